@@ -1,0 +1,359 @@
+package ast
+
+// File is a parsed script.
+type File struct {
+	Span
+	Name     string     // file name used in positions ("-e" for one-liners)
+	Src      string     // the full source text, for error carets
+	Shebang  string     // "#!..." line, without the newline, if present
+	Preamble []*CDef    // C definitions and preprocessor lines before the probes
+	Config   *Config    // config = { ... } block, if present
+	Macros   []*Macro   // macro definitions
+	MapDecls []*MapDecl // let @m = hash(n); declarations at top level
+	Probes   []*Probe   // probes in source order
+}
+
+// CDef is a C definition or preprocessor line at the top of a script
+// (struct/union/enum definitions, #include, #define), kept as raw text.
+type CDef struct {
+	Span
+	Text string
+}
+
+// Config is a top-level `config = { key = value; ... }` block.
+type Config struct {
+	Span
+	Entries []*ConfigEntry
+}
+
+// ConfigEntry is one `key = value` of a config block.
+type ConfigEntry struct {
+	Span
+	Key   string
+	Value Expr // *IntLit, *StrLit, *BoolLit or *Ident
+}
+
+// Macro is `macro name(params) { body }`.
+type Macro struct {
+	Span
+	Name   string
+	Params []*MacroParam
+	Body   *Block
+}
+
+// MacroParam is one macro parameter: `$x`, `@m` or a bare identifier.
+type MacroParam struct {
+	Span
+	Name string // including the sigil, e.g. "$x", "@m", "x"
+}
+
+// MapDecl is `let @name = kind(size);` at top level.
+type MapDecl struct {
+	Span
+	Name string // including the '@'
+	Kind string // hash, lruhash, percpuhash, percpulruhash, percpuarray
+	Args []Expr
+}
+
+// Probe is one probe: attach points, an optional predicate and a body.
+type Probe struct {
+	Span
+	Attach []*AttachPoint
+	Pred   Expr // nil when absent
+	Body   *Block
+}
+
+// AttachPoint is one attach point as written, e.g. "tracepoint:syscalls:sys_enter_openat".
+// The checker splits Raw into provider and targets; the parser keeps it verbatim
+// (with surrounding whitespace removed).
+type AttachPoint struct {
+	Span
+	Raw string
+}
+
+// Block is `{ stmts }`.
+type Block struct {
+	Span
+	Stmts []Stmt
+}
+
+// Stmt is a statement node.
+type Stmt interface {
+	Node
+	stmt()
+}
+
+// ExprStmt is an expression used as a statement, usually a call.
+type ExprStmt struct {
+	Span
+	X Expr
+}
+
+// AssignStmt is `lhs op rhs`, where Op is "=" or a compound operator such as "+=".
+// Lhs is a *Var, *MapRef, *Discard, or (issue 3) a field/index of a variable.
+type AssignStmt struct {
+	Span
+	Op  string
+	Lhs Expr
+	Rhs Expr
+}
+
+// IncDecStmt is `x++`, `x--`, `++x` or `--x` used as a statement.
+type IncDecStmt struct {
+	Span
+	Op     string // "++" or "--"
+	Prefix bool
+	X      Expr
+}
+
+// LetStmt is `let $x[: type] [= expr];`.
+type LetStmt struct {
+	Span
+	Var  *Var
+	Type *TypeExpr // nil when absent
+	Init Expr      // nil when absent
+}
+
+// IfStmt is `if (cond) { ... } else ...`; Else is nil, a *Block or an *IfStmt.
+type IfStmt struct {
+	Span
+	Cond Expr
+	Then *Block
+	Else Stmt
+}
+
+// ForRangeStmt is `for ($i : lo..hi) { ... }`.
+type ForRangeStmt struct {
+	Span
+	Var  *Var
+	Lo   Expr
+	Hi   Expr
+	Body *Block
+}
+
+// ForMapStmt is `for ($kv : @map) { ... }`.
+type ForMapStmt struct {
+	Span
+	Var  *Var
+	Map  *MapRef
+	Body *Block
+}
+
+// WhileStmt is `while (cond) { ... }`.
+type WhileStmt struct {
+	Span
+	Cond Expr
+	Body *Block
+}
+
+// UnrollStmt is `unroll(n) { ... }`.
+type UnrollStmt struct {
+	Span
+	Count Expr
+	Body  *Block
+}
+
+// BranchStmt is `break` or `continue`.
+type BranchStmt struct {
+	Span
+	Tok string // "break" or "continue"
+}
+
+// ReturnStmt is `return [expr]`.
+type ReturnStmt struct {
+	Span
+	X Expr // nil when absent
+}
+
+// BlockStmt is a nested `{ ... }` block used as a statement.
+type BlockStmt struct {
+	Span
+	Body *Block
+}
+
+func (*ExprStmt) stmt()     {}
+func (*AssignStmt) stmt()   {}
+func (*IncDecStmt) stmt()   {}
+func (*LetStmt) stmt()      {}
+func (*IfStmt) stmt()       {}
+func (*ForRangeStmt) stmt() {}
+func (*ForMapStmt) stmt()   {}
+func (*WhileStmt) stmt()    {}
+func (*UnrollStmt) stmt()   {}
+func (*BranchStmt) stmt()   {}
+func (*ReturnStmt) stmt()   {}
+func (*BlockStmt) stmt()    {}
+
+// Expr is an expression node.
+type Expr interface {
+	Node
+	expr()
+}
+
+// IntLit is an integer literal. Text is as written ("0x10", "1_000", "10ms").
+// Value is the number without its duration suffix; the checker scales Suffix.
+type IntLit struct {
+	Span
+	Text   string
+	Value  uint64
+	Suffix string // duration suffix ("ns", "us", "ms", "s", "m", "h", "d") or ""
+}
+
+// StrLit is a string literal with escapes already decoded.
+type StrLit struct {
+	Span
+	Value string
+}
+
+// BoolLit is `true` or `false`.
+type BoolLit struct {
+	Span
+	Value bool
+}
+
+// Ident is a bare identifier: a builtin variable (pid, comm, args, ...),
+// an enum constant, a type name inside sizeof, or a macro parameter.
+type Ident struct {
+	Span
+	Name string
+}
+
+// Var is a scratch variable `$name`.
+type Var struct {
+	Span
+	Name string // including the '$'
+}
+
+// PosParam is a positional parameter `$1`...`$N` (N>0) or `$#` (Index == -1).
+type PosParam struct {
+	Span
+	Index int
+}
+
+// MapRef is `@name` or `@name[k1, k2, ...]`. Name includes the '@' ("@" for the
+// anonymous map). Keys is nil when no brackets were written.
+type MapRef struct {
+	Span
+	Name string
+	Keys []Expr
+}
+
+// Discard is `_`, the left-hand side of `_ = expr`.
+type Discard struct {
+	Span
+}
+
+// Call is `name(args...)`: a builtin function or a macro call.
+type Call struct {
+	Span
+	Name string
+	Args []Expr
+}
+
+// Binary is `x op y`. Op is one of:
+// || && | ^ & == != < <= > >= << >> + - * / %
+type Binary struct {
+	Span
+	Op string
+	X  Expr
+	Y  Expr
+}
+
+// Unary is `op x` for Op in ! ~ - * & (dereference and address-of), or
+// `x++`/`x--`/`++x`/`--x` used inside an expression (Op "++"/"--", Postfix set).
+type Unary struct {
+	Span
+	Op      string
+	X       Expr
+	Postfix bool
+}
+
+// Ternary is `cond ? then : else`.
+type Ternary struct {
+	Span
+	Cond Expr
+	Then Expr
+	Else Expr
+}
+
+// Field is `x.name` or `x->name` (Arrow set). Name may be a number for tuple
+// fields (`$t.0`).
+type Field struct {
+	Span
+	X     Expr
+	Name  string
+	Arrow bool
+}
+
+// Index is `x[i]`.
+type Index struct {
+	Span
+	X     Expr
+	Index Expr
+}
+
+// Cast is `(type)x`.
+type Cast struct {
+	Span
+	Type *TypeExpr
+	X    Expr
+}
+
+// Tuple is `(a, b, ...)` with at least two elements, or a record
+// `(name=a, other=b)` when Names is non-nil.
+type Tuple struct {
+	Span
+	Elems []Expr
+	Names []string // nil for tuples; one per element for records
+}
+
+// Paren is `(x)`. It is kept so that spans and dumps match the source.
+type Paren struct {
+	Span
+	X Expr
+}
+
+// SizeofExpr is `sizeof(type)` or `sizeof(expr)`; exactly one of Type, X is set.
+type SizeofExpr struct {
+	Span
+	Type *TypeExpr
+	X    Expr
+}
+
+// OffsetofExpr is `offsetof(type, field[.field...])`.
+type OffsetofExpr struct {
+	Span
+	Type  *TypeExpr
+	X     Expr // when the first operand is an expression instead of a type
+	Field []string
+}
+
+func (*IntLit) expr()       {}
+func (*StrLit) expr()       {}
+func (*BoolLit) expr()      {}
+func (*Ident) expr()        {}
+func (*Var) expr()          {}
+func (*PosParam) expr()     {}
+func (*MapRef) expr()       {}
+func (*Discard) expr()      {}
+func (*Call) expr()         {}
+func (*Binary) expr()       {}
+func (*Unary) expr()        {}
+func (*Ternary) expr()      {}
+func (*Field) expr()        {}
+func (*Index) expr()        {}
+func (*Cast) expr()         {}
+func (*Tuple) expr()        {}
+func (*Paren) expr()        {}
+func (*SizeofExpr) expr()   {}
+func (*OffsetofExpr) expr() {}
+
+// TypeExpr is a type as written in a cast, sizeof, or let:
+// `uint32`, `int8[8]`, `struct task_struct *`, `char **`, `bool`, `string`.
+type TypeExpr struct {
+	Span
+	Name     string // base name: "uint32", "struct task_struct", "union x", "enum y", "char", "unsigned long"
+	Pointers int    // number of '*'
+	ArrayLen int    // N in `[N]`, or 0 when not an array
+	IsArray  bool   // true when `[N]` (or `[]`) was written
+}

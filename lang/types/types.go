@@ -1,0 +1,286 @@
+package types
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/cilium/ebpf/btf"
+)
+
+// Kind classifies a Type.
+type Kind uint8
+
+// The kinds of value. Aggregation kinds (Count...Lhist) only appear as map
+// value types; their per-CPU layout is given next to each.
+const (
+	Invalid   Kind = iota
+	Void           // no value (statements, printf)
+	Int            // Size 1, 2, 4 or 8 bytes; Signed
+	Bool           // stored as one byte, widened to 8 in registers
+	String         // Size bytes, NUL-terminated and zero-padded
+	Pointer        // 8 bytes; Elem is the pointee, AS the address space
+	Array          // Len elements of Elem
+	Tuple          // Fields laid out with natural alignment, unnamed ("0", "1", ...)
+	Record         // like Tuple, with names
+	Struct         // a kernel or script-defined struct/union; BTF holds the type
+	Ctx            // the probe context pointer
+	Count          // per-CPU uint64
+	Sum            // per-CPU int64 (Signed) or uint64
+	Min            // per-CPU {int64 value; uint64 set}
+	Max            // per-CPU {int64 value; uint64 set}
+	Avg            // per-CPU {int64 total; uint64 count}
+	Stats          // per-CPU {int64 total; uint64 count}
+	Hist           // key suffixed with a uint64 bucket index; per-CPU uint64 count
+	Lhist          // key suffixed with a uint64 bucket index; per-CPU uint64 count
+	Timestamp      // uint64 nanoseconds, printed with strftime
+	Ksym           // uint64 kernel address, printed as a symbol
+	Usym           // uint64 user address, printed as a symbol
+	Stack          // uint64 stack id
+)
+
+// AddrSpace tells which helper reads through a pointer.
+type AddrSpace uint8
+
+// Address spaces.
+const (
+	NoAS AddrSpace = iota
+	Kernel
+	User
+)
+
+// Type is the type of a value.
+type Type struct {
+	Kind   Kind
+	Size   int  // size in bytes of the stored value
+	Signed bool // Int, Sum, Min, Max, Avg, Stats: the value is signed
+	Elem   *Type
+	Len    int
+	Fields []Field
+	Name   string // struct/union name ("struct task_struct"), or a typedef name
+	AS     AddrSpace
+	BTF    btf.Type // the BTF type behind Struct, Pointer and Int values read from the kernel
+
+	// Hist: log2 bits (hist(n, k)); Lhist: bucket parameters.
+	Bits              int
+	LMin, LMax, LStep int64
+}
+
+// Field is a member of a Tuple, Record or Struct.
+type Field struct {
+	Name   string
+	Type   *Type
+	Offset int
+	// BitOffset and BitSize describe a bitfield (BitSize > 0).
+	BitOffset, BitSize int
+}
+
+// Predeclared types.
+var (
+	VoidT  = &Type{Kind: Void}
+	BoolT  = &Type{Kind: Bool, Size: 1}
+	Int8   = &Type{Kind: Int, Size: 1, Signed: true}
+	Int16  = &Type{Kind: Int, Size: 2, Signed: true}
+	Int32  = &Type{Kind: Int, Size: 4, Signed: true}
+	Int64  = &Type{Kind: Int, Size: 8, Signed: true}
+	Uint8  = &Type{Kind: Int, Size: 1}
+	Uint16 = &Type{Kind: Int, Size: 2}
+	Uint32 = &Type{Kind: Int, Size: 4}
+	Uint64 = &Type{Kind: Int, Size: 8}
+	CtxT   = &Type{Kind: Ctx, Size: 8}
+)
+
+// NewInt returns an integer type of the given size (1, 2, 4, 8) and signedness.
+func NewInt(size int, signed bool) *Type {
+	return &Type{Kind: Int, Size: size, Signed: signed}
+}
+
+// NewString returns a string type holding size bytes including the NUL.
+func NewString(size int) *Type { return &Type{Kind: String, Size: size} }
+
+// IsInt reports whether t is an integer (or bool, which behaves as one).
+func (t *Type) IsInt() bool { return t != nil && (t.Kind == Int || t.Kind == Bool) }
+
+// IsAggregation reports whether t is a map-only aggregation value.
+func (t *Type) IsAggregation() bool {
+	if t == nil {
+		return false
+	}
+	switch t.Kind {
+	case Count, Sum, Min, Max, Avg, Stats, Hist, Lhist:
+		return true
+	}
+	return false
+}
+
+// IsBuffer reports whether values of t live in memory rather than in a
+// register (strings, tuples, records, arrays, structs).
+func (t *Type) IsBuffer() bool {
+	if t == nil {
+		return false
+	}
+	switch t.Kind {
+	case String, Tuple, Record, Array, Struct:
+		return true
+	}
+	return false
+}
+
+// Align returns the alignment of t in BPF memory.
+func (t *Type) Align() int {
+	switch t.Kind {
+	case Int, Bool:
+		return t.Size
+	case String:
+		return 1
+	case Array:
+		return t.Elem.Align()
+	case Tuple, Record, Struct:
+		a := 1
+		for _, f := range t.Fields {
+			if fa := f.Type.Align(); fa > a {
+				a = fa
+			}
+		}
+		if t.Kind == Struct && len(t.Fields) == 0 {
+			return 8
+		}
+		return a
+	default:
+		return 8
+	}
+}
+
+// NewTuple lays out elems with natural alignment, as bpftrace does.
+func NewTuple(elems []*Type, names []string) *Type {
+	t := &Type{Kind: Tuple}
+	if names != nil {
+		t.Kind = Record
+	}
+	off, align := 0, 1
+	for i, e := range elems {
+		a := e.Align()
+		if a > align {
+			align = a
+		}
+		off = (off + a - 1) / a * a
+		name := fmt.Sprint(i)
+		if names != nil {
+			name = names[i]
+		}
+		t.Fields = append(t.Fields, Field{Name: name, Type: e, Offset: off})
+		off += e.Size
+	}
+	t.Size = (off + align - 1) / align * align
+	return t
+}
+
+// Equal reports whether a and b are the same type for assignment purposes:
+// same kind, and for integers same size and signedness.
+func Equal(a, b *Type) bool {
+	if a == nil || b == nil || a.Kind != b.Kind {
+		return false
+	}
+	switch a.Kind {
+	case Int:
+		return a.Size == b.Size && a.Signed == b.Signed
+	case String:
+		return a.Size == b.Size
+	case Tuple, Record:
+		if len(a.Fields) != len(b.Fields) {
+			return false
+		}
+		for i := range a.Fields {
+			if a.Fields[i].Name != b.Fields[i].Name || !Equal(a.Fields[i].Type, b.Fields[i].Type) {
+				return false
+			}
+		}
+		return true
+	case Pointer:
+		return Equal(a.Elem, b.Elem) || a.Elem.Kind == Void || b.Elem.Kind == Void
+	case Array:
+		return a.Len == b.Len && Equal(a.Elem, b.Elem)
+	case Struct:
+		return a.Name == b.Name
+	case Lhist:
+		return a.LMin == b.LMin && a.LMax == b.LMax && a.LStep == b.LStep
+	case Hist:
+		return a.Bits == b.Bits
+	}
+	return true
+}
+
+// String names the type the way bpftrace's error messages do.
+func (t *Type) String() string {
+	if t == nil {
+		return "none"
+	}
+	switch t.Kind {
+	case Void:
+		return "void"
+	case Int:
+		if t.Signed {
+			return fmt.Sprintf("int%d", t.Size*8)
+		}
+		return fmt.Sprintf("uint%d", t.Size*8)
+	case Bool:
+		return "bool"
+	case String:
+		return fmt.Sprintf("string[%d]", t.Size)
+	case Pointer:
+		return t.Elem.String() + " *"
+	case Array:
+		return fmt.Sprintf("%s[%d]", t.Elem, t.Len)
+	case Tuple, Record:
+		var b strings.Builder
+		b.WriteString("(")
+		for i, f := range t.Fields {
+			if i > 0 {
+				b.WriteString(",")
+			}
+			if t.Kind == Record {
+				b.WriteString(f.Name + "=")
+			}
+			b.WriteString(f.Type.String())
+		}
+		b.WriteString(")")
+		return b.String()
+	case Struct:
+		return t.Name
+	case Ctx:
+		return "ctx"
+	case Count:
+		return "count_t"
+	case Sum:
+		return "sum_t"
+	case Min:
+		return "min_t"
+	case Max:
+		return "max_t"
+	case Avg:
+		return "avg_t"
+	case Stats:
+		return "stats_t"
+	case Hist:
+		return "hist_t"
+	case Lhist:
+		return "lhist_t"
+	case Timestamp:
+		return "timestamp"
+	case Ksym:
+		return "ksym_t"
+	case Usym:
+		return "usym_t"
+	case Stack:
+		return "stack"
+	}
+	return "invalid"
+}
+
+// AggValueSize returns the per-CPU value size of an aggregation kind.
+func AggValueSize(k Kind) int {
+	switch k {
+	case Min, Max, Avg, Stats:
+		return 16
+	}
+	return 8
+}
