@@ -16,6 +16,7 @@ type Program struct {
 	Times      []string  // strftime formats, indexed by Event.ID for EventTime
 	EventsMap  string    // name of the BPF_MAP_TYPE_RINGBUF map in Collection.Maps carrying events
 	GlobalsMap string    // name of a one-element array holding Globals; "" when unused
+	DroppedMap string    // name of a one-element per-CPU array of uint64 counting events lost because EventsMap was full; "" when unused
 	Globals    GlobalsLayout
 }
 

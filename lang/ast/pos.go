@@ -37,4 +37,5 @@ func (s Span) GetSpan() Span { return s }
 // Node is implemented by every syntax tree node.
 type Node interface {
 	GetSpan() Span
+	Pos() Pos
 }

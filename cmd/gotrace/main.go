@@ -1,0 +1,203 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/gotrace/gotrace/codegen"
+	"github.com/gotrace/gotrace/lang"
+	"github.com/gotrace/gotrace/runtime"
+)
+
+// version is the gotrace version, printed by --version.
+const version = "gotrace v0.1.0"
+
+func main() {
+	os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+const usage = `USAGE:
+    gotrace [options] filename [args...]
+    gotrace [options] - [args...]
+    gotrace [options] -e 'program' [args...]
+
+OPTIONS:
+    -e 'program'   execute this program
+    -d, --dry-run  parse, check and load the program without attaching it
+    --emit=asm     print the generated BPF instructions, tagged with script positions
+    -q             keep messages quiet
+    -h, --help     show this help message
+    -V, --version  print the version
+
+EXAMPLES:
+gotrace -e 'tracepoint:syscalls:sys_enter_openat { printf("%s %s\n", comm, str(args.filename)); }'
+    trace the files processes open
+gotrace -e 'tracepoint:raw_syscalls:sys_enter { @[comm] = count(); }'
+    count syscalls by process name
+`
+
+// config is the parsed command line.
+type config struct {
+	program string // -e
+	file    string // script file, "-" for stdin
+	params  []string
+	dryRun  bool
+	emit    string
+	quiet   bool
+}
+
+func parseArgs(args []string, stderr io.Writer) (*config, int, bool) {
+	fs := flag.NewFlagSet("gotrace", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	cfg := &config{}
+	var help, showVersion bool
+	fs.StringVar(&cfg.program, "e", "", "program")
+	fs.BoolVar(&cfg.dryRun, "d", false, "dry run")
+	fs.BoolVar(&cfg.dryRun, "dry-run", false, "dry run")
+	fs.StringVar(&cfg.emit, "emit", "", "emit")
+	fs.BoolVar(&cfg.quiet, "q", false, "quiet")
+	fs.BoolVar(&help, "h", false, "help")
+	fs.BoolVar(&help, "help", false, "help")
+	fs.BoolVar(&showVersion, "V", false, "version")
+	fs.BoolVar(&showVersion, "version", false, "version")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(stderr, usage)
+			return nil, 0, true
+		}
+		fmt.Fprintf(stderr, "gotrace: %v\n%s", err, usage)
+		return nil, 1, true
+	}
+	if help {
+		fmt.Fprint(stderr, usage)
+		return nil, 0, true
+	}
+	if showVersion {
+		fmt.Fprintln(stderr, version)
+		return nil, 0, true
+	}
+	rest := fs.Args()
+	if cfg.program == "" {
+		if len(rest) == 0 {
+			fmt.Fprint(stderr, usage)
+			return nil, 1, true
+		}
+		cfg.file, rest = rest[0], rest[1:]
+	}
+	if len(rest) > 0 && rest[0] == "--" {
+		rest = rest[1:]
+	}
+	cfg.params = rest
+	if cfg.emit != "" && cfg.emit != "asm" {
+		fmt.Fprintf(stderr, "gotrace: unknown --emit value %q (want asm)\n", cfg.emit)
+		return nil, 1, true
+	}
+	return cfg, 0, false
+}
+
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	cfg, code, done := parseArgs(args, stderr)
+	if done {
+		return code
+	}
+	name, src := "-e", cfg.program
+	switch {
+	case cfg.program != "":
+	case cfg.file == "-":
+		b, err := io.ReadAll(stdin)
+		if err != nil {
+			fmt.Fprintf(stderr, "gotrace: reading the program from stdin: %v\n", err)
+			return 1
+		}
+		name, src = "stdin", string(b)
+	default:
+		b, err := os.ReadFile(cfg.file)
+		if err != nil {
+			fmt.Fprintf(stderr, "gotrace: %v\n", err)
+			return 1
+		}
+		name, src = cfg.file, string(b)
+	}
+
+	env := newLazyEnv()
+	prog, err := compile(name, src, env, cfg.params)
+	if err != nil {
+		fmt.Fprint(stderr, lang.Render(err, src))
+		return 1
+	}
+	if cfg.emit == "asm" {
+		printAsm(stdout, prog)
+	}
+	opts := runtime.Options{Stdout: stdout, Stderr: stderr, Quiet: cfg.quiet, TracefsDir: env.dir}
+	if cfg.dryRun {
+		if err := runtime.Load(prog, opts); err != nil {
+			fmt.Fprint(stderr, renderRuntimeError(err, prog, src))
+			return 1
+		}
+		return 0
+	}
+	if cfg.emit != "" {
+		return 0
+	}
+	exitCode, err := runtime.Run(ctx, prog, opts)
+	if err != nil {
+		fmt.Fprint(stderr, renderRuntimeError(err, prog, src))
+		return 1
+	}
+	return exitCode
+}
+
+// compile runs the pipeline up to BPF instructions.
+func compile(name, src string, env lang.Env, params []string) (*codegen.Program, error) {
+	file, err := lang.Parse(name, src)
+	if err != nil {
+		return nil, err
+	}
+	checked, err := lang.Check(file, env, lang.Options{Params: params})
+	if err != nil {
+		return nil, err
+	}
+	var cerr *codegen.Error
+	prog, err := codegen.Compile(checked, codegen.Options{})
+	if errors.As(err, &cerr) {
+		return nil, &lang.Error{Pos: cerr.Pos, Msg: cerr.Err.Error()}
+	}
+	return prog, err
+}
+
+func printAsm(w io.Writer, prog *codegen.Program) {
+	for _, p := range prog.Probes {
+		spec := prog.Collection.Programs[p.Program]
+		fmt.Fprintf(w, "; probe %s (program %s, %s)\n", p.Name, p.Program, spec.Type)
+		fmt.Fprintf(w, "%v\n", spec.Instructions)
+	}
+}
+
+// renderRuntimeError maps a verifier rejection back to the script position
+// of the instructions it failed on.
+func renderRuntimeError(err error, prog *codegen.Program, src string) string {
+	if pe := codegen.VerifierPosition(err, prog); pe != nil {
+		return lang.Render(pe, src) + indent(verifierTail(err))
+	}
+	return "error: " + err.Error() + "\n"
+}
+
+func verifierTail(err error) string {
+	lines := strings.Split(strings.TrimSpace(fmt.Sprintf("%+v", err)), "\n")
+	if len(lines) > 6 {
+		lines = lines[len(lines)-6:]
+	}
+	return strings.Join(lines, "\n") + "\n"
+}
+
+func indent(s string) string {
+	if s == "" {
+		return ""
+	}
+	return "  verifier: " + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n  verifier: ") + "\n"
+}

@@ -1,0 +1,183 @@
+// Command vmexec runs a statically linked program, typically a Go test
+// binary, inside a stock Debian kernel under qemu and exits with its exit
+// status. It is meant for go test's -exec flag:
+//
+//	CGO_ENABLED=0 go test -exec "go run github.com/gotrace/gotrace/cmd/vmexec -kernel 6.12" ./pkg/
+//	CGO_ENABLED=0 go test -exec "/abs/path/vmexec -kernel 6.1" ./pkg/
+//
+// Usage:
+//
+//	vmexec [flags] PROGRAM [ARGS...]
+//
+// PROGRAM is copied into the guest at its host path and run in the current
+// directory's path; ./testdata and the files listed in GOTRACE_VM_FILES
+// (colon separated, copied to the same absolute paths) come along.
+// GOTRACE_* variables (and GOTRACEBACK, GODEBUG, GOMAXPROCS) are exported in
+// the guest, plus GOTRACE_IN_VM=1 and GOTRACE_VM_KERNEL=<kernel name>.
+// PROGRAM's stdout and stderr are streamed back unchanged.
+//
+// Exit status: the guest program's, 124 if the VM timed out, 125 if the VM
+// could not be run or stopped without reporting a status (the tail of the
+// guest console is printed on stderr).
+//
+// Flags (each defaults to the environment variable shown):
+//
+//	-kernel NAME   kernel name (6.12, 6.1) or vmlinuz path [GOTRACE_VM_KERNEL, else 6.12]
+//	-timeout D     bound on the whole VM run, e.g. 300s [GOTRACE_VM_TIMEOUT]
+//	-mem MB        guest memory [GOTRACE_VM_MEM]
+//	-smp N         guest CPUs [GOTRACE_VM_SMP]
+//	-accel A       auto, tcg or kvm [GOTRACE_VM_ACCEL]
+//	-append S      extra kernel command line [GOTRACE_VM_APPEND]
+//	-v             copy the guest console to stderr [GOTRACE_VM_VERBOSE=1]
+//
+// Kernels are looked up in $GOTRACE_VM_CACHE or <module root>/.cache/vm,
+// filled by vmtest/setup.sh.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/gotrace/gotrace/vmtest"
+)
+
+func main() {
+	os.Exit(run())
+}
+
+func envOr(key, def string) string {
+	if v := os.Getenv(key); v != "" {
+		return v
+	}
+	return def
+}
+
+// parseDuration accepts Go durations ("90s", "5m") and plain seconds ("300").
+func parseDuration(s string) (time.Duration, error) {
+	if n, err := strconv.Atoi(s); err == nil {
+		return time.Duration(n) * time.Second, nil
+	}
+	return time.ParseDuration(s)
+}
+
+// forwardEnv returns the host variables exported into the guest.
+func forwardEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		switch {
+		case strings.HasPrefix(k, "GOTRACE_"),
+			k == "GOTRACEBACK", k == "GODEBUG", k == "GOMAXPROCS":
+			env = append(env, kv)
+		}
+	}
+	return env
+}
+
+func run() int {
+	fs := flag.NewFlagSet("vmexec", flag.ContinueOnError)
+	kernel := fs.String("kernel", envOr("GOTRACE_VM_KERNEL", "6.12"), "kernel name (6.12, 6.1) or path to a vmlinuz")
+	timeout := fs.String("timeout", envOr("GOTRACE_VM_TIMEOUT", vmtest.DefaultTimeout.String()), "bound on the whole VM run (duration or seconds)")
+	mem := fs.Int("mem", 0, "guest memory in MiB (default $GOTRACE_VM_MEM or 1024)")
+	smp := fs.Int("smp", 0, "guest CPUs (default $GOTRACE_VM_SMP or 2)")
+	accel := fs.String("accel", envOr("GOTRACE_VM_ACCEL", "auto"), "qemu accelerator: auto, tcg or kvm")
+	appendArgs := fs.String("append", os.Getenv("GOTRACE_VM_APPEND"), "extra kernel command line")
+	verbose := fs.Bool("v", os.Getenv("GOTRACE_VM_VERBOSE") == "1", "copy the guest console to stderr")
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "usage: vmexec [flags] PROGRAM [ARGS...]\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(os.Args[1:]); err != nil {
+		return 2
+	}
+	if fs.NArg() == 0 {
+		fs.Usage()
+		return 2
+	}
+	fail := func(err error) int {
+		fmt.Fprintf(os.Stderr, "vmexec: %v\n", err)
+		return 125
+	}
+	d, err := parseDuration(*timeout)
+	if err != nil {
+		return fail(fmt.Errorf("bad timeout %q: %w", *timeout, err))
+	}
+	intEnv := func(flagVal int, key string) (int, error) {
+		if flagVal != 0 {
+			return flagVal, nil
+		}
+		v := os.Getenv(key)
+		if v == "" {
+			return 0, nil
+		}
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return 0, fmt.Errorf("bad %s %q: %w", key, v, err)
+		}
+		return n, nil
+	}
+	memMB, err := intEnv(*mem, "GOTRACE_VM_MEM")
+	if err != nil {
+		return fail(err)
+	}
+	cpus, err := intEnv(*smp, "GOTRACE_VM_SMP")
+	if err != nil {
+		return fail(err)
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return fail(err)
+	}
+	kpath, err := vmtest.KernelPath(*kernel, wd)
+	if err != nil {
+		return fail(err)
+	}
+	var files []string
+	for _, f := range strings.Split(os.Getenv("GOTRACE_VM_FILES"), ":") {
+		if f != "" {
+			files = append(files, f)
+		}
+	}
+	cfg := vmtest.Config{
+		Kernel:     kpath,
+		KernelName: *kernel,
+		Timeout:    d,
+		MemoryMB:   memMB,
+		CPUs:       cpus,
+		Accel:      *accel,
+		Append:     *appendArgs,
+		Dir:        wd,
+		Files:      files,
+		Env:        forwardEnv(),
+		Stdout:     os.Stdout,
+		Stderr:     os.Stderr,
+	}
+	if *verbose {
+		cfg.Console = os.Stderr
+	}
+
+	// go test sends SIGQUIT when its own timeout fires; stop the VM and
+	// report what the guest was doing instead of dying silently.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGQUIT)
+	defer stop()
+	res, err := vmtest.Run(ctx, cfg, fs.Args())
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "vmexec: %v\n", err)
+		if errors.Is(err, vmtest.ErrTimeout) {
+			return 124
+		}
+		return 125
+	}
+	if *verbose {
+		fmt.Fprintf(os.Stderr, "vmexec: kernel %s (%s): exit status %d after %.1fs\n", *kernel, res.Accel, res.ExitCode, res.Duration.Seconds())
+	}
+	return res.ExitCode
+}

@@ -1,0 +1,307 @@
+package codegen
+
+import (
+	"fmt"
+
+	"github.com/cilium/ebpf/asm"
+
+	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/types"
+)
+
+// call emits a builtin function call; integer results are left in R0.
+func (g *gen) call(e *ast.Call) {
+	switch e.Name {
+	case "printf":
+		g.printf(EventPrintf, e.Args[0].(*ast.StrLit).Value, e.Args[1:], e.Pos())
+	case "exit":
+		code := int64(0)
+		hdr := g.alloc(EventHeaderSize, e.Pos())
+		if len(e.Args) == 1 {
+			g.scalar(e.Args[0])
+			g.emit(asm.StoreMem(rFP, hdr+8, asm.R0, asm.DWord))
+		} else {
+			g.emit(stImm(rFP, hdr+8, code))
+		}
+		g.emit(stImm(rFP, hdr, int64(EventExit)))
+		g.output(hdr, EventHeaderSize)
+		// exit() ends the probe, as in current bpftrace.
+		g.emit(asm.Ja.Label(g.exitLbl))
+	case "print":
+		if m, ok := e.Args[0].(*ast.MapRef); ok && m.Keys == nil {
+			g.event(EventPrint, g.c.mapIndex[m.Name], e.Pos())
+			return
+		}
+		g.printValue(e.Args[0], e.Pos())
+	case "clear":
+		g.event(EventClear, g.c.mapIndex[e.Args[0].(*ast.MapRef).Name], e.Pos())
+	case "zero":
+		g.event(EventZero, g.c.mapIndex[e.Args[0].(*ast.MapRef).Name], e.Pos())
+	case "time":
+		format := "%H:%M:%S\n"
+		if len(e.Args) == 1 {
+			format = e.Args[0].(*ast.StrLit).Value
+		}
+		g.event(EventTime, g.c.addTime(format), e.Pos())
+	case "delete":
+		m := e.Args[0].(*ast.MapRef)
+		keys := m.Keys
+		if len(e.Args) == 2 {
+			keys = []ast.Expr{e.Args[1]}
+			if t, ok := e.Args[1].(*ast.Tuple); ok {
+				keys = t.Elems
+			}
+		}
+		key, mi := g.mapKey(m.Name, keys, m.Pos())
+		g.mapPtr(asm.R1, mi)
+		g.emit(
+			asm.Mov.Reg(asm.R2, rFP),
+			asm.Add.Imm(asm.R2, int32(key)),
+			asm.FnMapDeleteElem.Call(),
+		)
+	case "has_key":
+		m := e.Args[0].(*ast.MapRef)
+		keys := []ast.Expr{e.Args[1]}
+		if t, ok := e.Args[1].(*ast.Tuple); ok {
+			keys = t.Elems
+		}
+		key, mi := g.mapKey(m.Name, keys, m.Pos())
+		g.lookup(mi, key)
+		g.boolify()
+	case "str":
+		g.buffer(e)
+	default:
+		if len(e.Args) == 0 {
+			// pid() and friends
+			g.builtinScalar(&ast.Ident{Span: e.Span, Name: e.Name})
+			return
+		}
+		g.fail(e.Pos(), fmt.Errorf("%s() not supported by the code generator", e.Name))
+	}
+}
+
+// output sends size bytes at off to the ring buffer, counting drops.
+func (g *gen) output(off int16, size int) {
+	ok := g.newLabel("sent")
+	g.emit(
+		asm.LoadMapPtr(asm.R1, 0).WithReference(eventsMapName),
+		asm.Mov.Reg(asm.R2, rFP),
+		asm.Add.Imm(asm.R2, int32(off)),
+		asm.Mov.Imm(asm.R3, int32(size)),
+		asm.Mov.Imm(asm.R4, 0),
+		asm.FnRingbufOutput.Call(),
+		asm.JEq.Imm(asm.R0, 0, ok),
+	)
+	// Lost event: bump the per-CPU drop counter.
+	key := g.alloc(8, ast.Pos{})
+	g.emit(
+		stImm(rFP, key, 0),
+		asm.LoadMapPtr(asm.R1, 0).WithReference(droppedMapName),
+		asm.Mov.Reg(asm.R2, rFP),
+		asm.Add.Imm(asm.R2, int32(key)),
+		asm.FnMapLookupElem.Call(),
+		asm.JEq.Imm(asm.R0, 0, ok),
+		asm.Mov.Imm(asm.R1, 1),
+		asm.StoreXAdd(asm.R0, asm.R1, asm.DWord),
+	)
+	g.mark(ok)
+	g.emit(asm.Mov.Reg(asm.R0, asm.R0))
+}
+
+// event sends a header-only event.
+func (g *gen) event(kind EventKind, id int, pos ast.Pos) {
+	hdr := g.alloc(EventHeaderSize, pos)
+	g.emit(
+		stImm(rFP, hdr, int64(kind)),
+		stImm(rFP, hdr+8, int64(id)),
+	)
+	g.output(hdr, EventHeaderSize)
+}
+
+// argType is the type an argument has inside an event record.
+func argType(t *types.Type) *types.Type {
+	switch {
+	case t.Kind == types.Bool:
+		return types.BoolT
+	case t.Kind == types.Int:
+		return types.NewInt(8, t.Signed)
+	case t.Kind == types.Pointer:
+		return types.Uint64
+	case t.Kind == types.String:
+		return types.NewString(roundUp(t.Size, 8))
+	}
+	return t
+}
+
+// printf builds a record {kind, id, args...} on the stack and sends it.
+func (g *gen) printf(kind EventKind, format string, args []ast.Expr, pos ast.Pos) {
+	p := &Printf{Format: format}
+	off := EventHeaderSize
+	for _, a := range args {
+		at := argType(g.info.TypeOf(a))
+		p.Args = append(p.Args, Arg{Type: at, Offset: off})
+		off += slotSize(at)
+	}
+	p.Size = off
+	id := g.c.addPrintf(p)
+	rec := g.alloc(p.Size, pos)
+	g.emit(
+		stImm(rFP, rec, int64(kind)),
+		stImm(rFP, rec+8, int64(id)),
+	)
+	for i, a := range args {
+		dst := rec + int16(p.Args[i].Offset)
+		if p.Args[i].Type.Kind == types.String {
+			g.copyInto(dst, p.Args[i].Type.Size, a)
+			continue
+		}
+		g.scalar(a)
+		g.emit(asm.StoreMem(rFP, dst, asm.R0, asm.DWord))
+	}
+	g.output(rec, p.Size)
+}
+
+// printValue implements print(v) for a non-map value.
+func (g *gen) printValue(v ast.Expr, pos ast.Pos) {
+	g.printf(EventPrintValue, "", []ast.Expr{v}, pos)
+}
+
+// aggregate implements @m[k] = count()/sum()/... on a per-CPU map: one
+// lookup, then an in-place update of this CPU's slot; the first event for a
+// key inserts it.
+func (g *gen) aggregate(m *ast.MapRef, call *ast.Call, t *types.Type) {
+	mi := g.mapInfo(m.Name)
+	// Evaluate the argument first: it may call helpers.
+	var arg int16
+	if len(call.Args) > 0 {
+		g.scalar(call.Args[0])
+		arg = g.spill(call.Pos())
+	}
+	key, _ := g.mapKey(m.Name, m.Keys, m.Pos())
+	switch t.Kind {
+	case types.Hist:
+		g.emit(asm.LoadMem(asm.R1, rFP, arg, asm.DWord))
+		g.log2Bucket()
+		g.emit(asm.StoreMem(rFP, key+bucketOffset(mi), asm.R0, asm.DWord))
+	case types.Lhist:
+		g.emit(asm.LoadMem(asm.R1, rFP, arg, asm.DWord))
+		g.linearBucket(mi.Value)
+		g.emit(asm.StoreMem(rFP, key+bucketOffset(mi), asm.R0, asm.DWord))
+	}
+	g.lookup(mi, key)
+	g.emit(asm.Mov.Reg(rPtr, asm.R0))
+	missing, end := g.newLabel("aggnew"), g.newLabel("aggend")
+	g.emit(asm.JEq.Imm(rPtr, 0, missing))
+	// Existing key: update this CPU's value in place.
+	switch t.Kind {
+	case types.Count, types.Hist, types.Lhist:
+		g.emit(
+			asm.LoadMem(asm.R1, rPtr, 0, asm.DWord),
+			asm.Add.Imm(asm.R1, 1),
+			asm.StoreMem(rPtr, 0, asm.R1, asm.DWord),
+		)
+	case types.Sum:
+		g.emit(
+			asm.LoadMem(asm.R1, rPtr, 0, asm.DWord),
+			asm.LoadMem(asm.R2, rFP, arg, asm.DWord),
+			asm.Add.Reg(asm.R1, asm.R2),
+			asm.StoreMem(rPtr, 0, asm.R1, asm.DWord),
+		)
+	case types.Avg, types.Stats:
+		g.emit(
+			asm.LoadMem(asm.R1, rPtr, 0, asm.DWord),
+			asm.LoadMem(asm.R2, rFP, arg, asm.DWord),
+			asm.Add.Reg(asm.R1, asm.R2),
+			asm.StoreMem(rPtr, 0, asm.R1, asm.DWord),
+			asm.LoadMem(asm.R1, rPtr, 8, asm.DWord),
+			asm.Add.Imm(asm.R1, 1),
+			asm.StoreMem(rPtr, 8, asm.R1, asm.DWord),
+		)
+	case types.Min, types.Max:
+		set := g.newLabel("minmaxset")
+		better := asm.JSLT
+		if t.Kind == types.Max {
+			better = asm.JSGT
+		}
+		g.emit(
+			asm.LoadMem(asm.R2, rFP, arg, asm.DWord),
+			asm.LoadMem(asm.R1, rPtr, 8, asm.DWord),
+			asm.JEq.Imm(asm.R1, 0, set),
+			asm.LoadMem(asm.R1, rPtr, 0, asm.DWord),
+			better.Reg(asm.R2, asm.R1, set),
+			asm.Ja.Label(end),
+		)
+		g.mark(set)
+		g.emit(
+			asm.StoreMem(rPtr, 0, asm.R2, asm.DWord),
+			stImm(rPtr, 8, 1),
+		)
+	}
+	g.emit(asm.Ja.Label(end))
+	// New key: insert this CPU's first value.
+	g.mark(missing)
+	val := g.alloc(16, m.Pos())
+	switch t.Kind {
+	case types.Count, types.Hist, types.Lhist:
+		g.emit(stImm(rFP, val, 1))
+	case types.Sum:
+		g.emit(asm.LoadMem(asm.R1, rFP, arg, asm.DWord), asm.StoreMem(rFP, val, asm.R1, asm.DWord))
+	case types.Avg, types.Stats, types.Min, types.Max:
+		g.emit(
+			asm.LoadMem(asm.R1, rFP, arg, asm.DWord),
+			asm.StoreMem(rFP, val, asm.R1, asm.DWord),
+			stImm(rFP, val+8, 1),
+		)
+	}
+	g.update(mi, key, val)
+	g.mark(end)
+	g.emit(asm.Mov.Reg(asm.R0, asm.R0))
+}
+
+// log2Bucket computes the hist bucket of the signed value in R1 into R0:
+// 0 for negative values, 1 for 0, and 2+floor(log2(v)) otherwise.
+func (g *gen) log2Bucket() {
+	done, pos := g.newLabel("log2done"), g.newLabel("log2pos")
+	g.emit(
+		asm.Mov.Imm(asm.R0, 0),
+		asm.JSLT.Imm(asm.R1, 0, done),
+		asm.Mov.Imm(asm.R0, 1),
+		asm.JEq.Imm(asm.R1, 0, done),
+		asm.Mov.Imm(asm.R0, 2),
+		asm.Ja.Label(pos),
+	)
+	g.mark(pos)
+	for _, shift := range []int32{32, 16, 8, 4, 2, 1} {
+		skip := g.newLabel("log2")
+		g.emit(
+			asm.Mov.Reg(asm.R2, asm.R1),
+			asm.RSh.Imm(asm.R2, shift),
+			asm.JEq.Imm(asm.R2, 0, skip),
+			asm.Mov.Reg(asm.R1, asm.R2),
+			asm.Add.Imm(asm.R0, shift),
+		)
+		g.mark(skip)
+	}
+	g.mark(done)
+	g.emit(asm.Mov.Reg(asm.R0, asm.R0))
+}
+
+// linearBucket computes the lhist bucket of the signed value in R1 into R0:
+// 0 below min, 1+(v-min)/step inside, and n+1 at or above max.
+func (g *gen) linearBucket(t *types.Type) {
+	n := (t.LMax - t.LMin) / t.LStep
+	done := g.newLabel("lindone")
+	g.emit(asm.Mov.Imm(asm.R0, 0))
+	g.loadImm(asm.R2, t.LMin)
+	g.emit(asm.JSLT.Reg(asm.R1, asm.R2, done))
+	g.loadImm(asm.R0, n+1)
+	g.loadImm(asm.R2, t.LMax)
+	g.emit(asm.JSGE.Reg(asm.R1, asm.R2, done))
+	g.emit(asm.Mov.Reg(asm.R0, asm.R1))
+	g.loadImm(asm.R2, t.LMin)
+	g.emit(asm.Sub.Reg(asm.R0, asm.R2))
+	g.loadImm(asm.R2, t.LStep)
+	g.emit(asm.Div.Reg(asm.R0, asm.R2), asm.Add.Imm(asm.R0, 1))
+	g.mark(done)
+	g.emit(asm.Mov.Reg(asm.R0, asm.R0))
+}

@@ -1,0 +1,515 @@
+package codegen
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+
+	"github.com/cilium/ebpf/asm"
+
+	"github.com/gotrace/gotrace/lang"
+	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/types"
+)
+
+// loadImm puts a 64-bit constant in reg with the shortest encoding.
+func (g *gen) loadImm(reg asm.Register, v int64) {
+	if v >= math.MinInt32 && v <= math.MaxInt32 {
+		g.emit(asm.Mov.Imm(reg, int32(v)))
+		return
+	}
+	g.emit(asm.LoadImm(reg, v, asm.DWord))
+}
+
+// isUnsigned64 reports whether an operand forces unsigned arithmetic.
+func isUnsigned(t *types.Type) bool {
+	return t.Kind == types.Pointer || (t.Kind == types.Int && !t.Signed && t.Size == 8)
+}
+
+// signedOp reports whether a binary operation on a and b is signed.
+func signedOp(a, b *types.Type) bool { return !isUnsigned(a) && !isUnsigned(b) }
+
+// extend sign- or zero-extends the low size bytes of R0 to 64 bits.
+func (g *gen) extend(reg asm.Register, size int, signed bool) {
+	if size >= 8 {
+		return
+	}
+	shift := int32(64 - size*8)
+	if signed {
+		g.emit(asm.LSh.Imm(reg, shift), asm.ArSh.Imm(reg, shift))
+		return
+	}
+	if size == 4 {
+		g.emit(asm.Mov.Reg32(reg, reg))
+		return
+	}
+	g.emit(asm.And.Imm(reg, int32(1)<<(size*8)-1))
+}
+
+// scalar evaluates an integer, bool or pointer expression into R0.
+func (g *gen) scalar(e ast.Expr) {
+	if cv, ok := g.info.Consts[e]; ok && !cv.IsStr {
+		g.loadImm(asm.R0, int64(cv.Int))
+		return
+	}
+	switch e := e.(type) {
+	case *ast.Paren:
+		g.scalar(e.X)
+	case *ast.Var:
+		off, _ := g.varSlot(e)
+		g.emit(asm.LoadMem(asm.R0, rFP, off, asm.DWord))
+	case *ast.MapRef:
+		g.mapReadScalar(e)
+	case *ast.Ident:
+		g.builtinScalar(e)
+	case *ast.Call:
+		g.call(e)
+	case *ast.Unary:
+		g.unary(e)
+	case *ast.Binary:
+		g.binary(e)
+	case *ast.Ternary:
+		elseL, endL := g.newLabel("telse"), g.newLabel("tend")
+		g.scalar(e.Cond)
+		g.emit(asm.JEq.Imm(asm.R0, 0, elseL))
+		g.scalar(e.Then)
+		g.emit(asm.Ja.Label(endL))
+		g.mark(elseL)
+		g.scalar(e.Else)
+		g.mark(endL)
+		g.emit(asm.Mov.Reg(asm.R0, asm.R0))
+	case *ast.Field:
+		g.fieldScalar(e)
+	case *ast.Cast:
+		g.scalar(e.X)
+		t := g.info.TypeOf(e)
+		if t.Kind == types.Bool {
+			g.boolify()
+			return
+		}
+		g.extend(asm.R0, t.Size, t.Signed)
+	default:
+		g.fail(e.Pos(), fmt.Errorf("expression not supported by the code generator"))
+	}
+}
+
+// boolify turns R0 into 0 or 1.
+func (g *gen) boolify() {
+	l := g.newLabel("bool")
+	g.emit(asm.JEq.Imm(asm.R0, 0, l), asm.Mov.Imm(asm.R0, 1))
+	g.mark(l)
+	g.emit(asm.Mov.Reg(asm.R0, asm.R0))
+}
+
+func (g *gen) unary(e *ast.Unary) {
+	switch e.Op {
+	case "++", "--":
+		g.incDecValue(e)
+		return
+	}
+	g.scalar(e.X)
+	switch e.Op {
+	case "!":
+		t, end := g.newLabel("not"), g.newLabel("notend")
+		g.emit(
+			asm.JEq.Imm(asm.R0, 0, t),
+			asm.Mov.Imm(asm.R0, 0),
+			asm.Ja.Label(end),
+		)
+		g.mark(t)
+		g.emit(asm.Mov.Imm(asm.R0, 1))
+		g.mark(end)
+		g.emit(asm.Mov.Reg(asm.R0, asm.R0))
+	case "~":
+		g.emit(asm.Xor.Imm(asm.R0, -1))
+	case "-":
+		g.emit(asm.Neg.Imm(asm.R0, 0))
+	}
+}
+
+// spill saves R0 in a fresh stack slot and returns its offset.
+func (g *gen) spill(pos ast.Pos) int16 {
+	off := g.alloc(8, pos)
+	g.emit(asm.StoreMem(rFP, off, asm.R0, asm.DWord))
+	return off
+}
+
+// operands evaluates x into R0 and y into R1.
+func (g *gen) operands(x, y ast.Expr) {
+	if cv, ok := g.info.Consts[y]; ok && !cv.IsStr {
+		g.scalar(x)
+		g.loadImm(asm.R1, int64(cv.Int))
+		return
+	}
+	g.scalar(x)
+	tmp := g.spill(x.Pos())
+	g.scalar(y)
+	g.emit(
+		asm.Mov.Reg(asm.R1, asm.R0),
+		asm.LoadMem(asm.R0, rFP, tmp, asm.DWord),
+	)
+}
+
+func (g *gen) binary(e *ast.Binary) {
+	xt, yt := g.info.TypeOf(e.X), g.info.TypeOf(e.Y)
+	switch e.Op {
+	case "&&", "||":
+		g.logical(e)
+		return
+	case "==", "!=":
+		if xt.Kind == types.String {
+			g.stringEqual(e)
+			return
+		}
+	}
+	g.operands(e.X, e.Y)
+	signed := signedOp(xt, yt)
+	g.arith(e.Op, signed, e.Pos())
+}
+
+// arith computes R0 = R0 op R1.
+func (g *gen) arith(op string, signed bool, pos ast.Pos) {
+	switch op {
+	case "+":
+		g.emit(asm.Add.Reg(asm.R0, asm.R1))
+	case "-":
+		g.emit(asm.Sub.Reg(asm.R0, asm.R1))
+	case "*":
+		g.emit(asm.Mul.Reg(asm.R0, asm.R1))
+	case "/", "%":
+		g.divide(op == "%", signed)
+	case "&":
+		g.emit(asm.And.Reg(asm.R0, asm.R1))
+	case "|":
+		g.emit(asm.Or.Reg(asm.R0, asm.R1))
+	case "^":
+		g.emit(asm.Xor.Reg(asm.R0, asm.R1))
+	case "<<":
+		g.emit(asm.LSh.Reg(asm.R0, asm.R1))
+	case ">>":
+		if signed {
+			g.emit(asm.ArSh.Reg(asm.R0, asm.R1))
+		} else {
+			g.emit(asm.RSh.Reg(asm.R0, asm.R1))
+		}
+	case "==", "!=", "<", "<=", ">", ">=":
+		jmp := map[string]asm.JumpOp{"==": asm.JEq, "!=": asm.JNE, "<": asm.JLT, "<=": asm.JLE, ">": asm.JGT, ">=": asm.JGE}[op]
+		if signed {
+			jmp = map[string]asm.JumpOp{"==": asm.JEq, "!=": asm.JNE, "<": asm.JSLT, "<=": asm.JSLE, ">": asm.JSGT, ">=": asm.JSGE}[op]
+		}
+		t, end := g.newLabel("cmp"), g.newLabel("cmpend")
+		g.emit(jmp.Reg(asm.R0, asm.R1, t), asm.Mov.Imm(asm.R0, 0), asm.Ja.Label(end))
+		g.mark(t)
+		g.emit(asm.Mov.Imm(asm.R0, 1))
+		g.mark(end)
+		g.emit(asm.Mov.Reg(asm.R0, asm.R0))
+	default:
+		g.fail(pos, fmt.Errorf("operator %s not supported by the code generator", op))
+	}
+}
+
+// divide computes R0 = R0 / R1 (or R0 % R1). BPF division is unsigned; for
+// signed operands the signs are divided out and put back as C does
+// (truncation toward zero, remainder takes the dividend's sign). Division by
+// zero yields 0 for / and the dividend for %, as in BPF.
+func (g *gen) divide(mod, signed bool) {
+	if !signed {
+		if mod {
+			g.emit(asm.Mod.Reg(asm.R0, asm.R1))
+		} else {
+			g.emit(asm.Div.Reg(asm.R0, asm.R1))
+		}
+		return
+	}
+	l1, l2, l3 := g.newLabel("sdiv"), g.newLabel("sdiv"), g.newLabel("sdiv")
+	g.emit(asm.Mov.Imm(asm.R2, 0), asm.JSGE.Imm(asm.R0, 0, l1), asm.Neg.Imm(asm.R0, 0), asm.Mov.Imm(asm.R2, 1))
+	g.mark(l1)
+	if mod {
+		g.emit(asm.JSGE.Imm(asm.R1, 0, l2), asm.Neg.Imm(asm.R1, 0))
+		g.mark(l2)
+		g.emit(asm.Mod.Reg(asm.R0, asm.R1))
+	} else {
+		g.emit(asm.JSGE.Imm(asm.R1, 0, l2), asm.Neg.Imm(asm.R1, 0), asm.Xor.Imm(asm.R2, 1))
+		g.mark(l2)
+		g.emit(asm.Div.Reg(asm.R0, asm.R1))
+	}
+	g.emit(asm.JEq.Imm(asm.R2, 0, l3), asm.Neg.Imm(asm.R0, 0))
+	g.mark(l3)
+	g.emit(asm.Mov.Reg(asm.R0, asm.R0))
+}
+
+func (g *gen) logical(e *ast.Binary) {
+	short, end := g.newLabel("sc"), g.newLabel("scend")
+	// && stops at the first false operand, || at the first true one.
+	stop := asm.JEq
+	result := int32(1)
+	if e.Op == "||" {
+		stop, result = asm.JNE, 0
+	}
+	g.scalar(e.X)
+	g.emit(stop.Imm(asm.R0, 0, short))
+	g.scalar(e.Y)
+	g.emit(stop.Imm(asm.R0, 0, short), asm.Mov.Imm(asm.R0, result), asm.Ja.Label(end))
+	g.mark(short)
+	g.emit(asm.Mov.Imm(asm.R0, 1-result))
+	g.mark(end)
+	g.emit(asm.Mov.Reg(asm.R0, asm.R0))
+}
+
+// stringEqual compares two zero-padded string buffers word by word.
+func (g *gen) stringEqual(e *ast.Binary) {
+	a := g.buffer(e.X)
+	b := g.buffer(e.Y)
+	n := roundUp(min(g.info.TypeOf(e.X).Size, g.info.TypeOf(e.Y).Size), 8)
+	ne, end := g.newLabel("strne"), g.newLabel("strend")
+	for i := 0; i < n; i += 8 {
+		g.emit(
+			asm.LoadMem(asm.R1, rFP, a+int16(i), asm.DWord),
+			asm.LoadMem(asm.R2, rFP, b+int16(i), asm.DWord),
+			asm.JNE.Reg(asm.R1, asm.R2, ne),
+		)
+	}
+	eq := int32(1)
+	if e.Op == "!=" {
+		eq = 0
+	}
+	g.emit(asm.Mov.Imm(asm.R0, eq), asm.Ja.Label(end))
+	g.mark(ne)
+	g.emit(asm.Mov.Imm(asm.R0, 1-eq))
+	g.mark(end)
+	g.emit(asm.Mov.Reg(asm.R0, asm.R0))
+}
+
+// builtinScalar loads an integer builtin variable into R0.
+func (g *gen) builtinScalar(e *ast.Ident) {
+	switch e.Name {
+	case "pid":
+		g.emit(asm.FnGetCurrentPidTgid.Call(), asm.RSh.Imm(asm.R0, 32))
+	case "tid":
+		g.emit(asm.FnGetCurrentPidTgid.Call(), asm.Mov.Reg32(asm.R0, asm.R0))
+	case "uid":
+		g.emit(asm.FnGetCurrentUidGid.Call(), asm.Mov.Reg32(asm.R0, asm.R0))
+	case "gid":
+		g.emit(asm.FnGetCurrentUidGid.Call(), asm.RSh.Imm(asm.R0, 32))
+	case "nsecs":
+		g.emit(asm.FnKtimeGetNs.Call())
+	case "elapsed":
+		g.c.useGlobals()
+		key := g.alloc(8, e.Pos())
+		none := g.newLabel("noglobals")
+		g.emit(
+			stImm(rFP, key, 0),
+			asm.LoadMapPtr(asm.R1, 0).WithReference(globalsMapName),
+			asm.Mov.Reg(asm.R2, rFP),
+			asm.Add.Imm(asm.R2, int32(key)),
+			asm.FnMapLookupElem.Call(),
+			asm.Mov.Imm(asm.R1, 0),
+			asm.JEq.Imm(asm.R0, 0, none),
+			asm.LoadMem(asm.R1, asm.R0, int16(g.c.out.Globals.StartNsOffset), asm.DWord),
+		)
+		g.mark(none)
+		g.emit(
+			asm.StoreMem(rFP, key, asm.R1, asm.DWord),
+			asm.FnKtimeGetNs.Call(),
+			asm.LoadMem(asm.R1, rFP, key, asm.DWord),
+			asm.Sub.Reg(asm.R0, asm.R1),
+		)
+	case "cpu":
+		g.emit(asm.FnGetSmpProcessorId.Call())
+	case "cgroup":
+		g.emit(asm.FnGetCurrentCgroupId.Call())
+	case "rand":
+		g.emit(asm.FnGetPrandomU32.Call())
+	default:
+		g.fail(e.Pos(), fmt.Errorf("builtin %s has no integer value", e.Name))
+	}
+}
+
+// argsField returns the tracepoint field selected by e (args.name).
+func (g *gen) argsField(e *ast.Field) *types.Field {
+	at := g.info.ArgsType
+	for i := range at.Fields {
+		if at.Fields[i].Name == e.Name {
+			return &at.Fields[i]
+		}
+	}
+	return nil
+}
+
+func (g *gen) fieldScalar(e *ast.Field) {
+	f := g.argsField(e)
+	if f == nil {
+		g.fail(e.Pos(), fmt.Errorf("field %s not found", e.Name))
+		return
+	}
+	size := f.Type.Size
+	if f.Type.Kind == types.Pointer {
+		size = 8
+	}
+	sz := map[int]asm.Size{1: asm.Byte, 2: asm.Half, 4: asm.Word, 8: asm.DWord}[size]
+	g.emit(asm.LoadMem(asm.R0, rCtx, int16(f.Offset), sz))
+	if f.Type.Kind == types.Int {
+		g.extend(asm.R0, size, f.Type.Signed)
+	}
+}
+
+// buffer evaluates a string expression into a zero-padded stack buffer of
+// roundUp(size, 8) bytes and returns its offset.
+func (g *gen) buffer(e ast.Expr) int16 {
+	t := g.info.TypeOf(e)
+	if cv, ok := g.info.Consts[e]; ok && cv.IsStr {
+		return g.stringConst(cv.Str, t.Size, e.Pos())
+	}
+	switch e := e.(type) {
+	case *ast.Paren:
+		return g.buffer(e.X)
+	case *ast.Var:
+		off, _ := g.varSlot(e)
+		return off
+	case *ast.MapRef:
+		return g.mapReadBuffer(e)
+	case *ast.Ident:
+		if e.Name == "comm" {
+			off := g.alloc(16, e.Pos())
+			g.zero(off, 16)
+			g.emit(
+				asm.Mov.Reg(asm.R1, rFP),
+				asm.Add.Imm(asm.R1, int32(off)),
+				asm.Mov.Imm(asm.R2, 16),
+				asm.FnGetCurrentComm.Call(),
+			)
+			return off
+		}
+	case *ast.Call:
+		if e.Name == "str" {
+			return g.str(e)
+		}
+	case *ast.Field:
+		return g.fieldBuffer(e)
+	case *ast.Ternary:
+		off := g.alloc(t.Size, e.Pos())
+		elseL, endL := g.newLabel("telse"), g.newLabel("tend")
+		g.scalar(e.Cond)
+		g.emit(asm.JEq.Imm(asm.R0, 0, elseL))
+		g.copyInto(off, t.Size, e.Then)
+		g.emit(asm.Ja.Label(endL))
+		g.mark(elseL)
+		g.copyInto(off, t.Size, e.Else)
+		g.mark(endL)
+		g.emit(asm.Mov.Reg(asm.R0, asm.R0))
+		return off
+	}
+	g.fail(e.Pos(), fmt.Errorf("%s value not supported by the code generator", t))
+	return g.alloc(t.Size, e.Pos())
+}
+
+// copyInto evaluates the buffer expression e and copies it into the
+// size-byte slot at dst, zero-filling the rest.
+func (g *gen) copyInto(dst int16, size int, e ast.Expr) {
+	src := g.buffer(e)
+	n := roundUp(min(g.info.TypeOf(e).Size, size), 8)
+	g.copyMem(rFP, dst, rFP, src, n)
+	for i := n; i < roundUp(size, 8); i += 8 {
+		g.emit(stImm(rFP, dst+int16(i), 0))
+	}
+}
+
+// stringConst materialises a string constant in a size-byte stack buffer.
+func (g *gen) stringConst(s string, size int, pos ast.Pos) int16 {
+	size = roundUp(max(size, len(s)+1), 8)
+	off := g.alloc(size, pos)
+	b := make([]byte, size)
+	copy(b, s)
+	for i := 0; i < size; i += 8 {
+		v := int64(binary.LittleEndian.Uint64(b[i:]))
+		if v == 0 {
+			g.emit(stImm(rFP, off+int16(i), 0))
+			continue
+		}
+		g.emit(asm.LoadImm(asm.R1, v, asm.DWord), asm.StoreMem(rFP, off+int16(i), asm.R1, asm.DWord))
+	}
+	return off
+}
+
+// str reads a NUL-terminated string through a pointer.
+func (g *gen) str(e *ast.Call) int16 {
+	t := g.info.TypeOf(e)
+	arg := e.Args[0]
+	at := g.info.TypeOf(arg)
+	if at.Kind == types.String {
+		off := g.alloc(t.Size, e.Pos())
+		g.copyInto(off, t.Size, arg)
+		return off
+	}
+	off := g.alloc(t.Size, e.Pos())
+	g.scalar(arg)
+	g.emit(asm.Mov.Reg(asm.R3, asm.R0))
+	g.zero(off, t.Size)
+	fn := asm.FnProbeReadKernelStr
+	if at.AS == types.User || (at.AS == types.NoAS && g.info.UserArgs) {
+		fn = asm.FnProbeReadUserStr
+	}
+	size := int32(t.Size)
+	if len(e.Args) == 2 {
+		if cv, ok := g.info.Consts[e.Args[1]]; !ok || cv.IsStr {
+			// A run-time length: clamp it to the buffer.
+			g.emit(asm.StoreMem(rFP, off, asm.R3, asm.DWord)) // park the pointer
+			g.scalar(e.Args[1])
+			ok := g.newLabel("strlen")
+			g.emit(
+				asm.Add.Imm(asm.R0, 1),
+				asm.JLE.Imm(asm.R0, size, ok),
+				asm.Mov.Imm(asm.R0, size),
+			)
+			g.mark(ok)
+			g.emit(
+				asm.Mov.Reg(asm.R2, asm.R0),
+				asm.LoadMem(asm.R3, rFP, off, asm.DWord),
+				stImm(rFP, off, 0),
+				asm.Mov.Reg(asm.R1, rFP),
+				asm.Add.Imm(asm.R1, int32(off)),
+				fn.Call(),
+			)
+			return off
+		}
+	}
+	g.emit(
+		asm.Mov.Reg(asm.R1, rFP),
+		asm.Add.Imm(asm.R1, int32(off)),
+		asm.Mov.Imm(asm.R2, size),
+		fn.Call(),
+	)
+	return off
+}
+
+// fieldBuffer reads a string field of a tracepoint record.
+func (g *gen) fieldBuffer(e *ast.Field) int16 {
+	f := g.argsField(e)
+	if f == nil {
+		g.fail(e.Pos(), fmt.Errorf("field %s not found", e.Name))
+		return 0
+	}
+	t := f.Type
+	off := g.alloc(t.Size, e.Pos())
+	g.zero(off, t.Size)
+	g.emit(asm.Mov.Reg(asm.R1, rFP), asm.Add.Imm(asm.R1, int32(off)))
+	switch t.Name {
+	case lang.DataLocString:
+		// The field holds offset (low 16 bits) and length of the string.
+		g.emit(
+			asm.LoadMem(asm.R3, rCtx, int16(f.Offset), asm.Word),
+			asm.And.Imm(asm.R3, 0xffff),
+			asm.Add.Reg(asm.R3, rCtx),
+			asm.Mov.Imm(asm.R2, int32(t.Size)),
+			asm.FnProbeReadKernelStr.Call(),
+		)
+	default: // inline char array
+		g.emit(
+			asm.Mov.Reg(asm.R3, rCtx),
+			asm.Add.Imm(asm.R3, int32(f.Offset)),
+			asm.Mov.Imm(asm.R2, int32(t.Size)),
+			asm.FnProbeReadKernel.Call(),
+		)
+	}
+	return off
+}

@@ -1,0 +1,238 @@
+package codegen
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/cilium/ebpf/asm"
+
+	"github.com/gotrace/gotrace/lang"
+	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/types"
+)
+
+// Register roles. R1–R5 are helper arguments and clobbered by calls, R0 holds
+// results; R6 keeps the context pointer for the whole program.
+const (
+	rCtx = asm.R6
+	rFP  = asm.RFP
+)
+
+const stackLimit = 512
+
+// gen emits the instructions of one program.
+type gen struct {
+	c     *compiler
+	probe *lang.Probe
+	info  *lang.Info
+
+	insns   asm.Instructions
+	pending []string // labels waiting for the next instruction
+	aliases map[string]string
+	source  asm.Comment // source tag waiting for the next instruction
+	nlabel  int
+	frame   int // bytes of stack in use (grows downwards from R10)
+	maxSP   int
+	vars    map[string]int16 // scratch variable slots
+	errPos  ast.Pos
+	err     error
+	exitLbl string
+}
+
+func newGen(c *compiler, p *lang.Probe) *gen {
+	return &gen{c: c, probe: p, info: p.Info, vars: map[string]int16{}, aliases: map[string]string{}}
+}
+
+// emit appends instructions, attaching pending labels and source tags.
+func (g *gen) emit(ins ...asm.Instruction) {
+	for _, in := range ins {
+		if len(g.pending) > 0 {
+			in = in.WithSymbol(g.pending[0])
+			for _, l := range g.pending[1:] {
+				g.aliases[l] = g.pending[0]
+			}
+			g.pending = g.pending[:0]
+		}
+		if g.source != "" {
+			in = in.WithSource(g.source)
+			g.source = ""
+		}
+		g.insns = append(g.insns, in)
+	}
+}
+
+func (g *gen) newLabel(prefix string) string {
+	g.nlabel++
+	return fmt.Sprintf("%s_%d", prefix, g.nlabel)
+}
+
+// mark places label l on the next emitted instruction.
+func (g *gen) mark(l string) { g.pending = append(g.pending, l) }
+
+// tag labels the next instruction with the script position and text of n.
+func (g *gen) tag(n ast.Node) {
+	sp := n.GetSpan()
+	text := ""
+	src := g.c.prog.File.Src
+	if sp.Start.Offset >= 0 && sp.End.Offset <= len(src) && sp.Start.Offset < sp.End.Offset {
+		text = src[sp.Start.Offset:sp.End.Offset]
+		if i := strings.IndexByte(text, '\n'); i >= 0 {
+			text = text[:i] + " ..."
+		}
+	}
+	g.source = asm.Comment(sp.Start.String() + " " + text)
+}
+
+// fail records the first error; code generation stops at the probe's end.
+func (g *gen) fail(pos ast.Pos, err error) {
+	if g.err == nil {
+		g.err, g.errPos = err, pos
+	}
+}
+
+// alloc reserves size bytes (rounded to 8) on the stack and returns the
+// offset from R10.
+func (g *gen) alloc(size int, pos ast.Pos) int16 {
+	size = roundUp(max(size, 1), 8)
+	g.frame += size
+	if g.frame > g.maxSP {
+		g.maxSP = g.frame
+	}
+	if g.frame > stackLimit {
+		g.fail(pos, fmt.Errorf("%w: this probe needs %d bytes", ErrStackLimit, g.frame))
+		g.frame = stackLimit // keep offsets valid for the rest of the walk
+	}
+	return int16(-g.frame)
+}
+
+// zero stores zeros over [off, off+size) (size a multiple of 8).
+func (g *gen) zero(off int16, size int) {
+	for i := 0; i < roundUp(size, 8); i += 8 {
+		g.emit(stImm(rFP, off+int16(i), 0))
+	}
+}
+
+// copyStack copies n bytes (a multiple of 8) between stack slots via R1.
+func (g *gen) copyMem(dstReg asm.Register, dst int16, srcReg asm.Register, src int16, n int) {
+	for i := 0; i < n; i += 8 {
+		g.emit(
+			asm.LoadMem(asm.R1, srcReg, src+int16(i), asm.DWord),
+			asm.StoreMem(dstReg, dst+int16(i), asm.R1, asm.DWord),
+		)
+	}
+}
+
+func (g *gen) program() (asm.Instructions, error) {
+	g.exitLbl = g.newLabel("exit")
+	// The kernel wants line info on the first instruction.
+	g.tag(g.probe.AST)
+	g.emit(asm.Mov.Reg(rCtx, asm.R1))
+	// Scratch variables live for the whole program, below every temporary.
+	names := make([]string, 0, len(g.info.Vars))
+	for n := range g.info.Vars {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		g.vars[n] = g.alloc(slotSize(g.info.Vars[n]), g.probe.AST.Pos())
+	}
+	if pred := g.probe.AST.Pred; pred != nil {
+		g.tag(pred)
+		g.scalar(pred)
+		g.emit(asm.JEq.Imm(asm.R0, 0, g.exitLbl))
+	}
+	g.block(g.probe.AST.Body)
+	g.mark(g.exitLbl)
+	g.emit(asm.Mov.Imm(asm.R0, 0), asm.Return())
+	if g.err != nil {
+		return nil, &Error{Pos: g.errPos, Err: g.err}
+	}
+	// Resolve label aliases created when two labels met on one instruction.
+	for i := range g.insns {
+		if ref := g.insns[i].Reference(); ref != "" {
+			if to, ok := g.aliases[ref]; ok {
+				g.insns[i] = g.insns[i].WithReference(to)
+			}
+		}
+	}
+	return g.insns, nil
+}
+
+func (g *gen) block(b *ast.Block) {
+	for _, s := range b.Stmts {
+		mark := g.frame
+		g.tag(s)
+		g.stmt(s)
+		g.frame = mark // statement temporaries die here
+	}
+}
+
+func (g *gen) stmt(s ast.Stmt) {
+	switch s := s.(type) {
+	case *ast.ExprStmt:
+		g.exprStmt(s.X)
+	case *ast.AssignStmt:
+		g.assign(s)
+	case *ast.IncDecStmt:
+		g.incDec(s.X, s.Op)
+	case *ast.IfStmt:
+		g.ifStmt(s)
+	case *ast.BlockStmt:
+		g.block(s.Body)
+	case *ast.ReturnStmt:
+		g.emit(asm.Ja.Label(g.exitLbl))
+	default:
+		g.fail(s.Pos(), fmt.Errorf("statement not supported by the code generator"))
+	}
+}
+
+func (g *gen) ifStmt(s *ast.IfStmt) {
+	elseL, endL := g.newLabel("else"), g.newLabel("endif")
+	g.scalar(s.Cond)
+	g.emit(asm.JEq.Imm(asm.R0, 0, elseL))
+	g.block(s.Then)
+	if s.Else != nil {
+		g.emit(asm.Ja.Label(endL))
+	}
+	g.mark(elseL)
+	if s.Else != nil {
+		g.tag(s.Else)
+		g.stmt(s.Else)
+	}
+	g.mark(endL)
+	// The labels need an instruction; the next statement or the exit
+	// sequence provides it.
+}
+
+func (g *gen) exprStmt(e ast.Expr) {
+	if u, ok := e.(*ast.Unary); ok && (u.Op == "++" || u.Op == "--") {
+		g.incDec(u.X, u.Op)
+		return
+	}
+	t := g.info.TypeOf(e)
+	if t != nil && t.IsBuffer() {
+		g.buffer(e)
+		return
+	}
+	g.scalar(e)
+}
+
+// varSlot returns the stack slot and type of a scratch variable.
+func (g *gen) varSlot(v *ast.Var) (int16, *types.Type) {
+	return g.vars[v.Name], g.info.Vars[v.Name]
+}
+
+// slotSize is the stack size of a value of type t.
+func slotSize(t *types.Type) int {
+	if t.IsBuffer() {
+		return roundUp(t.Size, 8)
+	}
+	return 8
+}
+
+// stImm stores a sign-extended 32-bit immediate as a 64-bit word
+// (BPF_ST | BPF_MEM | BPF_DW), which asm.StoreImm does not emit.
+func stImm(dst asm.Register, off int16, v int64) asm.Instruction {
+	return asm.Instruction{OpCode: asm.StoreImmOp(asm.DWord), Dst: dst, Offset: off, Constant: v}
+}

@@ -1,0 +1,247 @@
+package codegen
+
+import (
+	"fmt"
+
+	"github.com/cilium/ebpf/asm"
+
+	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/types"
+)
+
+// rPtr holds a map value pointer between a lookup and the code that uses it;
+// it is callee-saved, so it survives helper calls.
+const rPtr = asm.R7
+
+func (g *gen) mapInfo(name string) *Map { return g.c.out.Maps[g.c.mapIndex[name]] }
+
+// mapKey builds the BPF key of map name from keys on the stack and returns
+// its offset. For histograms the trailing bucket field is left zero.
+func (g *gen) mapKey(name string, keys []ast.Expr, pos ast.Pos) (int16, *Map) {
+	mi := g.mapInfo(name)
+	off := g.alloc(mi.Key.Size, pos)
+	g.zero(off, mi.Key.Size)
+	for i, k := range keys {
+		f := mi.Key.Fields[i]
+		kt := mi.Keys[i]
+		if kt.Kind == types.String {
+			src := g.buffer(k)
+			n := roundUp(min(g.info.TypeOf(k).Size, kt.Size), 8)
+			g.copyMem(rFP, off+int16(f.Offset), rFP, src, n)
+			continue
+		}
+		g.scalar(k)
+		g.emit(asm.StoreMem(rFP, off+int16(f.Offset), asm.R0, asm.DWord))
+	}
+	return off, mi
+}
+
+// bucketOffset is the offset of a histogram key's bucket field.
+func bucketOffset(mi *Map) int16 {
+	return int16(mi.Key.Fields[len(mi.Key.Fields)-1].Offset)
+}
+
+func (g *gen) mapPtr(reg asm.Register, mi *Map) {
+	g.emit(asm.LoadMapPtr(reg, 0).WithReference(mi.BPFName))
+}
+
+// lookup leaves a pointer to the value (or NULL) in R0.
+func (g *gen) lookup(mi *Map, key int16) {
+	g.mapPtr(asm.R1, mi)
+	g.emit(
+		asm.Mov.Reg(asm.R2, rFP),
+		asm.Add.Imm(asm.R2, int32(key)),
+		asm.FnMapLookupElem.Call(),
+	)
+}
+
+// update stores the value at val under key (BPF_ANY).
+func (g *gen) update(mi *Map, key, val int16) {
+	g.mapPtr(asm.R1, mi)
+	g.emit(
+		asm.Mov.Reg(asm.R2, rFP),
+		asm.Add.Imm(asm.R2, int32(key)),
+		asm.Mov.Reg(asm.R3, rFP),
+		asm.Add.Imm(asm.R3, int32(val)),
+		asm.Mov.Imm(asm.R4, 0),
+		asm.FnMapUpdateElem.Call(),
+	)
+}
+
+func (g *gen) mapReadScalar(m *ast.MapRef) {
+	key, mi := g.mapKey(m.Name, m.Keys, m.Pos())
+	g.lookup(mi, key)
+	none := g.newLabel("nokey")
+	g.emit(asm.JEq.Imm(asm.R0, 0, none))
+	if mi.Value.Kind == types.Avg {
+		// this CPU's average
+		g.emit(
+			asm.LoadMem(asm.R1, asm.R0, 8, asm.DWord),
+			asm.LoadMem(asm.R0, asm.R0, 0, asm.DWord),
+		)
+		g.divide(false, true)
+	} else {
+		g.emit(asm.LoadMem(asm.R0, asm.R0, 0, asm.DWord))
+	}
+	g.mark(none)
+	g.emit(asm.Mov.Reg(asm.R0, asm.R0))
+}
+
+func (g *gen) mapReadBuffer(m *ast.MapRef) int16 {
+	key, mi := g.mapKey(m.Name, m.Keys, m.Pos())
+	size := valueSize(mi.Value)
+	dst := g.alloc(size, m.Pos())
+	g.lookup(mi, key)
+	none, end := g.newLabel("nokey"), g.newLabel("readend")
+	g.emit(asm.JEq.Imm(asm.R0, 0, none))
+	g.copyMem(rFP, dst, asm.R0, 0, size)
+	g.emit(asm.Ja.Label(end))
+	g.mark(none)
+	g.zero(dst, size)
+	g.mark(end)
+	g.emit(asm.Mov.Reg(asm.R0, asm.R0))
+	return dst
+}
+
+func (g *gen) assign(s *ast.AssignStmt) {
+	if call, ok := s.Rhs.(*ast.Call); ok {
+		if t := g.info.TypeOf(s.Lhs); t != nil && t.IsAggregation() {
+			g.aggregate(s.Lhs.(*ast.MapRef), call, t)
+			return
+		}
+	}
+	switch l := s.Lhs.(type) {
+	case *ast.Discard:
+		g.exprStmt(s.Rhs)
+	case *ast.Var:
+		off, t := g.varSlot(l)
+		if t.IsBuffer() {
+			g.copyInto(off, t.Size, s.Rhs)
+			return
+		}
+		if s.Op == "=" {
+			g.scalar(s.Rhs)
+		} else {
+			g.operands(l, s.Rhs)
+			g.arith(s.Op[:len(s.Op)-1], signedOp(t, g.info.TypeOf(s.Rhs)), s.Pos())
+		}
+		g.emit(asm.StoreMem(rFP, off, asm.R0, asm.DWord))
+	case *ast.MapRef:
+		if s.Op == "=" {
+			g.mapStore(l, s.Rhs)
+			return
+		}
+		g.mapCompound(l, s.Op[:len(s.Op)-1], s.Rhs, 0, false)
+	}
+}
+
+// mapStore implements @m[k] = v.
+func (g *gen) mapStore(m *ast.MapRef, v ast.Expr) {
+	mi := g.mapInfo(m.Name)
+	size := valueSize(mi.Value)
+	val := g.alloc(size, v.Pos())
+	if mi.Value.IsBuffer() {
+		g.copyInto(val, size, v)
+	} else {
+		g.scalar(v)
+		g.emit(asm.StoreMem(rFP, val, asm.R0, asm.DWord))
+	}
+	key, _ := g.mapKey(m.Name, m.Keys, m.Pos())
+	g.update(mi, key, val)
+}
+
+// mapCompound implements @m[k] op= v (v nil: the constant delta). Missing
+// keys start at zero. + and - on an existing key are one atomic add. When
+// result is set, R0 holds the new value afterwards (or the old one for
+// postfix ++/--, which the caller fixes up).
+func (g *gen) mapCompound(m *ast.MapRef, op string, v ast.Expr, delta int64, result bool) {
+	mt := g.mapInfo(m.Name)
+	var operand int16
+	if v != nil {
+		g.scalar(v)
+		operand = g.spill(v.Pos())
+	} else {
+		operand = g.alloc(8, m.Pos())
+		g.loadImm(asm.R0, delta)
+		g.emit(asm.StoreMem(rFP, operand, asm.R0, asm.DWord))
+	}
+	key, mi := g.mapKey(m.Name, m.Keys, m.Pos())
+	g.lookup(mi, key)
+	g.emit(asm.Mov.Reg(rPtr, asm.R0))
+	missing, end := g.newLabel("missing"), g.newLabel("compend")
+	g.emit(asm.JEq.Imm(rPtr, 0, missing))
+	if (op == "+" || op == "-") && !result {
+		g.emit(asm.LoadMem(asm.R1, rFP, operand, asm.DWord))
+		if op == "-" {
+			g.emit(asm.Neg.Imm(asm.R1, 0))
+		}
+		g.emit(asm.StoreXAdd(rPtr, asm.R1, asm.DWord), asm.Ja.Label(end))
+	} else {
+		g.emit(
+			asm.LoadMem(asm.R0, rPtr, 0, asm.DWord),
+			asm.LoadMem(asm.R1, rFP, operand, asm.DWord),
+		)
+		g.arith(op, mt.Value.Signed, m.Pos())
+		g.emit(asm.StoreMem(rPtr, 0, asm.R0, asm.DWord), asm.Ja.Label(end))
+	}
+	g.mark(missing)
+	g.emit(
+		asm.Mov.Imm(asm.R0, 0),
+		asm.LoadMem(asm.R1, rFP, operand, asm.DWord),
+	)
+	g.arith(op, mt.Value.Signed, m.Pos())
+	val := g.alloc(8, m.Pos())
+	g.emit(asm.StoreMem(rFP, val, asm.R0, asm.DWord))
+	g.update(mi, key, val)
+	if result {
+		g.emit(asm.LoadMem(asm.R0, rFP, val, asm.DWord))
+	}
+	g.mark(end)
+	g.emit(asm.Mov.Reg(asm.R0, asm.R0))
+}
+
+// incDec implements x++ / x-- as a statement.
+func (g *gen) incDec(x ast.Expr, op string) {
+	delta := int64(1)
+	if op == "--" {
+		delta = -1
+	}
+	switch x := x.(type) {
+	case *ast.MapRef:
+		g.mapCompound(x, "+", nil, delta, false)
+	case *ast.Var:
+		off, _ := g.varSlot(x)
+		g.emit(
+			asm.LoadMem(asm.R0, rFP, off, asm.DWord),
+			asm.Add.Imm(asm.R0, int32(delta)),
+			asm.StoreMem(rFP, off, asm.R0, asm.DWord),
+		)
+	}
+}
+
+// incDecValue implements ++x, x++, --x, x-- inside an expression.
+func (g *gen) incDecValue(e *ast.Unary) {
+	delta := int32(1)
+	if e.Op == "--" {
+		delta = -1
+	}
+	switch x := e.X.(type) {
+	case *ast.MapRef:
+		g.mapCompound(x, "+", nil, int64(delta), true)
+		if e.Postfix {
+			g.emit(asm.Add.Imm(asm.R0, -delta))
+		}
+	case *ast.Var:
+		off, _ := g.varSlot(x)
+		g.emit(
+			asm.LoadMem(asm.R0, rFP, off, asm.DWord),
+			asm.Add.Imm(asm.R0, delta),
+			asm.StoreMem(rFP, off, asm.R0, asm.DWord),
+		)
+		if e.Postfix {
+			g.emit(asm.Add.Imm(asm.R0, -delta))
+		}
+	default:
+		g.fail(e.Pos(), fmt.Errorf("%s needs a map or a variable", e.Op))
+	}
+}

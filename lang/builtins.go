@@ -1,0 +1,576 @@
+package lang
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/types"
+)
+
+// Builtin is a builtin variable such as pid or comm.
+type Builtin struct {
+	Name string
+	// typ returns the variable's type in the current probe, or an error
+	// message when the probe type does not provide it.
+	typ func(c *checker) (*types.Type, string)
+}
+
+func fixed(t *types.Type) func(*checker) (*types.Type, string) {
+	return func(*checker) (*types.Type, string) { return t, "" }
+}
+
+// builtins is the table of builtin variables.
+func builtins() map[string]*Builtin {
+	list := []*Builtin{
+		{Name: "pid", typ: fixed(types.Uint32)},
+		{Name: "tid", typ: fixed(types.Uint32)},
+		{Name: "uid", typ: fixed(types.Uint32)},
+		{Name: "gid", typ: fixed(types.Uint32)},
+		{Name: "nsecs", typ: fixed(types.Uint64)},
+		{Name: "elapsed", typ: fixed(types.Uint64)},
+		{Name: "cpu", typ: fixed(types.Uint32)},
+		{Name: "cgroup", typ: fixed(types.Uint64)},
+		{Name: "rand", typ: fixed(types.Uint32)},
+		{Name: "comm", typ: fixed(types.NewString(16))},
+		{Name: "probe", typ: func(c *checker) (*types.Type, string) {
+			return types.NewString(len(c.probe.Points[0].Name) + 1), ""
+		}},
+		{Name: "args", typ: func(c *checker) (*types.Type, string) {
+			if c.info.ArgsType == nil {
+				return nil, fmt.Sprintf("args is not available in %s probes", c.probe.Provider())
+			}
+			return c.info.ArgsType, ""
+		}},
+	}
+	m := map[string]*Builtin{}
+	for _, b := range list {
+		m[b.Name] = b
+	}
+	return m
+}
+
+func (c *checker) ident(e *ast.Ident) *types.Type {
+	b := builtins()[e.Name]
+	if b == nil {
+		if strings.HasPrefix(e.Name, "arg") || e.Name == "retval" || e.Name == "func" || e.Name == "curtask" {
+			c.errorf(e.Pos(), "%s is not available in %s probes", e.Name, c.probe.Provider())
+			return nil
+		}
+		c.errorf(e.Pos(), "unknown identifier %q", e.Name)
+		return nil
+	}
+	t, msg := b.typ(c)
+	if t == nil {
+		c.errorf(e.Pos(), "%s", msg)
+		return nil
+	}
+	c.info.Idents[e] = b
+	if e.Name == "probe" {
+		c.info.Consts[e] = Const{IsStr: true, Str: c.probe.Points[0].Name}
+	}
+	return t
+}
+
+// tracepointArgs builds the record type of a tracepoint's args.
+func (c *checker) tracepointArgs(pt *AttachPoint) *types.Type {
+	key := pt.Category + ":" + pt.Event
+	if c.formats == nil {
+		c.formats = map[string]*TracepointFormat{}
+	}
+	f, ok := c.formats[key]
+	if !ok {
+		var err error
+		f, err = c.env.TracepointFormat(pt.Category, pt.Event)
+		if err != nil {
+			c.errorf(pt.Pos, "reading the format of tracepoint %s: %v", key, err)
+			return nil
+		}
+		c.formats[key] = f
+	}
+	pt.Format = f
+	as := types.Kernel
+	if pt.Category == "syscalls" {
+		as = types.User
+	}
+	rec := &types.Type{Kind: types.Record, Name: "args"}
+	for _, fl := range f.Fields {
+		rec.Fields = append(rec.Fields, types.Field{Name: fl.Name, Type: c.tracepointFieldType(fl, as), Offset: fl.Offset})
+	}
+	return rec
+}
+
+// Field type names used to mark how a tracepoint field is stored.
+const (
+	// DataLocString marks a __data_loc string field: a uint32 holding the
+	// string's offset (low 16 bits) from the start of the record.
+	DataLocString = "__data_loc"
+	// InlineString marks a char array stored inside the record.
+	InlineString = "inline"
+)
+
+func (c *checker) tracepointFieldType(f TracepointField, as types.AddrSpace) *types.Type {
+	ct := strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(f.CType, "const "), "volatile "))
+	switch {
+	case f.DataLoc:
+		return &types.Type{Kind: types.String, Size: c.opts.MaxStrlen, Name: DataLocString}
+	case f.ArrayLen > 0 && (ct == "char" || ct == "unsigned char" || ct == "u8"):
+		return &types.Type{Kind: types.String, Size: f.ArrayLen, Name: InlineString}
+	case f.ArrayLen > 0:
+		es := f.Size / f.ArrayLen
+		if es != 1 && es != 2 && es != 4 && es != 8 {
+			es = 1
+		}
+		return &types.Type{Kind: types.Array, Size: f.Size, Len: f.ArrayLen, Elem: types.NewInt(es, f.Signed)}
+	case strings.HasSuffix(ct, "*"):
+		base := strings.TrimSpace(strings.TrimRight(ct, "* "))
+		elem := types.Uint8
+		if base == "char" || base == "const char" {
+			elem = types.Int8
+		} else if base == "void" {
+			elem = types.VoidT
+		}
+		return &types.Type{Kind: types.Pointer, Size: 8, Elem: elem, AS: as, Name: base}
+	}
+	size := f.Size
+	if size != 1 && size != 2 && size != 4 && size != 8 {
+		size = 8
+	}
+	return types.NewInt(size, f.Signed)
+}
+
+// Func is a builtin function.
+type Func struct {
+	Name string
+	agg  bool // an aggregation: only valid as `@m = f(...)`
+	// check validates the call and returns its result type (nil on error).
+	check func(c *checker, call *ast.Call) *types.Type
+}
+
+func lookupFunc(name string) *Func { return funcs()[name] }
+
+func funcs() map[string]*Func {
+	list := []*Func{
+		{Name: "printf", check: checkPrintf},
+		{Name: "str", check: checkStr},
+		{Name: "exit", check: checkExit},
+		{Name: "print", check: checkMapFunc},
+		{Name: "clear", check: checkMapFunc},
+		{Name: "zero", check: checkMapFunc},
+		{Name: "delete", check: checkDelete},
+		{Name: "has_key", check: checkHasKey},
+		{Name: "time", check: checkTime},
+		{Name: "count", agg: true, check: aggCheck(types.Count, 0)},
+		{Name: "sum", agg: true, check: aggCheck(types.Sum, 1)},
+		{Name: "avg", agg: true, check: aggCheck(types.Avg, 1)},
+		{Name: "min", agg: true, check: aggCheck(types.Min, 1)},
+		{Name: "max", agg: true, check: aggCheck(types.Max, 1)},
+		{Name: "stats", agg: true, check: aggCheck(types.Stats, 1)},
+		{Name: "hist", agg: true, check: checkHist},
+		{Name: "lhist", agg: true, check: checkLhist},
+	}
+	m := map[string]*Func{}
+	for _, f := range list {
+		m[f.Name] = f
+	}
+	return m
+}
+
+func (c *checker) call(e *ast.Call) *types.Type {
+	f := lookupFunc(e.Name)
+	if f == nil {
+		if _, ok := builtins()[e.Name]; ok && len(e.Args) == 0 {
+			// bpftrace: pid() is the same as pid.
+			id := &ast.Ident{Span: e.Span, Name: e.Name}
+			t := c.ident(id)
+			if t != nil {
+				c.info.Types[id] = t
+				c.info.Calls[e] = &Func{Name: e.Name}
+			}
+			return t
+		}
+		c.errorf(e.Pos(), "unknown function %s()", e.Name)
+		return nil
+	}
+	c.info.Calls[e] = f
+	return f.check(c, e)
+}
+
+func (c *checker) wantArgs(e *ast.Call, lo, hi int) bool {
+	n := len(e.Args)
+	if n >= lo && (hi < 0 || n <= hi) {
+		return true
+	}
+	switch {
+	case lo == hi:
+		c.errorf(e.Pos(), "%s() takes %d argument%s, got %d", e.Name, lo, plural(lo), n)
+	case hi < 0:
+		c.errorf(e.Pos(), "%s() takes at least %d argument%s, got %d", e.Name, lo, plural(lo), n)
+	default:
+		c.errorf(e.Pos(), "%s() takes %d to %d arguments, got %d", e.Name, lo, hi, n)
+	}
+	return false
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// intArg checks that argument i is an integer expression.
+func (c *checker) intArg(e *ast.Call, i int) *types.Type {
+	t := c.expr(e.Args[i])
+	if t == nil {
+		return nil
+	}
+	if !t.IsInt() {
+		c.errorf(e.Args[i].Pos(), "%s() argument %d must be an integer, not %s", e.Name, i+1, t)
+		return nil
+	}
+	return t
+}
+
+// constInt checks that argument i is an integer known at compile time.
+func (c *checker) constInt(e *ast.Call, i int) (int64, bool) {
+	if c.intArg(e, i) == nil {
+		return 0, false
+	}
+	cv, ok := c.info.Consts[e.Args[i]]
+	if !ok || cv.IsStr {
+		c.errorf(e.Args[i].Pos(), "%s() argument %d must be a constant integer", e.Name, i+1)
+		return 0, false
+	}
+	return int64(cv.Int), true
+}
+
+func aggCheck(k types.Kind, nargs int) func(*checker, *ast.Call) *types.Type {
+	return func(c *checker, e *ast.Call) *types.Type {
+		if !c.wantArgs(e, nargs, nargs) {
+			return nil
+		}
+		t := &types.Type{Kind: k, Size: types.AggValueSize(k), Signed: true}
+		if nargs == 1 {
+			at := c.intArg(e, 0)
+			if at == nil {
+				return nil
+			}
+			if k == types.Sum {
+				t.Signed = storageType(at).Signed || at.Kind == types.Bool
+			}
+		} else {
+			t.Signed = false
+		}
+		return t
+	}
+}
+
+func checkHist(c *checker, e *ast.Call) *types.Type {
+	if !c.wantArgs(e, 1, 2) || c.intArg(e, 0) == nil {
+		return nil
+	}
+	t := &types.Type{Kind: types.Hist, Size: 8}
+	if len(e.Args) == 2 {
+		bits, ok := c.constInt(e, 1)
+		if !ok {
+			return nil
+		}
+		if bits < 0 || bits > 5 {
+			c.errorf(e.Args[1].Pos(), "hist() bits must be between 0 and 5, got %d", bits)
+			return nil
+		}
+		t.Bits = int(bits)
+	}
+	return t
+}
+
+func checkLhist(c *checker, e *ast.Call) *types.Type {
+	if !c.wantArgs(e, 4, 4) || c.intArg(e, 0) == nil {
+		return nil
+	}
+	lo, ok1 := c.constInt(e, 1)
+	hi, ok2 := c.constInt(e, 2)
+	step, ok3 := c.constInt(e, 3)
+	if !ok1 || !ok2 || !ok3 {
+		return nil
+	}
+	switch {
+	case lo < 0:
+		c.errorf(e.Args[1].Pos(), "lhist() min must be non-negative, got %d", lo)
+	case hi <= lo:
+		c.errorf(e.Args[2].Pos(), "lhist() max must be greater than min")
+	case step <= 0:
+		c.errorf(e.Args[3].Pos(), "lhist() step must be positive")
+	case (hi-lo)/step > 1000:
+		c.errorf(e.Args[3].Pos(), "lhist() has too many buckets: (max-min)/step must be at most 1000")
+	default:
+		return &types.Type{Kind: types.Lhist, Size: 8, LMin: lo, LMax: hi, LStep: step}
+	}
+	return nil
+}
+
+func checkStr(c *checker, e *ast.Call) *types.Type {
+	if !c.wantArgs(e, 1, 2) {
+		return nil
+	}
+	t := c.expr(e.Args[0])
+	if t == nil {
+		return nil
+	}
+	size := c.opts.MaxStrlen
+	if len(e.Args) == 2 {
+		n, ok := c.constIntOrExpr(e, 1)
+		if !ok {
+			return nil
+		}
+		if n > 0 && int(n)+1 < size {
+			size = int(n) + 1
+		}
+	}
+	switch {
+	case t.Kind == types.String:
+		if size > t.Size {
+			size = t.Size
+		}
+		return types.NewString(size)
+	case t.Kind == types.Pointer, t.IsInt():
+		return types.NewString(size)
+	}
+	c.errorf(e.Args[0].Pos(), "str() needs a pointer or a string, not %s", t)
+	return nil
+}
+
+// constIntOrExpr accepts an integer argument; it returns its value when
+// constant and -1 otherwise.
+func (c *checker) constIntOrExpr(e *ast.Call, i int) (int64, bool) {
+	if c.intArg(e, i) == nil {
+		return 0, false
+	}
+	if cv, ok := c.info.Consts[e.Args[i]]; ok && !cv.IsStr {
+		return int64(cv.Int), true
+	}
+	return -1, true
+}
+
+func checkExit(c *checker, e *ast.Call) *types.Type {
+	if !c.wantArgs(e, 0, 1) {
+		return nil
+	}
+	if len(e.Args) == 1 && c.intArg(e, 0) == nil {
+		return nil
+	}
+	return types.VoidT
+}
+
+func checkTime(c *checker, e *ast.Call) *types.Type {
+	if !c.wantArgs(e, 0, 1) {
+		return nil
+	}
+	if len(e.Args) == 1 {
+		if _, ok := e.Args[0].(*ast.StrLit); !ok {
+			c.errorf(e.Args[0].Pos(), "time() format must be a string literal")
+			return nil
+		}
+		c.expr(e.Args[0])
+	}
+	return types.VoidT
+}
+
+// mapArg checks that argument i names a whole map (no keys) and returns it.
+func (c *checker) mapArg(e *ast.Call, i int) *MapType {
+	m, ok := e.Args[i].(*ast.MapRef)
+	if !ok || m.Keys != nil {
+		c.errorf(e.Args[i].GetSpan().Start, "%s() expects a map such as @name", e.Name)
+		return nil
+	}
+	mt := c.prog.Maps[m.Name]
+	if mt == nil || mt.Value == nil {
+		if !c.quiet {
+			c.errorf(m.Pos(), "undefined map %s", m.Name)
+		}
+		return nil
+	}
+	c.info.Types[m] = mt.Value
+	return mt
+}
+
+func checkMapFunc(c *checker, e *ast.Call) *types.Type {
+	if e.Name == "print" {
+		if !c.wantArgs(e, 1, 3) {
+			return nil
+		}
+		if len(e.Args) > 1 {
+			c.errorf(e.Args[1].Pos(), "print() with top and div arguments is not supported yet")
+			return nil
+		}
+		if m, ok := e.Args[0].(*ast.MapRef); !ok || m.Keys != nil {
+			// print(value): prints one value.
+			t := c.expr(e.Args[0])
+			if t == nil {
+				return nil
+			}
+			if t.Kind == types.Void {
+				c.errorf(e.Args[0].Pos(), "print() needs a value")
+				return nil
+			}
+			return types.VoidT
+		}
+	} else if !c.wantArgs(e, 1, 1) {
+		return nil
+	}
+	if c.mapArg(e, 0) == nil {
+		return nil
+	}
+	return types.VoidT
+}
+
+func checkDelete(c *checker, e *ast.Call) *types.Type {
+	if !c.wantArgs(e, 1, 2) {
+		return nil
+	}
+	m, ok := e.Args[0].(*ast.MapRef)
+	if !ok {
+		c.errorf(e.Args[0].GetSpan().Start, "delete() expects a map element such as @name[key]")
+		return nil
+	}
+	if len(e.Args) == 2 {
+		if m.Keys != nil {
+			c.errorf(e.Args[0].Pos(), "delete(@m, key) takes the map without a key")
+			return nil
+		}
+		keyed := &ast.MapRef{Span: m.Span, Name: m.Name, Keys: []ast.Expr{e.Args[1]}}
+		if t, ok := e.Args[1].(*ast.Tuple); ok {
+			keyed.Keys = t.Elems
+		}
+		c.info.Types[m] = types.VoidT
+		return c.deleteKey(keyed)
+	}
+	return c.deleteKey(m)
+}
+
+func (c *checker) deleteKey(m *ast.MapRef) *types.Type {
+	if mt := c.mapUse(m, nil, false); mt == nil {
+		return nil
+	} else if len(mt.Keys) > 0 && m.Keys == nil {
+		c.errorf(m.Pos(), "delete() of map %s needs a key", m.Name)
+		return nil
+	}
+	c.info.Types[m] = types.VoidT
+	return types.VoidT
+}
+
+func checkHasKey(c *checker, e *ast.Call) *types.Type {
+	if !c.wantArgs(e, 2, 2) {
+		return nil
+	}
+	m, ok := e.Args[0].(*ast.MapRef)
+	if !ok || m.Keys != nil {
+		c.errorf(e.Args[0].GetSpan().Start, "has_key() expects a map such as @name")
+		return nil
+	}
+	keyed := &ast.MapRef{Span: m.Span, Name: m.Name, Keys: []ast.Expr{e.Args[1]}}
+	if t, ok := e.Args[1].(*ast.Tuple); ok {
+		keyed.Keys = t.Elems
+	}
+	if c.mapUse(keyed, nil, false) == nil {
+		return nil
+	}
+	c.info.Types[m] = types.VoidT
+	return types.BoolT
+}
+
+// PrintfVerb is one conversion of a printf format string.
+type PrintfVerb struct {
+	Verb string // "d", "s", "llu", "rx", ...
+}
+
+// ParsePrintf returns the conversions of a bpftrace printf format, or an
+// error for an incomplete conversion.
+func ParsePrintf(format string) ([]string, error) {
+	var verbs []string
+	for i := 0; i < len(format); i++ {
+		if format[i] != '%' {
+			continue
+		}
+		i++
+		if i < len(format) && format[i] == '%' {
+			continue
+		}
+		for i < len(format) && strings.IndexByte("-+ #0", format[i]) >= 0 {
+			i++
+		}
+		for i < len(format) && (format[i] >= '0' && format[i] <= '9' || format[i] == '.') {
+			i++
+		}
+		start := i
+		for i < len(format) && strings.IndexByte("hlzjt", format[i]) >= 0 {
+			i++
+		}
+		if i >= len(format) {
+			return nil, fmt.Errorf("incomplete conversion at the end of the format")
+		}
+		switch format[i] {
+		case 'd', 'i', 'u', 'x', 'X', 'o', 'c', 's', 'p':
+		case 'r':
+			if i+1 < len(format) && (format[i+1] == 'x' || format[i+1] == 'h') {
+				i++
+			}
+		default:
+			return nil, fmt.Errorf("unknown conversion %%%s", format[start:i+1])
+		}
+		verbs = append(verbs, format[start:i+1])
+	}
+	return verbs, nil
+}
+
+func checkPrintf(c *checker, e *ast.Call) *types.Type {
+	if !c.wantArgs(e, 1, -1) {
+		return nil
+	}
+	lit, ok := e.Args[0].(*ast.StrLit)
+	if !ok {
+		c.errorf(e.Args[0].GetSpan().Start, "printf() format must be a string literal")
+		return nil
+	}
+	c.expr(lit)
+	verbs, err := ParsePrintf(lit.Value)
+	if err != nil {
+		c.errorf(lit.Pos(), "printf(): %v", err)
+		return nil
+	}
+	args := e.Args[1:]
+	if len(verbs) != len(args) {
+		c.errorf(e.Pos(), "printf(): the format has %d conversion%s but %d argument%s were given", len(verbs), plural(len(verbs)), len(args), plural(len(args)))
+		return nil
+	}
+	ok = true
+	for i, a := range args {
+		t := c.expr(a)
+		if t == nil {
+			ok = false
+			continue
+		}
+		v := verbs[i][len(verbs[i])-1:]
+		switch {
+		case t.Kind == types.Void, t.IsAggregation():
+			c.errorf(a.Pos(), "printf() argument %d has no printable value (%s)", i+1, t)
+			ok = false
+		case v == "s":
+			// %s prints anything.
+		case strings.HasPrefix(verbs[i], "r") || strings.HasSuffix(verbs[i], "r"):
+			// buffers: issue-3 territory; accept strings
+			if t.Kind != types.String {
+				c.errorf(a.Pos(), "printf() %%%s needs a buffer, not %s", verbs[i], t)
+				ok = false
+			}
+		case !t.IsInt() && t.Kind != types.Pointer:
+			c.errorf(a.Pos(), "printf() %%%s needs an integer, not %s", verbs[i], t)
+			ok = false
+		}
+	}
+	if !ok {
+		return nil
+	}
+	return types.VoidT
+}

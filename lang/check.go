@@ -1,0 +1,777 @@
+package lang
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/types"
+)
+
+// Check resolves and type-checks a parsed script against env. On failure it
+// returns an ErrorList with every error found, sorted by position.
+func Check(file *ast.File, env Env, opts Options) (*Program, error) {
+	if opts.MaxStrlen <= 0 {
+		opts.MaxStrlen = DefaultMaxStrlen
+	}
+	if opts.MaxMapKeys <= 0 {
+		opts.MaxMapKeys = DefaultMaxMapKeys
+	}
+	c := &checker{
+		env:  env,
+		opts: opts,
+		prog: &Program{File: file, Maps: map[string]*MapType{}, MaxStrlen: opts.MaxStrlen, MaxMapKeys: opts.MaxMapKeys},
+	}
+	c.checkFile(file)
+	if len(c.errs) > 0 {
+		c.errs.Sort()
+		return nil, c.errs
+	}
+	return c.prog, nil
+}
+
+type checker struct {
+	env  Env
+	opts Options
+	prog *Program
+	errs ErrorList
+
+	// quiet suppresses errors during the first, inference-only pass.
+	quiet bool
+	// state of the probe instance being checked
+	probe *Probe
+	info  *Info
+	// formats caches tracepoint formats by "cat:event".
+	formats map[string]*TracepointFormat
+}
+
+func (c *checker) errorf(pos ast.Pos, format string, args ...any) {
+	if c.quiet {
+		return
+	}
+	c.errs.Add(pos, format, args...)
+}
+
+var posParamRe = regexp.MustCompile(`\$(\d+)`)
+
+func (c *checker) checkFile(file *ast.File) {
+	for _, cd := range file.Preamble {
+		c.errorf(cd.Pos(), "C definitions are not supported yet")
+	}
+	if file.Config != nil {
+		c.checkConfig(file.Config)
+	}
+	for _, m := range file.Macros {
+		c.errorf(m.Pos(), "macros are not supported yet")
+	}
+	for _, d := range file.MapDecls {
+		c.errorf(d.Pos(), "map declarations are not supported yet")
+	}
+	if len(file.Probes) == 0 {
+		c.errorf(file.Pos(), "no probes in script")
+		return
+	}
+	// Expand attach points and split probes into instances.
+	for i, p := range file.Probes {
+		var points []*AttachPoint
+		for _, ap := range p.Attach {
+			raw := posParamRe.ReplaceAllStringFunc(ap.Raw, func(s string) string {
+				n, _ := strconv.Atoi(s[1:])
+				if n >= 1 && n <= len(c.opts.Params) {
+					return c.opts.Params[n-1]
+				}
+				return s
+			})
+			cp := *ap
+			cp.Raw = raw
+			points = append(points, c.expandAttach(&cp)...)
+		}
+		if len(points) == 0 {
+			continue
+		}
+		// Only tracepoints share one program between attach points, and only
+		// when the body does not depend on which one fired.
+		shared := !usesIdent(p, "args") && !usesIdent(p, "probe")
+		var groups [][]*AttachPoint
+		tpGroup := -1
+		for _, pt := range points {
+			if shared && pt.Provider == "tracepoint" {
+				if tpGroup < 0 {
+					tpGroup = len(groups)
+					groups = append(groups, nil)
+				}
+				groups[tpGroup] = append(groups[tpGroup], pt)
+				continue
+			}
+			groups = append(groups, []*AttachPoint{pt})
+		}
+		for _, g := range groups {
+			c.prog.Probes = append(c.prog.Probes, &Probe{AST: p, Points: g, Index: i})
+		}
+	}
+	if len(c.errs) > 0 {
+		return
+	}
+	// Pass 1 infers map and variable types; pass 2 reports errors.
+	for pass := 0; pass < 2; pass++ {
+		c.quiet = pass == 0
+		for _, pr := range c.prog.Probes {
+			c.checkProbe(pr)
+		}
+	}
+}
+
+func (c *checker) checkConfig(cfg *ast.Config) {
+	for _, e := range cfg.Entries {
+		switch e.Key {
+		case "max_strlen":
+			if v, ok := e.Value.(*ast.IntLit); ok && v.Value > 0 && v.Value <= 1024 {
+				c.opts.MaxStrlen = int(v.Value)
+				c.prog.MaxStrlen = int(v.Value)
+				continue
+			}
+			c.errorf(e.Value.Pos(), "max_strlen must be an integer between 1 and 1024")
+		case "max_map_keys":
+			if v, ok := e.Value.(*ast.IntLit); ok && v.Value > 0 {
+				c.opts.MaxMapKeys = int(v.Value)
+				c.prog.MaxMapKeys = int(v.Value)
+				continue
+			}
+			c.errorf(e.Value.Pos(), "max_map_keys must be a positive integer")
+		default:
+			c.errorf(e.Pos(), "config option %q is not supported yet", e.Key)
+		}
+	}
+}
+
+// usesIdent reports whether the probe's predicate or body mentions the bare
+// identifier name.
+func usesIdent(p *ast.Probe, name string) bool {
+	found := false
+	ast.Inspect(p, func(n ast.Node) bool {
+		if id, ok := n.(*ast.Ident); ok && id.Name == name {
+			found = true
+		}
+		return !found
+	})
+	return found
+}
+
+func (c *checker) checkProbe(pr *Probe) {
+	vars := map[string]*types.Type{}
+	if pr.Info != nil {
+		vars = pr.Info.Vars // keep variable types inferred in pass 1
+	}
+	pr.Info = &Info{
+		Types:  map[ast.Expr]*types.Type{},
+		Consts: map[ast.Expr]Const{},
+		Vars:   vars,
+		Calls:  map[*ast.Call]*Func{},
+		Idents: map[*ast.Ident]*Builtin{},
+	}
+	c.probe, c.info = pr, pr.Info
+	pt := pr.Points[0]
+	if pt.Provider == "tracepoint" && len(pr.Points) == 1 {
+		c.info.ArgsType = c.tracepointArgs(pt)
+		c.info.UserArgs = pt.Category == "syscalls"
+	}
+	if pr.AST.Pred != nil {
+		t := c.expr(pr.AST.Pred)
+		if t != nil && !isCondition(t) {
+			c.errorf(pr.AST.Pred.Pos(), "predicate must be an integer, bool or pointer, not %s", t)
+		}
+	}
+	c.block(pr.AST.Body)
+}
+
+func isCondition(t *types.Type) bool {
+	return t.IsInt() || t.Kind == types.Pointer
+}
+
+func (c *checker) block(b *ast.Block) {
+	if b == nil {
+		return
+	}
+	for _, s := range b.Stmts {
+		c.stmt(s)
+	}
+}
+
+func (c *checker) stmt(s ast.Stmt) {
+	switch s := s.(type) {
+	case *ast.ExprStmt:
+		c.exprStmt(s.X)
+	case *ast.AssignStmt:
+		c.assign(s)
+	case *ast.IncDecStmt:
+		c.incDec(s.X, s.Op)
+	case *ast.IfStmt:
+		if t := c.expr(s.Cond); t != nil && !isCondition(t) {
+			c.errorf(s.Cond.Pos(), "condition must be an integer, bool or pointer, not %s", t)
+		}
+		c.block(s.Then)
+		if s.Else != nil {
+			c.stmt(s.Else)
+		}
+	case *ast.BlockStmt:
+		c.block(s.Body)
+	case *ast.ReturnStmt:
+		if s.X != nil {
+			c.errorf(s.X.Pos(), "return with a value is only allowed in functions")
+		}
+	case *ast.LetStmt, *ast.ForRangeStmt, *ast.ForMapStmt, *ast.WhileStmt, *ast.UnrollStmt, *ast.BranchStmt:
+		c.errorf(s.GetSpan().Start, "%s is not supported yet", stmtName(s))
+	default:
+		c.errorf(s.GetSpan().Start, "unexpected statement")
+	}
+}
+
+func stmtName(s ast.Stmt) string {
+	switch s := s.(type) {
+	case *ast.LetStmt:
+		return "let"
+	case *ast.ForRangeStmt, *ast.ForMapStmt:
+		return "for"
+	case *ast.WhileStmt:
+		return "while"
+	case *ast.UnrollStmt:
+		return "unroll"
+	case *ast.BranchStmt:
+		return s.Tok
+	}
+	return "statement"
+}
+
+func (c *checker) exprStmt(e ast.Expr) {
+	if u, ok := e.(*ast.Unary); ok && (u.Op == "++" || u.Op == "--") {
+		c.incDec(u.X, u.Op)
+		c.info.Types[e] = types.VoidT
+		return
+	}
+	if call, ok := e.(*ast.Call); ok {
+		if f := lookupFunc(call.Name); f != nil && f.agg {
+			c.errorf(call.Pos(), "%s() must be assigned to a map, e.g. @x = %s(...)", call.Name, call.Name)
+			return
+		}
+	}
+	c.expr(e)
+}
+
+// incDec checks x++ / x-- on a map or variable.
+func (c *checker) incDec(x ast.Expr, op string) {
+	switch x := x.(type) {
+	case *ast.MapRef:
+		mt := c.mapUse(x, types.Int64, true)
+		c.info.Types[x] = types.Int64
+		if mt != nil && mt.Value != nil && !mt.Value.IsInt() {
+			c.errorf(x.Pos(), "%s needs an integer map, %s holds %s", op, x.Name, mt.Value)
+		}
+	case *ast.Var:
+		t := c.info.Vars[x.Name]
+		if t == nil {
+			c.errorf(x.Pos(), "variable %s is used before it is assigned", x.Name)
+			return
+		}
+		c.info.Types[x] = t
+		if !t.IsInt() {
+			c.errorf(x.Pos(), "%s needs an integer variable, %s is %s", op, x.Name, t)
+		}
+	default:
+		c.errorf(x.GetSpan().Start, "%s can only be applied to a map or a variable", op)
+	}
+}
+
+func (c *checker) assign(s *ast.AssignStmt) {
+	// Aggregations: @m[...] = count() etc.
+	if call, ok := s.Rhs.(*ast.Call); ok {
+		if f := lookupFunc(call.Name); f != nil && f.agg {
+			m, ok := s.Lhs.(*ast.MapRef)
+			if !ok || s.Op != "=" {
+				c.errorf(call.Pos(), "%s() must be assigned to a map with =, e.g. @x = %s(...)", call.Name, call.Name)
+				return
+			}
+			vt := c.call(call)
+			if vt == nil {
+				return
+			}
+			c.mapUse(m, vt, true)
+			c.info.Types[m] = vt
+			return
+		}
+	}
+	rt := c.expr(s.Rhs)
+	if rt == nil {
+		return
+	}
+	if rt.Kind == types.Void {
+		c.errorf(s.Rhs.Pos(), "expression has no value to assign")
+		return
+	}
+	if s.Op != "=" {
+		if !rt.IsInt() {
+			c.errorf(s.Rhs.Pos(), "%s needs an integer operand, not %s", s.Op, rt)
+			return
+		}
+		rt = types.Int64
+	}
+	switch l := s.Lhs.(type) {
+	case *ast.MapRef:
+		if rt.IsAggregation() {
+			c.errorf(s.Rhs.Pos(), "cannot assign %s to a map; use the aggregation function directly", rt)
+			return
+		}
+		mt := c.mapUse(l, storageType(rt), true)
+		if mt != nil && mt.Value != nil {
+			c.info.Types[l] = mt.Value
+			if s.Op != "=" && !mt.Value.IsInt() {
+				c.errorf(l.Pos(), "%s needs an integer map, %s holds %s", s.Op, l.Name, mt.Value)
+			}
+		}
+	case *ast.Var:
+		old := c.info.Vars[l.Name]
+		if s.Op != "=" && old == nil {
+			c.errorf(l.Pos(), "variable %s is used before it is assigned", l.Name)
+			return
+		}
+		nt := storageType(rt)
+		if old != nil {
+			u, ok := unify(old, nt)
+			if !ok {
+				c.errorf(s.Rhs.Pos(), "type mismatch for %s: assigning %s to a variable of type %s", l.Name, rt, old)
+				return
+			}
+			nt = u
+		}
+		c.info.Vars[l.Name] = nt
+		c.info.Types[l] = nt
+	case *ast.Discard:
+		c.info.Types[l] = rt
+	default:
+		c.errorf(s.Lhs.GetSpan().Start, "cannot assign to this expression")
+	}
+}
+
+// storageType is the type a value has once stored in a map or variable:
+// integers widen to 64 bits and string buffers to a multiple of 8 bytes.
+func storageType(t *types.Type) *types.Type {
+	switch {
+	case t.Kind == types.Int && t.Size < 8:
+		return types.NewInt(8, t.Signed)
+	case t.Kind == types.String && t.Size%8 != 0:
+		return types.NewString((t.Size + 7) / 8 * 8)
+	}
+	return t
+}
+
+// unify returns the type that can hold values of a and b.
+func unify(a, b *types.Type) (*types.Type, bool) {
+	switch {
+	case a.Kind == types.Bool && b.Kind == types.Bool:
+		return a, true
+	case a.IsInt() && b.IsInt():
+		if a.Kind == types.Bool {
+			return b, true
+		}
+		return a, true
+	case a.Kind == types.String && b.Kind == types.String:
+		if b.Size > a.Size {
+			return b, true
+		}
+		return a, true
+	case types.Equal(a, b):
+		return a, true
+	}
+	return nil, false
+}
+
+// mapUse records a use of a map with value type vt (nil when only read) and
+// checks its keys; it returns the map's type.
+func (c *checker) mapUse(m *ast.MapRef, vt *types.Type, write bool) *MapType {
+	var keys []*types.Type
+	for _, k := range m.Keys {
+		kt := c.expr(k)
+		if kt == nil {
+			return nil
+		}
+		switch {
+		case kt.IsInt():
+			kt = storageType(kt)
+			if kt.Kind == types.Bool {
+				kt = types.Uint64
+			}
+		case kt.Kind == types.String:
+			kt = storageType(kt)
+		case kt.Kind == types.Pointer:
+		default:
+			c.errorf(k.Pos(), "%s cannot be used as a map key", kt)
+			return nil
+		}
+		keys = append(keys, kt)
+	}
+	if m.Keys == nil {
+		keys = nil
+	}
+	mt := c.prog.Maps[m.Name]
+	if mt == nil {
+		mt = &MapType{Name: m.Name, Keys: keys, Pos: m.Pos()}
+		c.prog.Maps[m.Name] = mt
+	} else if mt.Keys == nil && keys != nil && mt.Value == nil {
+		mt.Keys = keys
+	} else {
+		if len(mt.Keys) != len(keys) {
+			c.errorf(m.Pos(), "map %s is used with %d keys here and %d keys elsewhere", m.Name, len(keys), len(mt.Keys))
+			return nil
+		}
+		for i := range keys {
+			u, ok := unify(mt.Keys[i], keys[i])
+			if !ok {
+				c.errorf(m.Keys[i].Pos(), "map %s key %d has type %s here and %s elsewhere", m.Name, i+1, keys[i], mt.Keys[i])
+				return nil
+			}
+			mt.Keys[i] = u
+		}
+	}
+	if vt != nil && write {
+		if mt.Value == nil {
+			mt.Value = vt
+		} else {
+			u, ok := unify(mt.Value, vt)
+			if !ok && !(vt.IsAggregation() && mt.Value.Kind == vt.Kind && mt.Value.Kind != types.Lhist && mt.Value.Kind != types.Hist) {
+				c.errorf(m.Pos(), "type mismatch for %s: assigning %s to a map holding %s", m.Name, vt, mt.Value)
+				return mt
+			}
+			if ok {
+				mt.Value = u
+			}
+		}
+	}
+	return mt
+}
+
+// expr checks e and records its type; it returns nil after an error.
+func (c *checker) expr(e ast.Expr) *types.Type {
+	t := c.expr1(e)
+	if t != nil {
+		c.info.Types[e] = t
+	}
+	return t
+}
+
+func (c *checker) expr1(e ast.Expr) *types.Type {
+	switch e := e.(type) {
+	case *ast.IntLit:
+		v, err := scaleDuration(e)
+		if err != nil {
+			c.errorf(e.Pos(), "%s", err)
+			return nil
+		}
+		c.info.Consts[e] = Const{Int: v}
+		if v > 1<<63-1 {
+			return types.Uint64
+		}
+		return types.Int64
+	case *ast.StrLit:
+		c.info.Consts[e] = Const{IsStr: true, Str: e.Value}
+		return types.NewString(len(e.Value) + 1)
+	case *ast.BoolLit:
+		v := uint64(0)
+		if e.Value {
+			v = 1
+		}
+		c.info.Consts[e] = Const{Int: v}
+		return types.BoolT
+	case *ast.Paren:
+		t := c.expr(e.X)
+		if cv, ok := c.info.Consts[e.X]; ok {
+			c.info.Consts[e] = cv
+		}
+		return t
+	case *ast.PosParam:
+		return c.posParam(e)
+	case *ast.Var:
+		t := c.info.Vars[e.Name]
+		if t == nil {
+			c.errorf(e.Pos(), "variable %s is used before it is assigned", e.Name)
+		}
+		return t
+	case *ast.MapRef:
+		mt := c.mapUse(e, nil, false)
+		if mt == nil {
+			return nil
+		}
+		if mt.Value == nil {
+			if !c.quiet {
+				c.errorf(e.Pos(), "map %s is read but never assigned", e.Name)
+			}
+			return nil
+		}
+		if e.Keys == nil && mt.Keys != nil && mt.Value.Kind != types.Count {
+			c.errorf(e.Pos(), "map %s has keys: use %s[...]", e.Name, e.Name)
+			return nil
+		}
+		switch mt.Value.Kind {
+		case types.Count, types.Sum, types.Min, types.Max, types.Avg:
+			// Reading an aggregation yields its integer value.
+			return types.NewInt(8, mt.Value.Signed || mt.Value.Kind == types.Min || mt.Value.Kind == types.Max || mt.Value.Kind == types.Avg)
+		case types.Hist, types.Lhist, types.Stats:
+			c.errorf(e.Pos(), "the value of %s (%s) can only be printed", e.Name, mt.Value)
+			return nil
+		}
+		return mt.Value
+	case *ast.Ident:
+		return c.ident(e)
+	case *ast.Call:
+		if f := lookupFunc(e.Name); f != nil && f.agg {
+			c.errorf(e.Pos(), "%s() must be assigned to a map, e.g. @x = %s(...)", e.Name, e.Name)
+			return nil
+		}
+		return c.call(e)
+	case *ast.Unary:
+		return c.unary(e)
+	case *ast.Binary:
+		return c.binary(e)
+	case *ast.Ternary:
+		ct := c.expr(e.Cond)
+		a, b := c.expr(e.Then), c.expr(e.Else)
+		if ct == nil || a == nil || b == nil {
+			return nil
+		}
+		if !isCondition(ct) {
+			c.errorf(e.Cond.Pos(), "condition must be an integer, bool or pointer, not %s", ct)
+			return nil
+		}
+		if a.Kind == types.Void && b.Kind == types.Void {
+			return types.VoidT
+		}
+		if a.IsInt() && b.IsInt() {
+			if a.Kind == types.Bool && b.Kind == types.Bool {
+				return types.BoolT
+			}
+			return promote(a, b)
+		}
+		u, ok := unify(a, b)
+		if !ok {
+			c.errorf(e.Pos(), "ternary branches have different types: %s and %s", a, b)
+			return nil
+		}
+		return u
+	case *ast.Field:
+		return c.field(e)
+	case *ast.Cast:
+		return c.cast(e)
+	case *ast.Discard:
+		c.errorf(e.Pos(), "_ can only be assigned to")
+		return nil
+	case *ast.Index, *ast.Tuple, *ast.SizeofExpr, *ast.OffsetofExpr:
+		c.errorf(e.GetSpan().Start, "%s is not supported yet", exprName(e))
+		return nil
+	}
+	c.errorf(e.GetSpan().Start, "unexpected expression")
+	return nil
+}
+
+func exprName(e ast.Expr) string {
+	switch e.(type) {
+	case *ast.Index:
+		return "indexing"
+	case *ast.Tuple:
+		return "tuples"
+	case *ast.SizeofExpr:
+		return "sizeof"
+	case *ast.OffsetofExpr:
+		return "offsetof"
+	}
+	return "this expression"
+}
+
+// scaleDuration applies an integer literal's duration suffix (to nanoseconds).
+func scaleDuration(e *ast.IntLit) (uint64, error) {
+	mult := map[string]uint64{"": 1, "ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9, "m": 60e9, "h": 3600e9, "d": 86400e9}[e.Suffix]
+	if mult == 0 {
+		return 0, fmt.Errorf("unknown duration suffix %q", e.Suffix)
+	}
+	if e.Value != 0 && e.Value > ^uint64(0)/mult {
+		return 0, fmt.Errorf("integer literal %s overflows 64 bits", e.Text)
+	}
+	return e.Value * mult, nil
+}
+
+func (c *checker) posParam(e *ast.PosParam) *types.Type {
+	if e.Index == -1 {
+		c.info.Consts[e] = Const{Int: uint64(len(c.opts.Params))}
+		return types.Int64
+	}
+	if e.Index < 1 || e.Index > len(c.opts.Params) {
+		// bpftrace: a missing parameter is zero in a numeric context.
+		c.info.Consts[e] = Const{Int: 0}
+		return types.Int64
+	}
+	s := c.opts.Params[e.Index-1]
+	if v, err := strconv.ParseInt(s, 0, 64); err == nil {
+		c.info.Consts[e] = Const{Int: uint64(v)}
+		return types.Int64
+	}
+	if v, err := strconv.ParseUint(s, 0, 64); err == nil {
+		c.info.Consts[e] = Const{Int: v}
+		return types.Uint64
+	}
+	c.info.Consts[e] = Const{IsStr: true, Str: s}
+	return types.NewString(len(s) + 1)
+}
+
+// promote applies the usual arithmetic conversions: everything is computed
+// in 64 bits, unsigned when an unsigned 64-bit operand is involved.
+func promote(a, b *types.Type) *types.Type {
+	if (!a.Signed && a.Kind == types.Int && a.Size == 8) || (!b.Signed && b.Kind == types.Int && b.Size == 8) {
+		return types.Uint64
+	}
+	return types.Int64
+}
+
+func (c *checker) unary(e *ast.Unary) *types.Type {
+	switch e.Op {
+	case "++", "--":
+		c.incDec(e.X, e.Op)
+		return c.info.Types[e.X]
+	}
+	t := c.expr(e.X)
+	if t == nil {
+		return nil
+	}
+	switch e.Op {
+	case "!":
+		if !isCondition(t) {
+			c.errorf(e.Pos(), "! needs an integer, bool or pointer operand, not %s", t)
+			return nil
+		}
+		return types.BoolT
+	case "~", "-":
+		if !t.IsInt() {
+			c.errorf(e.Pos(), "%s needs an integer operand, not %s", e.Op, t)
+			return nil
+		}
+		if cv, ok := c.info.Consts[e.X]; ok && !cv.IsStr && e.Op == "-" {
+			c.info.Consts[e] = Const{Int: -cv.Int}
+		}
+		if e.Op == "-" {
+			return types.Int64
+		}
+		return storageType(t)
+	}
+	c.errorf(e.Pos(), "unary %s is not supported yet", e.Op)
+	return nil
+}
+
+func (c *checker) binary(e *ast.Binary) *types.Type {
+	a, b := c.expr(e.X), c.expr(e.Y)
+	if a == nil || b == nil {
+		return nil
+	}
+	switch e.Op {
+	case "&&", "||":
+		if !isCondition(a) || !isCondition(b) {
+			c.errorf(e.Pos(), "%s needs integer, bool or pointer operands, not %s and %s", e.Op, a, b)
+			return nil
+		}
+		return types.BoolT
+	case "==", "!=":
+		if a.Kind == types.String && b.Kind == types.String {
+			return types.BoolT
+		}
+		fallthrough
+	case "<", "<=", ">", ">=":
+		if (a.IsInt() || a.Kind == types.Pointer) && (b.IsInt() || b.Kind == types.Pointer) {
+			return types.BoolT
+		}
+		c.errorf(e.Pos(), "cannot compare %s with %s", a, b)
+		return nil
+	}
+	if !a.IsInt() || !b.IsInt() {
+		c.errorf(e.Pos(), "%s needs integer operands, not %s and %s", e.Op, a, b)
+		return nil
+	}
+	return promote(a, b)
+}
+
+func (c *checker) cast(e *ast.Cast) *types.Type {
+	t := c.expr(e.X)
+	if t == nil {
+		return nil
+	}
+	te := e.Type
+	if te.Pointers > 0 || te.IsArray {
+		c.errorf(e.Pos(), "casts to %s are not supported yet", typeExprString(te))
+		return nil
+	}
+	nt := intTypeByName(te.Name)
+	if nt == nil {
+		c.errorf(te.Pos(), "unknown type %q", te.Name)
+		return nil
+	}
+	if !t.IsInt() && t.Kind != types.Pointer {
+		c.errorf(e.Pos(), "cannot cast %s to %s", t, nt)
+		return nil
+	}
+	return nt
+}
+
+func typeExprString(t *ast.TypeExpr) string {
+	s := t.Name + strings.Repeat("*", t.Pointers)
+	if t.IsArray {
+		s += fmt.Sprintf("[%d]", t.ArrayLen)
+	}
+	return s
+}
+
+// intTypeByName resolves bpftrace's integer type names.
+func intTypeByName(name string) *types.Type {
+	switch name {
+	case "int8":
+		return types.Int8
+	case "int16":
+		return types.Int16
+	case "int32":
+		return types.Int32
+	case "int64":
+		return types.Int64
+	case "uint8":
+		return types.Uint8
+	case "uint16":
+		return types.Uint16
+	case "uint32":
+		return types.Uint32
+	case "uint64":
+		return types.Uint64
+	case "bool":
+		return types.BoolT
+	}
+	return nil
+}
+
+func (c *checker) field(e *ast.Field) *types.Type {
+	id, ok := e.X.(*ast.Ident)
+	if !ok || id.Name != "args" {
+		if t := c.expr(e.X); t == nil {
+			return nil
+		}
+		c.errorf(e.Pos(), "field access on %s is not supported yet", c.info.Types[e.X])
+		return nil
+	}
+	at := c.expr(e.X)
+	if at == nil {
+		return nil
+	}
+	for _, f := range at.Fields {
+		if f.Name == e.Name {
+			return f.Type
+		}
+	}
+	var names []string
+	for _, f := range at.Fields {
+		names = append(names, f.Name)
+	}
+	c.errorf(e.Pos(), "%s has no field %q (fields: %s)", c.probe.Points[0].Name, e.Name, strings.Join(names, ", "))
+	return nil
+}

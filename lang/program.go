@@ -1,0 +1,105 @@
+package lang
+
+import (
+	"sort"
+
+	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/types"
+)
+
+// DefaultMaxStrlen is bpftrace's default string buffer size (max_strlen).
+const DefaultMaxStrlen = 64
+
+// DefaultMaxMapKeys is bpftrace's default map size (max_map_keys).
+const DefaultMaxMapKeys = 4096
+
+// Options are the inputs of Check that do not come from the script.
+type Options struct {
+	// Params are the positional parameters $1...$N.
+	Params []string
+	// MaxStrlen is the size of string buffers; 0 means DefaultMaxStrlen.
+	MaxStrlen int
+	// MaxMapKeys is the size of maps; 0 means DefaultMaxMapKeys.
+	MaxMapKeys int
+}
+
+// Program is a checked script: every probe expanded, every expression typed,
+// every map's key and value types fixed.
+type Program struct {
+	File       *ast.File
+	Probes     []*Probe
+	Maps       map[string]*MapType
+	MaxStrlen  int
+	MaxMapKeys int
+}
+
+// MapNames returns the names of the program's maps in sorted order.
+func (p *Program) MapNames() []string {
+	names := make([]string, 0, len(p.Maps))
+	for n := range p.Maps {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// MapType is the inferred type of a map.
+type MapType struct {
+	Name  string
+	Keys  []*types.Type // nil for a map used without keys
+	Value *types.Type
+	Pos   ast.Pos // first use
+}
+
+// Probe is one instance of a probe: an AST probe together with the expanded
+// attach points it serves and the types of its expressions. A probe whose body
+// depends on the attach point (tracepoint args, the probe builtin) is split into
+// one instance per attach point.
+type Probe struct {
+	AST    *ast.Probe
+	Points []*AttachPoint
+	Info   *Info
+	Index  int // position of the AST probe in the file
+}
+
+// Provider returns the provider shared by every attach point of the instance.
+func (p *Probe) Provider() string { return p.Points[0].Provider }
+
+// AttachPoint is one expanded attach point.
+type AttachPoint struct {
+	Pos      ast.Pos
+	Provider string // canonical provider: "begin", "end", "tracepoint", "interval", "profile", "software", ...
+	Name     string // canonical full name, e.g. "tracepoint:syscalls:sys_enter_openat"
+
+	// tracepoint
+	Category, Event string
+	Format          *TracepointFormat
+
+	// interval, profile: Unit is "s", "ms", "us", "hz"; Value the number.
+	// software: Event is the event name and Value the sample period.
+	Unit  string
+	Value uint64
+}
+
+// Info holds what the checker learned about one probe instance.
+type Info struct {
+	Types  map[ast.Expr]*types.Type
+	Consts map[ast.Expr]Const     // expressions with a compile-time value (positional params, literals)
+	Vars   map[string]*types.Type // scratch variables of the probe
+	Calls  map[*ast.Call]*Func    // resolved builtin functions
+	Idents map[*ast.Ident]*Builtin
+	// ArgsType is the type of the args builtin (a Record of tracepoint fields), or nil.
+	ArgsType *types.Type
+	// UserArgs: pointers read from args live in user memory (syscall tracepoints).
+	UserArgs bool
+}
+
+// Const is a compile-time value.
+type Const struct {
+	IsStr bool
+	Str   string
+	Int   uint64
+}
+
+// TypeOf returns the checked type of e.
+func (in *Info) TypeOf(e ast.Expr) *types.Type { return in.Types[e] }
