@@ -67,14 +67,14 @@ func parseArgs(args []string, stderr io.Writer) (*config, int, bool) {
 	fs.BoolVar(&showVersion, "version", false, "version")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprint(stderr, usage)
+			io.WriteString(stderr, usage)
 			return nil, 0, true
 		}
 		fmt.Fprintf(stderr, "gotrace: %v\n%s", err, usage)
 		return nil, 1, true
 	}
 	if help {
-		fmt.Fprint(stderr, usage)
+		io.WriteString(stderr, usage)
 		return nil, 0, true
 	}
 	if showVersion {
@@ -84,7 +84,7 @@ func parseArgs(args []string, stderr io.Writer) (*config, int, bool) {
 	rest := fs.Args()
 	if cfg.program == "" {
 		if len(rest) == 0 {
-			fmt.Fprint(stderr, usage)
+			io.WriteString(stderr, usage)
 			return nil, 1, true
 		}
 		cfg.file, rest = rest[0], rest[1:]

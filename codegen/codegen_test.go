@@ -1,0 +1,148 @@
+package codegen_test
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gotrace/gotrace/codegen"
+	"github.com/gotrace/gotrace/internal/testbtf"
+	"github.com/gotrace/gotrace/lang"
+	"github.com/gotrace/gotrace/tracefs"
+)
+
+var update = flag.Bool("update", false, "rewrite the want.asm sections of testdata/*.txtar")
+
+// archive is a minimal txtar: a comment, then "-- name --" sections.
+type archive struct {
+	comment string
+	files   []section
+}
+
+type section struct {
+	name string
+	data string
+}
+
+func parseArchive(data string) archive {
+	var a archive
+	cur := -1
+	for _, line := range strings.SplitAfter(data, "\n") {
+		trimmed := strings.TrimRight(line, "\n")
+		if strings.HasPrefix(trimmed, "-- ") && strings.HasSuffix(trimmed, " --") && len(trimmed) > 6 {
+			a.files = append(a.files, section{name: trimmed[3 : len(trimmed)-3]})
+			cur = len(a.files) - 1
+			continue
+		}
+		if cur < 0 {
+			a.comment += line
+		} else {
+			a.files[cur].data += line
+		}
+	}
+	return a
+}
+
+func (a archive) format() string {
+	var b strings.Builder
+	b.WriteString(a.comment)
+	for _, f := range a.files {
+		fmt.Fprintf(&b, "-- %s --\n%s", f.name, f.data)
+	}
+	return b.String()
+}
+
+func (a archive) get(name string) (string, bool) {
+	for _, f := range a.files {
+		if f.name == name {
+			return f.data, true
+		}
+	}
+	return "", false
+}
+
+// dump renders every program of p with its probe, maps and events.
+func dump(p *codegen.Program) string {
+	var b bytes.Buffer
+	for _, m := range p.Maps {
+		fmt.Fprintf(&b, "map %s %s key=%s value=%s percpu=%v\n", m.Name, m.BPFName, m.Key, m.Value, m.PerCPU)
+	}
+	for i, pf := range p.Printfs {
+		fmt.Fprintf(&b, "printf %d %q size=%d", i, pf.Format, pf.Size)
+		for _, a := range pf.Args {
+			fmt.Fprintf(&b, " %s@%d", a.Type, a.Offset)
+		}
+		b.WriteString("\n")
+	}
+	for _, pr := range p.Probes {
+		spec := p.Collection.Programs[pr.Program]
+		fmt.Fprintf(&b, "probe %s kind=%d targets=%v period=%d freq=%d config=%d (%s %s)\n", pr.Name, pr.Kind, pr.Targets, pr.Period, pr.Freq, pr.Config, pr.Program, spec.Type)
+		fmt.Fprintf(&b, "%v", spec.Instructions)
+	}
+	return b.String()
+}
+
+func compileScript(t *testing.T, name, src string) (*codegen.Program, error) {
+	t.Helper()
+	file, err := lang.Parse(name, src)
+	if err != nil {
+		return nil, err
+	}
+	env := tracefs.NewEnv(filepath.Join("..", "testdata", "tracefs"), tracefs.WithBTF(testbtf.Spec(t)))
+	checked, err := lang.Check(file, env, lang.Options{Params: []string{"42"}})
+	if err != nil {
+		return nil, err
+	}
+	return codegen.Compile(checked, codegen.Options{})
+}
+
+// TestGolden compiles each testdata/*.txtar "script" section and compares
+// the instruction dump with its "want.asm" section (go test -update
+// rewrites them).
+func TestGolden(t *testing.T) {
+	files, err := filepath.Glob("testdata/*.txtar")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no golden files: %v", err)
+	}
+	for _, f := range files {
+		t.Run(strings.TrimSuffix(filepath.Base(f), ".txtar"), func(t *testing.T) {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			a := parseArchive(string(data))
+			src, ok := a.get("script")
+			if !ok {
+				t.Fatal("no script section")
+			}
+			prog, err := compileScript(t, filepath.Base(f), src)
+			if err != nil {
+				t.Fatalf("compile: %v", lang.Render(err, src))
+			}
+			got := dump(prog)
+			want, _ := a.get("want.asm")
+			if *update {
+				found := false
+				for i := range a.files {
+					if a.files[i].name == "want.asm" {
+						a.files[i].data, found = got, true
+					}
+				}
+				if !found {
+					a.files = append(a.files, section{name: "want.asm", data: got})
+				}
+				if err := os.WriteFile(f, []byte(a.format()), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if got != want {
+				t.Errorf("instructions differ from %s (go test ./codegen -update rewrites it):\n--- got\n%s", f, got)
+			}
+		})
+	}
+}

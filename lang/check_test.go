@@ -1,0 +1,91 @@
+package lang_test
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/gotrace/gotrace/lang"
+	"github.com/gotrace/gotrace/tracefs"
+)
+
+// testEnv is the pinned tracefs snapshot in testdata.
+func testEnv() lang.Env { return tracefs.NewEnv(filepath.Join("..", "testdata", "tracefs")) }
+
+var annotRe = regexp.MustCompile(`### "((?:[^"\\]|\\.)*)"`)
+
+// TestCheckErrors checks every testdata/check/*.bt file: each error must be
+// reported on a line annotated with ### "regexp" matching its message, and
+// each annotation must match an error on its line. Chunks of one file are
+// separated by lines of "---" and checked as separate scripts.
+func TestCheckErrors(t *testing.T) {
+	files, err := filepath.Glob("testdata/check/*.bt")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no test files: %v", err)
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(string(data), "\n")
+		start := 0
+		for i := 0; i <= len(lines); i++ {
+			if i < len(lines) && lines[i] != "---" {
+				continue
+			}
+			// Keep line numbers: blank out the other chunks.
+			chunk := make([]string, len(lines))
+			copy(chunk[start:i], lines[start:i])
+			checkChunk(t, f, strings.Join(chunk, "\n"), start+1)
+			start = i + 1
+		}
+	}
+}
+
+func checkChunk(t *testing.T, name, src string, firstLine int) {
+	t.Helper()
+	want := map[int][]*regexp.Regexp{}
+	for i, l := range strings.Split(src, "\n") {
+		for _, m := range annotRe.FindAllStringSubmatch(l, -1) {
+			want[i+1] = append(want[i+1], regexp.MustCompile(strings.ReplaceAll(m[1], `\"`, `"`)))
+		}
+	}
+	// Annotations are comments for the parser.
+	src = annotRe.ReplaceAllStringFunc(src, func(s string) string { return "//" + s[2:] })
+	file, err := lang.Parse(name, src)
+	if err == nil {
+		_, err = lang.Check(file, testEnv(), lang.Options{Params: []string{"42", "hello"}})
+	}
+	var errs lang.ErrorList
+	switch e := err.(type) {
+	case nil:
+	case lang.ErrorList:
+		errs = e
+	default:
+		t.Errorf("%s:%d: unexpected error type %T: %v", name, firstLine, err, err)
+		return
+	}
+	for _, e := range errs {
+		matched := false
+		for i, rx := range want[e.Pos.Line] {
+			if rx != nil && rx.MatchString(e.Msg) {
+				want[e.Pos.Line][i] = nil
+				matched = true
+				break
+			}
+		}
+		if !matched {
+			t.Errorf("%s: unexpected error: %s", e.Pos, e.Msg)
+		}
+	}
+	for line, rxs := range want {
+		for _, rx := range rxs {
+			if rx != nil {
+				t.Errorf("%s:%d: missing error matching %q", name, line, rx)
+			}
+		}
+	}
+}
