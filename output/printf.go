@@ -1,0 +1,400 @@
+package output
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/gotrace/gotrace/codegen"
+	"github.com/gotrace/gotrace/lang/types"
+)
+
+// Spec is one conversion of a bpftrace format string, as matched by
+// bpftrace's regular expression
+//
+//	%(-?)(\+?)( ?)(#?)(0?)(\*|\d+)?(?:\.(\*|\d+))?([hlLjzt]*)([diouxXeEfFGaAcspn%]|gr|g|rh|rx|r)
+//
+// Flags must appear in that order; text that does not match stays literal.
+type Spec struct {
+	Left, Plus, Space, Alt, Zero bool
+	Width                        int // 0: none ("*" is accepted and ignored)
+	Precision                    int // -1: none
+	Length                       string
+	Verb                         string // "d", "x", "s", "r", "rx", "rh", "gr", "%", ...
+}
+
+// Format is a parsed format string: Fragments[i] precedes Specs[i], and
+// len(Fragments) == len(Specs)+1. "%%" is folded into the fragments.
+type Format struct {
+	Fragments []string
+	Specs     []Spec
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// matchSpec matches a conversion at s[0] == '%' and returns it and its length.
+func matchSpec(s string) (Spec, int, bool) {
+	sp := Spec{Precision: -1}
+	i := 1
+	opt := func(c byte) bool {
+		if i < len(s) && s[i] == c {
+			i++
+			return true
+		}
+		return false
+	}
+	sp.Left = opt('-')
+	sp.Plus = opt('+')
+	sp.Space = opt(' ')
+	sp.Alt = opt('#')
+	sp.Zero = opt('0')
+	num := func() (int, bool) {
+		if i < len(s) && s[i] == '*' {
+			i++
+			return 0, true
+		}
+		j := i
+		for i < len(s) && isDigit(s[i]) {
+			i++
+		}
+		if i == j {
+			return 0, false
+		}
+		n, err := strconv.Atoi(s[j:i])
+		if err != nil {
+			n = 0
+		}
+		return n, true
+	}
+	sp.Width, _ = num()
+	if i+1 < len(s) && s[i] == '.' {
+		save := i
+		i++
+		if p, ok := num(); ok {
+			sp.Precision = p
+			if s[i-1] == '*' {
+				sp.Precision = -1
+			}
+		} else {
+			i = save
+		}
+	}
+	j := i
+	for i < len(s) && strings.IndexByte("hlLjzt", s[i]) >= 0 {
+		i++
+	}
+	sp.Length = s[j:i]
+	if i >= len(s) {
+		return sp, 0, false
+	}
+	rest := s[i:]
+	switch {
+	case strings.IndexByte("diouxXeEfFGaAcspn%", rest[0]) >= 0:
+		sp.Verb = rest[:1]
+	case strings.HasPrefix(rest, "gr"):
+		sp.Verb = "gr"
+	case rest[0] == 'g':
+		sp.Verb = "g"
+	case strings.HasPrefix(rest, "rh"):
+		sp.Verb = "rh"
+	case strings.HasPrefix(rest, "rx"):
+		sp.Verb = "rx"
+	case rest[0] == 'r':
+		sp.Verb = "r"
+	default:
+		return sp, 0, false
+	}
+	return sp, i + len(sp.Verb), true
+}
+
+// ParseFormat splits a bpftrace printf format string into literal fragments
+// and conversions, as bpftrace does.
+func ParseFormat(format string) *Format {
+	f := &Format{}
+	var frag strings.Builder
+	for i := 0; i < len(format); {
+		if format[i] != '%' {
+			frag.WriteByte(format[i])
+			i++
+			continue
+		}
+		sp, n, ok := matchSpec(format[i:])
+		if !ok {
+			frag.WriteByte('%')
+			i++
+			continue
+		}
+		i += n
+		if sp.Verb == "%" {
+			frag.WriteByte('%')
+			continue
+		}
+		f.Fragments = append(f.Fragments, frag.String())
+		frag.Reset()
+		f.Specs = append(f.Specs, sp)
+	}
+	f.Fragments = append(f.Fragments, frag.String())
+	return f
+}
+
+// ErrBadRecord is wrapped by errors about events too short for their layout.
+var ErrBadRecord = errors.New("malformed event record")
+
+// FormatPrintf formats a printf event (also errorf, warnf, system and cat):
+// record starts with the 16-byte event header, and argument i is stored at
+// p.Args[i].Offset with type p.Args[i].Type.
+//
+// The conversions follow bpftrace >= 0.24, which formats with C++ streams:
+//
+//   - %d %i print signed, %u %o %x %X unsigned, after reinterpreting the
+//     64-bit value as the length modifier says: none -> 32 bits, hh -> 8,
+//     h -> 16, l ll j z t -> 64 ("%d" of 0x12345678abcdef prints the low 32
+//     bits, 2024525295, as C's printf would);
+//   - %c prints the low byte as a character, %p as 0x hex (0 as "0");
+//   - %s prints any value as FormatValue does; integers in decimal;
+//   - %r prints a byte array with printable ASCII kept and other bytes as
+//     \xNN, %rx every byte as \xNN, %rh as space-separated hex pairs; for
+//     other values they act as %s;
+//   - flags: '-' left-aligns, '0' pads with zeros (before any sign or
+//     prefix), '+' shows the sign of signed decimal conversions, '#' adds
+//     0x/0X/0 prefixes; ' ' and the precision have no effect (the precision
+//     only applies to floating point); '*' is accepted and ignored;
+//   - a value a conversion cannot print is replaced by "!{reason}".
+func FormatPrintf(p *codegen.Printf, record []byte) (string, error) {
+	return NewFormatter().Printf(p, record)
+}
+
+// Printf is FormatPrintf with f's hooks.
+func (f *Formatter) Printf(p *codegen.Printf, record []byte) (string, error) {
+	if p == nil {
+		return "", fmt.Errorf("no format: %w", ErrBadRecord)
+	}
+	pf := ParseFormat(p.Format)
+	if len(pf.Specs) != len(p.Args) {
+		return "", fmt.Errorf("format %q has %d conversions but %d arguments: %w",
+			p.Format, len(pf.Specs), len(p.Args), ErrBadRecord)
+	}
+	var sb strings.Builder
+	for i, a := range p.Args {
+		if a.Type == nil || a.Offset < 0 || a.Offset+a.Type.Size > len(record) {
+			return "", fmt.Errorf("argument %d does not fit in a %d-byte record: %w", i, len(record), ErrBadRecord)
+		}
+		sb.WriteString(pf.Fragments[i])
+		sb.WriteString(f.ApplySpec(pf.Specs[i], a.Type, record[a.Offset:a.Offset+a.Type.Size]))
+	}
+	sb.WriteString(pf.Fragments[len(pf.Fragments)-1])
+	return sb.String(), nil
+}
+
+// numeric returns the integer behind a value printed with an integer
+// conversion: its 64-bit bits, sign-extended for signed integers.
+func numeric(t *types.Type, b []byte) (uint64, bool) {
+	switch t.Kind {
+	case types.Int:
+		return readInt(b, t.Size, t.Signed), true
+	case types.Bool:
+		if readUint(b, 1) != 0 {
+			return 1, true
+		}
+		return 0, true
+	case types.Pointer, types.Ctx, types.Ksym, types.Usym, types.Timestamp, types.Stack,
+		types.Count, types.Sum, types.Min, types.Max:
+		return readUint(b, 8), true
+	}
+	return 0, false
+}
+
+func signedCast(v uint64, length string) int64 {
+	switch length {
+	case "hh":
+		return int64(int8(v))
+	case "h":
+		return int64(int16(v))
+	case "l", "ll", "j", "z", "t":
+		return int64(v)
+	}
+	return int64(int32(v))
+}
+
+func unsignedCast(v uint64, length string) uint64 {
+	switch length {
+	case "hh":
+		return uint64(uint8(v))
+	case "h":
+		return uint64(uint16(v))
+	case "l", "ll", "j", "z", "t":
+		return v
+	}
+	return uint64(uint32(v))
+}
+
+// ApplySpec formats one value of type t (bytes b) with conversion sp.
+func (f *Formatter) ApplySpec(sp Spec, t *types.Type, b []byte) string {
+	var body, rest string
+	switch sp.Verb {
+	case "d", "i", "c", "u", "o", "x", "X", "p":
+		v, ok := numeric(t, b)
+		if !ok {
+			return "!{invalid integer conversion: " + f.Value(t, b) + "}"
+		}
+		switch sp.Verb {
+		case "d", "i":
+			n := signedCast(v, sp.Length)
+			body = strconv.FormatInt(n, 10)
+			if sp.Plus && n >= 0 {
+				body = "+" + body
+			}
+		case "c":
+			body = string([]byte{byte(v)})
+		case "p":
+			body = "0"
+			if v != 0 {
+				body = "0x" + strconv.FormatUint(v, 16)
+			}
+		default:
+			n := unsignedCast(v, sp.Length)
+			switch sp.Verb {
+			case "u":
+				body = strconv.FormatUint(n, 10)
+			case "o":
+				body = strconv.FormatUint(n, 8)
+				if sp.Alt && n != 0 {
+					body = "0" + body
+				}
+			case "x":
+				body = strconv.FormatUint(n, 16)
+				if sp.Alt && n != 0 {
+					body = "0x" + body
+				}
+			case "X":
+				body = strings.ToUpper(strconv.FormatUint(n, 16))
+				if sp.Alt && n != 0 {
+					body = "0X" + body
+				}
+			}
+		}
+	case "r", "rx", "rh":
+		if t.Kind == types.Array && t.Elem != nil && t.Elem.Size == 1 {
+			body = hexFormatBuffer(slice(b, 0, t.Len), sp.Verb == "r", sp.Verb != "rh")
+		} else {
+			body, rest = f.stringSpec(sp, t, b)
+		}
+	case "e", "E", "f", "F", "g", "G", "a", "A":
+		v, ok := numeric(t, b)
+		if !ok {
+			return "!{invalid integer conversion: " + f.Value(t, b) + "}"
+		}
+		x := float64(v)
+		if t.Signed {
+			x = float64(int64(v))
+		}
+		body = formatFloat(sp, x)
+	default: // "s", "gr", "n" and anything else print the value
+		body, rest = f.stringSpec(sp, t, b)
+	}
+	return pad(sp, body) + rest
+}
+
+// stringSpec renders a value for %s. bpftrace streams composite values piece
+// by piece, so the width applies to their first piece only: the returned
+// head gets the padding, rest follows as is.
+func (f *Formatter) stringSpec(sp Spec, t *types.Type, b []byte) (head, rest string) {
+	switch t.Kind {
+	case types.Int:
+		v := readInt(b, t.Size, t.Signed)
+		s := intString(v, t.Signed)
+		if sp.Plus && t.Signed && int64(v) >= 0 {
+			s = "+" + s
+		}
+		return s, ""
+	case types.Tuple, types.Array:
+		s := f.Value(t, b)
+		return s[:1], s[1:]
+	case types.Record, types.Struct:
+		s := f.Value(t, b)
+		if len(t.Fields) == 0 {
+			return s, ""
+		}
+		return s[:2], s[2:]
+	}
+	return f.Value(t, b), ""
+}
+
+// pad pads s to the width as a C++ stream does: fill '0' with the '0' flag,
+// otherwise ' '; on the right when left-aligned, else on the left.
+func pad(sp Spec, s string) string {
+	if sp.Width <= len(s) {
+		return s
+	}
+	fill := " "
+	if sp.Zero {
+		fill = "0"
+	}
+	p := strings.Repeat(fill, sp.Width-len(s))
+	if sp.Left {
+		return s + p
+	}
+	return p + s
+}
+
+// hexFormatBuffer renders bytes like bpftrace's hex_format_buffer.
+func hexFormatBuffer(b []byte, keepASCII, escapeHex bool) string {
+	var sb strings.Builder
+	for i, c := range b {
+		switch {
+		case keepASCII && c >= 32 && c <= 126:
+			sb.WriteByte(c)
+		case escapeHex:
+			fmt.Fprintf(&sb, "\\x%02x", c)
+		default:
+			fmt.Fprintf(&sb, "%02x", c)
+			if i != len(b)-1 {
+				sb.WriteByte(' ')
+			}
+		}
+	}
+	return sb.String()
+}
+
+// formatFloat approximates a C++ stream printing a double.
+func formatFloat(sp Spec, x float64) string {
+	prec := 6
+	if sp.Precision >= 0 {
+		prec = sp.Precision
+	}
+	var s string
+	switch sp.Verb {
+	case "f", "F":
+		if sp.Precision >= 0 {
+			s = strconv.FormatFloat(x, 'f', prec, 64)
+		} else {
+			s = strconv.FormatFloat(x, 'g', prec, 64)
+		}
+	case "e", "E":
+		if sp.Precision >= 0 {
+			s = strconv.FormatFloat(x, 'e', prec, 64)
+		} else {
+			s = strconv.FormatFloat(x, 'g', prec, 64)
+		}
+	default:
+		s = strconv.FormatFloat(x, 'g', max(prec, 1), 64)
+	}
+	if sp.Plus && x >= 0 {
+		s = "+" + s
+	}
+	return s
+}
+
+// FormatPrintValue formats an EventPrintValue record: print(v) of a single
+// non-map value, p.Args[0], followed by a newline.
+func (f *Formatter) FormatPrintValue(p *codegen.Printf, record []byte) (string, error) {
+	if p == nil || len(p.Args) != 1 {
+		return "", fmt.Errorf("print() takes one argument: %w", ErrBadRecord)
+	}
+	a := p.Args[0]
+	if a.Type == nil || a.Offset < 0 || a.Offset+a.Type.Size > len(record) {
+		return "", fmt.Errorf("argument does not fit in a %d-byte record: %w", len(record), ErrBadRecord)
+	}
+	return f.Value(a.Type, record[a.Offset:a.Offset+a.Type.Size]) + "\n", nil
+}
