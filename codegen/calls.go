@@ -70,6 +70,8 @@ func (g *gen) call(e *ast.Call) {
 		g.boolify()
 	case "str":
 		g.buffer(e)
+	case "reg":
+		g.loadReg(e.Args[0].(*ast.StrLit).Value, e.Pos())
 	default:
 		if len(e.Args) == 0 {
 			// pid() and friends

@@ -22,6 +22,15 @@ type Options struct {
 	// RingbufSize is the size of the event ring buffer in bytes (a power of
 	// two multiple of the page size); 0 means 1 MiB.
 	RingbufSize uint32
+	// KprobeMulti: the kernel has kprobe_multi links (Linux 5.18 with
+	// CONFIG_FPROBE); kprobe wildcards then compile to one program attached
+	// through one link instead of one kprobe per function.
+	KprobeMulti bool
+	// FentryMultiThreshold: an fentry wildcard of at least this many
+	// functions is served by one kprobe_multi program (arguments read from
+	// pt_regs) instead of one trampoline per function; 0 disables it.
+	// Needs KprobeMulti.
+	FentryMultiThreshold int
 }
 
 // Map names used in the collection for the runtime's own maps.
@@ -202,6 +211,8 @@ func (c *compiler) compileProbe(i int, p *lang.Probe) error {
 		probe.Kind, typ = ProbeSoftware, ebpf.PerfEvent
 		probe.Config = lang.SoftwareEvents()[pt.Event][0]
 		probe.Period = pt.Value
+	case "kprobe", "kretprobe", "fentry", "fexit", "rawtracepoint":
+		typ, attach = c.kernelProbe(p, probe)
 	default:
 		return &Error{Pos: pt.Pos, Err: fmt.Errorf("%s probes are not supported by the code generator", pt.Provider)}
 	}
@@ -210,13 +221,32 @@ func (c *compiler) compileProbe(i int, p *lang.Probe) error {
 	if err != nil {
 		return err
 	}
-	c.out.Collection.Programs[probe.Program] = &ebpf.ProgramSpec{
+	spec := &ebpf.ProgramSpec{
 		Name:         probe.Program,
 		Type:         typ,
 		AttachType:   attach,
 		Instructions: insns,
 		License:      "GPL",
 	}
+	if typ == ebpf.Tracing {
+		// A trampoline or BTF raw tracepoint is bound to its target at load
+		// time: one program per target, sharing the instructions.
+		for j, target := range probe.Targets {
+			one := *probe
+			one.Name = p.Points[j].Name
+			one.Targets = []string{target}
+			if len(probe.Targets) > 1 {
+				one.Program = fmt.Sprintf("%s_%d", probe.Program, j)
+			}
+			s := spec.Copy()
+			s.Name = one.Program
+			s.AttachTo = target
+			c.out.Collection.Programs[one.Program] = s
+			c.out.Probes = append(c.out.Probes, &one)
+		}
+		return nil
+	}
+	c.out.Collection.Programs[probe.Program] = spec
 	c.out.Probes = append(c.out.Probes, probe)
 	return nil
 }

@@ -106,6 +106,9 @@ func (g *gen) unary(e *ast.Unary) {
 	case "++", "--":
 		g.incDecValue(e)
 		return
+	case "*":
+		g.deref(e)
+		return
 	}
 	g.scalar(e.X)
 	switch e.Op {
@@ -122,6 +125,8 @@ func (g *gen) unary(e *ast.Unary) {
 		g.emit(asm.Mov.Reg(asm.R0, asm.R0))
 	case "~":
 		g.emit(asm.Xor.Imm(asm.R0, -1))
+	case "*":
+		// evaluated by deref, below
 	case "-":
 		g.emit(asm.Neg.Imm(asm.R0, 0))
 	}
@@ -320,6 +325,14 @@ func (g *gen) builtinScalar(e *ast.Ident) {
 		g.emit(asm.FnGetCurrentCgroupId.Call())
 	case "rand":
 		g.emit(asm.FnGetPrandomU32.Call())
+	case "curtask":
+		g.emit(asm.FnGetCurrentTask.Call())
+	case "retval":
+		g.retval(e)
+	case "func":
+		g.emit(asm.FnGetFuncIp.Call())
+	case "arg0", "arg1", "arg2", "arg3", "arg4", "arg5":
+		g.loadReg(argRegs[e.Name[3]-'0'], e.Pos())
 	default:
 		g.fail(e.Pos(), fmt.Errorf("builtin %s has no integer value", e.Name))
 	}
@@ -336,7 +349,22 @@ func (g *gen) argsField(e *ast.Field) *types.Field {
 	return nil
 }
 
+// isArgs reports whether x is the args builtin.
+func isArgs(x ast.Expr) bool {
+	id, ok := x.(*ast.Ident)
+	return ok && id.Name == "args"
+}
+
 func (g *gen) fieldScalar(e *ast.Field) {
+	if !isArgs(e.X) {
+		g.memberScalar(e)
+		return
+	}
+	if g.probe.Provider() != "tracepoint" {
+		f := g.info.Members[e]
+		g.kfuncArg(f.Offset/8, f.Type, e.Pos())
+		return
+	}
 	f := g.argsField(e)
 	if f == nil {
 		g.fail(e.Pos(), fmt.Errorf("field %s not found", e.Name))
@@ -446,8 +474,12 @@ func (g *gen) str(e *ast.Call) int16 {
 	g.emit(asm.Mov.Reg(asm.R3, asm.R0))
 	g.zero(off, t.Size)
 	fn := asm.FnProbeReadKernelStr
-	if at.AS == types.User || (at.AS == types.NoAS && g.info.UserArgs) {
+	switch {
+	case at.AS == types.User || (at.AS == types.NoAS && g.info.UserArgs):
 		fn = asm.FnProbeReadUserStr
+	case at.AS == types.NoAS && g.probe.Provider() != "begin" && g.probe.Provider() != "end":
+		// Unknown address space: the compat helper reads either (x86).
+		fn = asm.FnProbeReadStr
 	}
 	size := int32(t.Size)
 	if len(e.Args) == 2 {
@@ -484,6 +516,9 @@ func (g *gen) str(e *ast.Call) int16 {
 
 // fieldBuffer reads a string field of a tracepoint record.
 func (g *gen) fieldBuffer(e *ast.Field) int16 {
+	if !isArgs(e.X) {
+		return g.memberBuffer(e)
+	}
 	f := g.argsField(e)
 	if f == nil {
 		g.fail(e.Pos(), fmt.Errorf("field %s not found", e.Name))

@@ -53,11 +53,14 @@ type Probe struct {
 	Kind    ProbeKind
 	Name    string   // the probe as written after expansion, e.g. "tracepoint:syscalls:sys_enter_openat"
 	Program string   // program name in Program.Collection.Programs
-	Targets []string // what to attach to: tracepoints "cat:event", functions, ...
+	Targets []string // what to attach to: tracepoints "cat:event", kernel functions ("vfs_read", "do_sys_open+16"), raw tracepoint events
 	Period  uint64   // interval/profile/software: sample period (ns for cpu-clock, events otherwise)
 	Freq    uint64   // profile:hz: sample frequency
 	Config  uint64   // software: PERF_COUNT_SW_* value
 	Order   int      // BEGIN/END: order of appearance
+	// Via says, for the user, when a probe is served by another mechanism
+	// than its name suggests (e.g. an fentry wildcard through kprobe_multi).
+	Via string
 }
 
 // Map describes a user map (@name) for printing.

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/cilium/ebpf/btf"
+
 	"github.com/gotrace/gotrace/lang/ast"
 	"github.com/gotrace/gotrace/lang/types"
 )
@@ -38,25 +40,77 @@ func builtins() map[string]*Builtin {
 		}},
 		{Name: "args", typ: func(c *checker) (*types.Type, string) {
 			if c.info.ArgsType == nil {
+				if c.info.ArgsErr != "" {
+					return nil, c.info.ArgsErr
+				}
+				if len(c.probe.Points) > 1 {
+					return nil, "args is not available when a probe has several attach points of this type"
+				}
 				return nil, fmt.Sprintf("args is not available in %s probes", c.probe.Provider())
 			}
 			return c.info.ArgsType, ""
+		}},
+		{Name: "curtask", typ: func(c *checker) (*types.Type, string) {
+			spec, err := c.env.BTF()
+			if err != nil || spec == nil {
+				return types.Uint64, ""
+			}
+			var ts *btf.Struct
+			if err := spec.TypeByName("task_struct", &ts); err != nil {
+				return types.Uint64, ""
+			}
+			return &types.Type{Kind: types.Pointer, Size: 8, Elem: btfToType(ts, types.Kernel), AS: types.Kernel}, ""
+		}},
+		{Name: "func", typ: func(c *checker) (*types.Type, string) {
+			switch c.probe.Provider() {
+			case "kprobe", "kretprobe", "fentry", "fexit":
+			default:
+				return nil, fmt.Sprintf("func is not available in %s probes", c.probe.Provider())
+			}
+			if len(c.probe.Points) == 1 {
+				return types.NewString(len(c.probe.Points[0].Func) + 1), ""
+			}
+			return &types.Type{Kind: types.Ksym, Size: 8}, ""
+		}},
+		{Name: "retval", typ: func(c *checker) (*types.Type, string) {
+			pt := c.probe.Points[0]
+			switch pt.Provider {
+			case "kretprobe", "fexit":
+			default:
+				return nil, fmt.Sprintf("retval is not available in %s probes", pt.Provider)
+			}
+			if len(c.probe.Points) == 1 && pt.Proto != nil {
+				if t := btfToType(pt.Proto.Return, types.Kernel); t != nil && (t.IsInt() || t.Kind == types.Pointer) {
+					return t, ""
+				}
+			}
+			if pt.Provider == "fexit" && len(c.probe.Points) > 1 {
+				return nil, "retval in fexit needs one function per probe (its position depends on the prototype)"
+			}
+			return types.Int64, ""
 		}},
 	}
 	m := map[string]*Builtin{}
 	for _, b := range list {
 		m[b.Name] = b
 	}
+	for i := 0; i < 6; i++ {
+		m[fmt.Sprintf("arg%d", i)] = &Builtin{Name: fmt.Sprintf("arg%d", i), typ: argN}
+	}
 	return m
+}
+
+// argN types the kprobe register arguments arg0...arg5.
+func argN(c *checker) (*types.Type, string) {
+	if p := c.probe.Provider(); p != "kprobe" {
+		return nil, fmt.Sprintf("argN is only available in kprobe probes (use args.NAME in %s probes)", p)
+	}
+	return types.Uint64, ""
 }
 
 func (c *checker) ident(e *ast.Ident) *types.Type {
 	b := builtins()[e.Name]
 	if b == nil {
-		if strings.HasPrefix(e.Name, "arg") || e.Name == "retval" || e.Name == "func" || e.Name == "curtask" {
-			c.errorf(e.Pos(), "%s is not available in %s probes", e.Name, c.probe.Provider())
-			return nil
-		}
 		c.errorf(e.Pos(), "unknown identifier %q", e.Name)
 		return nil
 	}
@@ -66,8 +120,11 @@ func (c *checker) ident(e *ast.Ident) *types.Type {
 		return nil
 	}
 	c.info.Idents[e] = b
-	if e.Name == "probe" {
+	switch {
+	case e.Name == "probe":
 		c.info.Consts[e] = Const{IsStr: true, Str: c.probe.Points[0].Name}
+	case e.Name == "func" && t.Kind == types.String:
+		c.info.Consts[e] = Const{IsStr: true, Str: c.probe.Points[0].Func}
 	}
 	return t
 }
@@ -160,6 +217,7 @@ func funcs() map[string]*Func {
 		{Name: "delete", check: checkDelete},
 		{Name: "has_key", check: checkHasKey},
 		{Name: "time", check: checkTime},
+		{Name: "reg", check: checkReg},
 		{Name: "count", agg: true, check: aggCheck(types.Count, 0)},
 		{Name: "sum", agg: true, check: aggCheck(types.Sum, 1)},
 		{Name: "avg", agg: true, check: aggCheck(types.Avg, 1)},
@@ -573,4 +631,29 @@ func checkPrintf(c *checker, e *ast.Call) *types.Type {
 		return nil
 	}
 	return types.VoidT
+}
+
+// Registers names reg() accepts, as members of x86-64 struct pt_regs.
+var regNames = map[string]bool{
+	"r15": true, "r14": true, "r13": true, "r12": true, "bp": true, "bx": true,
+	"r11": true, "r10": true, "r9": true, "r8": true, "ax": true, "cx": true,
+	"dx": true, "si": true, "di": true, "orig_ax": true, "ip": true, "cs": true,
+	"flags": true, "sp": true, "ss": true,
+}
+
+func checkReg(c *checker, e *ast.Call) *types.Type {
+	if !c.wantArgs(e, 1, 1) {
+		return nil
+	}
+	if p := c.probe.Provider(); p != "kprobe" && p != "kretprobe" {
+		c.errorf(e.Pos(), "reg() is only available in kprobe and kretprobe probes")
+		return nil
+	}
+	lit, ok := e.Args[0].(*ast.StrLit)
+	if !ok || !regNames[lit.Value] {
+		c.errorf(e.Args[0].Pos(), "reg() needs a register name such as \"di\" or \"ip\"")
+		return nil
+	}
+	c.expr(lit)
+	return types.Uint64
 }

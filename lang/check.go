@@ -1,10 +1,13 @@
 package lang
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/cilium/ebpf/btf"
 
 	"github.com/gotrace/gotrace/lang/ast"
 	"github.com/gotrace/gotrace/lang/types"
@@ -27,7 +30,7 @@ func Check(file *ast.File, env Env, opts Options) (*Program, error) {
 	c.checkFile(file)
 	if len(c.errs) > 0 {
 		c.errs.Sort()
-		return nil, c.errs
+		return nil, collapse(c.errs)
 	}
 	return c.prog, nil
 }
@@ -45,6 +48,27 @@ type checker struct {
 	info  *Info
 	// formats caches tracepoint formats by "cat:event".
 	formats map[string]*TracepointFormat
+	// funcs caches the kernel's BTF functions by name.
+	funcs map[string]*btf.Func
+}
+
+// collapse keeps one error per position: a probe expanded to many attach
+// points reports each problem once, with the number of repeats.
+func collapse(errs ErrorList) ErrorList {
+	var out ErrorList
+	for i := 0; i < len(errs); {
+		j := i + 1
+		for j < len(errs) && errs[j].Pos == errs[i].Pos {
+			j++
+		}
+		e := *errs[i]
+		if n := j - i - 1; n > 0 {
+			e.Msg += fmt.Sprintf(" (and %d more like it)", n)
+		}
+		out = append(out, &e)
+		i = j
+	}
+	return out
 }
 
 func (c *checker) errorf(pos ast.Pos, format string, args ...any) {
@@ -95,14 +119,16 @@ func (c *checker) checkFile(file *ast.File) {
 		// when the body does not depend on which one fired.
 		shared := !usesIdent(p, "args") && !usesIdent(p, "probe")
 		var groups [][]*AttachPoint
-		tpGroup := -1
+		byProvider := map[string]int{}
 		for _, pt := range points {
-			if shared && pt.Provider == "tracepoint" {
-				if tpGroup < 0 {
-					tpGroup = len(groups)
+			if shared && sharesProgram(pt.Provider) {
+				gi, ok := byProvider[pt.Provider]
+				if !ok {
+					gi = len(groups)
+					byProvider[pt.Provider] = gi
 					groups = append(groups, nil)
 				}
-				groups[tpGroup] = append(groups[tpGroup], pt)
+				groups[gi] = append(groups[gi], pt)
 				continue
 			}
 			groups = append(groups, []*AttachPoint{pt})
@@ -146,6 +172,17 @@ func (c *checker) checkConfig(cfg *ast.Config) {
 	}
 }
 
+// sharesProgram reports whether attach points of a provider can share one
+// instance (one program for kprobes and tracepoints, one set of checked
+// instructions for trampolines).
+func sharesProgram(provider string) bool {
+	switch provider {
+	case "tracepoint", "kprobe", "kretprobe", "fentry", "fexit", "rawtracepoint":
+		return true
+	}
+	return false
+}
+
 // usesIdent reports whether the probe's predicate or body mentions the bare
 // identifier name.
 func usesIdent(p *ast.Probe, name string) bool {
@@ -165,17 +202,25 @@ func (c *checker) checkProbe(pr *Probe) {
 		vars = pr.Info.Vars // keep variable types inferred in pass 1
 	}
 	pr.Info = &Info{
-		Types:  map[ast.Expr]*types.Type{},
-		Consts: map[ast.Expr]Const{},
-		Vars:   vars,
-		Calls:  map[*ast.Call]*Func{},
-		Idents: map[*ast.Ident]*Builtin{},
+		Types:   map[ast.Expr]*types.Type{},
+		Consts:  map[ast.Expr]Const{},
+		Vars:    vars,
+		Calls:   map[*ast.Call]*Func{},
+		Idents:  map[*ast.Ident]*Builtin{},
+		Members: map[*ast.Field]types.Field{},
 	}
 	c.probe, c.info = pr, pr.Info
 	pt := pr.Points[0]
-	if pt.Provider == "tracepoint" && len(pr.Points) == 1 {
-		c.info.ArgsType = c.tracepointArgs(pt)
-		c.info.UserArgs = pt.Category == "syscalls"
+	if len(pr.Points) == 1 {
+		switch pt.Provider {
+		case "tracepoint":
+			c.info.ArgsType = c.tracepointArgs(pt)
+			c.info.UserArgs = pt.Category == "syscalls"
+		case "kprobe", "kretprobe", "fentry", "fexit", "rawtracepoint":
+			if pt.Provider != "kretprobe" {
+				c.info.ArgsType, c.info.ArgsErr = c.kfuncArgs(pt)
+			}
+		}
 	}
 	if pr.AST.Pred != nil {
 		t := c.expr(pr.AST.Pred)
@@ -403,7 +448,7 @@ func (c *checker) mapUse(m *ast.MapRef, vt *types.Type, write bool) *MapType {
 			}
 		case kt.Kind == types.String:
 			kt = storageType(kt)
-		case kt.Kind == types.Pointer:
+		case kt.Kind == types.Pointer, kt.Kind == types.Ksym:
 		default:
 			c.errorf(k.Pos(), "%s cannot be used as a map key", kt)
 			return nil
@@ -659,6 +704,16 @@ func (c *checker) unary(e *ast.Unary) *types.Type {
 			return types.Int64
 		}
 		return storageType(t)
+	case "*":
+		if t.Kind != types.Pointer || t.Elem == nil || t.Elem.Kind == types.Void {
+			c.errorf(e.Pos(), "cannot dereference %s", t)
+			return nil
+		}
+		if !t.Elem.IsInt() && t.Elem.Kind != types.Pointer && t.Elem.Kind != types.Struct {
+			c.errorf(e.Pos(), "dereferencing %s is not supported yet", t)
+			return nil
+		}
+		return t.Elem
 	}
 	c.errorf(e.Pos(), "unary %s is not supported yet", e.Op)
 	return nil
@@ -701,20 +756,99 @@ func (c *checker) cast(e *ast.Cast) *types.Type {
 		return nil
 	}
 	te := e.Type
-	if te.Pointers > 0 || te.IsArray {
+	if te.IsArray {
 		c.errorf(e.Pos(), "casts to %s are not supported yet", typeExprString(te))
 		return nil
 	}
-	nt := intTypeByName(te.Name)
+	nt := c.resolveType(te)
 	if nt == nil {
-		c.errorf(te.Pos(), "unknown type %q", te.Name)
 		return nil
 	}
-	if !t.IsInt() && t.Kind != types.Pointer {
-		c.errorf(e.Pos(), "cannot cast %s to %s", t, nt)
+	switch {
+	case nt.Kind == types.Pointer:
+		if !t.IsInt() && t.Kind != types.Pointer {
+			c.errorf(e.Pos(), "cannot cast %s to %s", t, nt)
+			return nil
+		}
+	case nt.IsInt():
+		if !t.IsInt() && t.Kind != types.Pointer {
+			c.errorf(e.Pos(), "cannot cast %s to %s", t, nt)
+			return nil
+		}
+	default:
+		c.errorf(e.Pos(), "cannot cast to %s: only integer and pointer casts are supported", nt)
 		return nil
 	}
 	return nt
+}
+
+// resolveType turns a written type into a type: bpftrace's integer names,
+// C integer names, or kernel types found in BTF, with pointers applied.
+func (c *checker) resolveType(te *ast.TypeExpr) *types.Type {
+	t := intTypeByName(te.Name)
+	if t == nil {
+		t = cIntType(te.Name)
+	}
+	if t == nil && te.Name == "void" {
+		t = types.VoidT
+	}
+	if t == nil {
+		spec, err := c.kernelBTF(te.Pos())
+		if err != nil {
+			return nil
+		}
+		bt, err := lookupKernelType(spec, te.Name)
+		if err != nil {
+			c.errorf(te.Pos(), "unknown type %q: not found in the kernel's BTF", te.Name)
+			return nil
+		}
+		t = btfToType(bt, types.Kernel)
+		if t == nil {
+			c.errorf(te.Pos(), "type %q is not supported", te.Name)
+			return nil
+		}
+	}
+	for i := 0; i < te.Pointers; i++ {
+		t = &types.Type{Kind: types.Pointer, Size: 8, Elem: t, AS: types.Kernel}
+	}
+	return t
+}
+
+// cIntType resolves C integer type names.
+func cIntType(name string) *types.Type {
+	switch name {
+	case "char", "signed char", "s8", "__s8":
+		return types.Int8
+	case "unsigned char", "u8", "__u8":
+		return types.Uint8
+	case "short", "signed short", "short int", "s16", "__s16":
+		return types.Int16
+	case "unsigned short", "unsigned short int", "u16", "__u16":
+		return types.Uint16
+	case "int", "signed", "signed int", "s32", "__s32":
+		return types.Int32
+	case "unsigned", "unsigned int", "u32", "__u32":
+		return types.Uint32
+	case "long", "long int", "signed long", "long long", "long long int", "s64", "__s64", "ssize_t":
+		return types.Int64
+	case "unsigned long", "unsigned long int", "unsigned long long", "unsigned long long int", "u64", "__u64", "size_t":
+		return types.Uint64
+	}
+	return nil
+}
+
+// kernelBTF returns the kernel's BTF or reports why it is unavailable.
+func (c *checker) kernelBTF(pos ast.Pos) (*btf.Spec, error) {
+	if c.env == nil {
+		c.errorf(pos, "kernel BTF is unavailable")
+		return nil, errors.New("no environment")
+	}
+	spec, err := c.env.BTF()
+	if err != nil || spec == nil {
+		c.errorf(pos, "kernel BTF is unavailable (/sys/kernel/btf/vmlinux): %v", err)
+		return nil, fmt.Errorf("no BTF: %w", err)
+	}
+	return spec, nil
 }
 
 func typeExprString(t *ast.TypeExpr) string {
@@ -751,27 +885,72 @@ func intTypeByName(name string) *types.Type {
 }
 
 func (c *checker) field(e *ast.Field) *types.Type {
-	id, ok := e.X.(*ast.Ident)
-	if !ok || id.Name != "args" {
-		if t := c.expr(e.X); t == nil {
+	xt := c.expr(e.X)
+	if xt == nil {
+		return nil
+	}
+	switch xt.Kind {
+	case types.Record, types.Tuple:
+		for _, f := range xt.Fields {
+			if f.Name == e.Name {
+				if xt.Name == "args" {
+					c.info.Members[e] = f
+				}
+				return f.Type
+			}
+		}
+		var names []string
+		for _, f := range xt.Fields {
+			names = append(names, f.Name)
+		}
+		if xt.Name == "args" {
+			what := "argument"
+			if c.probe.Provider() == "tracepoint" {
+				what = "field"
+			}
+			c.errorf(e.Pos(), "%s has no %s %q (%ss: %s)", c.probe.Points[0].Name, what, e.Name, what, strings.Join(names, ", "))
+		} else {
+			c.errorf(e.Pos(), "%s has no field %q", xt, e.Name)
+		}
+		return nil
+	case types.Pointer:
+		if xt.Elem.Kind != types.Struct {
+			c.errorf(e.Pos(), "cannot access field %q of %s", e.Name, xt)
 			return nil
 		}
-		c.errorf(e.Pos(), "field access on %s is not supported yet", c.info.Types[e.X])
-		return nil
+		return c.member(e, xt.Elem)
+	case types.Struct:
+		return c.member(e, xt)
 	}
-	at := c.expr(e.X)
-	if at == nil {
-		return nil
-	}
-	for _, f := range at.Fields {
-		if f.Name == e.Name {
-			return f.Type
-		}
-	}
-	var names []string
-	for _, f := range at.Fields {
-		names = append(names, f.Name)
-	}
-	c.errorf(e.Pos(), "%s has no field %q (fields: %s)", c.probe.Points[0].Name, e.Name, strings.Join(names, ", "))
+	c.errorf(e.Pos(), "cannot access field %q of %s", e.Name, xt)
 	return nil
+}
+
+// member resolves a struct or union member through BTF, including members
+// of anonymous structs and unions.
+func (c *checker) member(e *ast.Field, st *types.Type) *types.Type {
+	if st.BTF == nil {
+		c.errorf(e.Pos(), "%s has no type information", st)
+		return nil
+	}
+	f, mt, err := findMember(st.BTF, e.Name)
+	if err != nil {
+		msg := fmt.Sprintf("%s has no member %q", st.Name, e.Name)
+		if near := closeMatches(e.Name, memberNames(st.BTF, nil), 5); len(near) > 0 {
+			msg += fmt.Sprintf(" (did you mean %s?)", strings.Join(near, ", "))
+		}
+		c.errorf(e.Pos(), "%s", msg)
+		return nil
+	}
+	ft := btfToType(mt, st.AS)
+	if ft == nil {
+		c.errorf(e.Pos(), "member %s of %s has an unsupported type (%s)", e.Name, st.Name, mt.TypeName())
+		return nil
+	}
+	if f.BitSize > 0 && ft.Kind == types.Int {
+		ft = types.NewInt(ft.Size, ft.Signed)
+	}
+	f.Type = ft
+	c.info.Members[e] = f
+	return ft
 }

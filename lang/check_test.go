@@ -7,12 +7,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gotrace/gotrace/internal/testbtf"
 	"github.com/gotrace/gotrace/lang"
 	"github.com/gotrace/gotrace/tracefs"
 )
 
-// testEnv is the pinned tracefs snapshot in testdata.
-func testEnv() lang.Env { return tracefs.NewEnv(filepath.Join("..", "testdata", "tracefs")) }
+// testEnv is the pinned tracefs snapshot and kernel BTF in testdata.
+func testEnv(t *testing.T) lang.Env {
+	return tracefs.NewEnv(filepath.Join("..", "testdata", "tracefs"), tracefs.WithBTF(testbtf.Spec(t)))
+}
 
 var annotRe = regexp.MustCompile(`### "((?:[^"\\]|\\.)*)"`)
 
@@ -57,7 +60,7 @@ func checkChunk(t *testing.T, name, src string, firstLine int) {
 	src = annotRe.ReplaceAllStringFunc(src, func(s string) string { return "//" + s[2:] })
 	file, err := lang.Parse(name, src)
 	if err == nil {
-		_, err = lang.Check(file, testEnv(), lang.Options{Params: []string{"42", "hello"}})
+		_, err = lang.Check(file, testEnv(t), lang.Options{Params: []string{"42", "hello"}})
 	}
 	var errs lang.ErrorList
 	switch e := err.(type) {

@@ -3,6 +3,8 @@ package lang
 import (
 	"sort"
 
+	"github.com/cilium/ebpf/btf"
+
 	"github.com/gotrace/gotrace/lang/ast"
 	"github.com/gotrace/gotrace/lang/types"
 )
@@ -75,6 +77,15 @@ type AttachPoint struct {
 	Category, Event string
 	Format          *TracepointFormat
 
+	// kprobe, kretprobe, fentry, fexit: the kernel function, its module ("" for
+	// vmlinux), the kprobe offset, and its BTF prototype (nil without BTF).
+	// rawtracepoint: Func is the event and Proto its BTF prototype, without
+	// the leading context argument.
+	Func   string
+	Module string
+	Offset uint64
+	Proto  *btf.FuncProto
+
 	// interval, profile: Unit is "s", "ms", "us", "hz"; Value the number.
 	// software: Event is the event name and Value the sample period.
 	Unit  string
@@ -88,8 +99,14 @@ type Info struct {
 	Vars   map[string]*types.Type // scratch variables of the probe
 	Calls  map[*ast.Call]*Func    // resolved builtin functions
 	Idents map[*ast.Ident]*Builtin
+	// Members holds the resolved member of every field access: its byte
+	// offset from the struct's (or the args record's) start, bitfield
+	// position, and type.
+	Members map[*ast.Field]types.Field
 	// ArgsType is the type of the args builtin (a Record of tracepoint fields), or nil.
 	ArgsType *types.Type
+	// ArgsErr says why args is unavailable when ArgsType is nil.
+	ArgsErr string
 	// UserArgs: pointers read from args live in user memory (syscall tracepoints).
 	UserArgs bool
 }

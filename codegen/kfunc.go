@@ -1,0 +1,260 @@
+package codegen
+
+import (
+	"fmt"
+
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/asm"
+	"github.com/cilium/ebpf/btf"
+
+	"github.com/gotrace/gotrace/lang"
+	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/types"
+)
+
+// x86-64 struct pt_regs offsets, used when no BTF is given; with BTF the
+// offsets are looked up in the kernel's struct pt_regs.
+var ptRegsX86 = map[string]int{
+	"r15": 0, "r14": 8, "r13": 16, "r12": 24, "bp": 32, "bx": 40, "r11": 48,
+	"r10": 56, "r9": 64, "r8": 72, "ax": 80, "cx": 88, "dx": 96, "si": 104,
+	"di": 112, "orig_ax": 120, "ip": 128, "cs": 136, "flags": 144, "sp": 152, "ss": 160,
+}
+
+// argRegs are the x86-64 registers carrying the first six arguments.
+var argRegs = []string{"di", "si", "dx", "cx", "r8", "r9"}
+
+// regOffset returns the offset of a register in struct pt_regs.
+func (c *compiler) regOffset(name string) (int, error) {
+	if c.opts.BTF != nil {
+		var regs *btf.Struct
+		if err := c.opts.BTF.TypeByName("pt_regs", &regs); err == nil {
+			for _, m := range regs.Members {
+				if m.Name == name {
+					return int(m.Offset / 8), nil
+				}
+			}
+			return 0, fmt.Errorf("struct pt_regs has no register %s", name)
+		}
+	}
+	off, ok := ptRegsX86[name]
+	if !ok {
+		return 0, fmt.Errorf("unknown register %s", name)
+	}
+	return off, nil
+}
+
+// kernelProbe fills in a kprobe/fentry/rawtracepoint probe. It returns the
+// program type and attach type, and the attach targets.
+func (c *compiler) kernelProbe(p *lang.Probe, probe *Probe) (ebpf.ProgramType, ebpf.AttachType) {
+	pt := p.Points[0]
+	for _, pp := range p.Points {
+		target := pp.Func
+		if pp.Offset != 0 {
+			target += fmt.Sprintf("+%d", pp.Offset)
+		}
+		probe.Targets = append(probe.Targets, target)
+	}
+	switch pt.Provider {
+	case "kprobe", "kretprobe":
+		probe.Kind = ProbeKprobe
+		if pt.Provider == "kretprobe" {
+			probe.Kind = ProbeKretprobe
+		}
+		if c.opts.KprobeMulti && len(p.Points) > 1 {
+			return ebpf.Kprobe, ebpf.AttachTraceKprobeMulti
+		}
+		return ebpf.Kprobe, ebpf.AttachNone
+	case "fentry":
+		probe.Kind = ProbeFentry
+		if c.fentryViaKprobe(p) {
+			probe.Kind = ProbeKprobe
+			probe.Via = fmt.Sprintf("fentry wildcard of %d functions served by one kprobe_multi link", len(p.Points))
+			return ebpf.Kprobe, ebpf.AttachTraceKprobeMulti
+		}
+		return ebpf.Tracing, ebpf.AttachTraceFEntry
+	case "fexit":
+		probe.Kind = ProbeFexit
+		return ebpf.Tracing, ebpf.AttachTraceFExit
+	case "rawtracepoint":
+		probe.Kind = ProbeRawTracepoint
+		return ebpf.Tracing, ebpf.AttachTraceRawTp
+	}
+	return ebpf.UnspecifiedProgram, ebpf.AttachNone
+}
+
+// fentryViaKprobe reports whether a large fentry wildcard is compiled as one
+// kprobe_multi program (arguments then come from pt_regs): separate
+// trampolines cost ~140 ms each to detach.
+func (c *compiler) fentryViaKprobe(p *lang.Probe) bool {
+	return c.opts.KprobeMulti && c.opts.FentryMultiThreshold > 0 && len(p.Points) >= c.opts.FentryMultiThreshold
+}
+
+// isKprobeCtx reports whether the program's context is struct pt_regs.
+func (g *gen) isKprobeCtx() bool {
+	switch g.probe.Provider() {
+	case "kprobe", "kretprobe":
+		return true
+	case "fentry":
+		return g.c.fentryViaKprobe(g.probe)
+	}
+	return false
+}
+
+// loadReg loads a pt_regs register into R0.
+func (g *gen) loadReg(name string, pos ast.Pos) {
+	off, err := g.c.regOffset(name)
+	if err != nil {
+		g.fail(pos, err)
+		return
+	}
+	g.emit(asm.LoadMem(asm.R0, rCtx, int16(off), asm.DWord))
+}
+
+// kfuncArg loads argument number i (typed t) into R0.
+func (g *gen) kfuncArg(i int, t *types.Type, pos ast.Pos) {
+	if g.isKprobeCtx() {
+		if i >= len(argRegs) {
+			g.fail(pos, fmt.Errorf("argument %d is not passed in a register", i))
+			return
+		}
+		g.loadReg(argRegs[i], pos)
+	} else {
+		g.emit(asm.LoadMem(asm.R0, rCtx, int16(8*i), asm.DWord))
+	}
+	if t.Kind == types.Int {
+		g.extend(asm.R0, t.Size, t.Signed)
+	}
+}
+
+// retval loads the return value into R0.
+func (g *gen) retval(e *ast.Ident) {
+	t := g.info.TypeOf(e)
+	if g.isKprobeCtx() {
+		g.loadReg("ax", e.Pos())
+	} else {
+		pt := g.probe.Points[0]
+		n := 0
+		if pt.Proto != nil {
+			n = len(pt.Proto.Params)
+		}
+		g.emit(asm.LoadMem(asm.R0, rCtx, int16(8*n), asm.DWord))
+	}
+	if t.Kind == types.Int {
+		g.extend(asm.R0, t.Size, t.Signed)
+	}
+}
+
+// memberAddr leaves the kernel address of the member selected by e in R0.
+func (g *gen) memberAddr(e *ast.Field) {
+	f := g.info.Members[e]
+	g.structAddr(e.X)
+	if f.Offset != 0 {
+		g.emit(asm.Add.Imm(asm.R0, int32(f.Offset)))
+	}
+}
+
+// structAddr leaves in R0 the address of the struct that x is (a pointer
+// to a struct, or a struct reached through members or *p).
+func (g *gen) structAddr(x ast.Expr) {
+	t := g.info.TypeOf(x)
+	if t.Kind == types.Pointer {
+		g.scalar(x)
+		return
+	}
+	switch x := x.(type) {
+	case *ast.Paren:
+		g.structAddr(x.X)
+	case *ast.Field:
+		g.memberAddr(x)
+	case *ast.Unary:
+		g.scalar(x.X)
+	default:
+		g.fail(x.Pos(), fmt.Errorf("cannot take the address of this %s", t))
+	}
+}
+
+// readKernel reads size bytes from the kernel address in R0 into the stack
+// slot at dst (zeroed first, so a failed read yields zeros).
+func (g *gen) readKernel(dst int16, size int, as types.AddrSpace) {
+	g.emit(asm.Mov.Reg(asm.R3, asm.R0))
+	g.zero(dst, size)
+	fn := asm.FnProbeReadKernel
+	switch as {
+	case types.User:
+		fn = asm.FnProbeReadUser
+	case types.NoAS:
+		fn = asm.FnProbeRead // either address space (x86)
+	}
+	g.emit(
+		asm.Mov.Reg(asm.R1, rFP),
+		asm.Add.Imm(asm.R1, int32(dst)),
+		asm.Mov.Imm(asm.R2, int32(size)),
+		fn.Call(),
+	)
+}
+
+// loadSized loads a size-byte integer from the stack into R0, extended.
+func (g *gen) loadSized(off int16, t *types.Type) {
+	size := t.Size
+	if t.Kind == types.Pointer || size > 8 {
+		size = 8
+	}
+	sz := map[int]asm.Size{1: asm.Byte, 2: asm.Half, 4: asm.Word, 8: asm.DWord}[size]
+	g.emit(asm.LoadMem(asm.R0, rFP, off, sz))
+	if t.Kind == types.Int {
+		g.extend(asm.R0, size, t.Signed)
+	}
+}
+
+// memberScalar reads an integer or pointer member through BTF offsets.
+func (g *gen) memberScalar(e *ast.Field) {
+	f := g.info.Members[e]
+	t := g.info.TypeOf(e)
+	g.memberAddr(e)
+	if t.Kind == types.Struct || t.Kind == types.Array {
+		return // the value of an embedded struct is its address
+	}
+	size := t.Size
+	if t.Kind == types.Pointer {
+		size = 8
+	}
+	tmp := g.alloc(8, e.Pos())
+	g.readKernel(tmp, size, g.info.TypeOf(e.X).AS)
+	if f.BitSize > 0 {
+		g.emit(asm.LoadMem(asm.R0, rFP, tmp, map[int]asm.Size{1: asm.Byte, 2: asm.Half, 4: asm.Word, 8: asm.DWord}[size]))
+		if f.BitOffset > 0 {
+			g.emit(asm.RSh.Imm(asm.R0, int32(f.BitOffset)))
+		}
+		if f.BitSize < 64 {
+			g.loadImm(asm.R1, int64(uint64(1)<<f.BitSize-1))
+			g.emit(asm.And.Reg(asm.R0, asm.R1))
+		}
+		if t.Signed && f.BitSize < 64 {
+			shift := int32(64 - f.BitSize)
+			g.emit(asm.LSh.Imm(asm.R0, shift), asm.ArSh.Imm(asm.R0, shift))
+		}
+		return
+	}
+	g.loadSized(tmp, t)
+}
+
+// memberBuffer reads a char array member into a string buffer.
+func (g *gen) memberBuffer(e *ast.Field) int16 {
+	t := g.info.TypeOf(e)
+	dst := g.alloc(t.Size+1, e.Pos())
+	g.memberAddr(e)
+	g.readKernel(dst, t.Size, g.info.TypeOf(e.X).AS)
+	return dst
+}
+
+// deref reads *p for a pointer to an integer or pointer.
+func (g *gen) deref(e *ast.Unary) {
+	t := g.info.TypeOf(e)
+	g.scalar(e.X)
+	if t.Kind == types.Struct {
+		return
+	}
+	tmp := g.alloc(8, e.Pos())
+	g.readKernel(tmp, min(t.Size, 8), g.info.TypeOf(e.X).AS)
+	g.loadSized(tmp, t)
+}
