@@ -104,7 +104,7 @@ type gStmt struct {
 type gIf struct {
 	Pos    lexer.Position
 	Tokens []lexer.Token
-	Cond   *gExpr  `parser:"\"if\":Ident \"(\" @@ \")\""`
+	Cond   *gExpr  `parser:"\"if\":Ident @@"`
 	Then   *gBlock `parser:"@@"`
 	Else   *gElse  `parser:"( \"else\":Ident @@ )?"`
 }
@@ -117,10 +117,15 @@ type gElse struct {
 type gFor struct {
 	Pos    lexer.Position
 	Tokens []lexer.Token
-	Var    *gVar   `parser:"\"for\":Ident \"(\" @@ \":\""`
-	Lo     *gExpr  `parser:"@@"`
-	Hi     *gExpr  `parser:"( \"..\" @@ )? \")\""`
-	Body   *gBlock `parser:"@@"`
+	Head   *gForHead `parser:"\"for\":Ident ( \"(\" @@ \")\" | @@ )"`
+	Body   *gBlock   `parser:"@@"`
+}
+
+// gForHead is `$v : lo..hi` or `$v : @map`, with or without parentheses.
+type gForHead struct {
+	Var *gVar  `parser:"@@ \":\""`
+	Lo  *gExpr `parser:"@@"`
+	Hi  *gExpr `parser:"( \"..\" @@ )?"`
 }
 
 type gVar struct {
@@ -130,14 +135,14 @@ type gVar struct {
 type gWhile struct {
 	Pos    lexer.Position
 	Tokens []lexer.Token
-	Cond   *gExpr  `parser:"\"while\":Ident \"(\" @@ \")\""`
+	Cond   *gExpr  `parser:"\"while\":Ident @@"`
 	Body   *gBlock `parser:"@@"`
 }
 
 type gUnroll struct {
 	Pos    lexer.Position
 	Tokens []lexer.Token
-	Count  *gExpr  `parser:"\"unroll\":Ident \"(\" @@ \")\""`
+	Count  *gExpr  `parser:"\"unroll\":Ident @@"`
 	Body   *gBlock `parser:"@@"`
 }
 
@@ -411,9 +416,9 @@ func (c *converter) stmt(g *gStmt) ast.Stmt {
 	case g.For != nil:
 		return c.forStmt(g.For)
 	case g.While != nil:
-		return &ast.WhileStmt{Span: tokSpan(g.While.Tokens), Cond: g.While.Cond.X, Body: c.block(g.While.Body)}
+		return &ast.WhileStmt{Span: tokSpan(g.While.Tokens), Cond: unparen(g.While.Cond.X), Body: c.block(g.While.Body)}
 	case g.Unroll != nil:
-		return &ast.UnrollStmt{Span: tokSpan(g.Unroll.Tokens), Count: g.Unroll.Count.X, Body: c.block(g.Unroll.Body)}
+		return &ast.UnrollStmt{Span: tokSpan(g.Unroll.Tokens), Count: unparen(g.Unroll.Count.X), Body: c.block(g.Unroll.Body)}
 	case g.Block != nil:
 		b := c.block(g.Block)
 		return &ast.BlockStmt{Span: b.Span, Body: b}
@@ -463,7 +468,7 @@ func (c *converter) variable(g *gVar) *ast.Var {
 }
 
 func (c *converter) ifStmt(g *gIf) *ast.IfStmt {
-	s := &ast.IfStmt{Span: tokSpan(g.Tokens), Cond: g.Cond.X, Then: c.block(g.Then)}
+	s := &ast.IfStmt{Span: tokSpan(g.Tokens), Cond: unparen(g.Cond.X), Then: c.block(g.Then)}
 	if g.Else != nil {
 		if g.Else.If != nil {
 			s.Else = c.ifStmt(g.Else.If)
@@ -475,16 +480,28 @@ func (c *converter) ifStmt(g *gIf) *ast.IfStmt {
 	return s
 }
 
+// unparen strips the parentheses of `if (c)`, `while (c)` and `unroll (n)`.
+// The grammar parses the condition as any expression so that the
+// parenthesis-free form of current bpftrace (`if $x > 1 { }`) also works;
+// `if (a) + 1 { }` keeps its Binary.
+func unparen(x ast.Expr) ast.Expr {
+	if p, ok := x.(*ast.Paren); ok {
+		return p.X
+	}
+	return x
+}
+
 func (c *converter) forStmt(g *gFor) ast.Stmt {
 	sp := tokSpan(g.Tokens)
-	v := c.variable(g.Var)
+	h := g.Head
+	v := c.variable(h.Var)
 	body := c.block(g.Body)
-	if g.Hi != nil {
-		return &ast.ForRangeStmt{Span: sp, Var: v, Lo: g.Lo.X, Hi: g.Hi.X, Body: body}
+	if h.Hi != nil {
+		return &ast.ForRangeStmt{Span: sp, Var: v, Lo: h.Lo.X, Hi: h.Hi.X, Body: body}
 	}
-	m, ok := g.Lo.X.(*ast.MapRef)
+	m, ok := h.Lo.X.(*ast.MapRef)
 	if !ok || m.Keys != nil {
-		c.errorf(startOf(g.Lo.X), "expected a map (for ($kv : @map)) or a range (for ($i : lo..hi))")
+		c.errorf(startOf(h.Lo.X), "expected a map (for ($kv : @map)) or a range (for ($i : lo..hi))")
 		return nil
 	}
 	return &ast.ForMapStmt{Span: sp, Var: v, Map: m, Body: body}

@@ -58,7 +58,7 @@ func (g *gType) Parse(lex *lexer.PeekingLexer) error {
 }
 
 // maxExprDepth bounds expression nesting so hostile input cannot exhaust the stack.
-const maxExprDepth = 200
+const maxExprDepth = 1000
 
 type exprParser struct {
 	lex   *lexer.PeekingLexer

@@ -3,6 +3,7 @@ package lang_test
 import (
 	"errors"
 	"reflect"
+	"sort"
 	"strings"
 	"testing"
 
@@ -191,6 +192,12 @@ var fileTests = []struct{ name, src, want string }{
 		probe("BEGIN", " (for (var $i) (range (int 0) (int 10)) (block)) (for (var $kv) (map @m) (block (expr (field (var $kv) .0)))) (while (binary < (var $i) (int 10)) (block (incdec post ++ (var $i)))) (unroll (int 5) (block))")},
 	{"loop with expressions in range", "BEGIN { for ($i : $a + 1..$b * 2) { } }",
 		probe("BEGIN", " (for (var $i) (range (binary + (var $a) (int 1)) (binary * (var $b) (int 2))) (block))")},
+	{"conditions without parentheses", "BEGIN { if $x > 1 { } else if errname { } while $i < 3 { } }",
+		probe("BEGIN", " (if (binary > (var $x) (int 1)) (block) (else (if (ident errname) (block)))) (while (binary < (var $i) (int 3)) (block))")},
+	{"parenthesised condition prefix", "BEGIN { if ($a) + 1 > 2 { } if (($b)) { } }",
+		probe("BEGIN", " (if (binary > (binary + (paren (var $a)) (int 1)) (int 2)) (block)) (if (paren (var $b)) (block))")},
+	{"for without parentheses", "BEGIN { for $j : ((uint64)0)..((uint64)max) { } for $kv : @m { } }",
+		probe("BEGIN", " (for (var $j) (range (paren (cast (type uint64) (int 0))) (paren (cast (type uint64) (ident max)))) (block)) (for (var $kv) (map @m) (block))")},
 	{"jumps", "BEGIN { break; continue; return; return 1 }", probe("BEGIN", " (break) (continue) (return) (return (int 1))")},
 	{"nested blocks and empty statements", "BEGIN { ; { $x = 1 } { } ; ; $y = 2; }",
 		probe("BEGIN", " (block (assign = (var $x) (int 1))) (block) (assign = (var $y) (int 2))")},
@@ -306,7 +313,8 @@ var errorTests = []struct{ name, src, want string }{
 	{"block without attach point", "{ }", `t.bt:1:1: error: unexpected token "{"`},
 	{"missing attach point after comma", "BEGIN, { }", `t.bt:1:8: error: unexpected token "{", expected attach point`},
 	{"unterminated quoted attach point", "uprobe:\"/bin/x:f { }", `t.bt:1:8: error: unterminated string literal`},
-	{"if without parens", "BEGIN { if x { } }", `t.bt:1:12: error: unexpected token "x", expected "("`},
+	{"if without condition", "BEGIN { if { } }", `t.bt:1:12: error: unexpected token "{", expected expression`},
+	{"if without block", "BEGIN { if x }", `t.bt:1:14: error: unexpected token "}", expected "{"`},
 	{"unbalanced paren", "BEGIN { $x = (1 + 2; }", `t.bt:1:20: error: unexpected token ";", expected ")"`},
 	{"missing operand", "BEGIN { $x = 1 +; }", `t.bt:1:17: error: unexpected token ";", expected expression`},
 	{"bad for", "BEGIN { for ($i : 1) {} }", `t.bt:1:19: error: expected a map (for ($kv : @map)) or a range (for ($i : lo..hi))`},
@@ -337,7 +345,8 @@ var errorTests = []struct{ name, src, want string }{
 	{"while without block", "BEGIN { while (1) }", `t.bt:1:19: error: unexpected token "}", expected "{"`},
 	{"unterminated char", "BEGIN { $x = 'a; }", `t.bt:1:14: error: unterminated character literal`},
 	{"duplicate config", "config = { a = 1 }\nconfig = { b = 2 }", `t.bt:2:1: error: duplicate config block`},
-	{"nesting limit", "BEGIN { $x = " + strings.Repeat("(", 300) + "1" + strings.Repeat(")", 300) + "; }", `t.bt:1:`},
+	{"nesting limit", "BEGIN { $x = " + strings.Repeat("(", 600) + "1" + strings.Repeat(")", 600) + "; }", `error: expression nested too deeply`},
+	{"unary nesting limit", "BEGIN { $x = " + strings.Repeat("!", 1200) + "1; }", `error: expression nested too deeply`},
 	{"block nesting limit", "BEGIN " + strings.Repeat("{", 300) + strings.Repeat("}", 300), `error: blocks nested too deeply`},
 	{"tab-indented", "BEGIN {\n\t@x = ;\n}", `t.bt:2:7: error: unexpected token ";", expected expression`},
 }
@@ -365,12 +374,13 @@ func TestParseErrors(t *testing.T) {
 // checkErrorPos verifies that every error's offset, line and column agree.
 func checkErrorPos(t *testing.T, src string, list lang.ErrorList) {
 	t.Helper()
+	idx := newLineIndex(src)
 	for _, e := range list {
 		if e.Pos.Line < 1 || e.Pos.Column < 1 || e.Pos.Offset < 0 || e.Pos.Offset > len(src) {
 			t.Errorf("error %v has an invalid position %+v", e, e.Pos)
 			continue
 		}
-		if line, col := lineCol(src, e.Pos.Offset); line != e.Pos.Line || col != e.Pos.Column {
+		if line, col := idx.lineCol(e.Pos.Offset); line != e.Pos.Line || col != e.Pos.Column {
 			t.Errorf("error %v: offset %d is %d:%d", e, e.Pos.Offset, line, col)
 		}
 	}
@@ -473,24 +483,29 @@ func TestParseSpans(t *testing.T) {
 	}
 }
 
-// lineCol computes the 1-based line and byte column of offset in src.
-func lineCol(src string, off int) (int, int) {
-	line, col := 1, 1
-	for i := 0; i < off && i < len(src); i++ {
+// lineIndex maps byte offsets to lines and columns in O(log n).
+type lineIndex []int // offsets at which lines start
+
+func newLineIndex(src string) lineIndex {
+	idx := lineIndex{0}
+	for i := 0; i < len(src); i++ {
 		if src[i] == '\n' {
-			line++
-			col = 1
-		} else {
-			col++
+			idx = append(idx, i+1)
 		}
 	}
-	return line, col
+	return idx
+}
+
+func (idx lineIndex) lineCol(off int) (int, int) {
+	i := sort.Search(len(idx), func(i int) bool { return idx[i] > off }) - 1
+	return i + 1, off - idx[i] + 1
 }
 
 // checkSpans walks every node under root and checks that its span is
 // well formed, agrees with the source, and lies inside its parent's span.
 func checkSpans(t *testing.T, src, name string, root ast.Node) {
 	t.Helper()
+	idx := newLineIndex(src)
 	var walk func(n ast.Node, parent ast.Span)
 	walk = func(n ast.Node, parent ast.Span) {
 		sp := n.GetSpan()
@@ -502,7 +517,7 @@ func checkSpans(t *testing.T, src, name string, root ast.Node) {
 				t.Errorf("%T: offset %d out of range", n, p.Offset)
 				return
 			}
-			if l, c := lineCol(src, p.Offset); l != p.Line || c != p.Column {
+			if l, c := idx.lineCol(p.Offset); l != p.Line || c != p.Column {
 				t.Errorf("%T: offset %d is %d:%d, span says %d:%d", n, p.Offset, l, c, p.Line, p.Column)
 			}
 		}
