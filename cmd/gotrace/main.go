@@ -7,10 +7,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
+	"github.com/gotrace/gotrace"
 	"github.com/gotrace/gotrace/codegen"
-	"github.com/gotrace/gotrace/lang"
 	"github.com/gotrace/gotrace/runtime"
 )
 
@@ -124,19 +123,18 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		name, src = cfg.file, string(b)
 	}
 
-	env := newLazyEnv()
-	prog, err := compile(name, src, env, cfg.params)
+	script, err := gotrace.Compile(name, src, gotrace.Options{Params: cfg.params})
 	if err != nil {
-		fmt.Fprint(stderr, lang.Render(err, src))
+		fmt.Fprint(stderr, gotrace.FormatError(err, src))
 		return 1
 	}
 	if cfg.emit == "asm" {
-		printAsm(stdout, prog)
+		printAsm(stdout, script.Program)
 	}
-	opts := runtime.Options{Stdout: stdout, Stderr: stderr, Quiet: cfg.quiet, TracefsDir: env.dir}
+	opts := runtime.Options{Stdout: stdout, Stderr: stderr, Quiet: cfg.quiet}
 	if cfg.dryRun {
-		if err := runtime.Load(prog, opts); err != nil {
-			fmt.Fprint(stderr, renderRuntimeError(err, prog, src))
+		if err := script.Load(opts); err != nil {
+			fmt.Fprint(stderr, script.FormatError(err))
 			return 1
 		}
 		return 0
@@ -144,30 +142,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if cfg.emit != "" {
 		return 0
 	}
-	exitCode, err := runtime.Run(ctx, prog, opts)
+	exitCode, err := script.Run(ctx, opts)
 	if err != nil {
-		fmt.Fprint(stderr, renderRuntimeError(err, prog, src))
+		fmt.Fprint(stderr, script.FormatError(err))
 		return 1
 	}
 	return exitCode
-}
-
-// compile runs the pipeline up to BPF instructions.
-func compile(name, src string, env lang.Env, params []string) (*codegen.Program, error) {
-	file, err := lang.Parse(name, src)
-	if err != nil {
-		return nil, err
-	}
-	checked, err := lang.Check(file, env, lang.Options{Params: params})
-	if err != nil {
-		return nil, err
-	}
-	var cerr *codegen.Error
-	prog, err := codegen.Compile(checked, codegen.Options{})
-	if errors.As(err, &cerr) {
-		return nil, &lang.Error{Pos: cerr.Pos, Msg: cerr.Err.Error()}
-	}
-	return prog, err
 }
 
 func printAsm(w io.Writer, prog *codegen.Program) {
@@ -176,28 +156,4 @@ func printAsm(w io.Writer, prog *codegen.Program) {
 		fmt.Fprintf(w, "; probe %s (program %s, %s)\n", p.Name, p.Program, spec.Type)
 		fmt.Fprintf(w, "%v\n", spec.Instructions)
 	}
-}
-
-// renderRuntimeError maps a verifier rejection back to the script position
-// of the instructions it failed on.
-func renderRuntimeError(err error, prog *codegen.Program, src string) string {
-	if pe := codegen.VerifierPosition(err, prog); pe != nil {
-		return lang.Render(pe, src) + indent(verifierTail(err))
-	}
-	return "error: " + err.Error() + "\n"
-}
-
-func verifierTail(err error) string {
-	lines := strings.Split(strings.TrimSpace(fmt.Sprintf("%+v", err)), "\n")
-	if len(lines) > 6 {
-		lines = lines[len(lines)-6:]
-	}
-	return strings.Join(lines, "\n") + "\n"
-}
-
-func indent(s string) string {
-	if s == "" {
-		return ""
-	}
-	return "  verifier: " + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n  verifier: ") + "\n"
 }

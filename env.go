@@ -1,0 +1,90 @@
+package gotrace
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/cilium/ebpf/btf"
+
+	"github.com/gotrace/gotrace/lang"
+	"github.com/gotrace/gotrace/tracefs"
+)
+
+// KernelEnv is the lang.Env of the running kernel. It mounts tracefs and
+// loads the kernel's BTF only when a script needs them.
+type KernelEnv struct {
+	once sync.Once
+	env  *tracefs.Env
+	err  error
+}
+
+// NewKernelEnv returns an environment backed by the running kernel.
+func NewKernelEnv() *KernelEnv { return &KernelEnv{} }
+
+func (k *KernelEnv) get() (*tracefs.Env, error) {
+	k.once.Do(func() {
+		dir, err := tracefs.Mount()
+		if err != nil {
+			k.err = fmt.Errorf("tracefs: %w", err)
+			return
+		}
+		k.env = tracefs.NewEnv(dir)
+	})
+	return k.env, k.err
+}
+
+// TracefsDir returns the tracefs directory, or "" if it was never needed.
+func (k *KernelEnv) TracefsDir() string {
+	if k.env == nil {
+		return ""
+	}
+	return k.env.Root()
+}
+
+// BTFCache returns the cache shared between the checker and program loads,
+// or nil if BTF was never needed.
+func (k *KernelEnv) BTFCache() *btf.Cache {
+	if k.env == nil {
+		return nil
+	}
+	return k.env.BTFCache()
+}
+
+// Tracepoints implements lang.Env.
+func (k *KernelEnv) Tracepoints(pattern string) ([]string, error) {
+	e, err := k.get()
+	if err != nil {
+		return nil, err
+	}
+	return e.Tracepoints(pattern)
+}
+
+// TracepointFormat implements lang.Env.
+func (k *KernelEnv) TracepointFormat(category, event string) (*lang.TracepointFormat, error) {
+	e, err := k.get()
+	if err != nil {
+		return nil, err
+	}
+	return e.TracepointFormat(category, event)
+}
+
+// BTF implements lang.Env. The kernel's BTF does not need tracefs.
+func (k *KernelEnv) BTF() (*btf.Spec, error) {
+	e, err := k.get()
+	if err != nil {
+		return btf.LoadKernelSpec()
+	}
+	return e.BTF()
+}
+
+// TraceableFunctions implements lang.FunctionLister when tracefs can say.
+func (k *KernelEnv) TraceableFunctions() (map[string]bool, error) {
+	e, err := k.get()
+	if err != nil {
+		return nil, err
+	}
+	if fl, ok := any(e).(lang.FunctionLister); ok {
+		return fl.TraceableFunctions()
+	}
+	return nil, nil
+}

@@ -1,0 +1,128 @@
+package gotrace
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/gotrace/gotrace/codegen"
+	"github.com/gotrace/gotrace/lang"
+	"github.com/gotrace/gotrace/runtime"
+)
+
+// Options configure Compile.
+type Options struct {
+	// Params are the positional parameters $1...$N.
+	Params []string
+	// Env describes the machine; nil means the running kernel (NewKernelEnv).
+	Env lang.Env
+	// Codegen holds the kernel-dependent code generation choices; nil means
+	// probe the running kernel for them (runtime.Features), which is done
+	// only for scripts with kernel-function probes.
+	Codegen *codegen.Options
+}
+
+// Script is a compiled script, ready to run.
+type Script struct {
+	Name, Source string
+	Checked      *lang.Program
+	Program      *codegen.Program
+	env          lang.Env
+}
+
+// Compile parses, checks and compiles a script. Errors in the script are
+// returned as a lang.ErrorList; render them with FormatError.
+func Compile(name, src string, opts Options) (*Script, error) {
+	env := opts.Env
+	if env == nil {
+		env = NewKernelEnv()
+	}
+	file, err := lang.Parse(name, src)
+	if err != nil {
+		return nil, err
+	}
+	checked, err := lang.Check(file, env, lang.Options{Params: opts.Params})
+	if err != nil {
+		return nil, err
+	}
+	var copts codegen.Options
+	if opts.Codegen != nil {
+		copts = *opts.Codegen
+	} else if needsKernelFeatures(checked) {
+		copts = runtime.Features()
+	}
+	if copts.BTF == nil && needsKernelFeatures(checked) {
+		copts.BTF, _ = env.BTF()
+	}
+	prog, err := codegen.Compile(checked, copts)
+	var cerr *codegen.Error
+	if errors.As(err, &cerr) {
+		return nil, lang.ErrorList{{Pos: cerr.Pos, Msg: cerr.Err.Error()}}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &Script{Name: name, Source: src, Checked: checked, Program: prog, env: env}, nil
+}
+
+func needsKernelFeatures(p *lang.Program) bool {
+	for _, pr := range p.Probes {
+		switch pr.Provider() {
+		case "kprobe", "kretprobe", "fentry", "fexit", "rawtracepoint":
+			return true
+		}
+	}
+	return false
+}
+
+// withEnv fills in the runtime options that come from the environment.
+func (s *Script) withEnv(opts runtime.Options) runtime.Options {
+	if ke, ok := s.env.(*KernelEnv); ok {
+		if opts.TracefsDir == "" {
+			opts.TracefsDir = ke.TracefsDir()
+		}
+		if opts.BTFCache == nil {
+			opts.BTFCache = ke.BTFCache()
+		}
+	}
+	return opts
+}
+
+// Run loads, attaches and runs the script until it exits, ctx is
+// cancelled, or a signal arrives (see runtime.Options). It returns the
+// script's exit code.
+func (s *Script) Run(ctx context.Context, opts runtime.Options) (int, error) {
+	return runtime.Run(ctx, s.Program, s.withEnv(opts))
+}
+
+// Load loads the script's programs into the kernel, so that the verifier
+// checks them, and unloads them again without attaching anything.
+func (s *Script) Load(opts runtime.Options) error {
+	return runtime.Load(s.Program, s.withEnv(opts))
+}
+
+// FormatError renders an error from Compile, Run or Load for a terminal:
+// positioned errors as file:line:col with the source line and a caret,
+// verifier rejections at the script position that produced the failing
+// instructions.
+func (s *Script) FormatError(err error) string {
+	if pe := codegen.VerifierPosition(err, s.Program); pe != nil {
+		return lang.Render(pe, s.Source) + verifierTail(err)
+	}
+	return FormatError(err, s.Source)
+}
+
+// FormatError renders an error from Compile for a terminal.
+func FormatError(err error, src string) string {
+	return lang.Render(err, src)
+}
+
+// verifierTail returns the last lines of a verifier log, indented.
+func verifierTail(err error) string {
+	lines := strings.Split(strings.TrimSpace(fmt.Sprintf("%+v", err)), "\n")
+	if len(lines) > 6 {
+		lines = lines[len(lines)-6:]
+	}
+	return "  verifier: " + strings.Join(lines, "\n  verifier: ") + "\n"
+}

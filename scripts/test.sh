@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# test.sh sets up a fresh Debian machine (as root) and runs every test:
+#   1. pure tests (parser, checker, codegen golden dumps, output formats),
+#   2. kernel e2e tests on this machine's kernel (tracepoints, interval,
+#      profile, software, tp_btf, BEGIN/END),
+#   3. kernel e2e tests inside qemu on stock Debian kernels 6.12 and 6.1
+#      (kprobe, kretprobe, kprobe_multi, fentry, fexit).
+# Usage: scripts/test.sh            (from anywhere in the repository)
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$root"
+
+if [ "$(id -u)" != 0 ]; then
+	echo "test.sh: run as root: the kernel tests load BPF programs" >&2
+	exit 1
+fi
+
+# Debian packages: qemu and busybox for the VM tests (vmtest/setup.sh
+# installs them and downloads the kernels), bpftrace for side-by-side
+# output comparisons.
+need=()
+command -v bpftrace >/dev/null 2>&1 || need+=(bpftrace)
+if [ "${#need[@]}" -gt 0 ]; then
+	apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+fi
+vmtest/setup.sh
+
+# tracefs is not mounted at boot on some machines; gotrace mounts it itself,
+# this only makes `ls /sys/kernel/tracing` work for humans reading logs.
+mountpoint -q /sys/kernel/tracing || mount -t tracefs nodev /sys/kernel/tracing || true
+
+echo "=== gofmt, go vet"
+unformatted=$(gofmt -l $(git ls-files '*.go'))
+if [ -n "$unformatted" ]; then
+	echo "gofmt would change: $unformatted" >&2
+	exit 1
+fi
+go vet ./...
+
+echo "=== host tests (pure + kernel e2e on $(uname -r))"
+go test -count=1 ./...
+
+echo "=== VM tests (stock Debian kernels under qemu)"
+cache=${GOTRACE_VM_CACHE:-$root/.cache/vm}
+mkdir -p "$cache"
+CGO_ENABLED=0 go build -o "$cache/gotrace" ./cmd/gotrace
+export GOTRACE_BIN=$cache/gotrace
+export GOTRACE_EXAMPLES=$root/examples
+export GOTRACE_VM_FILES=$cache/gotrace:$root/examples
+vmtest/run.sh ./vmtest/smoke/ ./e2e/vm/
