@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"sync"
@@ -84,6 +85,35 @@ type session struct {
 	done   chan struct{}
 }
 
+// waitLinks waits until the gotrace process holds n BPF links.
+func (s *session) waitLinks(n int, timeout time.Duration) {
+	s.t.Helper()
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		fds, _ := os.ReadDir(fmt.Sprintf("/proc/%d/fd", s.cmd.Process.Pid))
+		links := 0
+		for _, fd := range fds {
+			if l, err := os.Readlink(fmt.Sprintf("/proc/%d/fd/%s", s.cmd.Process.Pid, fd.Name())); err == nil && l == "anon_inode:bpf_link" {
+				links++
+			}
+		}
+		if links >= n {
+			return
+		}
+		select {
+		case <-s.done:
+			s.t.Fatalf("gotrace exited before attaching; stderr:\n%s", s.errText())
+		case <-time.After(time.Millisecond):
+		}
+	}
+	s.t.Fatalf("gotrace did not attach %d links in %v; stderr:\n%s", n, timeout, s.errText())
+}
+
+// startNoWait runs gotrace in the background.
+func startNoWait(t *testing.T, args ...string) *session {
+	return start(t, "", args...)
+}
+
 // start runs gotrace in the background and waits until it printed the line
 // ready on stdout (scripts print it from BEGIN, which runs after every
 // probe is attached).
@@ -118,7 +148,9 @@ func start(t *testing.T, ready string, args ...string) *session {
 			_ = s.cmd.Wait()
 		}
 	})
-	s.waitLine(ready, 20*time.Second)
+	if ready != "" {
+		s.waitLine(ready, 20*time.Second)
+	}
 	return s
 }
 
@@ -208,4 +240,126 @@ func TestHello(t *testing.T) {
 		t.Errorf("stderr %q lacks the Attaching line", got.stderr)
 	}
 	wantOutput(t, run(t, example("hello.bt")), "hello world 42\n\n\n", 0)
+}
+
+// TestGetppidCount: a tracepoint with a predicate on $1 counts exactly the
+// calls this process makes.
+func TestGetppidCount(t *testing.T) {
+	const n = 1000
+	script := `BEGIN { printf("ready\n"); } tracepoint:syscalls:sys_enter_getppid /pid == $1/ { @ = count(); }`
+	s := start(t, "ready", "-e", script, fmt.Sprint(os.Getpid()))
+	getppidN(n)
+	got := s.stop(syscall.SIGINT)
+	wantOutput(t, got, fmt.Sprintf("ready\n\n\n@: %d\n", n), 0)
+}
+
+// TestGetppidExample runs the issue's one-liner, examples/getppid_count.bt,
+// which has no BEGIN probe to signal readiness: the test waits until
+// gotrace holds a BPF link (the attach is complete then).
+func TestGetppidExample(t *testing.T) {
+	const n = 500
+	s := startNoWait(t, example("getppid_count.bt"), fmt.Sprint(os.Getpid()))
+	s.waitLinks(1, 20*time.Second)
+	getppidN(n)
+	got := s.stop(syscall.SIGINT)
+	wantOutput(t, got, fmt.Sprintf("\n\n@: %d\n", n), 0)
+}
+
+// TestOpenatShowsFile: str() of a user pointer from tracepoint args.
+func TestOpenatShowsFile(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "gotrace-e2e-known-file")
+	if err := os.WriteFile(file, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	script := `BEGIN { printf("ready\n"); } tracepoint:syscalls:sys_enter_openat /comm == "cat"/ { printf("%s %s\n", comm, str(args.filename)); }`
+	s := start(t, "ready", "-e", script)
+	if out, err := exec.Command("cat", file).CombinedOutput(); err != nil {
+		t.Fatalf("cat: %v %s", err, out)
+	}
+	s.waitLine("cat "+file, 10*time.Second)
+	got := s.stop(syscall.SIGINT)
+	if got.code != 0 {
+		t.Errorf("exit %d, stderr:\n%s", got.code, got.stderr)
+	}
+}
+
+// TestSyscallLatencyHist runs examples/syscall_latency.bt until SIGINT and
+// checks that it prints hist maps keyed by syscall number, the getppid one
+// holding at least the calls made.
+func TestSyscallLatencyHist(t *testing.T) {
+	script, err := os.ReadFile(example("syscall_latency.bt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := start(t, "ready", "-e", `BEGIN { printf("ready\n"); } `+string(script))
+	getppidN(100)
+	time.Sleep(100 * time.Millisecond)
+	got := s.stop(syscall.SIGINT)
+	if got.code != 0 {
+		t.Fatalf("exit %d, stderr:\n%s", got.code, got.stderr)
+	}
+	// getppid is syscall 110 on x86-64.
+	re := regexp.MustCompile(`(?m)^@us\[110\]:\n(\[[^\n]*\|\n)+`)
+	m := re.FindString(got.stdout)
+	if m == "" {
+		t.Fatalf("no @us[110] histogram in:\n%s", got.stdout)
+	}
+	total := 0
+	for _, line := range strings.Split(strings.TrimSpace(m), "\n")[1:] {
+		var label string
+		var n int
+		if _, err := fmt.Sscanf(strings.Replace(line, ", ", ",", 1), "%s %d", &label, &n); err != nil {
+			t.Fatalf("bad hist line %q: %v", line, err)
+		}
+		total += n
+	}
+	if total < 100 {
+		t.Errorf("@us[110] counts %d calls, want at least 100:\n%s", total, m)
+	}
+	if strings.Contains(got.stdout, "@start") {
+		t.Errorf("@start should be empty after delete():\n%s", got.stdout)
+	}
+}
+
+// TestAggregations compares examples/aggregations.bt with bpftrace 0.26's
+// text format byte for byte (see output/testdata for the reference).
+func TestAggregations(t *testing.T) {
+	got := run(t, example("aggregations.bt"))
+	want, err := os.ReadFile("testdata/aggregations.out")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantOutput(t, got, string(want), 0)
+}
+
+// TestInterval: exit() from an interval probe runs END and prints the map.
+func TestInterval(t *testing.T) {
+	got := run(t, example("interval.bt"))
+	wantOutput(t, got, "3\n\n\n@n: 3\n", 0)
+}
+
+func TestErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name, script, want string
+	}{
+		{"syntax", "BEGIN { @x = ; }", "-e:1:14: error: unexpected token \";\", expected expression\nBEGIN { @x = ; }\n             ^\n"},
+		{"type", "BEGIN { @x = 1; @x = \"a\"; }", "-e:1:17: error: type mismatch for @x: assigning string[8] to a map holding int64\nBEGIN { @x = 1; @x = \"a\"; }\n                ^\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := run(t, "-e", tc.script)
+			if got.code != 1 || got.stderr != tc.want || got.stdout != "" {
+				t.Errorf("exit %d, stdout %q, stderr:\n%s\nwant exit 1, stderr:\n%s", got.code, got.stdout, got.stderr, tc.want)
+			}
+		})
+	}
+}
+
+func TestDryRunAndEmit(t *testing.T) {
+	got := run(t, "--dry-run", example("opensnoop.bt"))
+	wantOutput(t, got, "", 0)
+	got = run(t, "--emit=asm", "-e", `BEGIN { @x = 1; }`)
+	if got.code != 0 || !strings.Contains(got.stdout, "; -e:1:9 @x = 1") {
+		t.Errorf("--emit=asm output lacks the source tag:\n%s", got.stdout)
+	}
 }
