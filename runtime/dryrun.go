@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/cilium/ebpf/rlimit"
@@ -10,12 +11,16 @@ import (
 
 // Load loads prog into the kernel, so that the verifier checks every
 // program, and closes it again without attaching anything (gotrace
-// --dry-run). A verifier rejection is returned as a *LoadError.
+// --dry-run). Like Run, it returns a *LoadError wrapping *ebpf.VerifierError
+// when the verifier rejects a program. Of opts, only BTFCache is used.
 func Load(prog *codegen.Program, opts Options) error {
+	if prog == nil || prog.Collection == nil {
+		return errors.New("runtime: no program")
+	}
 	if err := rlimit.RemoveMemlock(); err != nil {
 		return fmt.Errorf("remove memlock rlimit: %w", err)
 	}
 	s := &session{prog: prog, opts: opts}
-	defer s.closeAll()
-	return s.load()
+	err := s.load()
+	return errors.Join(err, s.closeAll())
 }

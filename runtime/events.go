@@ -1,0 +1,274 @@
+package runtime
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"time"
+
+	"github.com/cilium/ebpf/ringbuf"
+
+	"github.com/gotrace/gotrace/codegen"
+	"github.com/gotrace/gotrace/output"
+)
+
+// loop prints events until exit() or a stop request, or, with drainOnly,
+// until the ring buffer is empty.
+func (s *session) loop(drainOnly bool, wake <-chan struct{}) error {
+	if s.reader == nil {
+		if drainOnly {
+			return nil
+		}
+		// Nothing to read: wait for a stop request, checking for lost
+		// events like the reading loop does.
+		t := time.NewTicker(pollInterval)
+		defer t.Stop()
+		for !s.stop.Load() {
+			select {
+			case <-wake:
+			case <-t.C:
+			}
+		}
+		return nil
+	}
+	var rec ringbuf.Record
+	for !s.stop.Load() && !s.finalizing {
+		if drainOnly {
+			s.reader.SetDeadline(time.Now())
+		} else {
+			s.reader.SetDeadline(time.Now().Add(pollInterval))
+		}
+		err := s.reader.ReadInto(&rec)
+		switch {
+		case err == nil:
+			if err := s.handle(rec.RawSample); err != nil {
+				return err
+			}
+		case errors.Is(err, os.ErrDeadlineExceeded), errors.Is(err, ringbuf.ErrFlushed):
+			s.pollLost()
+			if drainOnly {
+				return nil
+			}
+		default:
+			return fmt.Errorf("read events: %w", err)
+		}
+	}
+	return nil
+}
+
+// drain reads every event already in the ring buffer, handling them or,
+// with discard, dropping them.
+func (s *session) drain(discard bool) error {
+	if s.reader == nil {
+		return nil
+	}
+	var rec ringbuf.Record
+	for {
+		s.reader.SetDeadline(time.Now())
+		err := s.reader.ReadInto(&rec)
+		switch {
+		case err == nil:
+			if discard {
+				continue
+			}
+			if err := s.handle(rec.RawSample); err != nil {
+				return err
+			}
+		case errors.Is(err, os.ErrDeadlineExceeded), errors.Is(err, ringbuf.ErrFlushed):
+			return nil
+		default:
+			return fmt.Errorf("read events: %w", err)
+		}
+	}
+}
+
+// handle processes one ring buffer record. Problems with one event are
+// reported on stderr and do not stop the run; only write errors on stdout
+// are returned.
+func (s *session) handle(rec []byte) error {
+	if s.finalizing {
+		// bpftrace ignores what comes after exit().
+		return nil
+	}
+	if len(rec) < codegen.EventHeaderSize {
+		s.errorf("malformed event of %d bytes", len(rec))
+		return nil
+	}
+	kind := codegen.EventKind(binary.NativeEndian.Uint64(rec))
+	id := binary.NativeEndian.Uint64(rec[8:])
+	switch kind {
+	case codegen.EventPrintf, codegen.EventErrorf, codegen.EventWarnf, codegen.EventSystem, codegen.EventCat:
+		p := s.printf(kind, id)
+		if p == nil {
+			return nil
+		}
+		str, err := s.opts.Formatter.Printf(p, rec)
+		if err != nil {
+			s.errorf("printf: %v", err)
+			return nil
+		}
+		switch kind {
+		case codegen.EventPrintf:
+			return s.write(str)
+		case codegen.EventErrorf:
+			fmt.Fprintf(s.stderr, "ERROR: %s\n", str)
+		case codegen.EventWarnf:
+			fmt.Fprintf(s.stderr, "WARNING: %s\n", str)
+		case codegen.EventSystem:
+			return s.system(str)
+		case codegen.EventCat:
+			return s.cat(str)
+		}
+	case codegen.EventExit:
+		s.exitCode = int(int32(id))
+		s.finalizing = true
+	case codegen.EventPrint:
+		m := s.userMap(kind, id)
+		if m == nil {
+			return nil
+		}
+		var mo output.MapOptions
+		if len(rec) >= codegen.EventHeaderSize+16 {
+			// Optional print(@m, top, div) arguments.
+			mo.Top = int(binary.NativeEndian.Uint64(rec[16:]))
+			mo.Div = uint32(binary.NativeEndian.Uint64(rec[24:]))
+		}
+		return s.printMap(m, mo, false)
+	case codegen.EventClear:
+		if m := s.userMap(kind, id); m != nil {
+			if err := s.clearMap(m); err != nil {
+				s.errorf("clear(%s): %v", m.Name, err)
+			}
+		}
+	case codegen.EventZero:
+		if m := s.userMap(kind, id); m != nil {
+			if err := s.zeroMap(m); err != nil {
+				s.errorf("zero(%s): %v", m.Name, err)
+			}
+		}
+	case codegen.EventTime:
+		if id >= uint64(len(s.prog.Times)) {
+			s.errorf("time event with bad id %d", id)
+			return nil
+		}
+		return s.write(output.FormatTime(s.prog.Times[id], time.Now()))
+	case codegen.EventPrintValue:
+		p := s.printf(kind, id)
+		if p == nil {
+			return nil
+		}
+		str, err := s.opts.Formatter.FormatPrintValue(p, rec)
+		if err != nil {
+			s.errorf("print: %v", err)
+			return nil
+		}
+		return s.write(str)
+	case codegen.EventDropped:
+		name := "a map"
+		if m := s.userMap(kind, id); m != nil {
+			name = m.Name
+		}
+		fmt.Fprintf(s.stderr, "WARNING: Map full; can't update element of %s. Try increasing max_map_keys config or manually setting the max entries in a map declaration e.g. `let %s = hash(5000)`\n", name, name)
+	default:
+		s.errorf("unknown event kind %d", kind)
+	}
+	return nil
+}
+
+func (s *session) printf(kind codegen.EventKind, id uint64) *codegen.Printf {
+	if id >= uint64(len(s.prog.Printfs)) || s.prog.Printfs[id] == nil {
+		s.errorf("event kind %d with bad id %d", kind, id)
+		return nil
+	}
+	return s.prog.Printfs[id]
+}
+
+func (s *session) userMap(kind codegen.EventKind, id uint64) *codegen.Map {
+	if id >= uint64(len(s.prog.Maps)) || s.prog.Maps[id] == nil {
+		s.errorf("event kind %d with bad map id %d", kind, id)
+		return nil
+	}
+	return s.prog.Maps[id]
+}
+
+// write writes str to stdout.
+func (s *session) write(str string) error {
+	if _, err := io.WriteString(s.stdout, str); err != nil {
+		return fmt.Errorf("write output: %w", err)
+	}
+	return nil
+}
+
+// errorf reports a runtime problem on stderr the way bpftrace logs errors.
+func (s *session) errorf(format string, args ...any) {
+	fmt.Fprintf(s.stderr, "ERROR: "+format+"\n", args...)
+}
+
+// system runs cmd with sh -c and prints its output (stdout and stderr)
+// followed by a newline, as bpftrace's system() does.
+func (s *session) system(cmd string) error {
+	if !s.opts.Unsafe {
+		s.errorf("system() not allowed in safe mode. Use '--unsafe'.")
+		return nil
+	}
+	c := exec.Command("sh", "-c", cmd)
+	var out bytes.Buffer
+	c.Stdout, c.Stderr = &out, &out
+	if err := c.Run(); err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) && ee.Exited() {
+			s.errorf("command exited with code %d", ee.ExitCode())
+		} else {
+			s.errorf("system(%q): %v", cmd, err)
+		}
+		return nil
+	}
+	return s.write(out.String() + "\n")
+}
+
+// cat prints the first MaxCatBytes bytes of a file.
+func (s *session) cat(name string) error {
+	f, err := os.Open(name)
+	if err != nil {
+		s.errorf("failed to open file '%s'", name)
+		return nil
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, int64(s.opts.MaxCatBytes)))
+	if err != nil {
+		s.errorf("read '%s': %v", name, err)
+	}
+	return s.write(string(b))
+}
+
+// pollLost reports events the programs could not queue since the last call
+// ("Lost N events" on stderr, as bpftrace does).
+func (s *session) pollLost() {
+	if s.prog.DroppedMap == "" || s.coll == nil {
+		return
+	}
+	m := s.coll.Maps[s.prog.DroppedMap]
+	if m == nil {
+		return
+	}
+	var total uint64
+	if isPerCPU(m.Type()) {
+		vals := make([]uint64, s.ncpu)
+		if err := m.Lookup(uint32(0), vals); err != nil {
+			return
+		}
+		for _, v := range vals {
+			total += v
+		}
+	} else if err := m.Lookup(uint32(0), &total); err != nil {
+		return
+	}
+	if total > s.lost {
+		fmt.Fprintf(s.stderr, "Lost %d events\n", total-s.lost)
+		s.lost = total
+	}
+}

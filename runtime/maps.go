@@ -1,0 +1,175 @@
+package runtime
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/cilium/ebpf"
+
+	"github.com/gotrace/gotrace/codegen"
+	"github.com/gotrace/gotrace/output"
+)
+
+func isPerCPU(t ebpf.MapType) bool {
+	switch t {
+	case ebpf.PerCPUHash, ebpf.PerCPUArray, ebpf.LRUCPUHash, ebpf.PerCPUCGroupStorage:
+		return true
+	}
+	return false
+}
+
+func isArray(t ebpf.MapType) bool {
+	return t == ebpf.Array || t == ebpf.PerCPUArray
+}
+
+// bpfMap returns the kernel map of a user map.
+func (s *session) bpfMap(m *codegen.Map) (*ebpf.Map, error) {
+	bm := s.coll.Maps[m.BPFName]
+	if bm == nil {
+		return nil, fmt.Errorf("map %s: %q not in the collection", m.Name, m.BPFName)
+	}
+	return bm, nil
+}
+
+// readMap returns every entry of a map, with one value per possible CPU
+// for per-CPU maps.
+func (s *session) readMap(bm *ebpf.Map) ([]output.Entry, error) {
+	perCPU := isPerCPU(bm.Type())
+	var (
+		entries []output.Entry
+		seen    = map[string]bool{}
+		key     []byte
+		val     []byte
+		vals    = make([][]byte, s.ncpu)
+		it      = bm.Iterate()
+	)
+	var valueOut any = &val
+	if perCPU {
+		valueOut = vals
+	}
+	for it.Next(&key, valueOut) {
+		// A hash map changing under us can make the iteration restart.
+		if seen[string(key)] {
+			continue
+		}
+		seen[string(key)] = true
+		e := output.Entry{Key: key}
+		if perCPU {
+			e.Values = append([][]byte(nil), vals...)
+		} else {
+			e.Values = [][]byte{val}
+		}
+		entries = append(entries, e)
+		key, val = nil, nil
+	}
+	if err := it.Err(); err != nil {
+		return nil, fmt.Errorf("read map: %w", err)
+	}
+	return entries, nil
+}
+
+// printMap prints a map with output.WriteMap. At exit, maps without
+// entries are skipped.
+func (s *session) printMap(m *codegen.Map, mo output.MapOptions, atExit bool) error {
+	bm, err := s.bpfMap(m)
+	if err != nil {
+		s.errorf("%v", err)
+		return nil
+	}
+	entries, err := s.readMap(bm)
+	if err != nil {
+		s.errorf("print %s: %v", m.Name, err)
+		return nil
+	}
+	if atExit && len(entries) == 0 {
+		return nil
+	}
+	if err := s.opts.Formatter.WriteMap(s.stdout, m, entries, mo); err != nil {
+		if errors.Is(err, output.ErrBadEntry) {
+			s.errorf("print %s: %v", m.Name, err)
+			return nil
+		}
+		return fmt.Errorf("print %s: %w", m.Name, err)
+	}
+	return nil
+}
+
+// keys returns every key of a map.
+func keys(bm *ebpf.Map) ([][]byte, error) {
+	var (
+		out  [][]byte
+		seen = map[string]bool{}
+		cur  any // nil: first key
+	)
+	for n := uint32(0); n <= bm.MaxEntries(); n++ {
+		var next []byte
+		err := bm.NextKey(cur, &next)
+		if errors.Is(err, ebpf.ErrKeyNotExist) {
+			return out, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if !seen[string(next)] {
+			seen[string(next)] = true
+			out = append(out, next)
+		}
+		cur = next
+	}
+	return out, nil
+}
+
+// clearMap deletes every entry of a map (clear()); array maps, whose
+// entries cannot be deleted, are zeroed.
+func (s *session) clearMap(m *codegen.Map) error {
+	bm, err := s.bpfMap(m)
+	if err != nil {
+		return err
+	}
+	if isArray(bm.Type()) {
+		return s.zeroBPFMap(bm)
+	}
+	ks, err := keys(bm)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, k := range ks {
+		if err := bm.Delete(k); err != nil && !errors.Is(err, ebpf.ErrKeyNotExist) {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// zeroMap sets every value of a map to zero (zero()).
+func (s *session) zeroMap(m *codegen.Map) error {
+	bm, err := s.bpfMap(m)
+	if err != nil {
+		return err
+	}
+	return s.zeroBPFMap(bm)
+}
+
+func (s *session) zeroBPFMap(bm *ebpf.Map) error {
+	ks, err := keys(bm)
+	if err != nil {
+		return err
+	}
+	var zero any = make([]byte, bm.ValueSize())
+	if isPerCPU(bm.Type()) {
+		vals := make([][]byte, s.ncpu)
+		for i := range vals {
+			vals[i] = make([]byte, bm.ValueSize())
+		}
+		zero = vals
+	}
+	var errs []error
+	for _, k := range ks {
+		// UpdateExist: an entry deleted meanwhile stays deleted.
+		if err := bm.Update(k, zero, ebpf.UpdateExist); err != nil && !errors.Is(err, ebpf.ErrKeyNotExist) {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}

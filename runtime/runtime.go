@@ -1,0 +1,432 @@
+package runtime
+
+import (
+	"cmp"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/btf"
+	"github.com/cilium/ebpf/ringbuf"
+	"github.com/cilium/ebpf/rlimit"
+	"golang.org/x/sys/unix"
+
+	"github.com/gotrace/gotrace/codegen"
+	"github.com/gotrace/gotrace/output"
+	"github.com/gotrace/gotrace/tracefs"
+)
+
+// DefaultMaxCatBytes is bpftrace's default max_cat_bytes: how much of a file
+// cat() prints.
+const DefaultMaxCatBytes = 10240
+
+// pollInterval is how often the event loop wakes up without events to
+// report lost events (bpftrace polls every 100ms).
+const pollInterval = 100 * time.Millisecond
+
+// Options configure Run. The zero value prints to os.Stdout and os.Stderr
+// and handles SIGINT and SIGTERM.
+type Options struct {
+	// Stdout receives the script's output (printf, print, maps at exit);
+	// Stderr the "Attached N probes" line, errorf/warnf and warnings.
+	// Nil means os.Stdout and os.Stderr.
+	Stdout, Stderr io.Writer
+	// Quiet suppresses the "Attached N probes" line (bpftrace -q).
+	Quiet bool
+	// Unsafe allows system() (bpftrace --unsafe).
+	Unsafe bool
+	// NoSignals leaves SIGINT and SIGTERM alone. By default Run stops
+	// cleanly (END probes, maps) on the first SIGINT or SIGTERM and restores
+	// the default handling while it prints, so that a second one kills the
+	// process, as bpftrace does. With NoSignals the caller stops Run by
+	// cancelling ctx, which Run always honours the same way.
+	NoSignals bool
+	// NoExitMaps disables printing the maps at exit (bpftrace's
+	// print_maps_on_exit=0).
+	NoExitMaps bool
+	// BTFCache is shared across loads so that kernel BTF is parsed once;
+	// pass tracefs.Env.BTFCache() to share the checker's copy. Nil means a
+	// fresh cache.
+	BTFCache *btf.Cache
+	// TracefsDir is the tracefs directory used to find tracepoint ids. ""
+	// means tracefs.Mount(), which mounts tracefs if needed; it is only
+	// called when the program has tracepoint probes.
+	TracefsDir string
+	// Formatter renders values and maps (symbol resolution hooks etc.). Nil
+	// means output.NewFormatter().
+	Formatter *output.Formatter
+	// MaxCatBytes limits cat(); 0 means DefaultMaxCatBytes.
+	MaxCatBytes int
+}
+
+// LoadError is returned by Run when the kernel refuses the collection. It
+// wraps the error from ebpf.NewCollectionWithOptions, so errors.As finds a
+// *ebpf.VerifierError when the verifier rejected a program; Program names
+// that program when known (the instructions of
+// prog.Collection.Programs[Program] carry asm.Comment source positions).
+type LoadError struct {
+	Program string
+	Err     error
+}
+
+func (e *LoadError) Error() string {
+	if e.Program != "" {
+		return fmt.Sprintf("load program %s: %v", e.Program, e.Err)
+	}
+	return fmt.Sprintf("load BPF collection: %v", e.Err)
+}
+
+func (e *LoadError) Unwrap() error { return e.Err }
+
+// Run loads prog, attaches its probes and prints its output until the
+// program calls exit(), ctx is cancelled, a SIGINT or SIGTERM arrives (see
+// Options.NoSignals), or, for a program with only BEGIN and END probes, until
+// BEGIN's events have been printed. It then runs END probes and prints the
+// maps. exitCode is the argument of exit(), 0 otherwise; when err is not nil
+// exitCode is 1.
+//
+// Every kernel object Run creates (programs, maps, links, perf events, the
+// ring buffer reader) is closed before it returns, on every path.
+//
+// Run needs root (CAP_BPF, CAP_PERFMON, and CAP_SYS_ADMIN to mount tracefs);
+// see the package documentation for the kernel versions each feature needs.
+func Run(ctx context.Context, prog *codegen.Program, opts Options) (exitCode int, err error) {
+	s := &session{prog: prog, opts: opts, stdout: opts.Stdout, stderr: opts.Stderr}
+	if s.stdout == nil {
+		s.stdout = os.Stdout
+	}
+	if s.stderr == nil {
+		s.stderr = os.Stderr
+	}
+	if s.opts.Formatter == nil {
+		s.opts.Formatter = output.NewFormatter()
+	}
+	if s.opts.MaxCatBytes <= 0 {
+		s.opts.MaxCatBytes = DefaultMaxCatBytes
+	}
+	defer func() {
+		if cerr := s.closeAll(); cerr != nil && err == nil {
+			err = cerr
+		}
+		if err != nil {
+			exitCode = 1
+		}
+	}()
+	if err := s.run(ctx); err != nil {
+		return 1, err
+	}
+	return s.exitCode, nil
+}
+
+// session is the state of one Run.
+type session struct {
+	prog           *codegen.Program
+	opts           Options
+	stdout, stderr io.Writer
+
+	coll     *ebpf.Collection
+	reader   *ringbuf.Reader
+	env      *tracefs.Env
+	ncpu     int         // possible CPUs: the length of per-CPU values
+	attached closerStack // links and perf events, closed when detaching
+	others   closerStack // reader and collection, closed last
+
+	stop       atomic.Bool // exit requested by a signal or ctx
+	finalizing bool        // exit() seen: ignore further events
+	exitCode   int
+	lost       uint64 // lost events reported so far
+}
+
+func (s *session) closeAll() error {
+	return errors.Join(s.attached.closeAll(), s.others.closeAll())
+}
+
+func (s *session) run(ctx context.Context) error {
+	prog := s.prog
+	if prog == nil || prog.Collection == nil {
+		return errors.New("runtime: no program")
+	}
+	if err := rlimit.RemoveMemlock(); err != nil {
+		return fmt.Errorf("remove memlock rlimit: %w", err)
+	}
+	ncpu, err := ebpf.PossibleCPU()
+	if err != nil {
+		return fmt.Errorf("count CPUs: %w", err)
+	}
+	s.ncpu = ncpu
+
+	var begins, ends, probes []*codegen.Probe
+	for _, p := range prog.Probes {
+		switch p.Kind {
+		case codegen.ProbeBegin:
+			begins = append(begins, p)
+		case codegen.ProbeEnd:
+			ends = append(ends, p)
+		default:
+			probes = append(probes, p)
+			if p.Kind == codegen.ProbeTracepoint && s.env == nil {
+				dir := s.opts.TracefsDir
+				if dir == "" {
+					if dir, err = tracefs.Mount(); err != nil {
+						return err
+					}
+				}
+				s.env = tracefs.NewEnv(dir)
+			}
+		}
+	}
+	byOrder := func(a, b *codegen.Probe) int { return cmp.Compare(a.Order, b.Order) }
+	slices.SortStableFunc(begins, byOrder)
+	slices.SortStableFunc(ends, byOrder)
+
+	if err := s.load(); err != nil {
+		return err
+	}
+	if err := s.writeGlobals(); err != nil {
+		return err
+	}
+	if prog.EventsMap != "" {
+		m := s.coll.Maps[prog.EventsMap]
+		if m == nil {
+			return fmt.Errorf("events map %q not in the collection", prog.EventsMap)
+		}
+		rd, err := ringbuf.NewReader(m)
+		if err != nil {
+			return fmt.Errorf("open ring buffer: %w", err)
+		}
+		s.reader = rd
+		s.others.push(rd)
+	}
+
+	// Stop requests: ctx and signals set s.stop and wake the reader.
+	sigs := make(chan os.Signal, 1)
+	if !s.opts.NoSignals {
+		signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+		defer signal.Stop(sigs)
+	}
+	wake := make(chan struct{}, 1)
+	quit := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		select {
+		case <-ctx.Done():
+		case <-sigs:
+		case <-quit:
+			return
+		}
+		s.stop.Store(true)
+		select {
+		case wake <- struct{}{}:
+		default:
+		}
+		if s.reader != nil {
+			_ = s.reader.Flush()
+		}
+	}()
+	stopWatcher := sync.OnceFunc(func() {
+		close(quit)
+		wg.Wait()
+		if !s.opts.NoSignals {
+			// A second signal now kills the process, as with bpftrace.
+			signal.Stop(sigs)
+		}
+	})
+	defer stopWatcher()
+
+	for _, p := range begins {
+		if err := s.runOnce(p); err != nil {
+			return err
+		}
+	}
+	n := len(begins) + len(ends)
+	for _, p := range probes {
+		if s.stop.Load() {
+			break
+		}
+		k, err := s.attach(p)
+		if err != nil {
+			return err
+		}
+		n += k
+	}
+	if n == 0 {
+		return errors.New("no probes to attach")
+	}
+	if !s.opts.Quiet {
+		if n == 1 {
+			fmt.Fprintln(s.stderr, "Attached 1 probe")
+		} else {
+			fmt.Fprintf(s.stderr, "Attached %d probes\n", n)
+		}
+	}
+
+	// With only BEGIN and END probes nothing can send events any more:
+	// print what BEGIN sent and stop.
+	drainOnly := n == len(begins)+len(ends)
+	if err := s.loop(drainOnly, wake); err != nil {
+		return err
+	}
+
+	// Finalize: detach, drop queued events, run END, print.
+	stopWatcher()
+	if err := s.attached.closeAll(); err != nil {
+		return fmt.Errorf("detach probes: %w", err)
+	}
+	if err := s.drain(true); err != nil {
+		return err
+	}
+	s.finalizing = false
+	for _, p := range ends {
+		if err := s.runOnce(p); err != nil {
+			return err
+		}
+	}
+	if err := s.drain(false); err != nil {
+		return err
+	}
+	s.pollLost()
+	if s.lost > 0 {
+		fmt.Fprintf(s.stderr, "WARNING: Total lost event count: %d\n", s.lost)
+	}
+	if _, err := io.WriteString(s.stdout, "\n\n"); err != nil {
+		return fmt.Errorf("write output: %w", err)
+	}
+	if s.opts.NoExitMaps {
+		return nil
+	}
+	for _, m := range prog.Maps {
+		if err := s.printMap(m, output.MapOptions{}, true); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// load creates the maps and programs of the collection.
+func (s *session) load() error {
+	cache := s.opts.BTFCache
+	if cache == nil {
+		cache = btf.NewCache()
+	}
+	coll, err := ebpf.NewCollectionWithOptions(s.prog.Collection, ebpf.CollectionOptions{Cache: cache})
+	if err != nil {
+		le := &LoadError{Err: err}
+		var ve *ebpf.VerifierError
+		if errors.As(err, &ve) {
+			le.Program = s.failedProgram(err)
+		}
+		return le
+	}
+	s.coll = coll
+	s.others.push(closerFunc(func() error { coll.Close(); return nil }))
+	return nil
+}
+
+// failedProgram finds which program an ebpf load error is about: the
+// library names it as `program NAME: ...`.
+func (s *session) failedProgram(err error) string {
+	msg := err.Error()
+	best := ""
+	for name := range s.prog.Collection.Programs {
+		if len(name) > len(best) && strings.Contains(msg, "program "+name+":") {
+			best = name
+		}
+	}
+	return best
+}
+
+// program returns the loaded program of a probe.
+func (s *session) program(p *codegen.Probe) (*ebpf.Program, error) {
+	bp := s.coll.Programs[p.Program]
+	if bp == nil {
+		return nil, fmt.Errorf("probe %s: program %q not in the collection", p.Name, p.Program)
+	}
+	return bp, nil
+}
+
+// runOnce runs a BEGIN or END program once with BPF_PROG_TEST_RUN.
+func (s *session) runOnce(p *codegen.Probe) error {
+	bp, err := s.program(p)
+	if err != nil {
+		return err
+	}
+	if _, err := bp.Run(&ebpf.RunOptions{}); err != nil {
+		return fmt.Errorf("run %s probe: %w", p.Name, err)
+	}
+	return nil
+}
+
+// writeGlobals fills in the globals map.
+func (s *session) writeGlobals() error {
+	g := s.prog.Globals
+	if s.prog.GlobalsMap == "" {
+		return nil
+	}
+	m := s.coll.Maps[s.prog.GlobalsMap]
+	if m == nil {
+		return fmt.Errorf("globals map %q not in the collection", s.prog.GlobalsMap)
+	}
+	size := g.Size
+	if size <= 0 {
+		size = int(m.ValueSize())
+	}
+	buf := make([]byte, size)
+	put := func(off int, clock int32) error {
+		if off < 0 {
+			return nil
+		}
+		if off+8 > len(buf) {
+			return fmt.Errorf("globals: offset %d out of range", off)
+		}
+		var ts unix.Timespec
+		if err := unix.ClockGettime(clock, &ts); err != nil {
+			return fmt.Errorf("read clock: %w", err)
+		}
+		binary.NativeEndian.PutUint64(buf[off:], uint64(ts.Nano()))
+		return nil
+	}
+	if err := put(g.StartNsOffset, unix.CLOCK_MONOTONIC); err != nil {
+		return err
+	}
+	if err := put(g.StartBootOffset, unix.CLOCK_BOOTTIME); err != nil {
+		return err
+	}
+	if err := m.Put(uint32(0), buf); err != nil {
+		return fmt.Errorf("write globals: %w", err)
+	}
+	return nil
+}
+
+// closerStack closes what was pushed in reverse order.
+type closerStack struct{ cs []io.Closer }
+
+func (c *closerStack) push(cl io.Closer) { c.cs = append(c.cs, cl) }
+
+func (c *closerStack) closeAll() error {
+	var errs []error
+	for i := len(c.cs) - 1; i >= 0; i-- {
+		if err := c.cs[i].Close(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	c.cs = nil
+	return errors.Join(errs...)
+}
+
+// closerFunc adapts a function to io.Closer.
+type closerFunc func() error
+
+func (f closerFunc) Close() error { return f() }
