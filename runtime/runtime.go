@@ -31,6 +31,9 @@ import (
 // cat() prints.
 const DefaultMaxCatBytes = 10240
 
+// slowAttach is the attach time from which the time taken is reported.
+const slowAttach = 100 * time.Millisecond
+
 // pollInterval is how often the event loop wakes up without events to
 // report lost events (bpftrace polls every 100ms).
 const pollInterval = 100 * time.Millisecond
@@ -39,10 +42,10 @@ const pollInterval = 100 * time.Millisecond
 // and handles SIGINT and SIGTERM.
 type Options struct {
 	// Stdout receives the script's output (printf, print, maps at exit);
-	// Stderr the "Attached N probes" line, errorf/warnf and warnings.
+	// Stderr the "Attaching N probes..." line, errorf/warnf and warnings.
 	// Nil means os.Stdout and os.Stderr.
 	Stdout, Stderr io.Writer
-	// Quiet suppresses the "Attached N probes" line (bpftrace -q).
+	// Quiet suppresses the "Attaching N probes..." line (bpftrace -q).
 	Quiet bool
 	// Unsafe allows system() (bpftrace --unsafe).
 	Unsafe bool
@@ -66,6 +69,10 @@ type Options struct {
 	// Formatter renders values and maps (symbol resolution hooks etc.). Nil
 	// means output.NewFormatter().
 	Formatter *output.Formatter
+	// Attached, when set, is called once every probe is attached (before
+	// events are read); embedders and tests use it to know when tracing
+	// has started.
+	Attached func()
 	// MaxCatBytes limits cat(); 0 means DefaultMaxCatBytes.
 	MaxCatBytes int
 }
@@ -246,31 +253,42 @@ func (s *session) run(ctx context.Context) error {
 	})
 	defer stopWatcher()
 
+	n := len(begins) + len(ends)
+	for _, p := range probes {
+		n += max(len(p.Targets), 1)
+	}
+	if !s.opts.Quiet {
+		if n == 1 {
+			fmt.Fprintln(s.stderr, "Attaching 1 probe...")
+		} else {
+			fmt.Fprintf(s.stderr, "Attaching %d probes...\n", n)
+		}
+	}
 	for _, p := range begins {
 		if err := s.runOnce(p); err != nil {
 			return err
 		}
 	}
-	n := len(begins) + len(ends)
+	attachStart := time.Now()
 	for _, p := range probes {
 		if s.stop.Load() {
 			break
 		}
-		k, err := s.attach(p)
-		if err != nil {
+		if p.Via != "" && !s.opts.Quiet {
+			fmt.Fprintf(s.stderr, "%s: %s\n", p.Name, p.Via)
+		}
+		if _, err := s.attach(p); err != nil {
 			return err
 		}
-		n += k
 	}
 	if n == 0 {
 		return errors.New("no probes to attach")
 	}
-	if !s.opts.Quiet {
-		if n == 1 {
-			fmt.Fprintln(s.stderr, "Attached 1 probe")
-		} else {
-			fmt.Fprintf(s.stderr, "Attached %d probes\n", n)
-		}
+	if took := time.Since(attachStart); took >= slowAttach && !s.opts.Quiet {
+		fmt.Fprintf(s.stderr, "Attached %d probes in %.2fs\n", n, took.Seconds())
+	}
+	if s.opts.Attached != nil {
+		s.opts.Attached()
 	}
 
 	// With only BEGIN and END probes nothing can send events any more:
