@@ -339,7 +339,7 @@ func (s *session) load() error {
 	if cache == nil {
 		cache = btf.NewCache()
 	}
-	coll, err := ebpf.NewCollectionWithOptions(s.prog.Collection, ebpf.CollectionOptions{Cache: cache})
+	coll, err := ebpf.NewCollectionWithOptions(withoutSources(s.prog.Collection), ebpf.CollectionOptions{Cache: cache})
 	if err != nil {
 		le := &LoadError{Err: err}
 		var ve *ebpf.VerifierError
@@ -351,6 +351,23 @@ func (s *session) load() error {
 	s.coll = coll
 	s.others.push(closerFunc(func() error { coll.Close(); return nil }))
 	return nil
+}
+
+// withoutSources returns a copy of spec whose instructions carry no source
+// tags. The tags would make the library build BTF line info (and probe the
+// kernel for it) on every start; the verifier's instruction numbers are
+// mapped back to the script from the original spec instead
+// (codegen.VerifierPosition).
+func withoutSources(spec *ebpf.CollectionSpec) *ebpf.CollectionSpec {
+	cp := spec.Copy()
+	for _, p := range cp.Programs {
+		for i := range p.Instructions {
+			if p.Instructions[i].Source() != nil {
+				p.Instructions[i] = p.Instructions[i].WithSource(nil)
+			}
+		}
+	}
+	return cp
 }
 
 // failedProgram finds which program an ebpf load error is about: the
