@@ -165,7 +165,22 @@ func (g *gen) block(b *ast.Block) {
 		g.tag(s)
 		g.stmt(s)
 		g.frame = mark // statement temporaries die here
+		if endsProbe(s) {
+			return // the rest is unreachable, which the verifier rejects
+		}
 	}
+}
+
+// endsProbe reports whether s always leaves the probe (return, exit()).
+func endsProbe(s ast.Stmt) bool {
+	switch s := s.(type) {
+	case *ast.ReturnStmt:
+		return true
+	case *ast.ExprStmt:
+		c, ok := s.X.(*ast.Call)
+		return ok && c.Name == "exit"
+	}
+	return false
 }
 
 func (g *gen) stmt(s ast.Stmt) {

@@ -1,0 +1,77 @@
+package e2e
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// normalize0_17 removes the differences between bpftrace 0.17's output
+// and the current format that gotrace follows: 0.17 prints "Attaching N
+// probes..." on stdout, a space after "@hist:", and blank lines after every
+// map; the current format is checked byte for byte by the output package.
+func normalize0_17(s string) string {
+	var out []string
+	attaching := regexp.MustCompile(`^Attaching \d+ probes?\.\.\.$`)
+	for _, l := range strings.Split(s, "\n") {
+		l = strings.TrimRight(l, " ")
+		if l == "" || attaching.MatchString(l) {
+			continue
+		}
+		out = append(out, l)
+	}
+	return strings.Join(out, "\n")
+}
+
+// TestCompatBpftrace017 runs every testdata/compat script through gotrace
+// and through bpftrace 0.17 (installed by scripts/test.sh) and compares
+// their output.
+func TestCompatBpftrace017(t *testing.T) {
+	bt, err := exec.LookPath("bpftrace")
+	if err != nil {
+		t.Skip("bpftrace is not installed (scripts/test.sh installs it)")
+	}
+	files, _ := filepath.Glob("testdata/compat/*.bt")
+	if len(files) == 0 {
+		t.Fatal("no compat scripts")
+	}
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			got := run(t, f, "42", "hello")
+			cmd := exec.Command(bt, f, "42", "hello")
+			cmd.Env = append(os.Environ(), "BPFTRACE_NO_USER_SYMBOLS=1")
+			want, err := cmd.Output()
+			if err != nil {
+				t.Fatalf("bpftrace %s: %v", f, err)
+			}
+			if g, w := normalize0_17(got.stdout), normalize0_17(string(want)); g != w {
+				t.Errorf("gotrace and bpftrace 0.17 differ.\ngotrace:\n%s\nbpftrace:\n%s\nstderr:\n%s", g, w, got.stderr)
+			}
+		})
+	}
+}
+
+// TestLanguage runs testdata/lang/*.bt with params 42 hello and compares
+// stdout and the exit status with the .out file next to it (the first line
+// of a .out file may be "exit N").
+func TestLanguage(t *testing.T) {
+	files, _ := filepath.Glob("testdata/lang/*.bt")
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			want, err := os.ReadFile(strings.TrimSuffix(f, ".bt") + ".out")
+			if err != nil {
+				t.Fatal(err)
+			}
+			code := 0
+			text := string(want)
+			if m := regexp.MustCompile(`^exit (\d+)\n`).FindStringSubmatch(text); m != nil {
+				code = int(m[1][0] - '0')
+				text = text[len(m[0]):]
+			}
+			wantOutput(t, run(t, f, "42", "hello"), text, code)
+		})
+	}
+}
