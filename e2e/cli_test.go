@@ -1,0 +1,65 @@
+package e2e
+
+import (
+	"context"
+	"os/exec"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func TestStdinProgramAndQuiet(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, gotrace(t), "-q", "-", "7")
+	cmd.Stdin = strings.NewReader(`BEGIN { printf("param %d\n", $1); exit(); }`)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%v: %s", err, stderr.String())
+	}
+	if string(out) != "param 7\n\n\n" || stderr.String() != "" {
+		t.Errorf("stdout %q stderr %q", out, stderr.String())
+	}
+}
+
+func TestHelpAndVersion(t *testing.T) {
+	if got := run(t, "--version"); got.code != 0 || !strings.HasPrefix(got.stderr, "gotrace v") {
+		t.Errorf("--version: %+v", got)
+	}
+	if got := run(t, "--help"); got.code != 0 || !strings.Contains(got.stderr, "USAGE:") {
+		t.Errorf("--help: %+v", got)
+	}
+	if got := run(t); got.code != 1 || !strings.Contains(got.stderr, "USAGE:") {
+		t.Errorf("no arguments: %+v", got)
+	}
+	if got := run(t, "/nonexistent/script.bt"); got.code != 1 || !strings.Contains(got.stderr, "no such file") {
+		t.Errorf("missing file: %+v", got)
+	}
+}
+
+// TestSIGTERM: SIGTERM runs END and prints the maps, like SIGINT.
+func TestSIGTERM(t *testing.T) {
+	s := startNoWait(t, "-e", `interval:s:100 { exit(); } END { printf("end\n"); @x = 1; }`)
+	s.waitLinks(1, 20*time.Second)
+	got := s.stop(syscall.SIGTERM)
+	wantOutput(t, got, "end\n\n\n@x: 1\n", 0)
+}
+
+func TestTime(t *testing.T) {
+	got := run(t, "-e", `BEGIN { time(); time("%Y-%m-%d\n"); exit(); }`)
+	if !regexp.MustCompile(`^\d\d:\d\d:\d\d\n\d{4}-\d\d-\d\d\n\n\n$`).MatchString(got.stdout) {
+		t.Errorf("time output %q", got.stdout)
+	}
+}
+
+// TestProfileAndSoftware: profile and software probes fire on this kernel.
+func TestProfileAndSoftware(t *testing.T) {
+	got := run(t, "-e", `profile:hz:997 { @p = count(); } software:cpu-clock:100000 { @s = count(); } interval:ms:200 { exit(); }`)
+	if got.code != 0 || !regexp.MustCompile(`(?m)^@p: [1-9]\d*\n@s: [1-9]\d*\n$`).MatchString(got.stdout) {
+		t.Errorf("exit %d stdout %q stderr %q", got.code, got.stdout, got.stderr)
+	}
+}
