@@ -3,6 +3,7 @@ package lang
 import (
 	"errors"
 	"strings"
+	"sync"
 
 	"github.com/alecthomas/participle/v2"
 	"github.com/alecthomas/participle/v2/lexer"
@@ -190,18 +191,24 @@ var grammarNames = []struct{ from, to string }{
 	{"PredOpen", "\"/\""},
 }
 
+// The parsers are built on first use: building one walks the grammar with
+// reflection, which would otherwise cost every start of the binary.
 var (
-	fileParser = participle.MustBuild[gFile](
-		participle.Lexer(lexDefinition{}),
-		// The grammar is LL(1) at the statement level: once a production
-		// has consumed a token it is committed, so errors point at the
-		// real problem instead of a backtracked alternative.
-		participle.UseLookahead(0),
-	)
-	exprParserRoot = participle.MustBuild[gExprRoot](
-		participle.Lexer(lexDefinition{}),
-		participle.UseLookahead(0),
-	)
+	fileParser = sync.OnceValue(func() *participle.Parser[gFile] {
+		return participle.MustBuild[gFile](
+			participle.Lexer(lexDefinition{}),
+			// The grammar is LL(1) at the statement level: once a production
+			// has consumed a token it is committed, so errors point at the
+			// real problem instead of a backtracked alternative.
+			participle.UseLookahead(0),
+		)
+	})
+	exprParserRoot = sync.OnceValue(func() *participle.Parser[gExprRoot] {
+		return participle.MustBuild[gExprRoot](
+			participle.Lexer(lexDefinition{}),
+			participle.UseLookahead(0),
+		)
+	})
 )
 
 // Parse parses a script. name is the file name recorded in positions (for
@@ -216,7 +223,7 @@ func Parse(name, src string) (*ast.File, error) {
 	if err != nil {
 		return nil, ErrorList{{Pos: ast.Pos{Filename: name, Line: 1, Column: 1}, Msg: err.Error()}}
 	}
-	g, err := fileParser.ParseFromLexer(plex)
+	g, err := fileParser().ParseFromLexer(plex)
 	if err != nil {
 		return nil, convertError(name, err)
 	}
@@ -242,7 +249,7 @@ func ParseExpr(src string) (ast.Expr, error) {
 	if first := plex.Peek(); !(&exprParser{lex: plex}).startsExpr(first) {
 		return nil, ErrorList{{Pos: fixPos("", first.Pos), Msg: "unexpected " + describe(first) + ", expected expression"}}
 	}
-	g, err := exprParserRoot.ParseFromLexer(plex)
+	g, err := exprParserRoot().ParseFromLexer(plex)
 	if err != nil {
 		return nil, convertError("", err)
 	}
