@@ -2,7 +2,6 @@ package codegen
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/cilium/ebpf/asm"
@@ -34,14 +33,15 @@ type gen struct {
 	nlabel  int
 	frame   int // bytes of stack in use (grows downwards from R10)
 	maxSP   int
-	vars    map[string]int16 // scratch variable slots
+	vars    []int16 // scratch variable slots by declaration ID
+	loops   []loopLabels
 	errPos  ast.Pos
 	err     error
 	exitLbl string
 }
 
 func newGen(c *compiler, p *lang.Probe) *gen {
-	return &gen{c: c, probe: p, info: p.Info, vars: map[string]int16{}, aliases: map[string]string{}}
+	return &gen{c: c, probe: p, info: p.Info, aliases: map[string]string{}}
 }
 
 // emit appends instructions, attaching pending labels and source tags.
@@ -128,14 +128,13 @@ func (g *gen) program() (asm.Instructions, error) {
 	// The kernel wants line info on the first instruction.
 	g.tag(g.probe.AST)
 	g.emit(asm.Mov.Reg(rCtx, asm.R1))
-	// Scratch variables live for the whole program, below every temporary.
-	names := make([]string, 0, len(g.info.Vars))
-	for n := range g.info.Vars {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		g.vars[n] = g.alloc(slotSize(g.info.Vars[n]), g.probe.AST.Pos())
+	// Scratch variables live for the whole program, below every temporary;
+	// each declaration has its own slot.
+	g.vars = make([]int16, len(g.info.VarTypes))
+	for id, t := range g.info.VarTypes {
+		if t != nil {
+			g.vars[id] = g.alloc(slotSize(t), g.probe.AST.Pos())
+		}
 	}
 	if pred := g.probe.AST.Pred; pred != nil {
 		g.tag(pred)
@@ -171,10 +170,11 @@ func (g *gen) block(b *ast.Block) {
 	}
 }
 
-// endsProbe reports whether s always leaves the probe (return, exit()).
+// endsProbe reports whether s always leaves the probe or the loop
+// iteration (return, exit(), break, continue).
 func endsProbe(s ast.Stmt) bool {
 	switch s := s.(type) {
-	case *ast.ReturnStmt:
+	case *ast.ReturnStmt, *ast.BranchStmt:
 		return true
 	case *ast.ExprStmt:
 		c, ok := s.X.(*ast.Call)
@@ -197,6 +197,24 @@ func (g *gen) stmt(s ast.Stmt) {
 		g.block(s.Body)
 	case *ast.ReturnStmt:
 		g.emit(asm.Ja.Label(g.exitLbl))
+	case *ast.LetStmt:
+		g.let(s)
+	case *ast.WhileStmt:
+		g.while(s)
+	case *ast.ForRangeStmt:
+		g.forRange(s)
+	case *ast.UnrollStmt:
+		n := int(g.info.Consts[s.Count].Int)
+		for i := 0; i < n; i++ {
+			g.block(s.Body)
+		}
+	case *ast.BranchStmt:
+		l := g.loops[len(g.loops)-1]
+		if s.Tok == "break" {
+			g.emit(asm.Ja.Label(l.brk))
+		} else {
+			g.emit(asm.Ja.Label(l.cont))
+		}
 	default:
 		g.fail(s.Pos(), fmt.Errorf("statement not supported by the code generator"))
 	}
@@ -235,8 +253,16 @@ func (g *gen) exprStmt(e ast.Expr) {
 
 // varSlot returns the stack slot and type of a scratch variable.
 func (g *gen) varSlot(v *ast.Var) (int16, *types.Type) {
-	return g.vars[v.Name], g.info.Vars[v.Name]
+	id, t := g.info.VarOf(v)
+	if id < 0 {
+		g.fail(v.Pos(), fmt.Errorf("unresolved variable %s", v.Name))
+		return 0, types.Int64
+	}
+	return g.vars[id], t
 }
+
+// loopLabels are the jump targets of break and continue.
+type loopLabels struct{ brk, cont string }
 
 // slotSize is the stack size of a value of type t.
 func slotSize(t *types.Type) int {
@@ -250,4 +276,60 @@ func slotSize(t *types.Type) int {
 // (BPF_ST | BPF_MEM | BPF_DW), which asm.StoreImm does not emit.
 func stImm(dst asm.Register, off int16, v int64) asm.Instruction {
 	return asm.Instruction{OpCode: asm.StoreImmOp(asm.DWord), Dst: dst, Offset: off, Constant: v}
+}
+
+// let initialises a declared variable (to zero without an initialiser).
+func (g *gen) let(s *ast.LetStmt) {
+	off, t := g.varSlot(s.Var)
+	if t == nil {
+		return // never assigned: no slot
+	}
+	switch {
+	case s.Init == nil:
+		g.zero(off, slotSize(t))
+	case t.IsBuffer():
+		g.copyInto(off, t.Size, s.Init)
+	default:
+		g.scalar(s.Init)
+		g.emit(asm.StoreMem(rFP, off, asm.R0, asm.DWord))
+	}
+}
+
+// while compiles a loop the verifier bounds by walking it.
+func (g *gen) while(s *ast.WhileStmt) {
+	top, end := g.newLabel("while"), g.newLabel("wend")
+	g.mark(top)
+	g.scalar(s.Cond)
+	g.emit(asm.JEq.Imm(asm.R0, 0, end))
+	g.loops = append(g.loops, loopLabels{brk: end, cont: top})
+	g.block(s.Body)
+	g.loops = g.loops[:len(g.loops)-1]
+	g.emit(asm.Ja.Label(top))
+	g.mark(end)
+	g.emit(asm.Mov.Reg(asm.R0, asm.R0))
+}
+
+// forRange compiles for ($i : lo..hi) with constant bounds.
+func (g *gen) forRange(s *ast.ForRangeStmt) {
+	off, _ := g.varSlot(s.Var)
+	lo, hi := int64(g.info.Consts[s.Lo].Int), int64(g.info.Consts[s.Hi].Int)
+	top, step, end := g.newLabel("for"), g.newLabel("fstep"), g.newLabel("fend")
+	g.loadImm(asm.R0, lo)
+	g.emit(asm.StoreMem(rFP, off, asm.R0, asm.DWord))
+	g.mark(top)
+	g.emit(asm.LoadMem(asm.R0, rFP, off, asm.DWord))
+	g.loadImm(asm.R1, hi)
+	g.emit(asm.JSGE.Reg(asm.R0, asm.R1, end))
+	g.loops = append(g.loops, loopLabels{brk: end, cont: step})
+	g.block(s.Body)
+	g.loops = g.loops[:len(g.loops)-1]
+	g.mark(step)
+	g.emit(
+		asm.LoadMem(asm.R0, rFP, off, asm.DWord),
+		asm.Add.Imm(asm.R0, 1),
+		asm.StoreMem(rFP, off, asm.R0, asm.DWord),
+		asm.Ja.Label(top),
+	)
+	g.mark(end)
+	g.emit(asm.Mov.Reg(asm.R0, asm.R0))
 }

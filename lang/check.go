@@ -48,6 +48,12 @@ type checker struct {
 	info  *Info
 	// formats caches tracepoint formats by "cat:event".
 	formats map[string]*TracepointFormat
+	// scopes maps variable names to declaration IDs, innermost last;
+	// nextVar is the next declaration ID of the probe.
+	scopes  []map[string]int
+	nextVar int
+	// loops counts the loops enclosing the statement being checked.
+	loops int
 	// funcs caches the kernel's BTF functions by name.
 	funcs map[string]*btf.Func
 }
@@ -197,19 +203,22 @@ func usesIdent(p *ast.Probe, name string) bool {
 }
 
 func (c *checker) checkProbe(pr *Probe) {
-	vars := map[string]*types.Type{}
+	var vars []*types.Type
 	if pr.Info != nil {
-		vars = pr.Info.Vars // keep variable types inferred in pass 1
+		vars = pr.Info.VarTypes // keep variable types inferred in pass 1
 	}
 	pr.Info = &Info{
-		Types:   map[ast.Expr]*types.Type{},
-		Consts:  map[ast.Expr]Const{},
-		Vars:    vars,
-		Calls:   map[*ast.Call]*Func{},
-		Idents:  map[*ast.Ident]*Builtin{},
-		Members: map[*ast.Field]types.Field{},
+		Types:    map[ast.Expr]*types.Type{},
+		Consts:   map[ast.Expr]Const{},
+		VarIDs:   map[*ast.Var]int{},
+		VarTypes: vars,
+		Calls:    map[*ast.Call]*Func{},
+		Idents:   map[*ast.Ident]*Builtin{},
+		Members:  map[*ast.Field]types.Field{},
 	}
 	c.probe, c.info = pr, pr.Info
+	c.scopes = []map[string]int{{}}
+	c.nextVar = 0
 	pt := pr.Points[0]
 	if len(pr.Points) == 1 {
 		switch pt.Provider {
@@ -239,9 +248,53 @@ func (c *checker) block(b *ast.Block) {
 	if b == nil {
 		return
 	}
+	c.scopes = append(c.scopes, map[string]int{})
 	for _, s := range b.Stmts {
 		c.stmt(s)
 	}
+	c.scopes = c.scopes[:len(c.scopes)-1]
+}
+
+// lookupVar finds the declaration a variable name refers to.
+func (c *checker) lookupVar(name string) (int, bool) {
+	for i := len(c.scopes) - 1; i >= 0; i-- {
+		if id, ok := c.scopes[i][name]; ok {
+			return id, true
+		}
+	}
+	return 0, false
+}
+
+// declareVar declares a variable in the innermost scope. Its type is
+// inferred later from assignments (nil until then); pass 2 reuses the
+// type pass 1 inferred for the same declaration.
+func (c *checker) declareVar(v *ast.Var, t *types.Type) int {
+	id := c.nextVar
+	c.nextVar++
+	for len(c.info.VarTypes) <= id {
+		c.info.VarTypes = append(c.info.VarTypes, nil)
+	}
+	if t != nil {
+		c.info.VarTypes[id] = t
+	}
+	c.scopes[len(c.scopes)-1][v.Name] = id
+	c.info.VarIDs[v] = id
+	return id
+}
+
+// useVar resolves a variable use; it returns its type, nil if unknown.
+func (c *checker) useVar(v *ast.Var) *types.Type {
+	id, ok := c.lookupVar(v.Name)
+	if !ok {
+		c.errorf(v.Pos(), "variable %s is used before it is assigned", v.Name)
+		return nil
+	}
+	c.info.VarIDs[v] = id
+	t := c.info.VarTypes[id]
+	if t == nil {
+		c.errorf(v.Pos(), "the type of %s is not known here: assign it a value first", v.Name)
+	}
+	return t
 }
 
 func (c *checker) stmt(s ast.Stmt) {
@@ -266,11 +319,114 @@ func (c *checker) stmt(s ast.Stmt) {
 		if s.X != nil {
 			c.errorf(s.X.Pos(), "return with a value is only allowed in functions")
 		}
-	case *ast.LetStmt, *ast.ForRangeStmt, *ast.ForMapStmt, *ast.WhileStmt, *ast.UnrollStmt, *ast.BranchStmt:
+	case *ast.LetStmt:
+		c.let(s)
+	case *ast.WhileStmt:
+		if t := c.expr(s.Cond); t != nil && !isCondition(t) {
+			c.errorf(s.Cond.Pos(), "condition must be an integer, bool or pointer, not %s", t)
+		}
+		c.loops++
+		c.block(s.Body)
+		c.loops--
+	case *ast.ForRangeStmt:
+		c.forRange(s)
+	case *ast.UnrollStmt:
+		c.unroll(s)
+	case *ast.BranchStmt:
+		if c.loops == 0 {
+			c.errorf(s.Pos(), "%s outside of a loop", s.Tok)
+		}
+	case *ast.ForMapStmt:
 		c.errorf(s.GetSpan().Start, "%s is not supported yet", stmtName(s))
 	default:
 		c.errorf(s.GetSpan().Start, "unexpected statement")
 	}
+}
+
+// MaxLoopIterations bounds for-range loops, which the verifier walks
+// iteration by iteration.
+const MaxLoopIterations = 1024
+
+// MaxUnroll is bpftrace's limit for unroll(n).
+const MaxUnroll = 100
+
+func (c *checker) let(s *ast.LetStmt) {
+	var t *types.Type
+	if s.Type != nil {
+		if t = c.resolveType(s.Type); t == nil {
+			return
+		}
+		t = storageType(t)
+	}
+	var rt *types.Type
+	if s.Init != nil {
+		if rt = c.expr(s.Init); rt == nil {
+			return
+		}
+	}
+	if _, ok := c.scopes[len(c.scopes)-1][s.Var.Name]; ok {
+		c.errorf(s.Var.Pos(), "variable %s is already declared in this block", s.Var.Name)
+		return
+	}
+	if _, ok := c.lookupVar(s.Var.Name); ok {
+		c.errorf(s.Var.Pos(), "variable %s shadows a variable of an enclosing block", s.Var.Name)
+		return
+	}
+	if t == nil && rt == nil {
+		// let $x; takes its type from the first assignment.
+		c.declareVar(s.Var, nil)
+		return
+	}
+	if t == nil {
+		t = storageType(rt)
+	} else if rt != nil {
+		if _, ok := unify(t, storageType(rt)); !ok || (t.IsInt() != rt.IsInt()) {
+			c.errorf(s.Init.Pos(), "cannot initialise %s of type %s with %s", s.Var.Name, t, rt)
+			return
+		}
+	}
+	c.declareVar(s.Var, t)
+	c.info.Types[s.Var] = t
+}
+
+func (c *checker) forRange(s *ast.ForRangeStmt) {
+	lo, hi := c.expr(s.Lo), c.expr(s.Hi)
+	if lo == nil || hi == nil {
+		return
+	}
+	if !lo.IsInt() || !hi.IsInt() {
+		c.errorf(s.Lo.Pos(), "for range bounds must be integers, not %s and %s", lo, hi)
+		return
+	}
+	lv, lok := c.info.Consts[s.Lo]
+	hv, hok := c.info.Consts[s.Hi]
+	if !lok || !hok {
+		c.errorf(s.Lo.Pos(), "for range bounds must be constants: the verifier must see the loop end")
+		return
+	}
+	if n := int64(hv.Int) - int64(lv.Int); n > MaxLoopIterations {
+		c.errorf(s.Hi.Pos(), "for range of %d iterations is too long for the verifier (at most %d)", n, MaxLoopIterations)
+		return
+	}
+	c.scopes = append(c.scopes, map[string]int{})
+	c.declareVar(s.Var, types.Int64)
+	c.info.Types[s.Var] = types.Int64
+	c.loops++
+	c.block(s.Body)
+	c.loops--
+	c.scopes = c.scopes[:len(c.scopes)-1]
+}
+
+func (c *checker) unroll(s *ast.UnrollStmt) {
+	if t := c.expr(s.Count); t == nil {
+		return
+	}
+	cv, ok := c.info.Consts[s.Count]
+	if !ok || cv.IsStr || int64(cv.Int) < 1 || int64(cv.Int) > MaxUnroll {
+		c.errorf(s.Count.Pos(), "unroll() needs a constant between 1 and %d", MaxUnroll)
+		return
+	}
+	c.block(s.Body)
 }
 
 func stmtName(s ast.Stmt) string {
@@ -314,9 +470,8 @@ func (c *checker) incDec(x ast.Expr, op string) {
 			c.errorf(x.Pos(), "%s needs an integer map, %s holds %s", op, x.Name, mt.Value)
 		}
 	case *ast.Var:
-		t := c.info.Vars[x.Name]
+		t := c.useVar(x)
 		if t == nil {
-			c.errorf(x.Pos(), "variable %s is used before it is assigned", x.Name)
 			return
 		}
 		c.info.Types[x] = t
@@ -375,27 +530,38 @@ func (c *checker) assign(s *ast.AssignStmt) {
 			}
 		}
 	case *ast.Var:
-		old := c.info.Vars[l.Name]
-		if s.Op != "=" && old == nil {
-			c.errorf(l.Pos(), "variable %s is used before it is assigned", l.Name)
-			return
-		}
-		nt := storageType(rt)
-		if old != nil {
-			u, ok := unify(old, nt)
-			if !ok {
-				c.errorf(s.Rhs.Pos(), "type mismatch for %s: assigning %s to a variable of type %s", l.Name, rt, old)
-				return
-			}
-			nt = u
-		}
-		c.info.Vars[l.Name] = nt
-		c.info.Types[l] = nt
+		c.assignVar(l, rt, s.Op, s.Rhs.Pos())
 	case *ast.Discard:
 		c.info.Types[l] = rt
 	default:
 		c.errorf(s.Lhs.GetSpan().Start, "cannot assign to this expression")
 	}
+}
+
+// assignVar assigns a value of type rt to a variable, declaring it in the
+// current block when it is not visible yet.
+func (c *checker) assignVar(l *ast.Var, rt *types.Type, op string, rhsPos ast.Pos) {
+	id, ok := c.lookupVar(l.Name)
+	if !ok {
+		if op != "=" {
+			c.errorf(l.Pos(), "variable %s is used before it is assigned", l.Name)
+			return
+		}
+		id = c.declareVar(l, nil)
+	}
+	c.info.VarIDs[l] = id
+	old := c.info.VarTypes[id]
+	nt := storageType(rt)
+	if old != nil {
+		u, ok := unify(old, nt)
+		if !ok {
+			c.errorf(rhsPos, "type mismatch for %s: assigning %s to a variable of type %s", l.Name, rt, old)
+			return
+		}
+		nt = u
+	}
+	c.info.VarTypes[id] = nt
+	c.info.Types[l] = nt
 }
 
 // storageType is the type a value has once stored in a map or variable:
@@ -536,11 +702,7 @@ func (c *checker) expr1(e ast.Expr) *types.Type {
 	case *ast.PosParam:
 		return c.posParam(e)
 	case *ast.Var:
-		t := c.info.Vars[e.Name]
-		if t == nil {
-			c.errorf(e.Pos(), "variable %s is used before it is assigned", e.Name)
-		}
-		return t
+		return c.useVar(e)
 	case *ast.MapRef:
 		mt := c.mapUse(e, nil, false)
 		if mt == nil {

@@ -96,7 +96,10 @@ type AttachPoint struct {
 type Info struct {
 	Types  map[ast.Expr]*types.Type
 	Consts map[ast.Expr]Const     // expressions with a compile-time value (positional params, literals)
-	Vars   map[string]*types.Type // scratch variables of the probe
+	// Scratch variables are block scoped: every declaration gets an ID, and
+	// every use of a variable is resolved to the ID of its declaration.
+	VarIDs   map[*ast.Var]int
+	VarTypes []*types.Type // by ID
 	Calls  map[*ast.Call]*Func    // resolved builtin functions
 	Idents map[*ast.Ident]*Builtin
 	// Members holds the resolved member of every field access: its byte
@@ -116,6 +119,15 @@ type Const struct {
 	IsStr bool
 	Str   string
 	Int   uint64
+}
+
+// VarOf returns the ID and type of the declaration a variable use refers to.
+func (in *Info) VarOf(v *ast.Var) (int, *types.Type) {
+	id, ok := in.VarIDs[v]
+	if !ok {
+		return -1, nil
+	}
+	return id, in.VarTypes[id]
 }
 
 // TypeOf returns the checked type of e.

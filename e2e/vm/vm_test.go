@@ -1,0 +1,459 @@
+package vm
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/features"
+	"golang.org/x/sys/unix"
+)
+
+// gotraceBin returns $GOTRACE_BIN; it skips the test outside the VM.
+func gotraceBin(t *testing.T) string {
+	t.Helper()
+	if os.Getenv("GOTRACE_IN_VM") != "1" {
+		t.Skip("not inside the vmtest VM (GOTRACE_IN_VM != 1): the host kernel lacks kprobes/fentry; " +
+			"run scripts/test.sh, or: CGO_ENABLED=0 go build -o .cache/vm/gotrace ./cmd/gotrace && " +
+			"GOTRACE_BIN=$PWD/.cache/vm/gotrace GOTRACE_VM_FILES=$PWD/.cache/vm/gotrace vmtest/run.sh ./e2e/vm/")
+	}
+	bin := os.Getenv("GOTRACE_BIN")
+	if bin == "" {
+		t.Fatal("GOTRACE_BIN is not set: build gotrace with CGO_ENABLED=0 and pass it with GOTRACE_VM_FILES")
+	}
+	if _, err := os.Stat(bin); err != nil {
+		t.Fatalf("GOTRACE_BIN: %v (is it listed in GOTRACE_VM_FILES?)", err)
+	}
+	return bin
+}
+
+// haveKprobeMulti is the expected wildcard path: feature-probed, and
+// cross-checked with what is known of Debian's kernels.
+func haveKprobeMulti(t *testing.T) bool {
+	t.Helper()
+	err := features.HaveBPFLinkKprobeMulti()
+	if err != nil && !errors.Is(err, ebpf.ErrNotSupported) {
+		t.Fatalf("kprobe_multi feature probe: %v", err)
+	}
+	have := err == nil
+	switch k := os.Getenv("GOTRACE_VM_KERNEL"); k {
+	case "6.12":
+		if !have {
+			t.Fatalf("kernel %s: kprobe_multi should be available: %v", k, err)
+		}
+	case "6.1":
+		if have {
+			t.Fatalf("kernel %s: kprobe_multi should be missing (no CONFIG_FPROBE)", k)
+		}
+	}
+	return have
+}
+
+// trace is a gotrace process whose output goes to files, so that the test
+// process does no reads of its own while tracing.
+type trace struct {
+	t              *testing.T
+	cmd            *exec.Cmd
+	outPath, errPf string
+	done           chan error
+}
+
+// startTrace runs gotrace with args and waits until ready reports true
+// (polled from another goroutine than the caller's, so a test that locked
+// its OS thread and filters on its tid sees none of the polling).
+func startTrace(t *testing.T, ready func(tr *trace) bool, args ...string) *trace {
+	t.Helper()
+	dir := t.TempDir()
+	tr := &trace{t: t, outPath: filepath.Join(dir, "stdout"), errPf: filepath.Join(dir, "stderr"), done: make(chan error, 1)}
+	out, err := os.Create(tr.outPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
+	errf, err := os.Create(tr.errPf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer errf.Close()
+	tr.cmd = exec.Command(gotraceBin(t), args...)
+	tr.cmd.Stdout, tr.cmd.Stderr = out, errf
+	if err := tr.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { tr.done <- tr.cmd.Wait() }()
+	t.Cleanup(func() {
+		if tr.cmd.ProcessState == nil {
+			_ = tr.cmd.Process.Kill()
+			<-tr.done
+		}
+	})
+	result := make(chan error, 1)
+	go func() {
+		deadline := time.Now().Add(120 * time.Second)
+		for time.Now().Before(deadline) {
+			if ready(tr) {
+				result <- nil
+				return
+			}
+			select {
+			case err := <-tr.done:
+				tr.done <- err
+				result <- fmt.Errorf("gotrace exited before attaching (%v); stderr:\n%s", err, tr.stderr())
+				return
+			case <-time.After(5 * time.Millisecond):
+			}
+		}
+		result <- fmt.Errorf("gotrace did not attach in time; stderr:\n%s", tr.stderr())
+	}()
+	if err := <-result; err != nil {
+		t.Fatal(err)
+	}
+	return tr
+}
+
+func (tr *trace) stderr() string {
+	b, _ := os.ReadFile(tr.errPf)
+	return string(b)
+}
+
+// links counts the BPF links the gotrace process holds.
+func (tr *trace) links() int {
+	pid := tr.cmd.Process.Pid
+	fds, _ := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
+	n := 0
+	for _, fd := range fds {
+		if l, err := os.Readlink(fmt.Sprintf("/proc/%d/fd/%s", pid, fd.Name())); err == nil && l == "anon_inode:bpf_link" {
+			n++
+		}
+	}
+	return n
+}
+
+// linksReady waits for n BPF links.
+func linksReady(n int) func(*trace) bool { return func(tr *trace) bool { return tr.links() >= n } }
+
+// stderrReady waits for a stderr line matching re.
+func stderrReady(re string) func(*trace) bool {
+	rx := regexp.MustCompile(re)
+	return func(tr *trace) bool { return rx.MatchString(tr.stderr()) }
+}
+
+// stop sends SIGINT and returns stdout and stderr once gotrace exits.
+func (tr *trace) stop() (stdout, stderr string) {
+	tr.t.Helper()
+	if err := tr.cmd.Process.Signal(syscall.SIGINT); err != nil {
+		tr.t.Fatal(err)
+	}
+	select {
+	case err := <-tr.done:
+		if err != nil {
+			tr.t.Errorf("gotrace: %v; stderr:\n%s", err, tr.stderr())
+		}
+	case <-time.After(180 * time.Second):
+		tr.t.Fatalf("gotrace did not exit after SIGINT; stderr:\n%s", tr.stderr())
+	}
+	b, _ := os.ReadFile(tr.outPath)
+	return string(b), tr.stderr()
+}
+
+// lockThread pins the calling goroutine to its OS thread for the test and
+// returns the thread id, for scripts filtering on tid.
+func lockThread(t *testing.T) int {
+	runtime.LockOSThread()
+	t.Cleanup(runtime.UnlockOSThread)
+	return unix.Gettid()
+}
+
+// knownFile writes size bytes to a new file and returns its path.
+func knownFile(t *testing.T, name string, size int) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, bytes.Repeat([]byte("x"), size), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// preadN makes n pread(2) calls of size bytes at offset 0 on path (each a
+// vfs_read returning min(size, file size)).
+func preadN(t *testing.T, path string, n, size int) {
+	t.Helper()
+	fd, err := unix.Open(path, unix.O_RDONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(fd)
+	buf := make([]byte, size)
+	for range n {
+		if _, err := unix.Pread(fd, buf, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func comm(t *testing.T) string {
+	b, err := os.ReadFile("/proc/self/comm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSpace(string(b))
+}
+
+func wantStdout(t *testing.T, got, want, stderr string) {
+	t.Helper()
+	if got != want {
+		t.Errorf("stdout:\n%s\nwant:\n%s\nstderr:\n%s", got, want, stderr)
+	}
+}
+
+// TestFentryArgs: fentry with a typed argument, summed per comm.
+func TestFentryArgs(t *testing.T) {
+	gotraceBin(t)
+	tid := lockThread(t)
+	file := knownFile(t, "fentry-args", 100)
+	tr := startTrace(t, linksReady(1), "-e", `fentry:vfs_read /tid == $1/ { @[comm] = sum(args.count); }`, strconv.Itoa(tid))
+	preadN(t, file, 10, 4096)
+	out, errs := tr.stop()
+	wantStdout(t, out, fmt.Sprintf("\n\n@[%s]: %d\n", comm(t), 10*4096), errs)
+}
+
+// TestKprobeNamedArg: a kprobe argument by its BTF name, read as a user
+// string.
+func TestKprobeNamedArg(t *testing.T) {
+	gotraceBin(t)
+	tid := lockThread(t)
+	file := knownFile(t, "kprobe-named-arg", 1)
+	tr := startTrace(t, linksReady(1), "-e", `kprobe:do_sys_openat2 /tid == $1/ { printf("%s\n", str(args.filename)); }`, strconv.Itoa(tid))
+	for range 3 {
+		fd, err := unix.Open(file, unix.O_RDONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		unix.Close(fd)
+	}
+	out, errs := tr.stop()
+	wantStdout(t, out, strings.Repeat(file+"\n", 3)+"\n\n", errs)
+}
+
+// TestKretprobeHist: kretprobe retval in a histogram.
+func TestKretprobeHist(t *testing.T) {
+	gotraceBin(t)
+	tid := lockThread(t)
+	file := knownFile(t, "kretprobe-hist", 100)
+	tr := startTrace(t, linksReady(1), "-e", `kretprobe:vfs_read /tid == $1/ { @ = hist(retval); }`, strconv.Itoa(tid))
+	preadN(t, file, 5, 4096) // 5 reads returning 100
+	out, errs := tr.stop()
+	want := "\n\n@: \n[64, 128)              5 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n\n"
+	wantStdout(t, out, want, errs)
+}
+
+// TestKprobeWildcard: kprobe:vfs_* through kprobe_multi where the kernel
+// has it (6.12), else through one kprobe per function (6.1); func prints
+// the function names.
+func TestKprobeWildcard(t *testing.T) {
+	gotraceBin(t)
+	multi := haveKprobeMulti(t)
+	tid := lockThread(t)
+	file := knownFile(t, "kprobe-wildcard", 100)
+	tr := startTrace(t, stderrReady(`kprobe: attached \d+ functions through`), "-e", `kprobe:vfs_* /tid == $1/ { @[func] = count(); }`, strconv.Itoa(tid))
+	preadN(t, file, 7, 4096)
+	out, errs := tr.stop()
+	checkWildcard(t, out, errs, multi, "kprobe", "@[vfs_read]: 7\n")
+}
+
+// checkWildcard checks the output of a @[func] = count() wildcard script
+// and the path it took (stderr says).
+func checkWildcard(t *testing.T, out, errs string, multi bool, kind, wantLine string) {
+	t.Helper()
+	path := regexp.MustCompile(kind + `: attached (\d+) functions through (one kprobe_multi link|\d+ separate \w+s|\d+ trampolines)`).FindStringSubmatch(errs)
+	if path == nil {
+		t.Fatalf("stderr does not say how the wildcard was attached:\n%s", errs)
+	}
+	t.Logf("%s", path[0])
+	if n, _ := strconv.Atoi(path[1]); n < 20 {
+		t.Errorf("only %s functions attached", path[1])
+	}
+	if gotMulti := path[2] == "one kprobe_multi link"; gotMulti != multi {
+		t.Errorf("attached through %q, kprobe_multi available = %v", path[2], multi)
+	}
+	if !strings.Contains(out, wantLine) {
+		t.Errorf("stdout lacks %q:\n%s\nstderr:\n%s", wantLine, out, errs)
+	}
+	body := strings.TrimPrefix(out, "\n\n")
+	for _, l := range strings.Split(strings.TrimSuffix(body, "\n"), "\n") {
+		if !regexp.MustCompile(`^@\[vfs_\w+\]: \d+$`).MatchString(l) {
+			t.Errorf("unexpected output line %q (func must print vfs_* names)", l)
+		}
+	}
+}
+
+// loopbackUp brings lo up (the guest boots with it down).
+func loopbackUp(t *testing.T) {
+	t.Helper()
+	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(fd)
+	ifr, err := unix.NewIfreq("lo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := unix.IoctlIfreq(fd, unix.SIOCGIFFLAGS, ifr); err != nil {
+		t.Fatal(err)
+	}
+	ifr.SetUint16(ifr.Uint16() | unix.IFF_UP)
+	if err := unix.IoctlIfreq(fd, unix.SIOCSIFFLAGS, ifr); err != nil {
+		t.Fatalf("bring lo up: %v", err)
+	}
+}
+
+// tcpPair returns a connected loopback TCP connection (client side) and
+// the server's port; the server discards what it reads.
+func tcpPair(t *testing.T) (net.Conn, int) {
+	t.Helper()
+	loopbackUp(t)
+	ln, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		buf := make([]byte, 1<<16)
+		for {
+			if _, err := c.Read(buf); err != nil {
+				c.Close()
+				return
+			}
+		}
+	}()
+	c, err := net.Dial("tcp4", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c, ln.Addr().(*net.TCPAddr).Port
+}
+
+func sendN(t *testing.T, c net.Conn, n, size int) {
+	t.Helper()
+	buf := bytes.Repeat([]byte("y"), size)
+	for range n {
+		if _, err := c.Write(buf); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestFexitTCPSendmsg: fexit retval summed over known loopback sends.
+func TestFexitTCPSendmsg(t *testing.T) {
+	gotraceBin(t)
+	c, _ := tcpPair(t)
+	tid := lockThread(t)
+	tr := startTrace(t, linksReady(1), "-e", `fexit:tcp_sendmsg /tid == $1/ { @bytes = sum(retval); }`, strconv.Itoa(tid))
+	sendN(t, c, 3, 1000)
+	out, errs := tr.stop()
+	wantStdout(t, out, "\n\n@bytes: 3000\n", errs)
+}
+
+// TestStructChains: members through anonymous unions and pointer chains.
+func TestStructChains(t *testing.T) {
+	gotraceBin(t)
+	c, port := tcpPair(t)
+	tid := lockThread(t)
+	t.Run("sock", func(t *testing.T) {
+		tr := startTrace(t, linksReady(1), "-e", `kprobe:tcp_sendmsg /tid == $1/ { @[((struct sock *)arg0)->__sk_common.skc_dport] = count(); }`, strconv.Itoa(tid))
+		sendN(t, c, 4, 10)
+		out, errs := tr.stop()
+		// skc_dport is in network byte order.
+		dport := port>>8 | (port&0xff)<<8
+		wantStdout(t, out, fmt.Sprintf("\n\n@[%d]: 4\n", dport), errs)
+	})
+	t.Run("file", func(t *testing.T) {
+		file := knownFile(t, "struct-chain-file", 10)
+		tr := startTrace(t, linksReady(1), "-e", `fentry:vfs_read /tid == $1/ { @[str(args.file->f_path.dentry->d_name.name), args.file->f_inode->i_size] = count(); }`, strconv.Itoa(tid))
+		preadN(t, file, 2, 100)
+		out, errs := tr.stop()
+		wantStdout(t, out, "\n\n@[struct-chain-file, 10]: 2\n", errs)
+	})
+	_ = tid
+}
+
+// TestRawTracepoint: rawtracepoint with typed (BTF) arguments.
+func TestRawTracepoint(t *testing.T) {
+	gotraceBin(t)
+	tid := lockThread(t)
+	tr := startTrace(t, linksReady(1), "-e", `rawtracepoint:sys_enter /tid == $1 && args.id == 110/ { @[args.id, args.regs->di] = count(); }`, strconv.Itoa(tid))
+	for range 6 {
+		syscall.Getppid()
+	}
+	out, errs := tr.stop()
+	wantStdout(t, out, "\n\n@[110, 0]: 6\n", errs)
+}
+
+// TestFentryWildcard: a small fentry wildcard gets one trampoline per
+// function; vfs_* is large enough to go through kprobe_multi where the
+// kernel has it.
+func TestFentryWildcard(t *testing.T) {
+	gotraceBin(t)
+	multi := haveKprobeMulti(t)
+	tid := lockThread(t)
+	file := knownFile(t, "fentry-wildcard", 100)
+	t.Run("vfs_read*", func(t *testing.T) {
+		tr := startTrace(t, stderrReady(`fentry: attached \d+ functions through`), "-e", `fentry:vfs_read* /tid == $1/ { @[func] = count(); }`, strconv.Itoa(tid))
+		preadN(t, file, 3, 4096)
+		out, errs := tr.stop()
+		wantStdout(t, out, "\n\n@[vfs_read]: 3\n", errs)
+	})
+	t.Run("vfs_*", func(t *testing.T) {
+		tr := startTrace(t, stderrReady(`(fentry|kprobe): attached \d+ functions through`), "-e", `fentry:vfs_* /tid == $1/ { @[func] = count(); }`, strconv.Itoa(tid))
+		preadN(t, file, 5, 4096)
+		out, errs := tr.stop()
+		kind := "fentry"
+		if multi {
+			kind = "kprobe"
+			if !strings.Contains(errs, "served by one kprobe_multi link") {
+				t.Errorf("stderr lacks the Via line:\n%s", errs)
+			}
+		}
+		checkWildcard(t, out, errs, multi, kind, "@[vfs_read]: 5\n")
+	})
+}
+
+// TestList: -l and -lv on kernel functions.
+func TestList(t *testing.T) {
+	bin := gotraceBin(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	run := func(args ...string) string {
+		out, err := exec.CommandContext(ctx, bin, args...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("gotrace %q: %v\n%s", args, err, out)
+		}
+		return string(out)
+	}
+	if out := run("-l", "kprobe:vfs_read*"); !strings.Contains(out, "kprobe:vfs_read\n") {
+		t.Errorf("-l kprobe:vfs_read*:\n%s", out)
+	}
+	want := "fexit:vmlinux:vfs_read\n    struct file * file\n    char * buf\n    size_t count\n    loff_t * pos\n    ssize_t retval\n"
+	if out := run("-lv", "fexit:vfs_read"); out != want {
+		t.Errorf("-lv fexit:vfs_read:\n%s\nwant:\n%s", out, want)
+	}
+}
