@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/cilium/ebpf"
+
 	"github.com/gotrace/gotrace/codegen"
 	"github.com/gotrace/gotrace/lang"
 	"github.com/gotrace/gotrace/runtime"
@@ -15,6 +17,9 @@ import (
 type Options struct {
 	// Params are the positional parameters $1...$N.
 	Params []string
+	// Unsafe allows functions that change the traced system (system(),
+	// signal()), as bpftrace's --unsafe. Pass the same to runtime.Options.
+	Unsafe bool
 	// Env describes the machine; nil means the running kernel (NewKernelEnv).
 	Env lang.Env
 	// Codegen holds the kernel-dependent code generation choices; nil means
@@ -42,7 +47,8 @@ func Compile(name, src string, opts Options) (*Script, error) {
 	if err != nil {
 		return nil, err
 	}
-	checked, err := lang.Check(file, env, lang.Options{Params: opts.Params})
+	ncpus, _ := ebpf.PossibleCPU()
+	checked, err := lang.Check(file, env, lang.Options{Params: opts.Params, Unsafe: opts.Unsafe, NCPUs: ncpus})
 	if err != nil {
 		return nil, err
 	}

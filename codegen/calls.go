@@ -72,6 +72,29 @@ func (g *gen) call(e *ast.Call) {
 		g.buffer(e)
 	case "reg":
 		g.loadReg(e.Args[0].(*ast.StrLit).Value, e.Pos())
+	case "errorf":
+		g.printf(EventErrorf, e.Args[0].(*ast.StrLit).Value, e.Args[1:], e.Pos())
+	case "warnf":
+		g.printf(EventWarnf, e.Args[0].(*ast.StrLit).Value, e.Args[1:], e.Pos())
+	case "system":
+		g.printf(EventSystem, e.Args[0].(*ast.StrLit).Value, e.Args[1:], e.Pos())
+	case "cat":
+		g.printf(EventCat, e.Args[0].(*ast.StrLit).Value, e.Args[1:], e.Pos())
+	case "signal":
+		g.scalar(e.Args[0])
+		g.emit(asm.Mov.Reg(asm.R1, asm.R0), asm.FnSendSignal.Call())
+	case "strlen":
+		g.strlen(e)
+	case "strncmp":
+		g.strncmp(e)
+	case "bswap":
+		g.scalar(e.Args[0])
+		size := g.info.TypeOf(e).Size
+		if size > 1 {
+			g.emit(asm.HostTo(asm.BE, asm.R0, map[int]asm.Size{2: asm.Half, 4: asm.Word, 8: asm.DWord}[size]))
+		}
+	case "ksym", "kptr", "uptr":
+		g.scalar(e.Args[0])
 	default:
 		if len(e.Args) == 0 {
 			// pid() and friends
@@ -153,7 +176,7 @@ func (g *gen) printf(kind EventKind, format string, args []ast.Expr, pos ast.Pos
 	)
 	for i, a := range args {
 		dst := rec + int16(p.Args[i].Offset)
-		if p.Args[i].Type.Kind == types.String {
+		if p.Args[i].Type.IsBuffer() {
 			g.copyInto(dst, p.Args[i].Type.Size, a)
 			continue
 		}
@@ -305,5 +328,47 @@ func (g *gen) linearBucket(t *types.Type) {
 	g.loadImm(asm.R2, t.LStep)
 	g.emit(asm.Div.Reg(asm.R0, asm.R2), asm.Add.Imm(asm.R0, 1))
 	g.mark(done)
+	g.emit(asm.Mov.Reg(asm.R0, asm.R0))
+}
+
+// strlen counts the bytes before the NUL of a string buffer, unrolled over
+// the buffer.
+func (g *gen) strlen(e *ast.Call) {
+	off := g.buffer(e.Args[0])
+	size := g.info.TypeOf(e.Args[0]).Size
+	done := g.newLabel("strlen")
+	g.emit(asm.Mov.Imm(asm.R0, 0))
+	for i := 0; i < size; i++ {
+		g.emit(
+			asm.LoadMem(asm.R1, rFP, off+int16(i), asm.Byte),
+			asm.JEq.Imm(asm.R1, 0, done),
+			asm.Mov.Imm(asm.R0, int32(i+1)),
+		)
+	}
+	g.mark(done)
+	g.emit(asm.Mov.Reg(asm.R0, asm.R0))
+}
+
+// strncmp compares at most n bytes of two strings: 0 when equal.
+func (g *gen) strncmp(e *ast.Call) {
+	a := g.buffer(e.Args[0])
+	b := g.buffer(e.Args[1])
+	n := int(g.info.Consts[e.Args[2]].Int)
+	n = min(n, g.info.TypeOf(e.Args[0]).Size, g.info.TypeOf(e.Args[1]).Size)
+	eq, ne, end := g.newLabel("streq"), g.newLabel("strne"), g.newLabel("strcmpend")
+	for i := 0; i < n; i++ {
+		g.emit(
+			asm.LoadMem(asm.R1, rFP, a+int16(i), asm.Byte),
+			asm.LoadMem(asm.R2, rFP, b+int16(i), asm.Byte),
+			asm.JNE.Reg(asm.R1, asm.R2, ne),
+			asm.JEq.Imm(asm.R1, 0, eq),
+		)
+	}
+	g.emit(asm.Ja.Label(eq))
+	g.mark(ne)
+	g.emit(asm.Mov.Imm(asm.R0, 1), asm.Ja.Label(end))
+	g.mark(eq)
+	g.emit(asm.Mov.Imm(asm.R0, 0))
+	g.mark(end)
 	g.emit(asm.Mov.Reg(asm.R0, asm.R0))
 }

@@ -327,6 +327,10 @@ func (g *gen) builtinScalar(e *ast.Ident) {
 		g.emit(asm.FnGetPrandomU32.Call())
 	case "curtask":
 		g.emit(asm.FnGetCurrentTask.Call())
+	case "jiffies":
+		g.emit(asm.FnJiffies64.Call())
+	case "numaid":
+		g.emit(asm.FnGetNumaNodeId.Call())
 	case "retval":
 		g.retval(e)
 	case "func":
@@ -355,7 +359,19 @@ func isArgs(x ast.Expr) bool {
 	return ok && id.Name == "args"
 }
 
+// isTupleField reports whether e selects an element of a tuple or record
+// value (rather than args or a kernel struct).
+func (g *gen) isTupleField(e *ast.Field) bool {
+	k := g.info.TypeOf(e.X).Kind
+	return !isArgs(e.X) && (k == types.Tuple || k == types.Record)
+}
+
 func (g *gen) fieldScalar(e *ast.Field) {
+	if g.isTupleField(e) {
+		off := g.buffer(e.X) + int16(g.info.Members[e].Offset)
+		g.emit(asm.LoadMem(asm.R0, rFP, off, asm.DWord))
+		return
+	}
 	if !isArgs(e.X) {
 		g.memberScalar(e)
 		return
@@ -414,6 +430,19 @@ func (g *gen) buffer(e ast.Expr) int16 {
 		}
 	case *ast.Field:
 		return g.fieldBuffer(e)
+	case *ast.Tuple:
+		off := g.alloc(t.Size, e.Pos())
+		g.zero(off, t.Size)
+		for i, x := range e.Elems {
+			f := t.Fields[i]
+			if f.Type.IsBuffer() {
+				g.copyInto(off+int16(f.Offset), f.Type.Size, x)
+				continue
+			}
+			g.scalar(x)
+			g.emit(asm.StoreMem(rFP, off+int16(f.Offset), asm.R0, asm.DWord))
+		}
+		return off
 	case *ast.Ternary:
 		off := g.alloc(t.Size, e.Pos())
 		elseL, endL := g.newLabel("telse"), g.newLabel("tend")
@@ -516,6 +545,9 @@ func (g *gen) str(e *ast.Call) int16 {
 
 // fieldBuffer reads a string field of a tracepoint record.
 func (g *gen) fieldBuffer(e *ast.Field) int16 {
+	if g.isTupleField(e) {
+		return g.buffer(e.X) + int16(g.info.Members[e].Offset)
+	}
 	if !isArgs(e.X) {
 		return g.memberBuffer(e)
 	}

@@ -24,7 +24,7 @@ func (g *gen) mapKey(name string, keys []ast.Expr, pos ast.Pos) (int16, *Map) {
 	for i, k := range keys {
 		f := mi.Key.Fields[i]
 		kt := mi.Keys[i]
-		if kt.Kind == types.String {
+		if kt.IsBuffer() {
 			src := g.buffer(k)
 			n := roundUp(min(g.info.TypeOf(k).Size, kt.Size), 8)
 			g.copyMem(rFP, off+int16(f.Offset), rFP, src, n)

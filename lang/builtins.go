@@ -50,6 +50,11 @@ func builtins() map[string]*Builtin {
 			}
 			return c.info.ArgsType, ""
 		}},
+		{Name: "jiffies", typ: fixed(types.Uint64)},
+		{Name: "numaid", typ: fixed(types.Uint32)},
+		{Name: "ncpus", typ: func(c *checker) (*types.Type, string) {
+			return types.Uint64, ""
+		}},
 		{Name: "curtask", typ: func(c *checker) (*types.Type, string) {
 			spec, err := c.env.BTF()
 			if err != nil || spec == nil {
@@ -125,6 +130,8 @@ func (c *checker) ident(e *ast.Ident) *types.Type {
 		c.info.Consts[e] = Const{IsStr: true, Str: c.probe.Points[0].Name}
 	case e.Name == "func" && t.Kind == types.String:
 		c.info.Consts[e] = Const{IsStr: true, Str: c.probe.Points[0].Func}
+	case e.Name == "ncpus":
+		c.info.Consts[e] = Const{Int: uint64(max(c.opts.NCPUs, 1))}
 	}
 	return t
 }
@@ -218,6 +225,17 @@ func funcs() map[string]*Func {
 		{Name: "has_key", check: checkHasKey},
 		{Name: "time", check: checkTime},
 		{Name: "reg", check: checkReg},
+		{Name: "errorf", check: checkPrintf},
+		{Name: "warnf", check: checkPrintf},
+		{Name: "system", check: unsafeFunc(checkPrintf)},
+		{Name: "cat", check: checkPrintf},
+		{Name: "signal", check: unsafeFunc(checkSignal)},
+		{Name: "strlen", check: checkStrlen},
+		{Name: "strncmp", check: checkStrncmp},
+		{Name: "bswap", check: checkBswap},
+		{Name: "ksym", check: checkAddrFunc(types.Ksym)},
+		{Name: "kptr", check: checkAddrFunc(types.Pointer)},
+		{Name: "uptr", check: checkAddrFunc(types.Pointer)},
 		{Name: "count", agg: true, check: aggCheck(types.Count, 0)},
 		{Name: "sum", agg: true, check: aggCheck(types.Sum, 1)},
 		{Name: "avg", agg: true, check: aggCheck(types.Avg, 1)},
@@ -588,18 +606,18 @@ func checkPrintf(c *checker, e *ast.Call) *types.Type {
 	}
 	lit, ok := e.Args[0].(*ast.StrLit)
 	if !ok {
-		c.errorf(e.Args[0].GetSpan().Start, "printf() format must be a string literal")
+		c.errorf(e.Args[0].GetSpan().Start, "%s() format must be a string literal", e.Name)
 		return nil
 	}
 	c.expr(lit)
 	verbs, err := ParsePrintf(lit.Value)
 	if err != nil {
-		c.errorf(lit.Pos(), "printf(): %v", err)
+		c.errorf(lit.Pos(), "%s(): %v", e.Name, err)
 		return nil
 	}
 	args := e.Args[1:]
 	if len(verbs) != len(args) {
-		c.errorf(e.Pos(), "printf(): the format has %d conversion%s but %d argument%s were given", len(verbs), plural(len(verbs)), len(args), plural(len(args)))
+		c.errorf(e.Pos(), "%s(): the format has %d conversion%s but %d argument%s were given", e.Name, len(verbs), plural(len(verbs)), len(args), plural(len(args)))
 		return nil
 	}
 	ok = true
@@ -612,18 +630,18 @@ func checkPrintf(c *checker, e *ast.Call) *types.Type {
 		v := verbs[i][len(verbs[i])-1:]
 		switch {
 		case t.Kind == types.Void, t.IsAggregation():
-			c.errorf(a.Pos(), "printf() argument %d has no printable value (%s)", i+1, t)
+			c.errorf(a.Pos(), "%s() argument %d has no printable value (%s)", e.Name, i+1, t)
 			ok = false
 		case v == "s":
 			// %s prints anything.
 		case strings.HasPrefix(verbs[i], "r") || strings.HasSuffix(verbs[i], "r"):
 			// buffers: issue-3 territory; accept strings
 			if t.Kind != types.String {
-				c.errorf(a.Pos(), "printf() %%%s needs a buffer, not %s", verbs[i], t)
+				c.errorf(a.Pos(), "%s() %%%s needs a buffer, not %s", e.Name, verbs[i], t)
 				ok = false
 			}
 		case !t.IsInt() && t.Kind != types.Pointer:
-			c.errorf(a.Pos(), "printf() %%%s needs an integer, not %s", verbs[i], t)
+			c.errorf(a.Pos(), "%s() %%%s needs an integer, not %s", e.Name, verbs[i], t)
 			ok = false
 		}
 	}
@@ -656,4 +674,128 @@ func checkReg(c *checker, e *ast.Call) *types.Type {
 	}
 	c.expr(lit)
 	return types.Uint64
+}
+
+// unsafeFunc refuses a function with side effects unless --unsafe was given.
+func unsafeFunc(check func(*checker, *ast.Call) *types.Type) func(*checker, *ast.Call) *types.Type {
+	return func(c *checker, e *ast.Call) *types.Type {
+		if !c.opts.Unsafe {
+			c.errorf(e.Pos(), "%s() is unsafe: it changes the traced system; run with --unsafe to allow it", e.Name)
+			return nil
+		}
+		return check(c, e)
+	}
+}
+
+// signalNumbers are the signals signal() accepts by name.
+var signalNumbers = map[string]int{
+	"SIGHUP": 1, "SIGINT": 2, "SIGQUIT": 3, "SIGILL": 4, "SIGTRAP": 5, "SIGABRT": 6,
+	"SIGBUS": 7, "SIGFPE": 8, "SIGKILL": 9, "SIGUSR1": 10, "SIGSEGV": 11, "SIGUSR2": 12,
+	"SIGPIPE": 13, "SIGALRM": 14, "SIGTERM": 15, "SIGCHLD": 17, "SIGCONT": 18,
+	"SIGSTOP": 19, "SIGTSTP": 20, "SIGTTIN": 21, "SIGTTOU": 22, "SIGURG": 23,
+	"SIGXCPU": 24, "SIGXFSZ": 25, "SIGVTALRM": 26, "SIGPROF": 27, "SIGWINCH": 28,
+	"SIGIO": 29, "SIGPWR": 30, "SIGSYS": 31,
+}
+
+func checkSignal(c *checker, e *ast.Call) *types.Type {
+	if !c.wantArgs(e, 1, 1) {
+		return nil
+	}
+	if lit, ok := e.Args[0].(*ast.StrLit); ok {
+		name := lit.Value
+		if !strings.HasPrefix(name, "SIG") {
+			name = "SIG" + name
+		}
+		n, ok := signalNumbers[name]
+		if !ok {
+			c.errorf(lit.Pos(), "unknown signal %q", lit.Value)
+			return nil
+		}
+		c.expr(lit)
+		c.info.Consts[lit] = Const{Int: uint64(n)}
+		return types.VoidT
+	}
+	if c.intArg(e, 0) == nil {
+		return nil
+	}
+	return types.VoidT
+}
+
+func checkStrlen(c *checker, e *ast.Call) *types.Type {
+	if !c.wantArgs(e, 1, 1) {
+		return nil
+	}
+	if t := c.expr(e.Args[0]); t == nil {
+		return nil
+	} else if t.Kind != types.String {
+		c.errorf(e.Args[0].Pos(), "strlen() needs a string, not %s", t)
+		return nil
+	}
+	return types.Uint64
+}
+
+func checkStrncmp(c *checker, e *ast.Call) *types.Type {
+	if !c.wantArgs(e, 3, 3) {
+		return nil
+	}
+	for i := 0; i < 2; i++ {
+		if t := c.expr(e.Args[i]); t == nil {
+			return nil
+		} else if t.Kind != types.String {
+			c.errorf(e.Args[i].Pos(), "strncmp() needs strings, not %s", t)
+			return nil
+		}
+	}
+	if n, ok := c.constInt(e, 2); !ok {
+		return nil
+	} else if n < 0 {
+		c.errorf(e.Args[2].Pos(), "strncmp() length must not be negative")
+		return nil
+	}
+	return types.Int64
+}
+
+func checkBswap(c *checker, e *ast.Call) *types.Type {
+	if !c.wantArgs(e, 1, 1) {
+		return nil
+	}
+	t := c.intArg(e, 0)
+	if t == nil {
+		return nil
+	}
+	size := t.Size
+	if t.Kind == types.Bool {
+		size = 1
+	}
+	return types.NewInt(size, false)
+}
+
+// checkAddrFunc types ksym(addr), kptr(p) and uptr(p).
+func checkAddrFunc(k types.Kind) func(*checker, *ast.Call) *types.Type {
+	return func(c *checker, e *ast.Call) *types.Type {
+		if !c.wantArgs(e, 1, 1) {
+			return nil
+		}
+		t := c.expr(e.Args[0])
+		if t == nil {
+			return nil
+		}
+		if !t.IsInt() && t.Kind != types.Pointer {
+			c.errorf(e.Args[0].Pos(), "%s() needs an address, not %s", e.Name, t)
+			return nil
+		}
+		if k == types.Ksym {
+			return &types.Type{Kind: types.Ksym, Size: 8}
+		}
+		as := types.Kernel
+		if e.Name == "uptr" {
+			as = types.User
+		}
+		if t.Kind == types.Pointer {
+			cp := *t
+			cp.AS = as
+			return &cp
+		}
+		return &types.Type{Kind: types.Pointer, Size: 8, Elem: types.Uint8, AS: as}
+	}
 }

@@ -291,11 +291,17 @@ func (c *checker) useVar(v *ast.Var) *types.Type {
 	}
 	c.info.VarIDs[v] = id
 	t := c.info.VarTypes[id]
-	if t == nil {
+	switch t {
+	case nil:
 		c.errorf(v.Pos(), "the type of %s is not known here: assign it a value first", v.Name)
+	case poisoned:
+		return nil // its assignment already failed
 	}
 	return t
 }
+
+// poisoned is the type of a variable whose initialisation failed to check.
+var poisoned = &types.Type{Kind: types.Invalid}
 
 func (c *checker) stmt(s ast.Stmt) {
 	switch s := s.(type) {
@@ -503,6 +509,16 @@ func (c *checker) assign(s *ast.AssignStmt) {
 	}
 	rt := c.expr(s.Rhs)
 	if rt == nil {
+		// Declare the variable anyway so that its uses do not report
+		// follow-on errors.
+		if v, ok := s.Lhs.(*ast.Var); ok {
+			if _, found := c.lookupVar(v.Name); !found {
+				id := c.declareVar(v, nil)
+				if c.info.VarTypes[id] == nil {
+					c.info.VarTypes[id] = poisoned
+				}
+			}
+		}
 		return
 	}
 	if rt.Kind == types.Void {
@@ -551,6 +567,9 @@ func (c *checker) assignVar(l *ast.Var, rt *types.Type, op string, rhsPos ast.Po
 	}
 	c.info.VarIDs[l] = id
 	old := c.info.VarTypes[id]
+	if old == poisoned {
+		old = nil
+	}
 	nt := storageType(rt)
 	if old != nil {
 		u, ok := unify(old, nt)
@@ -614,7 +633,7 @@ func (c *checker) mapUse(m *ast.MapRef, vt *types.Type, write bool) *MapType {
 			}
 		case kt.Kind == types.String:
 			kt = storageType(kt)
-		case kt.Kind == types.Pointer, kt.Kind == types.Ksym:
+		case kt.Kind == types.Pointer, kt.Kind == types.Ksym, kt.Kind == types.Tuple, kt.Kind == types.Record:
 		default:
 			c.errorf(k.Pos(), "%s cannot be used as a map key", kt)
 			return nil
@@ -771,7 +790,13 @@ func (c *checker) expr1(e ast.Expr) *types.Type {
 	case *ast.Discard:
 		c.errorf(e.Pos(), "_ can only be assigned to")
 		return nil
-	case *ast.Index, *ast.Tuple, *ast.SizeofExpr, *ast.OffsetofExpr:
+	case *ast.SizeofExpr:
+		return c.sizeof(e)
+	case *ast.OffsetofExpr:
+		return c.offsetof(e)
+	case *ast.Tuple:
+		return c.tuple(e)
+	case *ast.Index:
 		c.errorf(e.GetSpan().Start, "%s is not supported yet", exprName(e))
 		return nil
 	}
@@ -1055,9 +1080,7 @@ func (c *checker) field(e *ast.Field) *types.Type {
 	case types.Record, types.Tuple:
 		for _, f := range xt.Fields {
 			if f.Name == e.Name {
-				if xt.Name == "args" {
-					c.info.Members[e] = f
-				}
+				c.info.Members[e] = f
 				return f.Type
 			}
 		}
@@ -1115,4 +1138,92 @@ func (c *checker) member(e *ast.Field, st *types.Type) *types.Type {
 	f.Type = ft
 	c.info.Members[e] = f
 	return ft
+}
+
+// sizeof is a compile-time constant: the size of a type or of an
+// expression's type.
+func (c *checker) sizeof(e *ast.SizeofExpr) *types.Type {
+	var t *types.Type
+	switch {
+	case e.Type != nil:
+		t = c.resolveType(e.Type)
+	default:
+		if id, ok := e.X.(*ast.Ident); ok && builtins()[id.Name] == nil {
+			// sizeof(name): a type name such as a typedef.
+			t = c.resolveType(&ast.TypeExpr{Span: id.Span, Name: id.Name})
+		} else {
+			t = c.expr(e.X)
+		}
+	}
+	if t == nil {
+		return nil
+	}
+	size := t.Size
+	if t.Kind == types.Pointer {
+		size = 8
+	}
+	c.info.Consts[e] = Const{Int: uint64(size)}
+	return types.Uint64
+}
+
+// offsetof is a compile-time constant: a member's offset, through nested
+// and anonymous members.
+func (c *checker) offsetof(e *ast.OffsetofExpr) *types.Type {
+	var t *types.Type
+	switch {
+	case e.Type != nil:
+		t = c.resolveType(e.Type)
+	default:
+		if id, ok := e.X.(*ast.Ident); ok {
+			t = c.resolveType(&ast.TypeExpr{Span: id.Span, Name: id.Name})
+		} else {
+			t = c.expr(e.X)
+		}
+	}
+	if t == nil {
+		return nil
+	}
+	if t.Kind == types.Pointer {
+		t = t.Elem
+	}
+	if t.Kind != types.Struct || t.BTF == nil {
+		c.errorf(e.Pos(), "offsetof() needs a struct or union, not %s", t)
+		return nil
+	}
+	bt := t.BTF
+	off := 0
+	for _, name := range e.Field {
+		f, mt, err := findMember(bt, name)
+		if err != nil {
+			c.errorf(e.Pos(), "%s has no member %q", compositeName(stripQualifiers(bt)), name)
+			return nil
+		}
+		off += f.Offset
+		bt = mt
+	}
+	c.info.Consts[e] = Const{Int: uint64(off)}
+	return types.Uint64
+}
+
+// tuple types (a, b, ...) and records (x=a, y=b): elements are stored
+// widened (integers as 64 bits) and laid out as bpftrace does.
+func (c *checker) tuple(e *ast.Tuple) *types.Type {
+	elems := make([]*types.Type, 0, len(e.Elems))
+	for _, x := range e.Elems {
+		t := c.expr(x)
+		if t == nil {
+			return nil
+		}
+		switch {
+		case t.IsInt(), t.Kind == types.String, t.Kind == types.Pointer, t.Kind == types.Tuple, t.Kind == types.Record, t.Kind == types.Ksym:
+		default:
+			c.errorf(x.Pos(), "%s cannot be a tuple element", t)
+			return nil
+		}
+		if t.Kind == types.Bool {
+			t = types.Uint64
+		}
+		elems = append(elems, storageType(t))
+	}
+	return types.NewTuple(elems, e.Names)
 }

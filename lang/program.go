@@ -23,6 +23,11 @@ type Options struct {
 	MaxStrlen int
 	// MaxMapKeys is the size of maps; 0 means DefaultMaxMapKeys.
 	MaxMapKeys int
+	// NCPUs is the value of the ncpus builtin (possible CPUs).
+	NCPUs int
+	// Unsafe allows functions that change the traced system (system,
+	// signal), as bpftrace's --unsafe.
+	Unsafe bool
 }
 
 // Program is a checked script: every probe expanded, every expression typed,
@@ -95,13 +100,13 @@ type AttachPoint struct {
 // Info holds what the checker learned about one probe instance.
 type Info struct {
 	Types  map[ast.Expr]*types.Type
-	Consts map[ast.Expr]Const     // expressions with a compile-time value (positional params, literals)
+	Consts map[ast.Expr]Const // expressions with a compile-time value (positional params, literals)
 	// Scratch variables are block scoped: every declaration gets an ID, and
 	// every use of a variable is resolved to the ID of its declaration.
 	VarIDs   map[*ast.Var]int
-	VarTypes []*types.Type // by ID
-	Calls  map[*ast.Call]*Func    // resolved builtin functions
-	Idents map[*ast.Ident]*Builtin
+	VarTypes []*types.Type       // by ID
+	Calls    map[*ast.Call]*Func // resolved builtin functions
+	Idents   map[*ast.Ident]*Builtin
 	// Members holds the resolved member of every field access: its byte
 	// offset from the struct's (or the args record's) start, bitfield
 	// position, and type.
