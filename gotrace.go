@@ -20,6 +20,12 @@ type Options struct {
 	// Unsafe allows functions that change the traced system (system(),
 	// signal()), as bpftrace's --unsafe. Pass the same to runtime.Options.
 	Unsafe bool
+	// Cpid is the pid of the child command (-c), the value of the cpid
+	// builtin; 0 means none (cpid is then an error). See StartChild.
+	Cpid int
+	// Pid restricts the script to one process (-p); 0 means none. See
+	// lang.Options.Pid for which probes are filtered.
+	Pid int
 	// Env describes the machine; nil means the running kernel (NewKernelEnv).
 	Env lang.Env
 	// Codegen holds the kernel-dependent code generation choices; nil means
@@ -48,7 +54,7 @@ func Compile(name, src string, opts Options) (*Script, error) {
 		return nil, err
 	}
 	ncpus, _ := ebpf.PossibleCPU()
-	checked, err := lang.Check(file, env, lang.Options{Params: opts.Params, Unsafe: opts.Unsafe, NCPUs: ncpus})
+	checked, err := lang.Check(file, env, lang.Options{Params: opts.Params, Unsafe: opts.Unsafe, NCPUs: ncpus, Cpid: opts.Cpid, Pid: opts.Pid})
 	if err != nil {
 		return nil, err
 	}
@@ -82,8 +88,18 @@ func needsKernelFeatures(p *lang.Program) bool {
 	return false
 }
 
-// withEnv fills in the runtime options that come from the environment.
+// Warnings renders the script's warnings (e.g. skipped missing probes),
+// or "" when there are none.
+func (s *Script) Warnings() string {
+	return lang.RenderWarnings(s.Checked.Warnings, s.Source)
+}
+
+// withEnv fills in the runtime options that come from the environment and
+// the script's config block.
 func (s *Script) withEnv(opts runtime.Options) runtime.Options {
+	if s.Checked.Config.NoExitMaps {
+		opts.NoExitMaps = true
+	}
 	if ke, ok := s.env.(*KernelEnv); ok {
 		if opts.TracefsDir == "" {
 			opts.TracefsDir = ke.TracefsDir()

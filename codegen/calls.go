@@ -59,6 +59,13 @@ func (g *gen) call(e *ast.Call) {
 			asm.Add.Imm(asm.R2, int32(key)),
 			asm.FnMapDeleteElem.Call(),
 		)
+		// true when an element was deleted
+		notFound := g.newLabel("delmiss")
+		g.emit(asm.JNE.Imm(asm.R0, 0, notFound), asm.Mov.Imm(asm.R0, 1), asm.Ja.Label(notFound+"_end"))
+		g.mark(notFound)
+		g.emit(asm.Mov.Imm(asm.R0, 0))
+		g.mark(notFound + "_end")
+		g.emit(asm.Mov.Reg(asm.R0, asm.R0))
 	case "has_key":
 		m := e.Args[0].(*ast.MapRef)
 		keys := []ast.Expr{e.Args[1]}
@@ -93,6 +100,8 @@ func (g *gen) call(e *ast.Call) {
 		if size > 1 {
 			g.emit(asm.HostTo(asm.BE, asm.R0, map[int]asm.Size{2: asm.Half, 4: asm.Word, 8: asm.DWord}[size]))
 		}
+	case "strftime":
+		g.scalar(e.Args[1])
 	case "ksym", "kptr", "uptr":
 		g.scalar(e.Args[0])
 	default:
@@ -161,6 +170,9 @@ func argType(t *types.Type) *types.Type {
 // printf builds a record {kind, id, args...} on the stack and sends it.
 func (g *gen) printf(kind EventKind, format string, args []ast.Expr, pos ast.Pos) {
 	p := &Printf{Format: format}
+	if kind == EventErrorf || kind == EventWarnf {
+		p.Pos = pos
+	}
 	off := EventHeaderSize
 	for _, a := range args {
 		at := argType(g.info.TypeOf(a))

@@ -142,9 +142,19 @@ func (c *compiler) declareMap(mt *lang.MapType) error {
 	if m.PerCPU {
 		spec.Type = ebpf.PerCPUHash
 	}
-	if mt.Value.Kind == types.Lhist {
-		// under/overflow buckets plus the buckets themselves, per key
-		spec.MaxEntries = uint32(c.prog.MaxMapKeys)
+	if mt.MaxEntries > 0 {
+		spec.MaxEntries = uint32(mt.MaxEntries)
+	}
+	switch mt.Decl {
+	case "lruhash", "percpulruhash":
+		spec.Type = ebpf.LRUHash
+		if m.PerCPU {
+			spec.Type = ebpf.LRUCPUHash
+		}
+	case "percpuhash":
+		if !m.PerCPU {
+			return &Error{Pos: mt.Pos, Err: fmt.Errorf("map %s: per-CPU maps of plain values are not supported yet (use an aggregation such as count() or sum())", mt.Name)}
+		}
 	}
 	c.mapIndex[mt.Name] = len(c.out.Maps)
 	c.out.Maps = append(c.out.Maps, m)
@@ -254,7 +264,7 @@ func (c *compiler) compileProbe(i int, p *lang.Probe) error {
 // addPrintf registers a printf-style event layout and returns its index.
 func (c *compiler) addPrintf(p *Printf) int {
 	var key strings.Builder
-	fmt.Fprintf(&key, "%q", p.Format)
+	fmt.Fprintf(&key, "%q %v", p.Format, p.Pos)
 	for _, a := range p.Args {
 		fmt.Fprintf(&key, "|%s@%d", a.Type, a.Offset)
 	}

@@ -329,12 +329,21 @@ func (g *gen) builtinScalar(e *ast.Ident) {
 		g.emit(asm.FnGetCurrentTask.Call())
 	case "jiffies":
 		g.emit(asm.FnJiffies64.Call())
+	case "ppid":
+		// curtask->real_parent->tgid
+		off := g.c.prog.TaskOffsets
+		tmp := g.alloc(8, e.Pos())
+		g.emit(asm.FnGetCurrentTask.Call(), asm.Add.Imm(asm.R0, int32(off[0])))
+		g.readKernel(tmp, 8, types.Kernel)
+		g.emit(asm.LoadMem(asm.R0, rFP, tmp, asm.DWord), asm.Add.Imm(asm.R0, int32(off[1])))
+		g.readKernel(tmp, 4, types.Kernel)
+		g.emit(asm.LoadMem(asm.R0, rFP, tmp, asm.Word))
 	case "numaid":
 		g.emit(asm.FnGetNumaNodeId.Call())
 	case "retval":
 		g.retval(e)
 	case "func":
-		g.emit(asm.FnGetFuncIp.Call())
+		g.emit(asm.Mov.Reg(asm.R1, rCtx), asm.FnGetFuncIp.Call())
 	case "arg0", "arg1", "arg2", "arg3", "arg4", "arg5":
 		g.loadReg(argRegs[e.Name[3]-'0'], e.Pos())
 	default:

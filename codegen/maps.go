@@ -21,6 +21,13 @@ func (g *gen) mapKey(name string, keys []ast.Expr, pos ast.Pos) (int16, *Map) {
 	mi := g.mapInfo(name)
 	off := g.alloc(mi.Key.Size, pos)
 	g.zero(off, mi.Key.Size)
+	if len(keys) == 1 && len(mi.Keys) > 1 {
+		// @m[$t]: a tuple holding all the keys, laid out like the key.
+		src := g.buffer(keys[0])
+		n := roundUp(min(g.info.TypeOf(keys[0]).Size, tupleSize(mi.Keys)), 8)
+		g.copyMem(rFP, off, rFP, src, n)
+		return off, mi
+	}
 	for i, k := range keys {
 		f := mi.Key.Fields[i]
 		kt := mi.Keys[i]
@@ -245,3 +252,6 @@ func (g *gen) incDecValue(e *ast.Unary) {
 		g.fail(e.Pos(), fmt.Errorf("%s needs a map or a variable", e.Op))
 	}
 }
+
+// tupleSize is the size of the tuple of the given element types.
+func tupleSize(elems []*types.Type) int { return types.NewTuple(elems, nil).Size }

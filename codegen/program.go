@@ -3,6 +3,7 @@ package codegen
 import (
 	"github.com/cilium/ebpf"
 
+	"github.com/gotrace/gotrace/lang/ast"
 	"github.com/gotrace/gotrace/lang/types"
 )
 
@@ -100,6 +101,9 @@ type Printf struct {
 	Format string
 	Args   []Arg
 	Size   int // total record size, including the header
+	// Pos is the position of the errorf()/warnf() call, for output formats
+	// that report it (-f json); zero for other events.
+	Pos ast.Pos
 }
 
 // Arg is one printf argument: its type and its offset from the start of the record.

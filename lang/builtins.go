@@ -26,6 +26,12 @@ func fixed(t *types.Type) func(*checker) (*types.Type, string) {
 func builtins() map[string]*Builtin {
 	list := []*Builtin{
 		{Name: "pid", typ: fixed(types.Uint32)},
+		{Name: "cpid", typ: func(c *checker) (*types.Type, string) {
+			if c.opts.Cpid == 0 {
+				return nil, "cpid cannot be used without a child command (-c)"
+			}
+			return types.Uint32, ""
+		}},
 		{Name: "tid", typ: fixed(types.Uint32)},
 		{Name: "uid", typ: fixed(types.Uint32)},
 		{Name: "gid", typ: fixed(types.Uint32)},
@@ -51,6 +57,12 @@ func builtins() map[string]*Builtin {
 			return c.info.ArgsType, ""
 		}},
 		{Name: "jiffies", typ: fixed(types.Uint64)},
+		{Name: "ppid", typ: func(c *checker) (*types.Type, string) {
+			if _, err := c.taskOffsets(); err != nil {
+				return nil, fmt.Sprintf("ppid needs kernel BTF: %v", err)
+			}
+			return types.Uint32, ""
+		}},
 		{Name: "numaid", typ: fixed(types.Uint32)},
 		{Name: "ncpus", typ: func(c *checker) (*types.Type, string) {
 			return types.Uint64, ""
@@ -132,6 +144,8 @@ func (c *checker) ident(e *ast.Ident) *types.Type {
 		c.info.Consts[e] = Const{IsStr: true, Str: c.probe.Points[0].Func}
 	case e.Name == "ncpus":
 		c.info.Consts[e] = Const{Int: uint64(max(c.opts.NCPUs, 1))}
+	case e.Name == "cpid":
+		c.info.Consts[e] = Const{Int: uint64(c.opts.Cpid)}
 	}
 	return t
 }
@@ -234,6 +248,7 @@ func funcs() map[string]*Func {
 		{Name: "strncmp", check: checkStrncmp},
 		{Name: "bswap", check: checkBswap},
 		{Name: "ksym", check: checkAddrFunc(types.Ksym)},
+		{Name: "strftime", check: checkStrftime},
 		{Name: "kptr", check: checkAddrFunc(types.Pointer)},
 		{Name: "uptr", check: checkAddrFunc(types.Pointer)},
 		{Name: "count", agg: true, check: aggCheck(types.Count, 0)},
@@ -262,6 +277,9 @@ func (c *checker) call(e *ast.Call) *types.Type {
 			if t != nil {
 				c.info.Types[id] = t
 				c.info.Calls[e] = &Func{Name: e.Name}
+				if cv, ok := c.info.Consts[id]; ok && !cv.IsStr {
+					c.info.Consts[e] = cv // cpid(), ncpus(): constants too
+				}
 			}
 			return t
 		}
@@ -533,7 +551,7 @@ func (c *checker) deleteKey(m *ast.MapRef) *types.Type {
 		return nil
 	}
 	c.info.Types[m] = types.VoidT
-	return types.VoidT
+	return types.BoolT // whether an element was deleted
 }
 
 func checkHasKey(c *checker, e *ast.Call) *types.Type {
@@ -798,4 +816,45 @@ func checkAddrFunc(k types.Kind) func(*checker, *ast.Call) *types.Type {
 		}
 		return &types.Type{Kind: types.Pointer, Size: 8, Elem: types.Uint8, AS: as}
 	}
+}
+
+// taskOffsets returns the offsets of task_struct.real_parent and
+// task_struct.tgid, for ppid.
+func (c *checker) taskOffsets() ([2]int, error) {
+	spec, err := c.env.BTF()
+	if err != nil || spec == nil {
+		return [2]int{}, fmt.Errorf("no BTF: %v", err)
+	}
+	var ts *btf.Struct
+	if err := spec.TypeByName("task_struct", &ts); err != nil {
+		return [2]int{}, err
+	}
+	p, _, err := findMember(ts, "real_parent")
+	if err != nil {
+		return [2]int{}, err
+	}
+	g, _, err := findMember(ts, "tgid")
+	if err != nil {
+		return [2]int{}, err
+	}
+	c.prog.TaskOffsets = [2]int{p.Offset, g.Offset}
+	return c.prog.TaskOffsets, nil
+}
+
+// checkStrftime types strftime(fmt, nsecs): a timestamp rendered in user
+// space with the format.
+func checkStrftime(c *checker, e *ast.Call) *types.Type {
+	if !c.wantArgs(e, 2, 2) {
+		return nil
+	}
+	lit, ok := e.Args[0].(*ast.StrLit)
+	if !ok {
+		c.errorf(e.Args[0].GetSpan().Start, "strftime() format must be a string literal")
+		return nil
+	}
+	c.expr(lit)
+	if c.intArg(e, 1) == nil {
+		return nil
+	}
+	return &types.Type{Kind: types.Timestamp, Size: 8, Name: lit.Value}
 }

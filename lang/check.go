@@ -54,6 +54,10 @@ type checker struct {
 	nextVar int
 	// loops counts the loops enclosing the statement being checked.
 	loops int
+	// enums maps kernel enum constants to their values (built lazily).
+	enums map[string]uint64
+	// defines holds the #define constants of the preamble.
+	defines map[string]Const
 	// funcs caches the kernel's BTF functions by name.
 	funcs map[string]*btf.Func
 }
@@ -87,9 +91,7 @@ func (c *checker) errorf(pos ast.Pos, format string, args ...any) {
 var posParamRe = regexp.MustCompile(`\$(\d+)`)
 
 func (c *checker) checkFile(file *ast.File) {
-	for _, cd := range file.Preamble {
-		c.errorf(cd.Pos(), "C definitions are not supported yet")
-	}
+	c.preprocess(file.Preamble)
 	if file.Config != nil {
 		c.checkConfig(file.Config)
 	}
@@ -97,7 +99,7 @@ func (c *checker) checkFile(file *ast.File) {
 		c.errorf(m.Pos(), "macros are not supported yet")
 	}
 	for _, d := range file.MapDecls {
-		c.errorf(d.Pos(), "map declarations are not supported yet")
+		c.mapDecl(d)
 	}
 	if len(file.Probes) == 0 {
 		c.errorf(file.Pos(), "no probes in script")
@@ -116,7 +118,7 @@ func (c *checker) checkFile(file *ast.File) {
 			})
 			cp := *ap
 			cp.Raw = raw
-			points = append(points, c.expandAttach(&cp)...)
+			points = append(points, c.expandAttachMissing(&cp)...)
 		}
 		if len(points) == 0 {
 			continue
@@ -146,6 +148,7 @@ func (c *checker) checkFile(file *ast.File) {
 	if len(c.errs) > 0 {
 		return
 	}
+	c.addPidFilter()
 	// Pass 1 infers map and variable types; pass 2 reports errors.
 	for pass := 0; pass < 2; pass++ {
 		c.quiet = pass == 0
@@ -157,6 +160,7 @@ func (c *checker) checkFile(file *ast.File) {
 
 func (c *checker) checkConfig(cfg *ast.Config) {
 	for _, e := range cfg.Entries {
+		val := configValue(e.Value)
 		switch e.Key {
 		case "max_strlen":
 			if v, ok := e.Value.(*ast.IntLit); ok && v.Value > 0 && v.Value <= 1024 {
@@ -172,10 +176,92 @@ func (c *checker) checkConfig(cfg *ast.Config) {
 				continue
 			}
 			c.errorf(e.Value.Pos(), "max_map_keys must be a positive integer")
+		case "print_maps_on_exit":
+			switch val {
+			case "true", "1":
+				c.prog.Config.NoExitMaps = false
+			case "false", "0":
+				c.prog.Config.NoExitMaps = true
+			default:
+				c.errorf(e.Value.Pos(), "print_maps_on_exit must be true or false")
+			}
+		case "missing_probes":
+			switch val {
+			case "error", "warn", "ignore":
+				c.prog.Config.MissingProbes = val
+			default:
+				c.errorf(e.Value.Pos(), "missing_probes must be error, warn or ignore")
+			}
+		case "stack_mode", "str_trunc_trailer", "max_cat_bytes", "perf_rb_pages", "log_size",
+			"max_bpf_progs", "max_probes", "on_stack_limit", "cpp_demangle", "lazy_symbolication",
+			"license", "show_debug_info", "symbol_source", "max_type_res_iterations",
+			"unstable_tseries", "unstable_dw_ustack", "unstable_map_decl", "unstable_import", "unstable_macro":
+			// Accepted: these affect output details gotrace does not vary.
+			c.prog.Config.Other = append(c.prog.Config.Other, e.Key+"="+val)
 		default:
-			c.errorf(e.Pos(), "config option %q is not supported yet", e.Key)
+			c.errorf(e.Pos(), "unknown config option %q", e.Key)
 		}
 	}
+}
+
+// mapDecl records `let @m = hash(n);`: the BPF map kind and size.
+func (c *checker) mapDecl(d *ast.MapDecl) {
+	switch d.Kind {
+	case "hash", "lruhash", "percpuhash", "percpulruhash":
+	default:
+		c.errorf(d.Pos(), "unknown map kind %s (want hash, lruhash, percpuhash or percpulruhash)", d.Kind)
+		return
+	}
+	if len(d.Args) != 1 {
+		c.errorf(d.Pos(), "%s() takes one argument: the maximum number of entries", d.Kind)
+		return
+	}
+	n, ok := d.Args[0].(*ast.IntLit)
+	if !ok || n.Value == 0 || n.Value > 1<<24 {
+		c.errorf(d.Args[0].Pos(), "%s() needs a positive constant number of entries", d.Kind)
+		return
+	}
+	if _, dup := c.prog.Maps[d.Name]; dup {
+		c.errorf(d.Pos(), "map %s is declared twice", d.Name)
+		return
+	}
+	c.prog.Maps[d.Name] = &MapType{Name: d.Name, Pos: d.Pos(), Decl: d.Kind, MaxEntries: int(n.Value)}
+}
+
+// configValue renders a config value as written.
+func configValue(e ast.Expr) string {
+	switch v := e.(type) {
+	case *ast.IntLit:
+		return strconv.FormatUint(v.Value, 10)
+	case *ast.StrLit:
+		return v.Value
+	case *ast.BoolLit:
+		return strconv.FormatBool(v.Value)
+	case *ast.Ident:
+		return v.Name
+	}
+	return ""
+}
+
+// expandAttachMissing expands an attach point; with config missing_probes
+// = warn or ignore, a probe that does not exist is dropped instead of
+// being an error (when it is not the only one).
+func (c *checker) expandAttachMissing(ap *ast.AttachPoint) []*AttachPoint {
+	if c.prog.Config.MissingProbes == "" || c.prog.Config.MissingProbes == "error" {
+		return c.expandAttach(ap)
+	}
+	before := len(c.errs)
+	quiet := c.quiet
+	pts := c.expandAttach(ap)
+	if len(c.errs) > before {
+		msg := c.errs[before].Msg
+		c.errs = c.errs[:before]
+		c.quiet = quiet
+		if c.prog.Config.MissingProbes == "warn" {
+			c.prog.Warnings = append(c.prog.Warnings, &Error{Pos: ap.Pos(), Msg: msg + " (skipped: missing_probes = warn)"})
+		}
+	}
+	return pts
 }
 
 // sharesProgram reports whether attach points of a provider can share one
@@ -643,12 +729,27 @@ func (c *checker) mapUse(m *ast.MapRef, vt *types.Type, write bool) *MapType {
 	if m.Keys == nil {
 		keys = nil
 	}
+	// @m[$t] with a tuple $t is the same map as @m[a, b]: a multi-key map
+	// is keyed by the tuple of its keys.
+	if len(keys) == 1 && keys[0].Kind == types.Tuple {
+		if mt := c.prog.Maps[m.Name]; mt == nil || mt.Keys == nil || len(mt.Keys) != 1 || mt.Keys[0].Kind != types.Tuple {
+			elems := make([]*types.Type, len(keys[0].Fields))
+			for i, f := range keys[0].Fields {
+				elems[i] = f.Type
+			}
+			keys = elems
+		}
+	}
 	mt := c.prog.Maps[m.Name]
 	if mt == nil {
-		mt = &MapType{Name: m.Name, Keys: keys, Pos: m.Pos()}
+		mt = &MapType{Name: m.Name, Keys: keys, Pos: m.Pos(), keysSet: true}
 		c.prog.Maps[m.Name] = mt
-	} else if mt.Keys == nil && keys != nil && mt.Value == nil {
+	} else if !mt.keysSet {
+		// declared with let @m = ...: the first use fixes the keys
+		mt.Keys, mt.keysSet = keys, true
+	} else if mt.Keys == nil && keys != nil && mt.Value == nil && !mt.keysSet {
 		mt.Keys = keys
+		mt.keysSet = true
 	} else {
 		if len(mt.Keys) != len(keys) {
 			c.errorf(m.Pos(), "map %s is used with %d keys here and %d keys elsewhere", m.Name, len(keys), len(mt.Keys))
@@ -747,6 +848,17 @@ func (c *checker) expr1(e ast.Expr) *types.Type {
 		}
 		return mt.Value
 	case *ast.Ident:
+		if cv, ok := c.defines[e.Name]; ok {
+			c.info.Consts[e] = cv
+			if cv.IsStr {
+				return types.NewString(len(cv.Str) + 1)
+			}
+			return types.Int64
+		}
+		if cv, ok := c.enumValue(e.Name); ok {
+			c.info.Consts[e] = cv
+			return types.Int64
+		}
 		return c.ident(e)
 	case *ast.Call:
 		if f := lookupFunc(e.Name); f != nil && f.agg {
@@ -1226,4 +1338,34 @@ func (c *checker) tuple(e *ast.Tuple) *types.Type {
 		elems = append(elems, storageType(t))
 	}
 	return types.NewTuple(elems, e.Names)
+}
+
+// enumValue looks up a kernel enum constant (e.g. TASK_RUNNING,
+// SKB_DROP_REASON_NOT_SPECIFIED) in BTF. The table is built on first use.
+func (c *checker) enumValue(name string) (Const, bool) {
+	if _, ok := builtins()[name]; ok {
+		return Const{}, false
+	}
+	if c.enums == nil {
+		c.enums = map[string]uint64{}
+		if c.env == nil {
+			return Const{}, false
+		}
+		spec, err := c.env.BTF()
+		if err != nil || spec == nil {
+			return Const{}, false
+		}
+		for t, err := range spec.All() {
+			if err != nil {
+				break
+			}
+			if en, ok := t.(*btf.Enum); ok {
+				for _, v := range en.Values {
+					c.enums[v.Name] = v.Value
+				}
+			}
+		}
+	}
+	v, ok := c.enums[name]
+	return Const{Int: v}, ok
 }

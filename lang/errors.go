@@ -53,6 +53,14 @@ func (l ErrorList) Error() string {
 	return fmt.Sprintf("%s (and %d more errors)", l[0], len(l)-1)
 }
 
+// RenderWarnings formats warnings like Render, labelled "warning".
+func RenderWarnings(l ErrorList, src string) string {
+	if len(l) == 0 {
+		return ""
+	}
+	return strings.ReplaceAll(Render(l, src), ": error: ", ": warning: ")
+}
+
 // Render formats err for a terminal: for each positioned error,
 // "file:line:col: error: message", the source line, and a caret under the
 // column. Errors that are not from this package are rendered as "error: msg".

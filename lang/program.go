@@ -28,6 +28,14 @@ type Options struct {
 	// Unsafe allows functions that change the traced system (system,
 	// signal), as bpftrace's --unsafe.
 	Unsafe bool
+	// Cpid is the pid of the child command (bpftrace -c), the value of the
+	// cpid builtin; 0 means there is none and cpid is an error.
+	Cpid int
+	// Pid, when non-zero, restricts the script to one process (bpftrace
+	// -p): probes that cannot filter by pid when attached (tracepoint,
+	// rawtracepoint, kprobe, kretprobe, fentry, fexit) get an implicit
+	// `pid == Pid` test before their predicate (see addPidFilter).
+	Pid int
 }
 
 // Program is a checked script: every probe expanded, every expression typed,
@@ -38,6 +46,20 @@ type Program struct {
 	Maps       map[string]*MapType
 	MaxStrlen  int
 	MaxMapKeys int
+	Config     Config
+	// TaskOffsets are the offsets of task_struct.real_parent and .tgid
+	// (for ppid), set when a probe uses ppid.
+	TaskOffsets [2]int
+	// Warnings are problems that do not stop the script (missing probes
+	// with missing_probes = warn).
+	Warnings ErrorList
+}
+
+// Config holds the config block settings that reach the runtime.
+type Config struct {
+	NoExitMaps    bool   // print_maps_on_exit = false
+	MissingProbes string // "error" (default), "warn" or "ignore"
+	Other         []string
 }
 
 // MapNames returns the names of the program's maps in sorted order.
@@ -56,6 +78,11 @@ type MapType struct {
 	Keys  []*types.Type // nil for a map used without keys
 	Value *types.Type
 	Pos   ast.Pos // first use
+	// Decl is the kind a map declaration gave (hash, lruhash, percpuhash,
+	// percpulruhash) and MaxEntries its size; "" and 0 when undeclared.
+	Decl       string
+	MaxEntries int
+	keysSet    bool
 }
 
 // Probe is one instance of a probe: an AST probe together with the expanded

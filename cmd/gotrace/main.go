@@ -128,6 +128,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprint(stderr, gotrace.FormatError(err, src))
 		return 1
 	}
+	fmt.Fprint(stderr, script.Warnings())
 	if cfg.emit == "asm" {
 		printAsm(stdout, script.Program)
 	}
