@@ -75,6 +75,10 @@ type Options struct {
 	Attached func()
 	// MaxCatBytes limits cat(); 0 means DefaultMaxCatBytes.
 	MaxCatBytes int
+	// Format is the output format (bpftrace -f): "" or output.FormatText
+	// for text, output.FormatJSON for one JSON object per line on Stdout
+	// (see output/json.go).
+	Format output.OutputFormat
 }
 
 // LoadError is returned by Run when the kernel refuses the collection. It
@@ -116,9 +120,7 @@ func Run(ctx context.Context, prog *codegen.Program, opts Options) (exitCode int
 	if s.stderr == nil {
 		s.stderr = os.Stderr
 	}
-	if s.opts.Formatter == nil {
-		s.opts.Formatter = output.NewFormatter()
-	}
+	s.opts.Formatter = withTimestamps(withKsyms(s.opts.Formatter))
 	if s.opts.MaxCatBytes <= 0 {
 		s.opts.MaxCatBytes = DefaultMaxCatBytes
 	}
@@ -153,6 +155,9 @@ type session struct {
 	finalizing bool        // exit() seen: ignore further events
 	exitCode   int
 	lost       uint64 // lost events reported so far
+
+	kf     kfuncState     // kernel-function probes (kfunc.go)
+	groups map[string]int // program -> size of its wildcard group (kfunc.go)
 }
 
 func (s *session) closeAll() error {
@@ -257,7 +262,7 @@ func (s *session) run(ctx context.Context) error {
 	for _, p := range probes {
 		n += max(len(p.Targets), 1)
 	}
-	if !s.opts.Quiet {
+	if !s.opts.Quiet && !s.json() {
 		if n == 1 {
 			fmt.Fprintln(s.stderr, "Attaching 1 probe...")
 		} else {
@@ -270,22 +275,19 @@ func (s *session) run(ctx context.Context) error {
 		}
 	}
 	attachStart := time.Now()
-	for _, p := range probes {
-		if s.stop.Load() {
-			break
-		}
-		if p.Via != "" && !s.opts.Quiet {
-			fmt.Fprintf(s.stderr, "%s: %s\n", p.Name, p.Via)
-		}
-		if _, err := s.attach(p); err != nil {
-			return err
-		}
+	if err := s.attachProbes(probes); err != nil {
+		return err
 	}
 	if n == 0 {
 		return errors.New("no probes to attach")
 	}
-	if took := time.Since(attachStart); took >= slowAttach && !s.opts.Quiet {
+	if took := time.Since(attachStart); took >= slowAttach && !s.opts.Quiet && !s.json() {
 		fmt.Fprintf(s.stderr, "Attached %d probes in %.2fs\n", n, took.Seconds())
+	}
+	if s.json() && !s.opts.Quiet {
+		if err := s.write(output.JSONAttachedProbes(n)); err != nil {
+			return err
+		}
 	}
 	if s.opts.Attached != nil {
 		s.opts.Attached()
@@ -319,8 +321,10 @@ func (s *session) run(ctx context.Context) error {
 	if s.lost > 0 {
 		fmt.Fprintf(s.stderr, "WARNING: Total lost event count: %d\n", s.lost)
 	}
-	if _, err := io.WriteString(s.stdout, "\n\n"); err != nil {
-		return fmt.Errorf("write output: %w", err)
+	if !s.json() {
+		if _, err := io.WriteString(s.stdout, "\n\n"); err != nil {
+			return fmt.Errorf("write output: %w", err)
+		}
 	}
 	if s.opts.NoExitMaps {
 		return nil
@@ -339,7 +343,13 @@ func (s *session) load() error {
 	if cache == nil {
 		cache = btf.NewCache()
 	}
-	coll, err := ebpf.NewCollectionWithOptions(withoutSources(s.prog.Collection), ebpf.CollectionOptions{Cache: cache})
+	if err := s.preflight(); err != nil {
+		return err
+	}
+	// fentry/fexit programs are loaded one by one (kfunc.go).
+	stripped := withoutSources(s.prog.Collection)
+	spec, separate := splitSeparate(stripped)
+	coll, err := ebpf.NewCollectionWithOptions(spec, ebpf.CollectionOptions{Cache: cache})
 	if err != nil {
 		le := &LoadError{Err: err}
 		var ve *ebpf.VerifierError
@@ -350,7 +360,7 @@ func (s *session) load() error {
 	}
 	s.coll = coll
 	s.others.push(closerFunc(func() error { coll.Close(); return nil }))
-	return nil
+	return s.loadSeparate(stripped, separate, cache)
 }
 
 // withoutSources returns a copy of spec whose instructions carry no source
