@@ -17,6 +17,9 @@ import (
 type Options struct {
 	// Params are the positional parameters $1...$N.
 	Params []string
+	// NamedParams are the named parameters read by getopt() (given as
+	// --name=value or --flag after the script).
+	NamedParams map[string]string
 	// Unsafe allows functions that change the traced system (system(),
 	// signal()), as bpftrace's --unsafe. Pass the same to runtime.Options.
 	Unsafe bool
@@ -147,4 +150,22 @@ func verifierTail(err error) string {
 		lines = lines[len(lines)-6:]
 	}
 	return "  verifier: " + strings.Join(lines, "\n  verifier: ") + "\n"
+}
+
+// SplitParams separates the arguments after a script into positional
+// parameters and named parameters (--name=value, --flag), as bpftrace does.
+func SplitParams(args []string) (positional []string, named map[string]string) {
+	named = map[string]string{}
+	for _, a := range args {
+		if len(a) > 2 && a[:2] == "--" {
+			name, value, ok := strings.Cut(a[2:], "=")
+			if !ok {
+				value = "true"
+			}
+			named[name] = value
+			continue
+		}
+		positional = append(positional, a)
+	}
+	return positional, named
 }

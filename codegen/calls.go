@@ -29,7 +29,22 @@ func (g *gen) call(e *ast.Call) {
 		g.emit(asm.Ja.Label(g.exitLbl))
 	case "print":
 		if m, ok := e.Args[0].(*ast.MapRef); ok && m.Keys == nil {
-			g.event(EventPrint, g.c.mapIndex[m.Name], e.Pos())
+			if len(e.Args) == 1 {
+				g.event(EventPrint, g.c.mapIndex[m.Name], e.Pos())
+				return
+			}
+			// {kind, map, top, div}
+			rec := g.alloc(EventHeaderSize+16, e.Pos())
+			g.emit(
+				stImm(rFP, rec, int64(EventPrint)),
+				stImm(rFP, rec+8, int64(g.c.mapIndex[m.Name])),
+				stImm(rFP, rec+16, int64(g.info.Consts[e.Args[1]].Int)),
+				stImm(rFP, rec+24, 0),
+			)
+			if len(e.Args) == 3 {
+				g.emit(stImm(rFP, rec+24, int64(g.info.Consts[e.Args[2]].Int)))
+			}
+			g.output(rec, EventHeaderSize+16)
 			return
 		}
 		g.printValue(e.Args[0], e.Pos())

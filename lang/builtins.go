@@ -2,6 +2,7 @@ package lang
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/cilium/ebpf/btf"
@@ -249,6 +250,7 @@ func funcs() map[string]*Func {
 		{Name: "bswap", check: checkBswap},
 		{Name: "ksym", check: checkAddrFunc(types.Ksym)},
 		{Name: "strftime", check: checkStrftime},
+		{Name: "getopt", check: checkGetopt},
 		{Name: "kptr", check: checkAddrFunc(types.Pointer)},
 		{Name: "uptr", check: checkAddrFunc(types.Pointer)},
 		{Name: "count", agg: true, check: aggCheck(types.Count, 0)},
@@ -495,8 +497,18 @@ func checkMapFunc(c *checker, e *ast.Call) *types.Type {
 			return nil
 		}
 		if len(e.Args) > 1 {
-			c.errorf(e.Args[1].Pos(), "print() with top and div arguments is not supported yet")
-			return nil
+			if m, ok := e.Args[0].(*ast.MapRef); !ok || m.Keys != nil {
+				c.errorf(e.Args[1].Pos(), "print() takes top and div arguments only for a map")
+				return nil
+			}
+			for i := 1; i < len(e.Args); i++ {
+				if v, ok := c.constInt(e, i); !ok {
+					return nil
+				} else if v < 0 {
+					c.errorf(e.Args[i].Pos(), "print() top and div must not be negative")
+					return nil
+				}
+			}
 		}
 		if m, ok := e.Args[0].(*ast.MapRef); !ok || m.Keys != nil {
 			// print(value): prints one value.
@@ -857,4 +869,55 @@ func checkStrftime(c *checker, e *ast.Call) *types.Type {
 		return nil
 	}
 	return &types.Type{Kind: types.Timestamp, Size: 8, Name: lit.Value}
+}
+
+// checkGetopt resolves getopt("name"[, default[, description]]) to a
+// constant from the named parameters (--name=value after the script).
+// Without a default the parameter is a boolean flag.
+func checkGetopt(c *checker, e *ast.Call) *types.Type {
+	if !c.wantArgs(e, 1, 3) {
+		return nil
+	}
+	lit, ok := e.Args[0].(*ast.StrLit)
+	if !ok {
+		c.errorf(e.Args[0].GetSpan().Start, "getopt() needs the parameter name as a string literal")
+		return nil
+	}
+	c.expr(lit)
+	val, given := c.opts.NamedParams[lit.Value]
+	if len(e.Args) == 1 {
+		b := given && val != "false" && val != "0"
+		c.info.Consts[e] = Const{Int: map[bool]uint64{false: 0, true: 1}[b]}
+		return types.BoolT
+	}
+	def := e.Args[1]
+	t := c.expr(def)
+	if t == nil {
+		return nil
+	}
+	dv, ok := c.info.Consts[def]
+	if !ok {
+		c.errorf(def.Pos(), "getopt() default must be a constant")
+		return nil
+	}
+	if len(e.Args) == 3 {
+		c.expr(e.Args[2])
+	}
+	switch {
+	case !given:
+		c.info.Consts[e] = dv
+	case dv.IsStr:
+		c.info.Consts[e] = Const{IsStr: true, Str: val}
+		return types.NewString(len(val) + 1)
+	case t.Kind == types.Bool:
+		c.info.Consts[e] = Const{Int: map[bool]uint64{false: 0, true: 1}[val != "false" && val != "0"]}
+	default:
+		n, err := strconv.ParseInt(val, 0, 64)
+		if err != nil {
+			c.errorf(e.Pos(), "getopt(%q): --%s=%s is not an integer", lit.Value, lit.Value, val)
+			return nil
+		}
+		c.info.Consts[e] = Const{Int: uint64(n)}
+	}
+	return t
 }

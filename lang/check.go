@@ -54,6 +54,8 @@ type checker struct {
 	nextVar int
 	// loops counts the loops enclosing the statement being checked.
 	loops int
+	// macros are the script's macros by name.
+	macros map[string]*ast.Macro
 	// enums maps kernel enum constants to their values (built lazily).
 	enums map[string]uint64
 	// defines holds the #define constants of the preamble.
@@ -95,9 +97,7 @@ func (c *checker) checkFile(file *ast.File) {
 	if file.Config != nil {
 		c.checkConfig(file.Config)
 	}
-	for _, m := range file.Macros {
-		c.errorf(m.Pos(), "macros are not supported yet")
-	}
+	c.expandMacros(file)
 	for _, d := range file.MapDecls {
 		c.mapDecl(d)
 	}
@@ -1046,7 +1046,15 @@ func (c *checker) binary(e *ast.Binary) *types.Type {
 		c.errorf(e.Pos(), "%s needs integer operands, not %s and %s", e.Op, a, b)
 		return nil
 	}
-	return promote(a, b)
+	rt := promote(a, b)
+	x, xok := c.info.Consts[e.X]
+	y, yok := c.info.Consts[e.Y]
+	if xok && yok && !x.IsStr && !y.IsStr {
+		if v, ok := foldBinary(e.Op, x.Int, y.Int, rt.Signed); ok {
+			c.info.Consts[e] = Const{Int: v}
+		}
+	}
+	return rt
 }
 
 func (c *checker) cast(e *ast.Cast) *types.Type {
@@ -1062,6 +1070,9 @@ func (c *checker) cast(e *ast.Cast) *types.Type {
 	nt := c.resolveType(te)
 	if nt == nil {
 		return nil
+	}
+	if cv, ok := c.info.Consts[e.X]; ok && !cv.IsStr && nt.IsInt() {
+		c.info.Consts[e] = Const{Int: truncate(cv.Int, nt)}
 	}
 	switch {
 	case nt.Kind == types.Pointer:
@@ -1368,4 +1379,65 @@ func (c *checker) enumValue(name string) (Const, bool) {
 	}
 	v, ok := c.enums[name]
 	return Const{Int: v}, ok
+}
+
+// truncate converts a constant to an integer type as a cast does.
+func truncate(v uint64, t *types.Type) uint64 {
+	if t.Kind == types.Bool {
+		if v != 0 {
+			return 1
+		}
+		return 0
+	}
+	if t.Size >= 8 {
+		return v
+	}
+	bits := uint(t.Size * 8)
+	v &= 1<<bits - 1
+	if t.Signed && v&(1<<(bits-1)) != 0 {
+		v |= ^uint64(0) << bits
+	}
+	return v
+}
+
+// foldBinary computes a binary operation on constants, when it is one the
+// checker folds (integer arithmetic and bitwise operations).
+func foldBinary(op string, x, y uint64, signed bool) (uint64, bool) {
+	switch op {
+	case "+":
+		return x + y, true
+	case "-":
+		return x - y, true
+	case "*":
+		return x * y, true
+	case "/", "%":
+		if y == 0 {
+			return 0, false
+		}
+		if signed {
+			a, b := int64(x), int64(y)
+			if op == "/" {
+				return uint64(a / b), true
+			}
+			return uint64(a % b), true
+		}
+		if op == "/" {
+			return x / y, true
+		}
+		return x % y, true
+	case "&":
+		return x & y, true
+	case "|":
+		return x | y, true
+	case "^":
+		return x ^ y, true
+	case "<<":
+		return x << (y & 63), true
+	case ">>":
+		if signed {
+			return uint64(int64(x) >> (y & 63)), true
+		}
+		return x >> (y & 63), true
+	}
+	return 0, false
 }

@@ -25,6 +25,8 @@ type Options struct {
 	MaxMapKeys int
 	// NCPUs is the value of the ncpus builtin (possible CPUs).
 	NCPUs int
+	// NamedParams are the named parameters (--name=value) read by getopt().
+	NamedParams map[string]string
 	// Unsafe allows functions that change the traced system (system,
 	// signal), as bpftrace's --unsafe.
 	Unsafe bool

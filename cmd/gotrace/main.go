@@ -17,6 +17,7 @@ import (
 const version = "gotrace v0.1.0"
 
 func main() {
+	childMain() // the stand-in for a -c command: never returns
 	os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
@@ -30,9 +31,11 @@ OPTIONS:
     -d, --dry-run  parse, check and load the program without attaching it
     --emit=asm     print the generated BPF instructions, tagged with script positions
     -q             keep messages quiet
+    -l [pattern]   list probes matching pattern, e.g. 'kprobe:vfs_*'
+    -lv [pattern]  list probes with their arguments
     -h, --help     show this help message
     -V, --version  print the version
-
+` + outputUsage + `
 EXAMPLES:
 gotrace -e 'tracepoint:syscalls:sys_enter_openat { printf("%s %s\n", comm, str(args.filename)); }'
     trace the files processes open
@@ -48,6 +51,9 @@ type config struct {
 	dryRun  bool
 	emit    string
 	quiet   bool
+	list    bool // -l, -lv
+	listV   bool // -lv
+	out     outputFlags
 }
 
 func parseArgs(args []string, stderr io.Writer) (*config, int, bool) {
@@ -60,10 +66,13 @@ func parseArgs(args []string, stderr io.Writer) (*config, int, bool) {
 	fs.BoolVar(&cfg.dryRun, "dry-run", false, "dry run")
 	fs.StringVar(&cfg.emit, "emit", "", "emit")
 	fs.BoolVar(&cfg.quiet, "q", false, "quiet")
+	fs.BoolVar(&cfg.list, "l", false, "list")
+	fs.BoolVar(&cfg.listV, "lv", false, "list verbose")
 	fs.BoolVar(&help, "h", false, "help")
 	fs.BoolVar(&help, "help", false, "help")
 	fs.BoolVar(&showVersion, "V", false, "version")
 	fs.BoolVar(&showVersion, "version", false, "version")
+	addOutputFlags(fs, &cfg.out)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			io.WriteString(stderr, usage)
@@ -81,6 +90,10 @@ func parseArgs(args []string, stderr io.Writer) (*config, int, bool) {
 		return nil, 0, true
 	}
 	rest := fs.Args()
+	if cfg.list || cfg.listV {
+		cfg.list, cfg.params = true, rest
+		return cfg, 0, false
+	}
 	if cfg.program == "" {
 		if len(rest) == 0 {
 			io.WriteString(stderr, usage)
@@ -96,6 +109,10 @@ func parseArgs(args []string, stderr io.Writer) (*config, int, bool) {
 		fmt.Fprintf(stderr, "gotrace: unknown --emit value %q (want asm)\n", cfg.emit)
 		return nil, 1, true
 	}
+	if err := cfg.out.check(); err != nil {
+		fmt.Fprintf(stderr, "ERROR: %v\n", err)
+		return nil, 1, true
+	}
 	return cfg, 0, false
 }
 
@@ -103,6 +120,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	cfg, code, done := parseArgs(args, stderr)
 	if done {
 		return code
+	}
+	if cfg.list {
+		return listProbes(stdout, stderr, cfg.params, cfg.listV)
 	}
 	name, src := "-e", cfg.program
 	switch {
@@ -123,7 +143,23 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		name, src = cfg.file, string(b)
 	}
 
-	script, err := gotrace.Compile(name, src, gotrace.Options{Params: cfg.params})
+	ctx, sess, err := cfg.out.open(ctx, stdout)
+	if err != nil {
+		fmt.Fprintf(stderr, "ERROR: %v\n", err)
+		return 1
+	}
+	defer func() {
+		if err := sess.close(); err != nil {
+			fmt.Fprintf(stderr, "ERROR: write output: %v\n", err)
+		}
+	}()
+	stdout = sess.stdout
+	copts := compileOptions(cfg)
+	copts.Unsafe, copts.Pid = cfg.out.unsafe, cfg.out.pidN
+	if sess.child != nil {
+		copts.Cpid = sess.child.pid()
+	}
+	script, err := gotrace.Compile(name, src, copts)
 	if err != nil {
 		fmt.Fprint(stderr, gotrace.FormatError(err, src))
 		return 1
@@ -132,7 +168,14 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if cfg.emit == "asm" {
 		printAsm(stdout, script.Program)
 	}
-	opts := runtime.Options{Stdout: stdout, Stderr: stderr, Quiet: cfg.quiet}
+	opts := runtime.Options{Stdout: stdout, Stderr: stderr, Quiet: cfg.quiet,
+		Unsafe: cfg.out.unsafe, Format: cfg.out.fmt, Attached: sess.attached}
+	if cfg.out.verbose {
+		opts.Verbose = stderr
+	}
+	if cfg.out.warnings {
+		fmt.Fprintln(stderr, "WARNING: -k is not supported yet: errors of BPF helpers (probe reads, map lookups) are not reported")
+	}
 	if cfg.dryRun {
 		if err := script.Load(opts); err != nil {
 			fmt.Fprint(stderr, script.FormatError(err))
@@ -157,4 +200,10 @@ func printAsm(w io.Writer, prog *codegen.Program) {
 		fmt.Fprintf(w, "; probe %s (program %s, %s)\n", p.Name, p.Program, spec.Type)
 		fmt.Fprintf(w, "%v\n", spec.Instructions)
 	}
+}
+
+// compileOptions builds the compile options from the command line.
+func compileOptions(cfg *config) gotrace.Options {
+	params, named := gotrace.SplitParams(cfg.params)
+	return gotrace.Options{Params: params, NamedParams: named}
 }

@@ -1,0 +1,263 @@
+package lang
+
+import (
+	"github.com/gotrace/gotrace/lang/ast"
+)
+
+// maxMacroDepth bounds nested macro expansion (and catches recursion).
+const maxMacroDepth = 32
+
+// expandMacros inlines macro calls in every probe, before checking:
+//   - a call used as a statement becomes the macro's body, as a block;
+//   - a call used as a value must name a macro whose body is a single
+//     expression, which replaces the call.
+//
+// Parameters are substituted by name: `$x` parameters alias the caller's
+// variable, `@m` parameters the caller's map, and bare parameters stand for
+// the argument expression. A macro without parameters may also be used as
+// a bare identifier (`if errname { ... }`), as in bpftrace.
+func (c *checker) expandMacros(file *ast.File) {
+	if len(file.Macros) == 0 {
+		return
+	}
+	c.macros = map[string]*ast.Macro{}
+	for _, m := range file.Macros {
+		if _, dup := c.macros[m.Name]; dup {
+			c.errorf(m.Pos(), "macro %s is defined twice", m.Name)
+			continue
+		}
+		c.macros[m.Name] = m
+	}
+	for _, p := range file.Probes {
+		ex := &expander{c: c}
+		if p.Pred != nil {
+			p.Pred = ex.expr(p.Pred)
+		}
+		p.Body = ex.block(p.Body)
+	}
+}
+
+type expander struct {
+	c     *checker
+	depth int
+	// subst maps parameter names to their replacement in the macro body
+	// being copied: an expression, a variable name or a map name.
+	subst map[string]ast.Expr
+}
+
+// call returns the expansion of a macro call, or nil when name is not a
+// macro.
+func (ex *expander) lookup(name string, args []ast.Expr, pos ast.Pos) (*ast.Macro, map[string]ast.Expr) {
+	m := ex.c.macros[name]
+	if m == nil {
+		return nil, nil
+	}
+	if len(args) != len(m.Params) {
+		ex.c.errorf(pos, "macro %s takes %d argument%s, got %d", name, len(m.Params), plural(len(m.Params)), len(args))
+		return nil, nil
+	}
+	if ex.depth >= maxMacroDepth {
+		ex.c.errorf(pos, "macro %s: expansion too deep (recursive macro?)", name)
+		return nil, nil
+	}
+	subst := map[string]ast.Expr{}
+	for i, p := range m.Params {
+		a := args[i]
+		switch p.Name[0] {
+		case '$':
+			if _, ok := a.(*ast.Var); !ok {
+				ex.c.errorf(a.Pos(), "macro %s expects a scratch variable for %s", name, p.Name)
+				return nil, nil
+			}
+		case '@':
+			if mr, ok := a.(*ast.MapRef); !ok || mr.Keys != nil {
+				ex.c.errorf(a.Pos(), "macro %s expects a map for %s", name, p.Name)
+				return nil, nil
+			}
+		}
+		subst[p.Name] = a
+	}
+	return m, subst
+}
+
+// inner returns an expander for a macro body with its substitutions; the
+// arguments were already expanded in the caller's context.
+func (ex *expander) inner(subst map[string]ast.Expr) *expander {
+	return &expander{c: ex.c, depth: ex.depth + 1, subst: subst}
+}
+
+func (ex *expander) block(b *ast.Block) *ast.Block {
+	if b == nil {
+		return nil
+	}
+	out := &ast.Block{Span: b.Span}
+	for _, s := range b.Stmts {
+		out.Stmts = append(out.Stmts, ex.stmt(s))
+	}
+	return out
+}
+
+func (ex *expander) stmt(s ast.Stmt) ast.Stmt {
+	switch s := s.(type) {
+	case *ast.ExprStmt:
+		if name, args, pos, ok := macroUse(s.X); ok {
+			args = ex.exprs(args)
+			if m, subst := ex.lookup(name, args, pos); m != nil {
+				body := ex.inner(subst).block(m.Body)
+				return &ast.BlockStmt{Span: s.Span, Body: body}
+			}
+		}
+		return &ast.ExprStmt{Span: s.Span, X: ex.expr(s.X)}
+	case *ast.AssignStmt:
+		return &ast.AssignStmt{Span: s.Span, Op: s.Op, Lhs: ex.expr(s.Lhs), Rhs: ex.expr(s.Rhs)}
+	case *ast.IncDecStmt:
+		return &ast.IncDecStmt{Span: s.Span, Op: s.Op, Prefix: s.Prefix, X: ex.expr(s.X)}
+	case *ast.LetStmt:
+		n := &ast.LetStmt{Span: s.Span, Var: ex.varRef(s.Var), Type: s.Type}
+		if s.Init != nil {
+			n.Init = ex.expr(s.Init)
+		}
+		return n
+	case *ast.IfStmt:
+		n := &ast.IfStmt{Span: s.Span, Cond: ex.expr(s.Cond), Then: ex.block(s.Then)}
+		if s.Else != nil {
+			n.Else = ex.stmt(s.Else)
+		}
+		return n
+	case *ast.ForRangeStmt:
+		return &ast.ForRangeStmt{Span: s.Span, Var: ex.varRef(s.Var), Lo: ex.expr(s.Lo), Hi: ex.expr(s.Hi), Body: ex.block(s.Body)}
+	case *ast.ForMapStmt:
+		return &ast.ForMapStmt{Span: s.Span, Var: ex.varRef(s.Var), Map: ex.expr(s.Map).(*ast.MapRef), Body: ex.block(s.Body)}
+	case *ast.WhileStmt:
+		return &ast.WhileStmt{Span: s.Span, Cond: ex.expr(s.Cond), Body: ex.block(s.Body)}
+	case *ast.UnrollStmt:
+		return &ast.UnrollStmt{Span: s.Span, Count: ex.expr(s.Count), Body: ex.block(s.Body)}
+	case *ast.ReturnStmt:
+		n := &ast.ReturnStmt{Span: s.Span}
+		if s.X != nil {
+			n.X = ex.expr(s.X)
+		}
+		return n
+	case *ast.BlockStmt:
+		return &ast.BlockStmt{Span: s.Span, Body: ex.block(s.Body)}
+	case *ast.BranchStmt:
+		cp := *s
+		return &cp
+	}
+	return s
+}
+
+// macroUse recognises a possible macro use: a call, or a bare identifier.
+func macroUse(e ast.Expr) (string, []ast.Expr, ast.Pos, bool) {
+	switch e := e.(type) {
+	case *ast.Call:
+		return e.Name, e.Args, e.Pos(), true
+	case *ast.Ident:
+		return e.Name, nil, e.Pos(), true
+	}
+	return "", nil, ast.Pos{}, false
+}
+
+func (ex *expander) exprs(list []ast.Expr) []ast.Expr {
+	if list == nil {
+		return nil
+	}
+	out := make([]ast.Expr, len(list))
+	for i, e := range list {
+		out[i] = ex.expr(e)
+	}
+	return out
+}
+
+// varRef substitutes a `$x` parameter by the caller's variable.
+func (ex *expander) varRef(v *ast.Var) *ast.Var {
+	if r, ok := ex.subst[v.Name].(*ast.Var); ok {
+		return &ast.Var{Span: v.Span, Name: r.Name}
+	}
+	cp := *v
+	return &cp
+}
+
+func (ex *expander) expr(e ast.Expr) ast.Expr {
+	switch e := e.(type) {
+	case nil:
+		return nil
+	case *ast.Var:
+		return ex.varRef(e)
+	case *ast.Ident:
+		if r, ok := ex.subst[e.Name]; ok {
+			return r
+		}
+		if name, _, pos, _ := macroUse(e); ex.c.macros[name] != nil {
+			return ex.value(name, nil, pos)
+		}
+		cp := *e
+		return &cp
+	case *ast.Call:
+		args := ex.exprs(e.Args)
+		if ex.c.macros[e.Name] != nil {
+			return ex.value(e.Name, args, e.Pos())
+		}
+		return &ast.Call{Span: e.Span, Name: e.Name, Args: args}
+	case *ast.MapRef:
+		name := e.Name
+		if r, ok := ex.subst[name].(*ast.MapRef); ok {
+			name = r.Name
+		}
+		return &ast.MapRef{Span: e.Span, Name: name, Keys: ex.exprs(e.Keys)}
+	case *ast.Binary:
+		return &ast.Binary{Span: e.Span, Op: e.Op, X: ex.expr(e.X), Y: ex.expr(e.Y)}
+	case *ast.Unary:
+		return &ast.Unary{Span: e.Span, Op: e.Op, X: ex.expr(e.X), Postfix: e.Postfix}
+	case *ast.Ternary:
+		return &ast.Ternary{Span: e.Span, Cond: ex.expr(e.Cond), Then: ex.expr(e.Then), Else: ex.expr(e.Else)}
+	case *ast.Field:
+		return &ast.Field{Span: e.Span, X: ex.expr(e.X), Name: e.Name, Arrow: e.Arrow}
+	case *ast.Index:
+		return &ast.Index{Span: e.Span, X: ex.expr(e.X), Index: ex.expr(e.Index)}
+	case *ast.Cast:
+		return &ast.Cast{Span: e.Span, Type: e.Type, X: ex.expr(e.X)}
+	case *ast.Tuple:
+		return &ast.Tuple{Span: e.Span, Elems: ex.exprs(e.Elems), Names: e.Names}
+	case *ast.Paren:
+		return &ast.Paren{Span: e.Span, X: ex.expr(e.X)}
+	case *ast.SizeofExpr:
+		return &ast.SizeofExpr{Span: e.Span, Type: e.Type, X: ex.expr(e.X)}
+	case *ast.OffsetofExpr:
+		return &ast.OffsetofExpr{Span: e.Span, Type: e.Type, X: ex.expr(e.X), Field: e.Field}
+	case *ast.IntLit:
+		cp := *e
+		return &cp
+	case *ast.StrLit:
+		cp := *e
+		return &cp
+	case *ast.BoolLit:
+		cp := *e
+		return &cp
+	case *ast.PosParam:
+		cp := *e
+		return &cp
+	case *ast.Discard:
+		cp := *e
+		return &cp
+	}
+	return e
+}
+
+// value expands a macro used as a value: its body must be one expression.
+func (ex *expander) value(name string, args []ast.Expr, pos ast.Pos) ast.Expr {
+	m, subst := ex.lookup(name, args, pos)
+	if m == nil {
+		return &ast.Ident{Span: ast.Span{Start: pos, End: pos}, Name: name}
+	}
+	if len(m.Body.Stmts) != 1 {
+		ex.c.errorf(pos, "macro %s is used as a value, but its body is not a single expression (not supported yet)", name)
+		return &ast.IntLit{Span: ast.Span{Start: pos, End: pos}, Text: "0"}
+	}
+	es, ok := m.Body.Stmts[0].(*ast.ExprStmt)
+	if !ok {
+		ex.c.errorf(pos, "macro %s is used as a value, but its body is a statement", name)
+		return &ast.IntLit{Span: ast.Span{Start: pos, End: pos}, Text: "0"}
+	}
+	return ex.inner(subst).expr(es.X)
+}
