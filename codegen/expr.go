@@ -80,6 +80,8 @@ func (g *gen) scalar(e ast.Expr) {
 		g.emit(asm.Mov.Reg(asm.R0, asm.R0))
 	case *ast.Field:
 		g.fieldScalar(e)
+	case *ast.Index:
+		g.indexScalar(e)
 	case *ast.Cast:
 		g.scalar(e.X)
 		t := g.info.TypeOf(e)
@@ -588,4 +590,85 @@ func (g *gen) fieldBuffer(e *ast.Field) int16 {
 		)
 	}
 	return off
+}
+
+// elemAddr leaves in R0 the address of element e.Index of a pointer or of a
+// kernel/tracepoint array.
+func (g *gen) elemAddr(e *ast.Index) {
+	xt := g.info.TypeOf(e.X)
+	et := xt.Elem
+	size := et.Size
+	if et.Kind == types.Pointer {
+		size = 8
+	}
+	if cv, ok := g.info.Consts[e.Index]; ok && !cv.IsStr {
+		g.arrayBase(e.X)
+		if off := int64(cv.Int) * int64(size); off != 0 {
+			g.loadImm(asm.R1, off)
+			g.emit(asm.Add.Reg(asm.R0, asm.R1))
+		}
+		return
+	}
+	g.scalar(e.Index)
+	tmp := g.spill(e.Pos())
+	g.arrayBase(e.X)
+	g.emit(asm.LoadMem(asm.R1, rFP, tmp, asm.DWord))
+	if size != 1 {
+		g.loadImm(asm.R2, int64(size))
+		g.emit(asm.Mul.Reg(asm.R1, asm.R2))
+	}
+	g.emit(asm.Add.Reg(asm.R0, asm.R1))
+}
+
+// arrayBase leaves in R0 the address of the first element of x.
+func (g *gen) arrayBase(x ast.Expr) {
+	xt := g.info.TypeOf(x)
+	if xt.Kind == types.Pointer {
+		g.scalar(x)
+		return
+	}
+	switch x := x.(type) {
+	case *ast.Paren:
+		g.arrayBase(x.X)
+	case *ast.Field:
+		if isArgs(x.X) && g.probe.Provider() == "tracepoint" {
+			// an array inside the tracepoint record: its address in ctx
+			g.emit(asm.Mov.Reg(asm.R0, rCtx), asm.Add.Imm(asm.R0, int32(g.info.Members[x].Offset)))
+			return
+		}
+		g.memberAddr(x)
+	default:
+		g.fail(x.Pos(), fmt.Errorf("cannot index this %s", xt))
+	}
+}
+
+// indexScalar reads x[i].
+func (g *gen) indexScalar(e *ast.Index) {
+	xt := g.info.TypeOf(e.X)
+	t := g.info.TypeOf(e)
+	if xt.Kind == types.String {
+		off := g.buffer(e.X)
+		g.emit(asm.LoadMem(asm.R0, rFP, off+int16(g.info.Consts[e.Index].Int), asm.Byte))
+		return
+	}
+	g.elemAddr(e)
+	if t.Kind == types.Struct || t.Kind == types.Array {
+		return // the address is the value
+	}
+	size := t.Size
+	if t.Kind == types.Pointer {
+		size = 8
+	}
+	tmp := g.alloc(8, e.Pos())
+	as := xt.AS
+	if xt.Kind == types.Array && isTracepointField(e.X) {
+		as = types.Kernel
+	}
+	g.readKernel(tmp, size, as)
+	g.loadSized(tmp, t)
+}
+
+func isTracepointField(x ast.Expr) bool {
+	f, ok := x.(*ast.Field)
+	return ok && isArgs(f.X)
 }

@@ -611,6 +611,10 @@ func (c *checker) assign(s *ast.AssignStmt) {
 		c.errorf(s.Rhs.Pos(), "expression has no value to assign")
 		return
 	}
+	if rt.Kind == types.Struct || (rt.Kind == types.Array && rt.BTF != nil) {
+		c.errorf(s.Rhs.Pos(), "cannot store a kernel %s by value: store a pointer to it or one of its members", rt)
+		return
+	}
 	if s.Op != "=" {
 		if !rt.IsInt() {
 			c.errorf(s.Rhs.Pos(), "%s needs an integer operand, not %s", s.Op, rt)
@@ -909,8 +913,7 @@ func (c *checker) expr1(e ast.Expr) *types.Type {
 	case *ast.Tuple:
 		return c.tuple(e)
 	case *ast.Index:
-		c.errorf(e.GetSpan().Start, "%s is not supported yet", exprName(e))
-		return nil
+		return c.index(e)
 	}
 	c.errorf(e.GetSpan().Start, "unexpected expression")
 	return nil
@@ -1440,4 +1443,41 @@ func foldBinary(op string, x, y uint64, signed bool) (uint64, bool) {
 		return x >> (y & 63), true
 	}
 	return 0, false
+}
+
+// index types x[i]: an element of a pointer, a kernel or tracepoint array,
+// or a byte of a string (constant index).
+func (c *checker) index(e *ast.Index) *types.Type {
+	xt := c.expr(e.X)
+	it := c.expr(e.Index)
+	if xt == nil || it == nil {
+		return nil
+	}
+	if !it.IsInt() {
+		c.errorf(e.Index.Pos(), "an index must be an integer, not %s", it)
+		return nil
+	}
+	cv, isConst := c.info.Consts[e.Index]
+	switch xt.Kind {
+	case types.String:
+		if !isConst || int(cv.Int) >= xt.Size {
+			c.errorf(e.Index.Pos(), "a string index must be a constant below %d", xt.Size)
+			return nil
+		}
+		return types.Uint8
+	case types.Array:
+		if isConst && int(cv.Int) >= xt.Len {
+			c.errorf(e.Index.Pos(), "index %d is out of bounds for %s", cv.Int, xt)
+			return nil
+		}
+		return xt.Elem
+	case types.Pointer:
+		if xt.Elem == nil || xt.Elem.Kind == types.Void {
+			c.errorf(e.Pos(), "cannot index %s", xt)
+			return nil
+		}
+		return xt.Elem
+	}
+	c.errorf(e.Pos(), "cannot index %s", xt)
+	return nil
 }
