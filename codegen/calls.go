@@ -115,6 +115,8 @@ func (g *gen) call(e *ast.Call) {
 		if size > 1 {
 			g.emit(asm.HostTo(asm.BE, asm.R0, map[int]asm.Size{2: asm.Half, 4: asm.Word, 8: asm.DWord}[size]))
 		}
+	case "kstack":
+		g.kstack()
 	case "strftime":
 		g.scalar(e.Args[1])
 	case "ksym", "kptr", "uptr":

@@ -286,6 +286,24 @@ func (c *compiler) addTime(format string) int {
 	return len(c.out.Times) - 1
 }
 
+// stackMapName is the stack trace map of kstack.
+const stackMapName = "stacks"
+
+// useStacks makes sure the stack trace map exists.
+func (c *compiler) useStacks() {
+	if c.out.StackMap != "" {
+		return
+	}
+	c.out.StackMap = stackMapName
+	c.out.Collection.Maps[stackMapName] = &ebpf.MapSpec{
+		Name:       stackMapName,
+		Type:       ebpf.StackTrace,
+		KeySize:    4,
+		ValueSize:  uint32(8 * lang.MaxStackFrames),
+		MaxEntries: uint32(c.prog.MaxMapKeys),
+	}
+}
+
 // useGlobals makes sure the globals map exists.
 func (c *compiler) useGlobals() {
 	if c.out.GlobalsMap != "" {

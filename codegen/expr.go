@@ -331,6 +331,8 @@ func (g *gen) builtinScalar(e *ast.Ident) {
 		g.emit(asm.FnGetCurrentTask.Call())
 	case "jiffies":
 		g.emit(asm.FnJiffies64.Call())
+	case "kstack":
+		g.kstack()
 	case "ppid":
 		// curtask->real_parent->tgid
 		off := g.c.prog.TaskOffsets
@@ -671,4 +673,16 @@ func (g *gen) indexScalar(e *ast.Index) {
 func isTracepointField(x ast.Expr) bool {
 	f, ok := x.(*ast.Field)
 	return ok && isArgs(f.X)
+}
+
+// kstack records the kernel stack in the stack trace map; the value is its
+// id (negative when the kernel could not record it).
+func (g *gen) kstack() {
+	g.c.useStacks()
+	g.emit(
+		asm.Mov.Reg(asm.R1, rCtx),
+		asm.LoadMapPtr(asm.R2, 0).WithReference(stackMapName),
+		asm.Mov.Imm(asm.R3, 0),
+		asm.FnGetStackid.Call(),
+	)
 }

@@ -18,6 +18,7 @@ type Program struct {
 	EventsMap  string    // name of the BPF_MAP_TYPE_RINGBUF map in Collection.Maps carrying events
 	GlobalsMap string    // name of a one-element array holding Globals; "" when unused
 	DroppedMap string    // name of a one-element per-CPU array of uint64 counting events lost because EventsMap was full; "" when unused
+	StackMap   string    // name of the BPF_MAP_TYPE_STACK_TRACE map that kstack ids index; "" when unused
 	Globals    GlobalsLayout
 }
 

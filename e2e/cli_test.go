@@ -2,6 +2,8 @@ package e2e
 
 import (
 	"context"
+	"fmt"
+	"os"
 	"os/exec"
 	"regexp"
 	"strings"
@@ -61,5 +63,19 @@ func TestProfileAndSoftware(t *testing.T) {
 	got := run(t, "-e", `profile:hz:997 { @p = count(); } software:cpu-clock:100000 { @s = count(); } interval:ms:200 { exit(); }`)
 	if got.code != 0 || !regexp.MustCompile(`(?m)^@p: [1-9]\d*\n@s: [1-9]\d*\n$`).MatchString(got.stdout) {
 		t.Errorf("exit %d stdout %q stderr %q", got.code, got.stdout, got.stderr)
+	}
+}
+
+// TestKstack: kstack keys print symbolized kernel frames.
+func TestKstack(t *testing.T) {
+	s := startNoWait(t, "-e", `tracepoint:syscalls:sys_enter_getppid /pid == $1/ { @[kstack] = count(); @two[kstack(2)] = count(); }`, fmt.Sprint(os.Getpid()))
+	s.waitLinks(1, 20*time.Second)
+	getppidN(10)
+	got := s.stop(syscall.SIGINT)
+	if !regexp.MustCompile(`(?s)@\[\n(        [a-z_0-9.]+\+\d+\n)*        do_syscall_64\+\d+\n.*\]: 10\n`).MatchString(got.stdout) {
+		t.Errorf("no symbolized stack with do_syscall_64 counted 10 times:\n%s", got.stdout)
+	}
+	if !regexp.MustCompile(`(?m)^@two\[\n        \S+\n        \S+\n\]: 10$`).MatchString(got.stdout) {
+		t.Errorf("kstack(2) should print two frames:\n%s", got.stdout)
 	}
 }

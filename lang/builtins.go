@@ -58,6 +58,9 @@ func builtins() map[string]*Builtin {
 			return c.info.ArgsType, ""
 		}},
 		{Name: "jiffies", typ: fixed(types.Uint64)},
+		{Name: "kstack", typ: func(c *checker) (*types.Type, string) {
+			return &types.Type{Kind: types.Stack, Size: 8, Name: "kstack", Len: MaxStackFrames}, ""
+		}},
 		{Name: "ppid", typ: func(c *checker) (*types.Type, string) {
 			if _, err := c.taskOffsets(); err != nil {
 				return nil, fmt.Sprintf("ppid needs kernel BTF: %v", err)
@@ -251,6 +254,7 @@ func funcs() map[string]*Func {
 		{Name: "ksym", check: checkAddrFunc(types.Ksym)},
 		{Name: "strftime", check: checkStrftime},
 		{Name: "getopt", check: checkGetopt},
+		{Name: "kstack", check: checkKstack},
 		{Name: "kptr", check: checkAddrFunc(types.Pointer)},
 		{Name: "uptr", check: checkAddrFunc(types.Pointer)},
 		{Name: "count", agg: true, check: aggCheck(types.Count, 0)},
@@ -920,4 +924,33 @@ func checkGetopt(c *checker, e *ast.Call) *types.Type {
 		c.info.Consts[e] = Const{Int: uint64(n)}
 	}
 	return t
+}
+
+// MaxStackFrames is the deepest stack kstack records (the kernel's
+// PERF_MAX_STACK_DEPTH).
+const MaxStackFrames = 127
+
+// checkKstack types kstack(limit): a kernel stack printed with at most
+// limit frames.
+func checkKstack(c *checker, e *ast.Call) *types.Type {
+	if !c.wantArgs(e, 0, 1) {
+		return nil
+	}
+	limit := int64(MaxStackFrames)
+	if len(e.Args) == 1 {
+		if id, ok := e.Args[0].(*ast.Ident); ok && (id.Name == "bpftrace" || id.Name == "perf" || id.Name == "raw") {
+			c.errorf(id.Pos(), "kstack(%s): stack modes are not supported yet", id.Name)
+			return nil
+		}
+		v, ok := c.constInt(e, 0)
+		if !ok {
+			return nil
+		}
+		if v < 1 || v > MaxStackFrames {
+			c.errorf(e.Args[0].Pos(), "kstack() limit must be between 1 and %d", MaxStackFrames)
+			return nil
+		}
+		limit = v
+	}
+	return &types.Type{Kind: types.Stack, Size: 8, Name: "kstack", Len: int(limit)}
 }

@@ -25,6 +25,17 @@
 // WriteMap; print(@m) calls WriteMap directly. print(value) prints
 // FormatValue's result followed by "\n".
 //
+// With -f json (WriteMapJSON, FormatValueJSON, the JSON* functions in
+// json.go) every message is one line in the exact layout of bpftrace 0.26's
+// src/output/json.cpp: ", " between object members, "," between array
+// elements, integers a float64 cannot hold exactly quoted as strings, map
+// keys as their text rendering without parentheses or spaces, histogram
+// buckets as {"min", "max", "count"} with closed bounds. Two bpftrace
+// quirks are kept: bytes >= 0x80 in strings are escaped as \uffffffXX, and
+// an -e script is named "stdin" in errorf/warnf messages. One is not:
+// bpftrace leaves its stream in hexadecimal after such an escape, which
+// then garbles later histogram counts.
+//
 // The bucket functions HistBucket and LhistBucket define the bucket index
 // that generated BPF code stores in the last 8 bytes of a histogram map key;
 // codegen must compute exactly the same index.

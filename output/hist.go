@@ -64,7 +64,9 @@ func LhistBucket(v, min, max, step int64) uint64 {
 }
 
 // histLabel is one bucket boundary: a plain integer, or a symbolic label such
-// as "1K" (which never collapses into a one-value "[n]" bucket).
+// as "1K" (which never collapses into a one-value "[n]" bucket). n is the
+// label's value; for a symbolic label it holds the bits of bpftrace's uint64
+// numeric value, which the JSON output prints.
 type histLabel struct {
 	text  string
 	n     int64
@@ -113,6 +115,7 @@ func histIndexLabel(index uint64, k int) histLabel {
 	if power > 63 {
 		power = 63
 	}
+	value := (uint64(1) << power) * (n + interval)
 	decade := power / 10
 	suffix := "\x00KMGTPE"[decade]
 	power -= 10 * decade
@@ -120,7 +123,7 @@ func histIndexLabel(index uint64, k int) histLabel {
 	if suffix != 0 {
 		text += string(suffix)
 	}
-	return histLabel{text: text}
+	return histLabel{text: text, n: int64(value)}
 }
 
 // buildHist builds a log2 histogram from bucket counts (bucket indexes are

@@ -164,9 +164,33 @@ type plainEntry struct {
 }
 
 func (f *Formatter) writePlainMap(sb *strings.Builder, m *codegen.Map, entries []Entry, opt MapOptions) error {
-	fields, err := keyFields(m)
+	fields, items, err := f.plainItems(m, entries, opt, false)
 	if err != nil {
 		return err
+	}
+	for _, it := range items {
+		sb.WriteString(m.Name)
+		if fields != nil {
+			sb.WriteString("[")
+			sb.WriteString(f.keyString(fields, it.key))
+			sb.WriteString("]")
+		}
+		sb.WriteString(": ")
+		sb.WriteString(it.text)
+		sb.WriteString("\n")
+		if fields == nil {
+			break // a map without keys has a single value
+		}
+	}
+	return nil
+}
+
+// plainItems combines, sorts and trims the entries of a non-histogram map;
+// each item carries its text rendering, or with asJSON its JSON rendering.
+func (f *Formatter) plainItems(m *codegen.Map, entries []Entry, opt MapOptions, asJSON bool) ([]keyField, []plainEntry, error) {
+	fields, err := keyFields(m)
+	if err != nil {
+		return nil, nil, err
 	}
 	vt := m.Value
 	vsize := vt.Size
@@ -184,14 +208,14 @@ func (f *Formatter) writePlainMap(sb *strings.Builder, m *codegen.Map, entries [
 	items := make([]plainEntry, 0, len(entries))
 	for i, e := range entries {
 		if len(e.Key) < keySize {
-			return fmt.Errorf("entry %d: key has %d bytes, want %d: %w", i, len(e.Key), keySize, ErrBadEntry)
+			return nil, nil, fmt.Errorf("entry %d: key has %d bytes, want %d: %w", i, len(e.Key), keySize, ErrBadEntry)
 		}
 		if len(e.Values) == 0 {
-			return fmt.Errorf("entry %d: no values: %w", i, ErrBadEntry)
+			return nil, nil, fmt.Errorf("entry %d: no values: %w", i, ErrBadEntry)
 		}
 		for _, v := range e.Values {
 			if len(v) < vsize {
-				return fmt.Errorf("entry %d: value has %d bytes, want %d: %w", i, len(v), vsize, ErrBadEntry)
+				return nil, nil, fmt.Errorf("entry %d: value has %d bytes, want %d: %w", i, len(v), vsize, ErrBadEntry)
 			}
 		}
 		it := plainEntry{key: e.Key}
@@ -224,14 +248,24 @@ func (f *Formatter) writePlainMap(sb *strings.Builder, m *codegen.Map, entries [
 				s.add(v, vt.Signed)
 			}
 			it.sv, it.signed = s.avg(), vt.Signed
-			if vt.Kind == types.Avg {
+			switch {
+			case vt.Kind == types.Avg:
 				it.text = s.avgString(opt.Div)
-			} else {
+			case asJSON:
+				it.text = s.json(opt.Div)
+			default:
 				it.text = s.String(opt.Div)
 			}
 			byValue = true
 		default:
-			it.text = f.Value(vt, e.Values[0])
+			if asJSON {
+				it.text = f.JSONValue(vt, e.Values[0])
+			} else {
+				it.text = f.Value(vt, e.Values[0])
+			}
+		}
+		if asJSON && byValue && vt.Kind != types.Stats {
+			it.text = jsonInt(it.text)
 		}
 		items = append(items, it)
 	}
@@ -244,22 +278,7 @@ func (f *Formatter) writePlainMap(sb *strings.Builder, m *codegen.Map, entries [
 			return cmp.Compare(a.sv, b.sv)
 		})
 	}
-	items = applyTop(items, opt.Top)
-	for _, it := range items {
-		sb.WriteString(m.Name)
-		if fields != nil {
-			sb.WriteString("[")
-			sb.WriteString(f.keyString(fields, it.key))
-			sb.WriteString("]")
-		}
-		sb.WriteString(": ")
-		sb.WriteString(it.text)
-		sb.WriteString("\n")
-		if fields == nil {
-			break // a map without keys has a single value
-		}
-	}
-	return nil
+	return fields, applyTop(items, opt.Top), nil
 }
 
 // applyTop keeps the last top items when top is non-zero.
@@ -310,15 +329,42 @@ type histEntry struct {
 	key    []byte // the key prefix, without the bucket
 	counts map[uint64]uint64
 	total  uint64
+	hist   histogram // built by histItems
 }
 
 func (f *Formatter) writeHistMap(sb *strings.Builder, m *codegen.Map, entries []Entry, opt MapOptions) error {
-	fields, err := keyFields(m)
+	fields, hists, err := histItems(m, entries, opt)
 	if err != nil {
 		return err
 	}
+	for _, h := range hists {
+		sb.WriteString(m.Name)
+		if fields != nil {
+			sb.WriteString("[")
+			sb.WriteString(f.keyString(fields, h.key))
+			sb.WriteString("]")
+		}
+		sb.WriteString(":\n")
+		if err := h.hist.write(sb); err != nil {
+			return err
+		}
+		sb.WriteString("\n")
+		if fields == nil {
+			break
+		}
+	}
+	return nil
+}
+
+// histItems combines the buckets of a histogram map by key, sorts the keys
+// by total count, trims them to opt.Top and builds each histogram.
+func histItems(m *codegen.Map, entries []Entry, opt MapOptions) ([]keyField, []*histEntry, error) {
+	fields, err := keyFields(m)
+	if err != nil {
+		return nil, nil, err
+	}
 	if m.Key == nil {
-		return fmt.Errorf("histogram map without a key layout: %w", ErrBadEntry)
+		return nil, nil, fmt.Errorf("histogram map without a key layout: %w", ErrBadEntry)
 	}
 	bucketOff := 0
 	if (m.Key.Kind == types.Tuple || m.Key.Kind == types.Record) && len(m.Key.Fields) > 0 {
@@ -330,7 +376,7 @@ func (f *Formatter) writeHistMap(sb *strings.Builder, m *codegen.Map, entries []
 		maxIndex = maxHistIndex(min(max(vt.Bits, 0), MaxHistBits))
 	} else {
 		if vt.LStep <= 0 || vt.LMax < vt.LMin {
-			return fmt.Errorf("lhist with min %d, max %d, step %d: %w", vt.LMin, vt.LMax, vt.LStep, ErrBadEntry)
+			return nil, nil, fmt.Errorf("lhist with min %d, max %d, step %d: %w", vt.LMin, vt.LMax, vt.LStep, ErrBadEntry)
 		}
 		maxIndex = uint64(1 + (vt.LMax-vt.LMin)/vt.LStep)
 	}
@@ -338,11 +384,11 @@ func (f *Formatter) writeHistMap(sb *strings.Builder, m *codegen.Map, entries []
 	var hists []*histEntry
 	for i, e := range entries {
 		if len(e.Key) < bucketOff+8 {
-			return fmt.Errorf("entry %d: key has %d bytes, want %d: %w", i, len(e.Key), bucketOff+8, ErrBadEntry)
+			return nil, nil, fmt.Errorf("entry %d: key has %d bytes, want %d: %w", i, len(e.Key), bucketOff+8, ErrBadEntry)
 		}
 		bucket := readUint(e.Key[bucketOff:], 8)
 		if bucket > maxIndex {
-			return fmt.Errorf("entry %d: bucket %d out of range 0..%d: %w", i, bucket, maxIndex, ErrBadEntry)
+			return nil, nil, fmt.Errorf("entry %d: bucket %d out of range 0..%d: %w", i, bucket, maxIndex, ErrBadEntry)
 		}
 		prefix := e.Key[:bucketOff]
 		h := byKey[string(prefix)]
@@ -353,7 +399,7 @@ func (f *Formatter) writeHistMap(sb *strings.Builder, m *codegen.Map, entries []
 		}
 		for _, v := range e.Values {
 			if len(v) < 8 {
-				return fmt.Errorf("entry %d: value has %d bytes, want 8: %w", i, len(v), ErrBadEntry)
+				return nil, nil, fmt.Errorf("entry %d: value has %d bytes, want 8: %w", i, len(v), ErrBadEntry)
 			}
 			c := readUint(v, 8)
 			h.counts[bucket] += c
@@ -364,26 +410,11 @@ func (f *Formatter) writeHistMap(sb *strings.Builder, m *codegen.Map, entries []
 	slices.SortStableFunc(hists, func(a, b *histEntry) int { return cmp.Compare(a.total, b.total) })
 	hists = applyTop(hists, opt.Top)
 	for _, h := range hists {
-		var hg histogram
 		if vt.Kind == types.Hist {
-			hg = buildHist(h.counts, opt.Div, min(max(vt.Bits, 0), MaxHistBits))
+			h.hist = buildHist(h.counts, opt.Div, min(max(vt.Bits, 0), MaxHistBits))
 		} else {
-			hg = buildLhist(h.counts, vt.LMin, vt.LMax, vt.LStep)
-		}
-		sb.WriteString(m.Name)
-		if fields != nil {
-			sb.WriteString("[")
-			sb.WriteString(f.keyString(fields, h.key))
-			sb.WriteString("]")
-		}
-		sb.WriteString(":\n")
-		if err := hg.write(sb); err != nil {
-			return err
-		}
-		sb.WriteString("\n")
-		if fields == nil {
-			break
+			h.hist = buildLhist(h.counts, vt.LMin, vt.LMax, vt.LStep)
 		}
 	}
-	return nil
+	return fields, hists, nil
 }

@@ -99,20 +99,7 @@ func (s *session) attach(p *codegen.Probe) (int, error) {
 		s.attached.push(l)
 		return max(len(p.Targets), 1), nil
 	case codegen.ProbeKprobe, codegen.ProbeKretprobe:
-		for _, t := range p.Targets {
-			var l link.Link
-			var err error
-			if p.Kind == codegen.ProbeKprobe {
-				l, err = link.Kprobe(t, bp, nil)
-			} else {
-				l, err = link.Kretprobe(t, bp, nil)
-			}
-			if err != nil {
-				return 0, fmt.Errorf("attach %s to %s: %w", p.Name, t, err)
-			}
-			s.attached.push(l)
-		}
-		return len(p.Targets), nil
+		return s.attachKprobes(p, bp)
 	case codegen.ProbeUprobe, codegen.ProbeUretprobe:
 		for _, t := range p.Targets {
 			if err := s.attachUprobe(p, bp, t); err != nil {

@@ -113,11 +113,19 @@ func (s *session) handle(rec []byte) error {
 		}
 		switch kind {
 		case codegen.EventPrintf:
+			if s.json() {
+				return s.write(output.JSONPrintf(str))
+			}
 			return s.write(str)
-		case codegen.EventErrorf:
-			fmt.Fprintf(s.stderr, "ERROR: %s\n", str)
-		case codegen.EventWarnf:
-			fmt.Fprintf(s.stderr, "WARNING: %s\n", str)
+		case codegen.EventErrorf, codegen.EventWarnf:
+			if s.json() {
+				return s.write(output.JSONMessage(kind == codegen.EventErrorf, str, p.Pos))
+			}
+			if kind == codegen.EventErrorf {
+				fmt.Fprintf(s.stderr, "ERROR: %s\n", str)
+			} else {
+				fmt.Fprintf(s.stderr, "WARNING: %s\n", str)
+			}
 		case codegen.EventSystem:
 			return s.system(str)
 		case codegen.EventCat:
@@ -155,13 +163,21 @@ func (s *session) handle(rec []byte) error {
 			s.errorf("time event with bad id %d", id)
 			return nil
 		}
-		return s.write(output.FormatTime(s.prog.Times[id], time.Now()))
+		str := output.FormatTime(s.prog.Times[id], time.Now())
+		if s.json() {
+			return s.write(output.JSONTime(str))
+		}
+		return s.write(str)
 	case codegen.EventPrintValue:
 		p := s.printf(kind, id)
 		if p == nil {
 			return nil
 		}
-		str, err := s.opts.Formatter.FormatPrintValue(p, rec)
+		format := s.opts.Formatter.FormatPrintValue
+		if s.json() {
+			format = s.opts.Formatter.FormatPrintValueJSON
+		}
+		str, err := format(p, rec)
 		if err != nil {
 			s.errorf("print: %v", err)
 			return nil
@@ -227,6 +243,9 @@ func (s *session) system(cmd string) error {
 		}
 		return nil
 	}
+	if s.json() {
+		return s.write(output.JSONSyscall(out.String()))
+	}
 	return s.write(out.String() + "\n")
 }
 
@@ -241,6 +260,9 @@ func (s *session) cat(name string) error {
 	b, err := io.ReadAll(io.LimitReader(f, int64(s.opts.MaxCatBytes)))
 	if err != nil {
 		s.errorf("read '%s': %v", name, err)
+	}
+	if s.json() {
+		return s.write(output.JSONCat(string(b)))
 	}
 	return s.write(string(b))
 }
@@ -268,7 +290,12 @@ func (s *session) pollLost() {
 		return
 	}
 	if total > s.lost {
-		fmt.Fprintf(s.stderr, "Lost %d events\n", total-s.lost)
+		if s.json() {
+			// Like bpftrace, JSON reports go to the output stream.
+			_ = s.write(output.JSONLostEvents(total - s.lost))
+		} else {
+			fmt.Fprintf(s.stderr, "Lost %d events\n", total-s.lost)
+		}
 		s.lost = total
 	}
 }

@@ -84,7 +84,14 @@ func (s *session) printMap(m *codegen.Map, mo output.MapOptions, atExit bool) er
 	if atExit && len(entries) == 0 {
 		return nil
 	}
-	if err := s.opts.Formatter.WriteMap(s.stdout, m, entries, mo); err != nil {
+	if len(entries) == 0 {
+		entries = emptyScalar(m)
+	}
+	write := s.opts.Formatter.WriteMap
+	if s.json() {
+		write = s.opts.Formatter.WriteMapJSON
+	}
+	if err := write(s.stdout, m, entries, mo); err != nil {
 		if errors.Is(err, output.ErrBadEntry) {
 			s.errorf("print %s: %v", m.Name, err)
 			return nil

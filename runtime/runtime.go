@@ -75,6 +75,9 @@ type Options struct {
 	Attached func()
 	// MaxCatBytes limits cat(); 0 means DefaultMaxCatBytes.
 	MaxCatBytes int
+	// Verbose, when set, receives program and map information and the
+	// verifier's statistics for each program (bpftrace -v).
+	Verbose io.Writer
 	// Format is the output format (bpftrace -f): "" or output.FormatText
 	// for text, output.FormatJSON for one JSON object per line on Stdout
 	// (see output/json.go).
@@ -120,7 +123,7 @@ func Run(ctx context.Context, prog *codegen.Program, opts Options) (exitCode int
 	if s.stderr == nil {
 		s.stderr = os.Stderr
 	}
-	s.opts.Formatter = withTimestamps(withKsyms(s.opts.Formatter))
+	s.opts.Formatter = s.withStacks(withTimestamps(withKsyms(s.opts.Formatter)))
 	if s.opts.MaxCatBytes <= 0 {
 		s.opts.MaxCatBytes = DefaultMaxCatBytes
 	}
@@ -349,7 +352,11 @@ func (s *session) load() error {
 	// fentry/fexit programs are loaded one by one (kfunc.go).
 	stripped := withoutSources(s.prog.Collection)
 	spec, separate := splitSeparate(stripped)
-	coll, err := ebpf.NewCollectionWithOptions(spec, ebpf.CollectionOptions{Cache: cache})
+	copts := ebpf.CollectionOptions{Cache: cache}
+	if s.opts.Verbose != nil {
+		copts.Programs.LogLevel = ebpf.LogLevelStats
+	}
+	coll, err := ebpf.NewCollectionWithOptions(spec, copts)
 	if err != nil {
 		le := &LoadError{Err: err}
 		var ve *ebpf.VerifierError
@@ -360,6 +367,7 @@ func (s *session) load() error {
 	}
 	s.coll = coll
 	s.others.push(closerFunc(func() error { coll.Close(); return nil }))
+	s.printVerbose(spec)
 	return s.loadSeparate(stripped, separate, cache)
 }
 

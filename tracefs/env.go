@@ -25,9 +25,14 @@ type Env struct {
 	btfSpec  *btf.Spec
 	btfErr   error
 	btfCache *btf.Cache
+
+	funcs funcList // TraceableFunctions
 }
 
-var _ lang.Env = (*Env)(nil)
+var (
+	_ lang.Env            = (*Env)(nil)
+	_ lang.FunctionLister = (*Env)(nil)
+)
 
 // Option configures an Env.
 type Option func(*Env)

@@ -3,6 +3,12 @@
 //
 //	gotrace -e 'tracepoint:syscalls:sys_enter_openat { printf("%s %s\n", comm, str(args.filename)); }'
 //
+// Output and process options follow bpftrace: -f json, -o FILE, -B
+// line|full|none (line by default), -c CMD (held back until the probes are
+// attached by re-executing gotrace as a stand-in that execs CMD; cpid is its
+// pid), -p PID (tracepoint, rawtracepoint, kprobe and fentry probes get an
+// implicit pid filter; gotrace stops when PID exits), -v, --unsafe.
+//
 // It needs root (CAP_BPF and CAP_PERFMON) and a kernel with BPF ring buffers
 // (Linux 5.8 or later).
 package main

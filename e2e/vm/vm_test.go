@@ -142,8 +142,33 @@ func (tr *trace) links() int {
 	return n
 }
 
-// linksReady waits for n BPF links.
-func linksReady(n int) func(*trace) bool { return func(tr *trace) bool { return tr.links() >= n } }
+// linksReady waits for n BPF links (and the Attaching line, so that the
+// process is known to be gotrace and not the forked test still).
+func linksReady(n int) func(*trace) bool {
+	return func(tr *trace) bool { return strings.Contains(tr.stderr(), "Attaching") && tr.links() >= n }
+}
+
+// waitStdout waits until stdout contains want: events still queued when
+// gotrace is stopped are dropped, as with bpftrace.
+func (tr *trace) waitStdout(want string) {
+	tr.t.Helper()
+	// Poll from another goroutine (another thread than a locked test's).
+	found := make(chan []byte)
+	go func() {
+		deadline := time.Now().Add(30 * time.Second)
+		var b []byte
+		for time.Now().Before(deadline) {
+			if b, _ = os.ReadFile(tr.outPath); strings.Contains(string(b), want) {
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		found <- b
+	}()
+	if b := <-found; !strings.Contains(string(b), want) {
+		tr.t.Fatalf("stdout lacks %q after 30s:\n%s\nstderr:\n%s", want, b, tr.stderr())
+	}
+}
 
 // stderrReady waits for a stderr line matching re.
 func stderrReady(re string) func(*trace) bool {
@@ -244,6 +269,7 @@ func TestKprobeNamedArg(t *testing.T) {
 		}
 		unix.Close(fd)
 	}
+	tr.waitStdout(strings.Repeat(file+"\n", 3))
 	out, errs := tr.stop()
 	wantStdout(t, out, strings.Repeat(file+"\n", 3)+"\n\n", errs)
 }
@@ -256,7 +282,7 @@ func TestKretprobeHist(t *testing.T) {
 	tr := startTrace(t, linksReady(1), "-e", `kretprobe:vfs_read /tid == $1/ { @ = hist(retval); }`, strconv.Itoa(tid))
 	preadN(t, file, 5, 4096) // 5 reads returning 100
 	out, errs := tr.stop()
-	want := "\n\n@: \n[64, 128)              5 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n\n"
+	want := "\n\n@:\n[64, 128)              5 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n\n"
 	wantStdout(t, out, want, errs)
 }
 
@@ -377,8 +403,9 @@ func TestFexitTCPSendmsg(t *testing.T) {
 func TestStructChains(t *testing.T) {
 	gotraceBin(t)
 	c, port := tcpPair(t)
-	tid := lockThread(t)
+	// Subtests run on goroutines of their own: each locks its thread.
 	t.Run("sock", func(t *testing.T) {
+		tid := lockThread(t)
 		tr := startTrace(t, linksReady(1), "-e", `kprobe:tcp_sendmsg /tid == $1/ { @[((struct sock *)arg0)->__sk_common.skc_dport] = count(); }`, strconv.Itoa(tid))
 		sendN(t, c, 4, 10)
 		out, errs := tr.stop()
@@ -387,13 +414,13 @@ func TestStructChains(t *testing.T) {
 		wantStdout(t, out, fmt.Sprintf("\n\n@[%d]: 4\n", dport), errs)
 	})
 	t.Run("file", func(t *testing.T) {
+		tid := lockThread(t)
 		file := knownFile(t, "struct-chain-file", 10)
 		tr := startTrace(t, linksReady(1), "-e", `fentry:vfs_read /tid == $1/ { @[str(args.file->f_path.dentry->d_name.name), args.file->f_inode->i_size] = count(); }`, strconv.Itoa(tid))
 		preadN(t, file, 2, 100)
 		out, errs := tr.stop()
 		wantStdout(t, out, "\n\n@[struct-chain-file, 10]: 2\n", errs)
 	})
-	_ = tid
 }
 
 // TestRawTracepoint: rawtracepoint with typed (BTF) arguments.
@@ -414,15 +441,16 @@ func TestRawTracepoint(t *testing.T) {
 func TestFentryWildcard(t *testing.T) {
 	gotraceBin(t)
 	multi := haveKprobeMulti(t)
-	tid := lockThread(t)
 	file := knownFile(t, "fentry-wildcard", 100)
 	t.Run("vfs_read*", func(t *testing.T) {
+		tid := lockThread(t)
 		tr := startTrace(t, stderrReady(`fentry: attached \d+ functions through`), "-e", `fentry:vfs_read* /tid == $1/ { @[func] = count(); }`, strconv.Itoa(tid))
 		preadN(t, file, 3, 4096)
 		out, errs := tr.stop()
 		wantStdout(t, out, "\n\n@[vfs_read]: 3\n", errs)
 	})
 	t.Run("vfs_*", func(t *testing.T) {
+		tid := lockThread(t)
 		tr := startTrace(t, stderrReady(`(fentry|kprobe): attached \d+ functions through`), "-e", `fentry:vfs_* /tid == $1/ { @[func] = count(); }`, strconv.Itoa(tid))
 		preadN(t, file, 5, 4096)
 		out, errs := tr.stop()

@@ -1,0 +1,325 @@
+// Command kbench measures how long attaching and detaching many kernel
+// functions takes with each mechanism gotrace uses:
+//
+//   - kprobe_multi: one link for every function (Linux 5.18, CONFIG_FPROBE);
+//   - kprobe: one kprobe per function, attached and detached by a pool of
+//     goroutines as the runtime does;
+//   - fentry: one program and BPF trampoline per function, loaded in
+//     parallel through a shared BTF cache;
+//   - gotrace-fentry: an fentry script over the same functions compiled and
+//     run by gotrace, which serves fentry wildcards of
+//     runtime.DefaultFentryMultiThreshold or more functions through one
+//     kprobe_multi link where the kernel has it (the Via line is printed).
+//
+// It runs inside the qemu guests of vmtest (the host kernel has neither
+// kprobes nor fentry):
+//
+//	CGO_ENABLED=0 go build -o /tmp/kbench ./cmd/kbench
+//	go build -o .cache/vm/vmexec ./cmd/vmexec
+//	.cache/vm/vmexec -kernel 6.12 -timeout 600s /tmp/kbench -n 1000
+//
+// Flags: -n the number of functions (the first N traceable, non-varargs
+// functions with BTF, sorted by name); -only a comma-separated subset of
+// kprobe_multi,kprobe,fentry,gotrace-fentry. Each line printed is
+// "METHOD N functions: load X s, attach Y s, detach Z s".
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/asm"
+	"github.com/cilium/ebpf/btf"
+	"github.com/cilium/ebpf/link"
+	"github.com/cilium/ebpf/rlimit"
+
+	"github.com/gotrace/gotrace"
+	"github.com/gotrace/gotrace/runtime"
+	"github.com/gotrace/gotrace/tracefs"
+)
+
+func main() {
+	n := flag.Int("n", 1000, "number of kernel functions")
+	only := flag.String("only", "kprobe_multi,kprobe,fentry,gotrace-fentry", "methods to measure")
+	flag.Parse()
+	if err := run(*n, strings.Split(*only, ",")); err != nil {
+		fmt.Fprintln(os.Stderr, "kbench:", err)
+		os.Exit(1)
+	}
+}
+
+func run(n int, methods []string) error {
+	if err := rlimit.RemoveMemlock(); err != nil {
+		return err
+	}
+	dir, err := tracefs.Mount()
+	if err != nil {
+		return err
+	}
+	cache := btf.NewCache()
+	env := tracefs.NewEnv(dir, tracefs.WithBTFCache(cache))
+	start := time.Now()
+	funcs, err := pickFunctions(env, n)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("kernel %s: %d functions (%s .. %s) picked in %.2fs\n", release(), len(funcs), funcs[0], funcs[len(funcs)-1], time.Since(start).Seconds())
+	for _, m := range methods {
+		var err error
+		switch m {
+		case "kprobe_multi":
+			err = benchKprobeMulti(funcs)
+		case "kprobe":
+			err = benchKprobes(funcs)
+		case "fentry":
+			err = benchFentry(funcs, cache)
+		case "gotrace-fentry":
+			err = benchGotrace(funcs)
+		default:
+			err = fmt.Errorf("unknown method %q", m)
+		}
+		if err != nil {
+			fmt.Printf("%s: %v\n", m, err)
+		}
+	}
+	return nil
+}
+
+func release() string {
+	b, _ := os.ReadFile("/proc/sys/kernel/osrelease")
+	return strings.TrimSpace(string(b))
+}
+
+// pickFunctions returns the first n traceable functions with a BTF
+// prototype that fentry accepts (no varargs).
+func pickFunctions(env *tracefs.Env, n int) ([]string, error) {
+	spec, err := env.BTF()
+	if err != nil {
+		return nil, err
+	}
+	traceable, err := env.TraceableFunctions()
+	if err != nil {
+		return nil, err
+	}
+	if traceable == nil {
+		return nil, fmt.Errorf("available_filter_functions is unreadable")
+	}
+	var names []string
+	for t, err := range spec.All() {
+		if err != nil {
+			break
+		}
+		f, ok := t.(*btf.Func)
+		if !ok || !traceable[f.Name] {
+			continue
+		}
+		proto, ok := f.Type.(*btf.FuncProto)
+		if !ok || len(proto.Params) > 6 {
+			continue
+		}
+		if k := len(proto.Params); k > 0 {
+			if _, va := proto.Params[k-1].Type.(*btf.Void); va {
+				continue
+			}
+		}
+		names = append(names, f.Name)
+	}
+	slices.Sort(names)
+	names = slices.Compact(names)
+	if len(names) < n {
+		return nil, fmt.Errorf("only %d candidate functions", len(names))
+	}
+	return names[:n], nil
+}
+
+// trivial returns a program body that does nothing.
+func trivial() asm.Instructions {
+	return asm.Instructions{asm.Mov.Imm(asm.R0, 0), asm.Return()}
+}
+
+func report(method string, n int, load, attach, detach time.Duration, note string) {
+	fmt.Printf("%-16s %d functions: load %.2fs, attach %.2fs, detach %.2fs%s\n", method, n, load.Seconds(), attach.Seconds(), detach.Seconds(), note)
+}
+
+func benchKprobeMulti(funcs []string) error {
+	t0 := time.Now()
+	prog, err := ebpf.NewProgram(&ebpf.ProgramSpec{Type: ebpf.Kprobe, AttachType: ebpf.AttachTraceKprobeMulti, License: "GPL", Instructions: trivial()})
+	if err != nil {
+		return err
+	}
+	defer prog.Close()
+	t1 := time.Now()
+	l, err := link.KprobeMulti(prog, link.KprobeMultiOptions{Symbols: funcs})
+	if err != nil {
+		return err
+	}
+	t2 := time.Now()
+	if err := l.Close(); err != nil {
+		return err
+	}
+	report("kprobe_multi", len(funcs), t1.Sub(t0), t2.Sub(t1), time.Since(t2), "")
+	return nil
+}
+
+// pool runs f(0..n-1) on workers goroutines.
+func pool(n, workers int, f func(i int)) {
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range min(workers, n) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				f(i)
+			}
+		}()
+	}
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+}
+
+func closeAll(ls []link.Link, workers int) {
+	pool(len(ls), workers, func(i int) {
+		if ls[i] != nil {
+			ls[i].Close()
+		}
+	})
+}
+
+func benchKprobes(funcs []string) error {
+	t0 := time.Now()
+	prog, err := ebpf.NewProgram(&ebpf.ProgramSpec{Type: ebpf.Kprobe, License: "GPL", Instructions: trivial()})
+	if err != nil {
+		return err
+	}
+	defer prog.Close()
+	t1 := time.Now()
+	ls := make([]link.Link, len(funcs))
+	failed := 0
+	var mu sync.Mutex
+	pool(len(funcs), 16, func(i int) {
+		l, err := link.Kprobe(funcs[i], prog, nil)
+		if err != nil {
+			mu.Lock()
+			failed++
+			mu.Unlock()
+			return
+		}
+		ls[i] = l
+	})
+	t2 := time.Now()
+	closeAll(ls, 32)
+	report("kprobe", len(funcs), t1.Sub(t0), t2.Sub(t1), time.Since(t2), fmt.Sprintf(" (%d refused)", failed))
+	return nil
+}
+
+func benchFentry(funcs []string, cache *btf.Cache) error {
+	t0 := time.Now()
+	progs := make([]*ebpf.Program, len(funcs))
+	failed := 0
+	var mu sync.Mutex
+	pool(len(funcs), 2, func(i int) {
+		spec := &ebpf.CollectionSpec{Programs: map[string]*ebpf.ProgramSpec{"p": {
+			Name: "kbench", Type: ebpf.Tracing, AttachType: ebpf.AttachTraceFEntry,
+			AttachTo: funcs[i], License: "GPL", Instructions: trivial(),
+		}}}
+		coll, err := ebpf.NewCollectionWithOptions(spec, ebpf.CollectionOptions{Cache: cache})
+		if err != nil {
+			mu.Lock()
+			failed++
+			mu.Unlock()
+			return
+		}
+		progs[i] = coll.DetachProgram("p")
+		coll.Close()
+	})
+	defer func() {
+		for _, p := range progs {
+			if p != nil {
+				p.Close()
+			}
+		}
+	}()
+	t1 := time.Now()
+	ls := make([]link.Link, len(funcs))
+	pool(len(funcs), 16, func(i int) {
+		if progs[i] == nil {
+			return
+		}
+		l, err := link.AttachTracing(link.TracingOptions{Program: progs[i], AttachType: ebpf.AttachTraceFEntry})
+		if err != nil {
+			mu.Lock()
+			failed++
+			mu.Unlock()
+			return
+		}
+		ls[i] = l
+	})
+	t2 := time.Now()
+	closeAll(ls, 32)
+	report("fentry", len(funcs), t1.Sub(t0), t2.Sub(t1), time.Since(t2), fmt.Sprintf(" (%d refused)", failed))
+	return nil
+}
+
+// benchGotrace compiles and runs "fentry:f1,fentry:f2,... { @[func] =
+// count(); }" through gotrace: compile, then Run until attached, then
+// cancel and wait for Run to detach and return.
+func benchGotrace(funcs []string) error {
+	var sb strings.Builder
+	for i, f := range funcs {
+		if i > 0 {
+			sb.WriteString(",")
+		}
+		sb.WriteString("fentry:" + f)
+	}
+	sb.WriteString(" { @[func] = count(); }")
+	t0 := time.Now()
+	script, err := gotrace.Compile("kbench", sb.String(), gotrace.Options{})
+	if err != nil {
+		return err
+	}
+	t1 := time.Now()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var t2 time.Time
+	attached := make(chan struct{})
+	var stderr strings.Builder
+	done := make(chan error, 1)
+	go func() {
+		_, err := script.Run(ctx, runtime.Options{
+			Stdout: io.Discard, Stderr: &stderr, NoSignals: true, NoExitMaps: true,
+			Attached: func() { t2 = time.Now(); close(attached) },
+		})
+		done <- err
+	}()
+	select {
+	case <-attached:
+	case err := <-done:
+		return fmt.Errorf("run: %v\n%s", err, stderr.String())
+	}
+	t3 := time.Now()
+	cancel()
+	if err := <-done; err != nil {
+		return fmt.Errorf("run: %v\n%s", err, stderr.String())
+	}
+	via := ""
+	for _, l := range strings.Split(stderr.String(), "\n") {
+		if strings.Contains(l, "kprobe_multi") || strings.Contains(l, "trampolines") {
+			via += "\n    " + l
+		}
+	}
+	fmt.Printf("%-16s %d functions: compile %.2fs, load+attach %.2fs, detach %.2fs, total %.2fs%s\n", "gotrace-fentry", len(funcs),
+		t1.Sub(t0).Seconds(), t2.Sub(t1).Seconds(), time.Since(t3).Seconds(), time.Since(t0).Seconds(), via)
+	return nil
+}

@@ -1,0 +1,171 @@
+package e2e
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// getppidEnv makes the test binary a helper process that calls getppid(2)
+// the given number of times and exits (see TestMain).
+const getppidEnv = "GOTRACE_E2E_GETPPID"
+
+func TestMain(m *testing.M) {
+	if v := os.Getenv(getppidEnv); v != "" {
+		n, _ := strconv.Atoi(v)
+		getppidN(n)
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// The JSON lines are bpftrace's (tests/runtime/json-output), byte for byte.
+func TestJSONOutput(t *testing.T) {
+	got := run(t, "-q", "-f", "json", "-e", `BEGIN { printf("test %d", 5); printf("test \r \n \t \\ \" bar"); `+
+		`@scalar = 5; @map["key1"] = 2; @map["key2"] = 3; @complex[comm, 2] = 5; `+
+		`@hist = hist(2); @hist = hist(1025); @h = lhist(2, 0, 100, 10); @h = lhist(50, 0, 100, 10); @h = lhist(1000, 0, 100, 10); `+
+		`@stats = stats(2); @stats = stats(10); @t = (1, 2, "string", (4, 5)); print((1, 2, "string")); $x = 5; print($x); }`)
+	want := `{"type": "printf", "data": "test 5"}
+{"type": "printf", "data": "test \r \n \t \\ \" bar"}
+{"type": "value", "data": [1,2,"string"]}
+{"type": "value", "data": 5}
+{"type": "map", "data": {"@complex": {"gotrace,2": 5}}}
+{"type": "hist", "data": {"@h": [{"min": 0, "max": 9, "count": 1},{"min": 10, "max": 19, "count": 0},{"min": 20, "max": 29, "count": 0},{"min": 30, "max": 39, "count": 0},{"min": 40, "max": 49, "count": 0},{"min": 50, "max": 59, "count": 1},{"min": 60, "max": 69, "count": 0},{"min": 70, "max": 79, "count": 0},{"min": 80, "max": 89, "count": 0},{"min": 90, "max": 99, "count": 0},{"min": 100, "count": 1}]}}
+{"type": "hist", "data": {"@hist": [{"min": 2, "max": 3, "count": 1},{"min": 4, "max": 7, "count": 0},{"min": 8, "max": 15, "count": 0},{"min": 16, "max": 31, "count": 0},{"min": 32, "max": 63, "count": 0},{"min": 64, "max": 127, "count": 0},{"min": 128, "max": 255, "count": 0},{"min": 256, "max": 511, "count": 0},{"min": 512, "max": 1023, "count": 0},{"min": 1024, "max": 2047, "count": 1}]}}
+{"type": "map", "data": {"@map": {"key1": 2, "key2": 3}}}
+{"type": "map", "data": {"@scalar": 5}}
+{"type": "stats", "data": {"@stats": {"count": 2, "average": 6, "total": 12}}}
+{"type": "map", "data": {"@t": [1,2,"string",[4,5]]}}
+`
+	wantOutput(t, got, want, 0)
+	if got.stderr != "" {
+		t.Errorf("stderr = %q", got.stderr)
+	}
+}
+
+// TestJSONAttachedAndPrint: without -q the attach message is a JSON line
+// on stdout; print() with top and div arguments; errorf with its position.
+func TestJSONAttachedAndPrint(t *testing.T) {
+	got := run(t, "-f", "json", "-e", `BEGIN { @["a"] = avg(10); @["b"] = avg(20); @["c"] = avg(30); @["d"] = avg(40); print(@, 2, 10); clear(@);
+  errorf("bad %d", 7); exit(); }`)
+	want := `{"type": "attached_probes", "count": 1, "data": {"probes": 1}}
+{"type": "stats", "data": {"@": {"c": 3, "d": 4}}}
+{"type": "errorf", "msg": "bad 7", "filename": "stdin", "line": 2, "col": 3}
+`
+	wantOutput(t, got, want, 0)
+}
+
+func TestOutputFile(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "out")
+	got := run(t, "-o", file, "-e", `BEGIN { printf("hello\n"); @x = 1; exit(); }`)
+	wantOutput(t, got, "", 0)
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(b) != "hello\n\n\n@x: 1\n" {
+		t.Errorf("output file holds %q", b)
+	}
+	for _, mode := range []string{"none", "line", "full"} {
+		got := run(t, "-B", mode, "-f", "json", "-q", "-o", file, "-e", `BEGIN { printf("x"); }`)
+		wantOutput(t, got, "", 0)
+		if b, _ := os.ReadFile(file); string(b) != `{"type": "printf", "data": "x"}`+"\n" {
+			t.Errorf("-B %s: output file holds %q", mode, b)
+		}
+	}
+	got = run(t, "-o", filepath.Join(t.TempDir(), "no", "such", "dir"), "-e", `BEGIN { exit(); }`)
+	if got.code != 1 || !strings.Contains(got.stderr, "ERROR: Failed to open output file") {
+		t.Errorf("unwritable -o: exit %d, stderr %q", got.code, got.stderr)
+	}
+}
+
+// TestChildCommand: -c runs the command once the probes are attached,
+// cpid is its pid, and gotrace stops (END, maps) when it exits.
+func TestChildCommand(t *testing.T) {
+	start := time.Now()
+	got := run(t, "-c", "/bin/sh -c exit", "-e", `tracepoint:syscalls:sys_enter_exit_group /pid == cpid/ { @exits = count(); @pid = cpid; } END { printf("cpid %d\n", cpid); }`)
+	m := regexp.MustCompile(`^cpid (\d+)\n\n\n@exits: 1\n@pid: (\d+)\n$`).FindStringSubmatch(got.stdout)
+	if m == nil || m[1] != m[2] || got.code != 0 {
+		t.Fatalf("exit %d, stdout:\n%s\nstderr:\n%s", got.code, got.stdout, got.stderr)
+	}
+	if d := time.Since(start); d > 15*time.Second {
+		t.Errorf("gotrace took %v to notice the child exited", d)
+	}
+	// The child is held back until the probes are attached: its execve is
+	// seen.
+	got = run(t, "-c", "/bin/true", "-e", `tracepoint:syscalls:sys_enter_execve /pid == cpid/ { @execs = count(); }`)
+	wantOutput(t, got, "\n\n@execs: 1\n", 0)
+
+	got = run(t, "-e", `BEGIN { print(cpid); }`)
+	if got.code != 1 || !strings.Contains(got.stderr, "cpid cannot be used without a child command") {
+		t.Errorf("cpid without -c: exit %d, stderr %q", got.code, got.stderr)
+	}
+	got = run(t, "-c", "/no/such/command", "-e", `BEGIN { exit(); }`)
+	if got.code != 1 || !strings.Contains(got.stderr, "Failed to fork child") {
+		t.Errorf("-c with a missing command: exit %d, stderr %q", got.code, got.stderr)
+	}
+}
+
+// TestPidFilter: -p counts only that process's getppid calls, even without
+// a predicate, ANDs with an existing predicate, and stops when the
+// process exits.
+func TestPidFilter(t *testing.T) {
+	const n = 700
+	helper := exec.Command(os.Args[0])
+	helper.Env = append(os.Environ(), getppidEnv+"=5000")
+	s := startNoWait(t, "-p", fmt.Sprint(os.Getpid()), "-e",
+		`tracepoint:syscalls:sys_enter_getppid { @all = count(); } tracepoint:syscalls:sys_enter_getppid /tid == 0/ { @none = count(); }`)
+	s.waitLinks(2, 20*time.Second)
+	if err := helper.Run(); err != nil { // another process's calls
+		t.Fatal(err)
+	}
+	getppidN(n)
+	got := s.stop(syscall.SIGINT)
+	wantOutput(t, got, fmt.Sprintf("\n\n@all: %d\n", n), 0)
+
+	// Exit with the process.
+	sleep := exec.Command("sleep", "1")
+	if err := sleep.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- sleep.Wait() }()
+	got = run(t, "-p", fmt.Sprint(sleep.Process.Pid), "-e", `tracepoint:syscalls:sys_enter_getppid { @ = count(); } END { printf("end\n"); }`)
+	wantOutput(t, got, "end\n\n\n", 0)
+	<-done
+
+	got = run(t, "-c", "/bin/true", "-p", "1", "-e", `BEGIN { exit(); }`)
+	if got.code != 1 || !strings.Contains(got.stderr, "USAGE: Cannot use both -c and -p.") {
+		t.Errorf("-c with -p: exit %d, stderr %q", got.code, got.stderr)
+	}
+}
+
+func TestFlagErrors(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"-q", "-f", "jsonx", "-e", "BEGIN { @scalar = 5; }"}, `ERROR: Invalid output format "jsonx"`},
+		{[]string{"-B", "some", "-e", "BEGIN { exit(); }"}, "ERROR: USAGE: -B must be either 'line', 'full', or 'none'."},
+		{[]string{"-kk", "-e", "BEGIN { exit(); }"}, "ERROR: USAGE: -kk has been deprecated."},
+		{[]string{"-p", "abc", "-e", "BEGIN { exit(); }"}, "ERROR: Failed to parse pid"},
+	} {
+		got := run(t, tc.args...)
+		if got.code != 1 || !strings.Contains(got.stderr, tc.msg) {
+			t.Errorf("%q: exit %d, stderr %q, want %q", tc.args, got.code, got.stderr, tc.msg)
+		}
+	}
+	got := run(t, "-k", "-e", "BEGIN { exit(); }")
+	if got.code != 0 || !strings.Contains(got.stderr, "-k is not supported yet") {
+		t.Errorf("-k: exit %d, stderr %q", got.code, got.stderr)
+	}
+	got = run(t, "--unsafe", "-q", "-f", "json", "-e", `BEGIN { system("echo a b c"); exit(); }`)
+	wantOutput(t, got, `{"type": "syscall", "data": "a b c\n"}`+"\n", 0)
+}

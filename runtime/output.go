@@ -1,0 +1,70 @@
+package runtime
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/cilium/ebpf"
+
+	"github.com/gotrace/gotrace/codegen"
+	"github.com/gotrace/gotrace/lang/types"
+	"github.com/gotrace/gotrace/output"
+)
+
+// json reports whether the session prints bpftrace's JSON output (-f json).
+func (s *session) json() bool { return s.opts.Format == output.FormatJSON }
+
+// emptyScalar returns the entries print(@m) shows for a map without keys
+// and without a value: bpftrace prints such a map with a zero value
+// ("@m: 0"), except histograms, which print nothing. Maps with keys print
+// nothing either.
+func emptyScalar(m *codegen.Map) []output.Entry {
+	if m == nil || m.Keys != nil || m.Value == nil || m.Key == nil {
+		return nil
+	}
+	switch m.Value.Kind {
+	case types.Hist, types.Lhist:
+		return nil
+	}
+	size := m.Value.Size
+	switch m.Value.Kind {
+	case types.Count, types.Sum:
+		size = max(size, 8)
+	case types.Min, types.Max, types.Avg, types.Stats:
+		size = max(size, 16)
+	}
+	return []output.Entry{{Key: make([]byte, m.Key.Size), Values: [][]byte{make([]byte, size)}}}
+}
+
+// printVerbose writes, for -v, every map and program of the loaded
+// collection with the verifier's statistics.
+func (s *session) printVerbose(spec *ebpf.CollectionSpec) {
+	w := s.opts.Verbose
+	if w == nil || s.coll == nil {
+		return
+	}
+	user := map[string]string{}
+	for _, m := range s.prog.Maps {
+		user[m.BPFName] = " (" + m.Name + ")"
+	}
+	for _, name := range slices.Sorted(maps.Keys(s.coll.Maps)) {
+		m := s.coll.Maps[name]
+		fmt.Fprintf(w, "Map %s%s: %s, key %d bytes, value %d bytes, max entries %d\n",
+			name, user[name], m.Type(), m.KeySize(), m.ValueSize(), m.MaxEntries())
+	}
+	for _, name := range slices.Sorted(maps.Keys(s.coll.Programs)) {
+		p := s.coll.Programs[name]
+		insns := 0
+		if ps := spec.Programs[name]; ps != nil {
+			insns = len(ps.Instructions)
+		}
+		fmt.Fprintf(w, "Program %s: %s, %d instructions\n", name, p.Type(), insns)
+		for _, l := range strings.Split(strings.TrimSpace(p.VerifierLog), "\n") {
+			if l != "" {
+				fmt.Fprintf(w, "  %s\n", l)
+			}
+		}
+	}
+}

@@ -1,0 +1,55 @@
+package runtime
+
+import (
+	"encoding/binary"
+	"fmt"
+	"strings"
+
+	"github.com/gotrace/gotrace/lang/types"
+	"github.com/gotrace/gotrace/output"
+)
+
+// withStacks sets the formatter's hook for kstack values: the value is a
+// stack id in the program's stack trace map, read when printed and
+// symbolized with kallsyms, one frame a line indented by eight spaces, as
+// bpftrace prints stacks.
+func (s *session) withStacks(f *output.Formatter) *output.Formatter {
+	if f.Stack != nil || s.prog.StackMap == "" {
+		return f
+	}
+	ksyms := NewKsyms()
+	c := *f
+	c.Stack = func(t *types.Type, id uint64) string {
+		var b strings.Builder
+		b.WriteString("\n")
+		if s.coll == nil || int64(id) < 0 {
+			return b.String()
+		}
+		m := s.coll.Maps[s.prog.StackMap]
+		if m == nil {
+			return b.String()
+		}
+		raw, err := m.LookupBytes(uint32(id))
+		if err != nil || raw == nil {
+			return b.String()
+		}
+		limit := t.Len
+		if limit <= 0 {
+			limit = len(raw) / 8
+		}
+		for i := 0; i+8 <= len(raw) && i/8 < limit; i += 8 {
+			addr := binary.NativeEndian.Uint64(raw[i:])
+			if addr == 0 {
+				break
+			}
+			b.WriteString("        ")
+			if name, off, ok := ksyms.Lookup(addr); ok {
+				fmt.Fprintf(&b, "%s+%d\n", name, off)
+			} else {
+				fmt.Fprintf(&b, "0x%x\n", addr)
+			}
+		}
+		return b.String()
+	}
+	return &c
+}
