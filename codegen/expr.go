@@ -381,8 +381,9 @@ func (g *gen) isTupleField(e *ast.Field) bool {
 
 func (g *gen) fieldScalar(e *ast.Field) {
 	if g.isTupleField(e) {
-		off := g.buffer(e.X) + int16(g.info.Members[e].Offset)
-		g.emit(asm.LoadMem(asm.R0, rFP, off, asm.DWord))
+		f := g.info.Members[e]
+		off := g.buffer(e.X) + int16(f.Offset)
+		g.emit(asm.LoadMem(asm.R0, rFP, off, sizeOf(f.Type)))
 		return
 	}
 	if !isArgs(e.X) {
@@ -453,7 +454,7 @@ func (g *gen) buffer(e ast.Expr) int16 {
 				continue
 			}
 			g.scalar(x)
-			g.emit(asm.StoreMem(rFP, off+int16(f.Offset), asm.R0, asm.DWord))
+			g.emit(asm.StoreMem(rFP, off+int16(f.Offset), asm.R0, sizeOf(f.Type)))
 		}
 		return off
 	case *ast.Ternary:
@@ -685,4 +686,17 @@ func (g *gen) kstack() {
 		asm.Mov.Imm(asm.R3, 0),
 		asm.FnGetStackid.Call(),
 	)
+}
+
+// sizeOf is the load/store size of a scalar value of type t in memory.
+func sizeOf(t *types.Type) asm.Size {
+	switch {
+	case t.Kind == types.Bool, t.Kind == types.Int && t.Size == 1:
+		return asm.Byte
+	case t.Kind == types.Int && t.Size == 2:
+		return asm.Half
+	case t.Kind == types.Int && t.Size == 4:
+		return asm.Word
+	}
+	return asm.DWord
 }

@@ -1346,9 +1346,6 @@ func (c *checker) tuple(e *ast.Tuple) *types.Type {
 			c.errorf(x.Pos(), "%s cannot be a tuple element", t)
 			return nil
 		}
-		if t.Kind == types.Bool {
-			t = types.Uint64
-		}
 		elems = append(elems, storageType(t))
 	}
 	return types.NewTuple(elems, e.Names)
