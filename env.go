@@ -1,7 +1,11 @@
 package gotrace
 
 import (
+	"bufio"
 	"fmt"
+	"os"
+	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/cilium/ebpf/btf"
@@ -87,4 +91,31 @@ func (k *KernelEnv) TraceableFunctions() (map[string]bool, error) {
 		return fl.TraceableFunctions()
 	}
 	return nil, nil
+}
+
+// KernelSymbol implements lang.SymbolResolver from /proc/kallsyms.
+func (k *KernelEnv) KernelSymbol(name string) (uint64, error) {
+	f, err := os.Open("/proc/kallsyms")
+	if err != nil {
+		return 0, fmt.Errorf("reading kernel symbols: %w", err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		if len(fields) >= 3 && fields[2] == name {
+			addr, err := strconv.ParseUint(fields[0], 16, 64)
+			if err != nil {
+				return 0, fmt.Errorf("kallsyms: bad address for %s: %w", name, err)
+			}
+			if addr == 0 {
+				return 0, fmt.Errorf("kernel symbol addresses are hidden (kptr_restrict): run as root")
+			}
+			return addr, nil
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return 0, fmt.Errorf("reading kernel symbols: %w", err)
+	}
+	return 0, fmt.Errorf("no kernel symbol %q", name)
 }

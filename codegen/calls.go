@@ -117,6 +117,10 @@ func (g *gen) call(e *ast.Call) {
 		}
 	case "kstack":
 		g.kstack()
+	case "strerror", "syscall_name":
+		g.scalar(e.Args[0])
+	case "ntop":
+		g.ntop(e)
 	case "strftime":
 		g.scalar(e.Args[1])
 	case "ksym", "kptr", "uptr":

@@ -335,11 +335,11 @@ func (g *gen) builtinScalar(e *ast.Ident) {
 		g.kstack()
 	case "ppid":
 		// curtask->real_parent->tgid
-		off := g.c.prog.TaskOffsets
+		l := g.c.prog.Task
 		tmp := g.alloc(8, e.Pos())
-		g.emit(asm.FnGetCurrentTask.Call(), asm.Add.Imm(asm.R0, int32(off[0])))
+		g.emit(asm.FnGetCurrentTask.Call(), asm.Add.Imm(asm.R0, int32(l.RealParent)))
 		g.readKernel(tmp, 8, types.Kernel)
-		g.emit(asm.LoadMem(asm.R0, rFP, tmp, asm.DWord), asm.Add.Imm(asm.R0, int32(off[1])))
+		g.emit(asm.LoadMem(asm.R0, rFP, tmp, asm.DWord), asm.Add.Imm(asm.R0, int32(l.Tgid)))
 		g.readKernel(tmp, 4, types.Kernel)
 		g.emit(asm.LoadMem(asm.R0, rFP, tmp, asm.Word))
 	case "numaid":
@@ -427,6 +427,17 @@ func (g *gen) buffer(e ast.Expr) int16 {
 	case *ast.MapRef:
 		return g.mapReadBuffer(e)
 	case *ast.Ident:
+		if e.Name == "pcomm" {
+			// curtask->group_leader->comm
+			l := g.c.prog.Task
+			tmp := g.alloc(8, e.Pos())
+			off := g.alloc(16, e.Pos())
+			g.emit(asm.FnGetCurrentTask.Call(), asm.Add.Imm(asm.R0, int32(l.GroupLeader)))
+			g.readKernel(tmp, 8, types.Kernel)
+			g.emit(asm.LoadMem(asm.R0, rFP, tmp, asm.DWord), asm.Add.Imm(asm.R0, int32(l.Comm)))
+			g.readKernel(off, 16, types.Kernel)
+			return off
+		}
 		if e.Name == "comm" {
 			off := g.alloc(16, e.Pos())
 			g.zero(off, 16)
@@ -439,8 +450,11 @@ func (g *gen) buffer(e ast.Expr) int16 {
 			return off
 		}
 	case *ast.Call:
-		if e.Name == "str" {
+		switch e.Name {
+		case "str":
 			return g.str(e)
+		case "ntop":
+			return g.ntop(e)
 		}
 	case *ast.Field:
 		return g.fieldBuffer(e)
@@ -699,4 +713,36 @@ func sizeOf(t *types.Type) asm.Size {
 		return asm.Word
 	}
 	return asm.DWord
+}
+
+// ntop builds an inet value {family, address} on the stack.
+func (g *gen) ntop(e *ast.Call) int16 {
+	off := g.alloc(24, e.Pos())
+	g.zero(off, 24)
+	addr := e.Args[len(e.Args)-1]
+	at := g.info.TypeOf(addr)
+	family := int64(2) // AF_INET
+	if at.Size == 16 && !at.IsInt() {
+		family = 10 // AF_INET6
+	}
+	if len(e.Args) == 2 {
+		g.scalar(e.Args[0])
+		g.emit(asm.StoreMem(rFP, off, asm.R0, asm.DWord))
+	} else {
+		g.emit(stImm(rFP, off, family))
+	}
+	switch {
+	case at.IsInt():
+		g.scalar(addr)
+		g.emit(asm.StoreMem(rFP, off+8, asm.R0, asm.Word))
+	case at.Kind == types.String:
+		src := g.buffer(addr)
+		g.copyMem(rFP, off+8, rFP, src, roundUp(at.Size, 8))
+	default: // an array in kernel memory or the tracepoint record
+		g.arrayBase(addr)
+		tmp := g.alloc(16, e.Pos())
+		g.readKernel(tmp, at.Size, types.Kernel)
+		g.copyMem(rFP, off+8, rFP, tmp, 16)
+	}
+	return off
 }

@@ -62,10 +62,16 @@ func builtins() map[string]*Builtin {
 			return &types.Type{Kind: types.Stack, Size: 8, Name: "kstack", Len: MaxStackFrames}, ""
 		}},
 		{Name: "ppid", typ: func(c *checker) (*types.Type, string) {
-			if _, err := c.taskOffsets(); err != nil {
+			if _, err := c.taskLayout(); err != nil {
 				return nil, fmt.Sprintf("ppid needs kernel BTF: %v", err)
 			}
 			return types.Uint32, ""
+		}},
+		{Name: "pcomm", typ: func(c *checker) (*types.Type, string) {
+			if _, err := c.taskLayout(); err != nil {
+				return nil, fmt.Sprintf("pcomm needs kernel BTF: %v", err)
+			}
+			return types.NewString(16), ""
 		}},
 		{Name: "numaid", typ: fixed(types.Uint32)},
 		{Name: "ncpus", typ: func(c *checker) (*types.Type, string) {
@@ -207,10 +213,20 @@ func (c *checker) tracepointFieldType(f TracepointField, as types.AddrSpace) *ty
 	case strings.HasSuffix(ct, "*"):
 		base := strings.TrimSpace(strings.TrimRight(ct, "* "))
 		elem := types.Uint8
-		if base == "char" || base == "const char" {
+		switch {
+		case base == "char" || base == "const char":
 			elem = types.Int8
-		} else if base == "void" {
+		case base == "void":
 			elem = types.VoidT
+		case strings.HasPrefix(base, "struct ") || strings.HasPrefix(base, "union "):
+			// Typed through BTF when the kernel has it.
+			if spec, err := c.env.BTF(); err == nil && spec != nil {
+				if bt, err := lookupKernelType(spec, base); err == nil {
+					if t := btfToType(bt, as); t != nil {
+						elem = t
+					}
+				}
+			}
 		}
 		return &types.Type{Kind: types.Pointer, Size: 8, Elem: elem, AS: as, Name: base}
 	}
@@ -255,6 +271,10 @@ func funcs() map[string]*Func {
 		{Name: "strftime", check: checkStrftime},
 		{Name: "getopt", check: checkGetopt},
 		{Name: "kstack", check: checkKstack},
+		{Name: "strerror", check: intFunc(types.Errno)},
+		{Name: "syscall_name", check: intFunc(types.SyscallName)},
+		{Name: "ntop", check: checkNtop},
+		{Name: "kaddr", check: checkKaddr},
 		{Name: "kptr", check: checkAddrFunc(types.Pointer)},
 		{Name: "uptr", check: checkAddrFunc(types.Pointer)},
 		{Name: "count", agg: true, check: aggCheck(types.Count, 0)},
@@ -834,27 +854,29 @@ func checkAddrFunc(k types.Kind) func(*checker, *ast.Call) *types.Type {
 	}
 }
 
-// taskOffsets returns the offsets of task_struct.real_parent and
-// task_struct.tgid, for ppid.
-func (c *checker) taskOffsets() ([2]int, error) {
+// taskLayout looks up the task_struct members ppid and pcomm read.
+func (c *checker) taskLayout() (TaskLayout, error) {
 	spec, err := c.env.BTF()
 	if err != nil || spec == nil {
-		return [2]int{}, fmt.Errorf("no BTF: %v", err)
+		return TaskLayout{}, fmt.Errorf("no BTF: %v", err)
 	}
 	var ts *btf.Struct
 	if err := spec.TypeByName("task_struct", &ts); err != nil {
-		return [2]int{}, err
+		return TaskLayout{}, err
 	}
-	p, _, err := findMember(ts, "real_parent")
-	if err != nil {
-		return [2]int{}, err
+	var l TaskLayout
+	for _, m := range []struct {
+		name string
+		off  *int
+	}{{"real_parent", &l.RealParent}, {"tgid", &l.Tgid}, {"group_leader", &l.GroupLeader}, {"comm", &l.Comm}} {
+		f, _, err := findMember(ts, m.name)
+		if err != nil {
+			return TaskLayout{}, fmt.Errorf("task_struct.%s: %w", m.name, err)
+		}
+		*m.off = f.Offset
 	}
-	g, _, err := findMember(ts, "tgid")
-	if err != nil {
-		return [2]int{}, err
-	}
-	c.prog.TaskOffsets = [2]int{p.Offset, g.Offset}
-	return c.prog.TaskOffsets, nil
+	c.prog.Task = l
+	return l, nil
 }
 
 // checkStrftime types strftime(fmt, nsecs): a timestamp rendered in user
@@ -953,4 +975,65 @@ func checkKstack(c *checker, e *ast.Call) *types.Type {
 		limit = v
 	}
 	return &types.Type{Kind: types.Stack, Size: 8, Name: "kstack", Len: int(limit)}
+}
+
+// intFunc types a function of one integer whose value user space renders
+// (strerror, syscall_name).
+func intFunc(k types.Kind) func(*checker, *ast.Call) *types.Type {
+	return func(c *checker, e *ast.Call) *types.Type {
+		if !c.wantArgs(e, 1, 1) || c.intArg(e, 0) == nil {
+			return nil
+		}
+		return &types.Type{Kind: k, Size: 8}
+	}
+}
+
+// checkNtop types ntop([af,] addr): addr is an IPv4 address as an integer
+// (network byte order, as loaded) or a 4- or 16-byte array.
+func checkNtop(c *checker, e *ast.Call) *types.Type {
+	if !c.wantArgs(e, 1, 2) {
+		return nil
+	}
+	if len(e.Args) == 2 && c.intArg(e, 0) == nil {
+		return nil
+	}
+	addr := e.Args[len(e.Args)-1]
+	t := c.expr(addr)
+	if t == nil {
+		return nil
+	}
+	switch {
+	case t.IsInt():
+	case (t.Kind == types.Array || t.Kind == types.String) && (t.Size == 4 || t.Size == 16):
+	default:
+		c.errorf(addr.Pos(), "ntop() needs an IPv4 address as an integer or a 4- or 16-byte array, not %s", t)
+		return nil
+	}
+	return &types.Type{Kind: types.Inet, Size: 24}
+}
+
+// checkKaddr resolves kaddr("symbol") to the symbol's address at compile
+// time.
+func checkKaddr(c *checker, e *ast.Call) *types.Type {
+	if !c.wantArgs(e, 1, 1) {
+		return nil
+	}
+	lit, ok := e.Args[0].(*ast.StrLit)
+	if !ok {
+		c.errorf(e.Args[0].GetSpan().Start, "kaddr() needs a symbol name as a string literal")
+		return nil
+	}
+	c.expr(lit)
+	sr, ok := c.env.(SymbolResolver)
+	if !ok {
+		c.errorf(e.Pos(), "kaddr() needs the kernel's symbols (/proc/kallsyms)")
+		return nil
+	}
+	addr, err := sr.KernelSymbol(lit.Value)
+	if err != nil {
+		c.errorf(lit.Pos(), "kaddr(%q): %v", lit.Value, err)
+		return nil
+	}
+	c.info.Consts[e] = Const{Int: addr}
+	return types.Uint64
 }

@@ -49,9 +49,9 @@ type Program struct {
 	MaxStrlen  int
 	MaxMapKeys int
 	Config     Config
-	// TaskOffsets are the offsets of task_struct.real_parent and .tgid
-	// (for ppid), set when a probe uses ppid.
-	TaskOffsets [2]int
+	// Task holds task_struct member offsets for ppid and pcomm, set when a
+	// probe uses them.
+	Task TaskLayout
 	// Warnings are problems that do not stop the script (missing probes
 	// with missing_probes = warn).
 	Warnings ErrorList
@@ -166,3 +166,15 @@ func (in *Info) VarOf(v *ast.Var) (int, *types.Type) {
 
 // TypeOf returns the checked type of e.
 func (in *Info) TypeOf(e ast.Expr) *types.Type { return in.Types[e] }
+
+// TaskLayout are the task_struct member offsets the ppid and pcomm
+// builtins read through (from BTF).
+type TaskLayout struct {
+	RealParent, Tgid, GroupLeader, Comm int
+}
+
+// SymbolResolver is an optional extension of Env: environments that can
+// resolve kernel symbols to addresses (kaddr()) implement it.
+type SymbolResolver interface {
+	KernelSymbol(name string) (uint64, error)
+}

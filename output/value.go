@@ -194,6 +194,12 @@ func (f *Formatter) writeValue(sb *strings.Builder, t *types.Type, b []byte, dep
 		} else {
 			sb.WriteString(strconv.FormatUint(ns, 10))
 		}
+	case types.Errno:
+		sb.WriteString(strerror(int64(readInt(b, 8, true))))
+	case types.SyscallName:
+		sb.WriteString(syscallName(int64(readInt(b, 8, true))))
+	case types.Inet:
+		sb.WriteString(inetString(readUint(b, 8), slice(b, 8, 16)))
 	case types.Ksym:
 		addr := readUint(b, 8)
 		if f.Ksym != nil {

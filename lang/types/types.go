@@ -13,29 +13,32 @@ type Kind uint8
 // The kinds of value. Aggregation kinds (Count...Lhist) only appear as map
 // value types; their per-CPU layout is given next to each.
 const (
-	Invalid   Kind = iota
-	Void           // no value (statements, printf)
-	Int            // Size 1, 2, 4 or 8 bytes; Signed
-	Bool           // stored as one byte, widened to 8 in registers
-	String         // Size bytes, NUL-terminated and zero-padded
-	Pointer        // 8 bytes; Elem is the pointee, AS the address space
-	Array          // Len elements of Elem
-	Tuple          // Fields laid out with natural alignment, unnamed ("0", "1", ...)
-	Record         // like Tuple, with names
-	Struct         // a kernel or script-defined struct/union; BTF holds the type
-	Ctx            // the probe context pointer
-	Count          // per-CPU uint64
-	Sum            // per-CPU int64 (Signed) or uint64
-	Min            // per-CPU {int64 value; uint64 set}
-	Max            // per-CPU {int64 value; uint64 set}
-	Avg            // per-CPU {int64 total; uint64 count}
-	Stats          // per-CPU {int64 total; uint64 count}
-	Hist           // key suffixed with a uint64 bucket index; per-CPU uint64 count
-	Lhist          // key suffixed with a uint64 bucket index; per-CPU uint64 count
-	Timestamp      // uint64 nanoseconds, printed with strftime
-	Ksym           // uint64 kernel address, printed as a symbol
-	Usym           // uint64 user address, printed as a symbol
-	Stack          // uint64 stack id
+	Invalid     Kind = iota
+	Void             // no value (statements, printf)
+	Int              // Size 1, 2, 4 or 8 bytes; Signed
+	Bool             // stored as one byte, widened to 8 in registers
+	String           // Size bytes, NUL-terminated and zero-padded
+	Pointer          // 8 bytes; Elem is the pointee, AS the address space
+	Array            // Len elements of Elem
+	Tuple            // Fields laid out with natural alignment, unnamed ("0", "1", ...)
+	Record           // like Tuple, with names
+	Struct           // a kernel or script-defined struct/union; BTF holds the type
+	Ctx              // the probe context pointer
+	Count            // per-CPU uint64
+	Sum              // per-CPU int64 (Signed) or uint64
+	Min              // per-CPU {int64 value; uint64 set}
+	Max              // per-CPU {int64 value; uint64 set}
+	Avg              // per-CPU {int64 total; uint64 count}
+	Stats            // per-CPU {int64 total; uint64 count}
+	Hist             // key suffixed with a uint64 bucket index; per-CPU uint64 count
+	Lhist            // key suffixed with a uint64 bucket index; per-CPU uint64 count
+	Timestamp        // uint64 nanoseconds, printed with strftime
+	Ksym             // uint64 kernel address, printed as a symbol
+	Usym             // uint64 user address, printed as a symbol
+	Stack            // uint64 stack id
+	Errno            // int64 errno, printed as strerror(3) text (strerror())
+	SyscallName      // int64 syscall number, printed as its name (syscall_name())
+	Inet             // {uint64 family; [16]byte address}, printed as an IP address (ntop())
 )
 
 // AddrSpace tells which helper reads through a pointer.
@@ -119,7 +122,7 @@ func (t *Type) IsBuffer() bool {
 		return false
 	}
 	switch t.Kind {
-	case String, Tuple, Record, Array, Struct:
+	case String, Tuple, Record, Array, Struct, Inet:
 		return true
 	}
 	return false
@@ -272,6 +275,12 @@ func (t *Type) String() string {
 		return "usym_t"
 	case Stack:
 		return "stack"
+	case Errno:
+		return "strerror_t"
+	case SyscallName:
+		return "syscall_name_t"
+	case Inet:
+		return "inet"
 	}
 	return "invalid"
 }
