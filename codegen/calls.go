@@ -19,11 +19,11 @@ func (g *gen) call(e *ast.Call) {
 		hdr := g.alloc(EventHeaderSize, e.Pos())
 		if len(e.Args) == 1 {
 			g.scalar(e.Args[0])
-			g.emit(asm.StoreMem(rFP, hdr+8, asm.R0, asm.DWord))
+			g.emit(asm.StoreMem(g.fp, hdr+8, asm.R0, asm.DWord))
 		} else {
-			g.emit(stImm(rFP, hdr+8, code))
+			g.emit(stImm(g.fp, hdr+8, code))
 		}
-		g.emit(stImm(rFP, hdr, int64(EventExit)))
+		g.emit(stImm(g.fp, hdr, int64(EventExit)))
 		g.output(hdr, EventHeaderSize)
 		// exit() ends the probe, as in current bpftrace.
 		g.emit(asm.Ja.Label(g.exitLbl))
@@ -36,13 +36,13 @@ func (g *gen) call(e *ast.Call) {
 			// {kind, map, top, div}
 			rec := g.alloc(EventHeaderSize+16, e.Pos())
 			g.emit(
-				stImm(rFP, rec, int64(EventPrint)),
-				stImm(rFP, rec+8, int64(g.c.mapIndex[m.Name])),
-				stImm(rFP, rec+16, int64(g.info.Consts[e.Args[1]].Int)),
-				stImm(rFP, rec+24, 0),
+				stImm(g.fp, rec, int64(EventPrint)),
+				stImm(g.fp, rec+8, int64(g.c.mapIndex[m.Name])),
+				stImm(g.fp, rec+16, int64(g.info.Consts[e.Args[1]].Int)),
+				stImm(g.fp, rec+24, 0),
 			)
 			if len(e.Args) == 3 {
-				g.emit(stImm(rFP, rec+24, int64(g.info.Consts[e.Args[2]].Int)))
+				g.emit(stImm(g.fp, rec+24, int64(g.info.Consts[e.Args[2]].Int)))
 			}
 			g.output(rec, EventHeaderSize+16)
 			return
@@ -70,7 +70,7 @@ func (g *gen) call(e *ast.Call) {
 		key, mi := g.mapKey(m.Name, keys, m.Pos())
 		g.mapPtr(asm.R1, mi)
 		g.emit(
-			asm.Mov.Reg(asm.R2, rFP),
+			asm.Mov.Reg(asm.R2, g.fp),
 			asm.Add.Imm(asm.R2, int32(key)),
 			asm.FnMapDeleteElem.Call(),
 		)
@@ -140,7 +140,7 @@ func (g *gen) output(off int16, size int) {
 	ok := g.newLabel("sent")
 	g.emit(
 		asm.LoadMapPtr(asm.R1, 0).WithReference(eventsMapName),
-		asm.Mov.Reg(asm.R2, rFP),
+		asm.Mov.Reg(asm.R2, g.fp),
 		asm.Add.Imm(asm.R2, int32(off)),
 		asm.Mov.Imm(asm.R3, int32(size)),
 		asm.Mov.Imm(asm.R4, 0),
@@ -150,9 +150,9 @@ func (g *gen) output(off int16, size int) {
 	// Lost event: bump the per-CPU drop counter.
 	key := g.alloc(8, ast.Pos{})
 	g.emit(
-		stImm(rFP, key, 0),
+		stImm(g.fp, key, 0),
 		asm.LoadMapPtr(asm.R1, 0).WithReference(droppedMapName),
-		asm.Mov.Reg(asm.R2, rFP),
+		asm.Mov.Reg(asm.R2, g.fp),
 		asm.Add.Imm(asm.R2, int32(key)),
 		asm.FnMapLookupElem.Call(),
 		asm.JEq.Imm(asm.R0, 0, ok),
@@ -167,8 +167,8 @@ func (g *gen) output(off int16, size int) {
 func (g *gen) event(kind EventKind, id int, pos ast.Pos) {
 	hdr := g.alloc(EventHeaderSize, pos)
 	g.emit(
-		stImm(rFP, hdr, int64(kind)),
-		stImm(rFP, hdr+8, int64(id)),
+		stImm(g.fp, hdr, int64(kind)),
+		stImm(g.fp, hdr+8, int64(id)),
 	)
 	g.output(hdr, EventHeaderSize)
 }
@@ -204,8 +204,8 @@ func (g *gen) printf(kind EventKind, format string, args []ast.Expr, pos ast.Pos
 	id := g.c.addPrintf(p)
 	rec := g.alloc(p.Size, pos)
 	g.emit(
-		stImm(rFP, rec, int64(kind)),
-		stImm(rFP, rec+8, int64(id)),
+		stImm(g.fp, rec, int64(kind)),
+		stImm(g.fp, rec+8, int64(id)),
 	)
 	for i, a := range args {
 		dst := rec + int16(p.Args[i].Offset)
@@ -214,7 +214,7 @@ func (g *gen) printf(kind EventKind, format string, args []ast.Expr, pos ast.Pos
 			continue
 		}
 		g.scalar(a)
-		g.emit(asm.StoreMem(rFP, dst, asm.R0, asm.DWord))
+		g.emit(asm.StoreMem(g.fp, dst, asm.R0, asm.DWord))
 	}
 	g.output(rec, p.Size)
 }
@@ -238,13 +238,13 @@ func (g *gen) aggregate(m *ast.MapRef, call *ast.Call, t *types.Type) {
 	key, _ := g.mapKey(m.Name, m.Keys, m.Pos())
 	switch t.Kind {
 	case types.Hist:
-		g.emit(asm.LoadMem(asm.R1, rFP, arg, asm.DWord))
+		g.emit(asm.LoadMem(asm.R1, g.fp, arg, asm.DWord))
 		g.log2Bucket()
-		g.emit(asm.StoreMem(rFP, key+bucketOffset(mi), asm.R0, asm.DWord))
+		g.emit(asm.StoreMem(g.fp, key+bucketOffset(mi), asm.R0, asm.DWord))
 	case types.Lhist:
-		g.emit(asm.LoadMem(asm.R1, rFP, arg, asm.DWord))
+		g.emit(asm.LoadMem(asm.R1, g.fp, arg, asm.DWord))
 		g.linearBucket(mi.Value)
-		g.emit(asm.StoreMem(rFP, key+bucketOffset(mi), asm.R0, asm.DWord))
+		g.emit(asm.StoreMem(g.fp, key+bucketOffset(mi), asm.R0, asm.DWord))
 	}
 	g.lookup(mi, key)
 	g.emit(asm.Mov.Reg(rPtr, asm.R0))
@@ -261,14 +261,14 @@ func (g *gen) aggregate(m *ast.MapRef, call *ast.Call, t *types.Type) {
 	case types.Sum:
 		g.emit(
 			asm.LoadMem(asm.R1, rPtr, 0, asm.DWord),
-			asm.LoadMem(asm.R2, rFP, arg, asm.DWord),
+			asm.LoadMem(asm.R2, g.fp, arg, asm.DWord),
 			asm.Add.Reg(asm.R1, asm.R2),
 			asm.StoreMem(rPtr, 0, asm.R1, asm.DWord),
 		)
 	case types.Avg, types.Stats:
 		g.emit(
 			asm.LoadMem(asm.R1, rPtr, 0, asm.DWord),
-			asm.LoadMem(asm.R2, rFP, arg, asm.DWord),
+			asm.LoadMem(asm.R2, g.fp, arg, asm.DWord),
 			asm.Add.Reg(asm.R1, asm.R2),
 			asm.StoreMem(rPtr, 0, asm.R1, asm.DWord),
 			asm.LoadMem(asm.R1, rPtr, 8, asm.DWord),
@@ -282,7 +282,7 @@ func (g *gen) aggregate(m *ast.MapRef, call *ast.Call, t *types.Type) {
 			better = asm.JSGT
 		}
 		g.emit(
-			asm.LoadMem(asm.R2, rFP, arg, asm.DWord),
+			asm.LoadMem(asm.R2, g.fp, arg, asm.DWord),
 			asm.LoadMem(asm.R1, rPtr, 8, asm.DWord),
 			asm.JEq.Imm(asm.R1, 0, set),
 			asm.LoadMem(asm.R1, rPtr, 0, asm.DWord),
@@ -301,14 +301,14 @@ func (g *gen) aggregate(m *ast.MapRef, call *ast.Call, t *types.Type) {
 	val := g.alloc(16, m.Pos())
 	switch t.Kind {
 	case types.Count, types.Hist, types.Lhist:
-		g.emit(stImm(rFP, val, 1))
+		g.emit(stImm(g.fp, val, 1))
 	case types.Sum:
-		g.emit(asm.LoadMem(asm.R1, rFP, arg, asm.DWord), asm.StoreMem(rFP, val, asm.R1, asm.DWord))
+		g.emit(asm.LoadMem(asm.R1, g.fp, arg, asm.DWord), asm.StoreMem(g.fp, val, asm.R1, asm.DWord))
 	case types.Avg, types.Stats, types.Min, types.Max:
 		g.emit(
-			asm.LoadMem(asm.R1, rFP, arg, asm.DWord),
-			asm.StoreMem(rFP, val, asm.R1, asm.DWord),
-			stImm(rFP, val+8, 1),
+			asm.LoadMem(asm.R1, g.fp, arg, asm.DWord),
+			asm.StoreMem(g.fp, val, asm.R1, asm.DWord),
+			stImm(g.fp, val+8, 1),
 		)
 	}
 	g.update(mi, key, val)
@@ -373,7 +373,7 @@ func (g *gen) strlen(e *ast.Call) {
 	g.emit(asm.Mov.Imm(asm.R0, 0))
 	for i := 0; i < size; i++ {
 		g.emit(
-			asm.LoadMem(asm.R1, rFP, off+int16(i), asm.Byte),
+			asm.LoadMem(asm.R1, g.fp, off+int16(i), asm.Byte),
 			asm.JEq.Imm(asm.R1, 0, done),
 			asm.Mov.Imm(asm.R0, int32(i+1)),
 		)
@@ -391,8 +391,8 @@ func (g *gen) strncmp(e *ast.Call) {
 	eq, ne, end := g.newLabel("streq"), g.newLabel("strne"), g.newLabel("strcmpend")
 	for i := 0; i < n; i++ {
 		g.emit(
-			asm.LoadMem(asm.R1, rFP, a+int16(i), asm.Byte),
-			asm.LoadMem(asm.R2, rFP, b+int16(i), asm.Byte),
+			asm.LoadMem(asm.R1, g.fp, a+int16(i), asm.Byte),
+			asm.LoadMem(asm.R2, g.fp, b+int16(i), asm.Byte),
 			asm.JNE.Reg(asm.R1, asm.R2, ne),
 			asm.JEq.Imm(asm.R1, 0, eq),
 		)

@@ -57,7 +57,7 @@ func (g *gen) scalar(e ast.Expr) {
 		g.scalar(e.X)
 	case *ast.Var:
 		off, _ := g.varSlot(e)
-		g.emit(asm.LoadMem(asm.R0, rFP, off, asm.DWord))
+		g.emit(asm.LoadMem(asm.R0, g.fp, off, asm.DWord))
 	case *ast.MapRef:
 		g.mapReadScalar(e)
 	case *ast.Ident:
@@ -137,7 +137,7 @@ func (g *gen) unary(e *ast.Unary) {
 // spill saves R0 in a fresh stack slot and returns its offset.
 func (g *gen) spill(pos ast.Pos) int16 {
 	off := g.alloc(8, pos)
-	g.emit(asm.StoreMem(rFP, off, asm.R0, asm.DWord))
+	g.emit(asm.StoreMem(g.fp, off, asm.R0, asm.DWord))
 	return off
 }
 
@@ -153,7 +153,7 @@ func (g *gen) operands(x, y ast.Expr) {
 	g.scalar(y)
 	g.emit(
 		asm.Mov.Reg(asm.R1, asm.R0),
-		asm.LoadMem(asm.R0, rFP, tmp, asm.DWord),
+		asm.LoadMem(asm.R0, g.fp, tmp, asm.DWord),
 	)
 }
 
@@ -271,8 +271,8 @@ func (g *gen) stringEqual(e *ast.Binary) {
 	ne, end := g.newLabel("strne"), g.newLabel("strend")
 	for i := 0; i < n; i += 8 {
 		g.emit(
-			asm.LoadMem(asm.R1, rFP, a+int16(i), asm.DWord),
-			asm.LoadMem(asm.R2, rFP, b+int16(i), asm.DWord),
+			asm.LoadMem(asm.R1, g.fp, a+int16(i), asm.DWord),
+			asm.LoadMem(asm.R2, g.fp, b+int16(i), asm.DWord),
 			asm.JNE.Reg(asm.R1, asm.R2, ne),
 		)
 	}
@@ -305,9 +305,9 @@ func (g *gen) builtinScalar(e *ast.Ident) {
 		key := g.alloc(8, e.Pos())
 		none := g.newLabel("noglobals")
 		g.emit(
-			stImm(rFP, key, 0),
+			stImm(g.fp, key, 0),
 			asm.LoadMapPtr(asm.R1, 0).WithReference(globalsMapName),
-			asm.Mov.Reg(asm.R2, rFP),
+			asm.Mov.Reg(asm.R2, g.fp),
 			asm.Add.Imm(asm.R2, int32(key)),
 			asm.FnMapLookupElem.Call(),
 			asm.Mov.Imm(asm.R1, 0),
@@ -316,9 +316,9 @@ func (g *gen) builtinScalar(e *ast.Ident) {
 		)
 		g.mark(none)
 		g.emit(
-			asm.StoreMem(rFP, key, asm.R1, asm.DWord),
+			asm.StoreMem(g.fp, key, asm.R1, asm.DWord),
 			asm.FnKtimeGetNs.Call(),
-			asm.LoadMem(asm.R1, rFP, key, asm.DWord),
+			asm.LoadMem(asm.R1, g.fp, key, asm.DWord),
 			asm.Sub.Reg(asm.R0, asm.R1),
 		)
 	case "cpu":
@@ -339,9 +339,9 @@ func (g *gen) builtinScalar(e *ast.Ident) {
 		tmp := g.alloc(8, e.Pos())
 		g.emit(asm.FnGetCurrentTask.Call(), asm.Add.Imm(asm.R0, int32(l.RealParent)))
 		g.readKernel(tmp, 8, types.Kernel)
-		g.emit(asm.LoadMem(asm.R0, rFP, tmp, asm.DWord), asm.Add.Imm(asm.R0, int32(l.Tgid)))
+		g.emit(asm.LoadMem(asm.R0, g.fp, tmp, asm.DWord), asm.Add.Imm(asm.R0, int32(l.Tgid)))
 		g.readKernel(tmp, 4, types.Kernel)
-		g.emit(asm.LoadMem(asm.R0, rFP, tmp, asm.Word))
+		g.emit(asm.LoadMem(asm.R0, g.fp, tmp, asm.Word))
 	case "numaid":
 		g.emit(asm.FnGetNumaNodeId.Call())
 	case "retval":
@@ -383,7 +383,7 @@ func (g *gen) fieldScalar(e *ast.Field) {
 	if g.isTupleField(e) {
 		f := g.info.Members[e]
 		off := g.buffer(e.X) + int16(f.Offset)
-		g.emit(asm.LoadMem(asm.R0, rFP, off, sizeOf(f.Type)))
+		g.emit(asm.LoadMem(asm.R0, g.fp, off, sizeOf(f.Type)))
 		return
 	}
 	if !isArgs(e.X) {
@@ -434,7 +434,7 @@ func (g *gen) buffer(e ast.Expr) int16 {
 			off := g.alloc(16, e.Pos())
 			g.emit(asm.FnGetCurrentTask.Call(), asm.Add.Imm(asm.R0, int32(l.GroupLeader)))
 			g.readKernel(tmp, 8, types.Kernel)
-			g.emit(asm.LoadMem(asm.R0, rFP, tmp, asm.DWord), asm.Add.Imm(asm.R0, int32(l.Comm)))
+			g.emit(asm.LoadMem(asm.R0, g.fp, tmp, asm.DWord), asm.Add.Imm(asm.R0, int32(l.Comm)))
 			g.readKernel(off, 16, types.Kernel)
 			return off
 		}
@@ -442,7 +442,7 @@ func (g *gen) buffer(e ast.Expr) int16 {
 			off := g.alloc(16, e.Pos())
 			g.zero(off, 16)
 			g.emit(
-				asm.Mov.Reg(asm.R1, rFP),
+				asm.Mov.Reg(asm.R1, g.fp),
 				asm.Add.Imm(asm.R1, int32(off)),
 				asm.Mov.Imm(asm.R2, 16),
 				asm.FnGetCurrentComm.Call(),
@@ -468,7 +468,7 @@ func (g *gen) buffer(e ast.Expr) int16 {
 				continue
 			}
 			g.scalar(x)
-			g.emit(asm.StoreMem(rFP, off+int16(f.Offset), asm.R0, sizeOf(f.Type)))
+			g.emit(asm.StoreMem(g.fp, off+int16(f.Offset), asm.R0, sizeOf(f.Type)))
 		}
 		return off
 	case *ast.Ternary:
@@ -493,9 +493,9 @@ func (g *gen) buffer(e ast.Expr) int16 {
 func (g *gen) copyInto(dst int16, size int, e ast.Expr) {
 	src := g.buffer(e)
 	n := roundUp(min(g.info.TypeOf(e).Size, size), 8)
-	g.copyMem(rFP, dst, rFP, src, n)
+	g.copyMem(g.fp, dst, g.fp, src, n)
 	for i := n; i < roundUp(size, 8); i += 8 {
-		g.emit(stImm(rFP, dst+int16(i), 0))
+		g.emit(stImm(g.fp, dst+int16(i), 0))
 	}
 }
 
@@ -508,10 +508,10 @@ func (g *gen) stringConst(s string, size int, pos ast.Pos) int16 {
 	for i := 0; i < size; i += 8 {
 		v := int64(binary.LittleEndian.Uint64(b[i:]))
 		if v == 0 {
-			g.emit(stImm(rFP, off+int16(i), 0))
+			g.emit(stImm(g.fp, off+int16(i), 0))
 			continue
 		}
-		g.emit(asm.LoadImm(asm.R1, v, asm.DWord), asm.StoreMem(rFP, off+int16(i), asm.R1, asm.DWord))
+		g.emit(asm.LoadImm(asm.R1, v, asm.DWord), asm.StoreMem(g.fp, off+int16(i), asm.R1, asm.DWord))
 	}
 	return off
 }
@@ -542,7 +542,7 @@ func (g *gen) str(e *ast.Call) int16 {
 	if len(e.Args) == 2 {
 		if cv, ok := g.info.Consts[e.Args[1]]; !ok || cv.IsStr {
 			// A run-time length: clamp it to the buffer.
-			g.emit(asm.StoreMem(rFP, off, asm.R3, asm.DWord)) // park the pointer
+			g.emit(asm.StoreMem(g.fp, off, asm.R3, asm.DWord)) // park the pointer
 			g.scalar(e.Args[1])
 			ok := g.newLabel("strlen")
 			g.emit(
@@ -553,9 +553,9 @@ func (g *gen) str(e *ast.Call) int16 {
 			g.mark(ok)
 			g.emit(
 				asm.Mov.Reg(asm.R2, asm.R0),
-				asm.LoadMem(asm.R3, rFP, off, asm.DWord),
-				stImm(rFP, off, 0),
-				asm.Mov.Reg(asm.R1, rFP),
+				asm.LoadMem(asm.R3, g.fp, off, asm.DWord),
+				stImm(g.fp, off, 0),
+				asm.Mov.Reg(asm.R1, g.fp),
 				asm.Add.Imm(asm.R1, int32(off)),
 				fn.Call(),
 			)
@@ -563,7 +563,7 @@ func (g *gen) str(e *ast.Call) int16 {
 		}
 	}
 	g.emit(
-		asm.Mov.Reg(asm.R1, rFP),
+		asm.Mov.Reg(asm.R1, g.fp),
 		asm.Add.Imm(asm.R1, int32(off)),
 		asm.Mov.Imm(asm.R2, size),
 		fn.Call(),
@@ -587,7 +587,7 @@ func (g *gen) fieldBuffer(e *ast.Field) int16 {
 	t := f.Type
 	off := g.alloc(t.Size, e.Pos())
 	g.zero(off, t.Size)
-	g.emit(asm.Mov.Reg(asm.R1, rFP), asm.Add.Imm(asm.R1, int32(off)))
+	g.emit(asm.Mov.Reg(asm.R1, g.fp), asm.Add.Imm(asm.R1, int32(off)))
 	switch t.Name {
 	case lang.DataLocString:
 		// The field holds offset (low 16 bits) and length of the string.
@@ -629,7 +629,7 @@ func (g *gen) elemAddr(e *ast.Index) {
 	g.scalar(e.Index)
 	tmp := g.spill(e.Pos())
 	g.arrayBase(e.X)
-	g.emit(asm.LoadMem(asm.R1, rFP, tmp, asm.DWord))
+	g.emit(asm.LoadMem(asm.R1, g.fp, tmp, asm.DWord))
 	if size != 1 {
 		g.loadImm(asm.R2, int64(size))
 		g.emit(asm.Mul.Reg(asm.R1, asm.R2))
@@ -665,7 +665,7 @@ func (g *gen) indexScalar(e *ast.Index) {
 	t := g.info.TypeOf(e)
 	if xt.Kind == types.String {
 		off := g.buffer(e.X)
-		g.emit(asm.LoadMem(asm.R0, rFP, off+int16(g.info.Consts[e.Index].Int), asm.Byte))
+		g.emit(asm.LoadMem(asm.R0, g.fp, off+int16(g.info.Consts[e.Index].Int), asm.Byte))
 		return
 	}
 	g.elemAddr(e)
@@ -727,22 +727,22 @@ func (g *gen) ntop(e *ast.Call) int16 {
 	}
 	if len(e.Args) == 2 {
 		g.scalar(e.Args[0])
-		g.emit(asm.StoreMem(rFP, off, asm.R0, asm.DWord))
+		g.emit(asm.StoreMem(g.fp, off, asm.R0, asm.DWord))
 	} else {
-		g.emit(stImm(rFP, off, family))
+		g.emit(stImm(g.fp, off, family))
 	}
 	switch {
 	case at.IsInt():
 		g.scalar(addr)
-		g.emit(asm.StoreMem(rFP, off+8, asm.R0, asm.Word))
+		g.emit(asm.StoreMem(g.fp, off+8, asm.R0, asm.Word))
 	case at.Kind == types.String:
 		src := g.buffer(addr)
-		g.copyMem(rFP, off+8, rFP, src, roundUp(at.Size, 8))
+		g.copyMem(g.fp, off+8, g.fp, src, roundUp(at.Size, 8))
 	default: // an array in kernel memory or the tracepoint record
 		g.arrayBase(addr)
 		tmp := g.alloc(16, e.Pos())
 		g.readKernel(tmp, at.Size, types.Kernel)
-		g.copyMem(rFP, off+8, rFP, tmp, 16)
+		g.copyMem(g.fp, off+8, g.fp, tmp, 16)
 	}
 	return off
 }

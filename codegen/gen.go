@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/cilium/ebpf/asm"
+	"github.com/cilium/ebpf/btf"
 
 	"github.com/gotrace/gotrace/lang"
 	"github.com/gotrace/gotrace/lang/ast"
@@ -13,10 +14,7 @@ import (
 
 // Register roles. R1–R5 are helper arguments and clobbered by calls, R0 holds
 // results; R6 keeps the context pointer for the whole program.
-const (
-	rCtx = asm.R6
-	rFP  = asm.RFP
-)
+const rCtx = asm.R6
 
 const stackLimit = 512
 
@@ -34,6 +32,12 @@ type gen struct {
 	frame   int // bytes of stack in use (grows downwards from R10)
 	maxSP   int
 	vars    []int16 // scratch variable slots by declaration ID
+	// callbacks holds the for-map callback functions, emitted after the
+	// program's own code.
+	callbacks asm.Instructions
+	// fp addresses the probe's stack: R10 in the program, and in a
+	// for-map callback a register holding the program's frame pointer.
+	fp      asm.Register
 	loops   []loopLabels
 	errPos  ast.Pos
 	err     error
@@ -41,7 +45,7 @@ type gen struct {
 }
 
 func newGen(c *compiler, p *lang.Probe) *gen {
-	return &gen{c: c, probe: p, info: p.Info, aliases: map[string]string{}}
+	return &gen{c: c, probe: p, info: p.Info, aliases: map[string]string{}, fp: asm.RFP}
 }
 
 // emit appends instructions, attaching pending labels and source tags.
@@ -109,7 +113,7 @@ func (g *gen) alloc(size int, pos ast.Pos) int16 {
 // zero stores zeros over [off, off+size) (size a multiple of 8).
 func (g *gen) zero(off int16, size int) {
 	for i := 0; i < roundUp(size, 8); i += 8 {
-		g.emit(stImm(rFP, off+int16(i), 0))
+		g.emit(stImm(g.fp, off+int16(i), 0))
 	}
 }
 
@@ -147,6 +151,14 @@ func (g *gen) program() (asm.Instructions, error) {
 	if g.err != nil {
 		return nil, &Error{Pos: g.errPos, Err: g.err}
 	}
+	if len(g.callbacks) > 0 {
+		// Callbacks need BTF function info for the whole program.
+		g.insns[0] = btf.WithFuncMetadata(g.insns[0], &btf.Func{
+			Name: "probe", Linkage: btf.GlobalFunc,
+			Type: &btf.FuncProto{Return: btfLong, Params: []btf.FuncParam{{Name: "ctx", Type: btfVoidPtr}}},
+		})
+		g.insns = append(g.insns, g.callbacks...)
+	}
 	// Resolve label aliases created when two labels met on one instruction.
 	for i := range g.insns {
 		if ref := g.insns[i].Reference(); ref != "" {
@@ -168,6 +180,17 @@ func (g *gen) block(b *ast.Block) {
 			return // the rest is unreachable, which the verifier rejects
 		}
 	}
+}
+
+// blockEnds reports whether a block always leaves through one of its
+// statements (the code after it is unreachable).
+func blockEnds(b *ast.Block) bool {
+	for _, s := range b.Stmts {
+		if endsProbe(s) {
+			return true
+		}
+	}
+	return false
 }
 
 // endsProbe reports whether s always leaves the probe or the loop
@@ -208,8 +231,18 @@ func (g *gen) stmt(s ast.Stmt) {
 		for i := 0; i < n; i++ {
 			g.block(s.Body)
 		}
+	case *ast.ForMapStmt:
+		g.forMap(s)
 	case *ast.BranchStmt:
 		l := g.loops[len(g.loops)-1]
+		if l.callback {
+			ret := int32(0)
+			if s.Tok == "break" {
+				ret = 1
+			}
+			g.emit(asm.Mov.Imm(asm.R0, ret), asm.Return())
+			return
+		}
 		if s.Tok == "break" {
 			g.emit(asm.Ja.Label(l.brk))
 		} else {
@@ -261,8 +294,12 @@ func (g *gen) varSlot(v *ast.Var) (int16, *types.Type) {
 	return g.vars[id], t
 }
 
-// loopLabels are the jump targets of break and continue.
-type loopLabels struct{ brk, cont string }
+// loopLabels are the jump targets of break and continue; in a for-map
+// callback they return from the callback instead (1 stops the iteration).
+type loopLabels struct {
+	brk, cont string
+	callback  bool
+}
 
 // slotSize is the stack size of a value of type t.
 func slotSize(t *types.Type) int {
@@ -291,7 +328,7 @@ func (g *gen) let(s *ast.LetStmt) {
 		g.copyInto(off, t.Size, s.Init)
 	default:
 		g.scalar(s.Init)
-		g.emit(asm.StoreMem(rFP, off, asm.R0, asm.DWord))
+		g.emit(asm.StoreMem(g.fp, off, asm.R0, asm.DWord))
 	}
 }
 
@@ -315,9 +352,9 @@ func (g *gen) forRange(s *ast.ForRangeStmt) {
 	lo, hi := int64(g.info.Consts[s.Lo].Int), int64(g.info.Consts[s.Hi].Int)
 	top, step, end := g.newLabel("for"), g.newLabel("fstep"), g.newLabel("fend")
 	g.loadImm(asm.R0, lo)
-	g.emit(asm.StoreMem(rFP, off, asm.R0, asm.DWord))
+	g.emit(asm.StoreMem(g.fp, off, asm.R0, asm.DWord))
 	g.mark(top)
-	g.emit(asm.LoadMem(asm.R0, rFP, off, asm.DWord))
+	g.emit(asm.LoadMem(asm.R0, g.fp, off, asm.DWord))
 	g.loadImm(asm.R1, hi)
 	g.emit(asm.JSGE.Reg(asm.R0, asm.R1, end))
 	g.loops = append(g.loops, loopLabels{brk: end, cont: step})
@@ -325,11 +362,81 @@ func (g *gen) forRange(s *ast.ForRangeStmt) {
 	g.loops = g.loops[:len(g.loops)-1]
 	g.mark(step)
 	g.emit(
-		asm.LoadMem(asm.R0, rFP, off, asm.DWord),
+		asm.LoadMem(asm.R0, g.fp, off, asm.DWord),
 		asm.Add.Imm(asm.R0, 1),
-		asm.StoreMem(rFP, off, asm.R0, asm.DWord),
+		asm.StoreMem(g.fp, off, asm.R0, asm.DWord),
 		asm.Ja.Label(top),
 	)
 	g.mark(end)
 	g.emit(asm.Mov.Reg(asm.R0, asm.R0))
+}
+
+var (
+	btfLong    = &btf.Int{Name: "long", Size: 8, Encoding: btf.Signed}
+	btfVoidPtr = &btf.Pointer{Target: &btf.Void{}}
+)
+
+// forMap compiles for ($kv : @map) with bpf_for_each_map_elem (Linux
+// 5.13+): the body becomes a callback function that reaches the probe's
+// stack through the callback context pointer (the probe's frame pointer),
+// reloads the probe context from a stack slot, and stops the iteration with
+// return 1 for break, or for return/exit() after raising a flag the probe
+// checks when the iteration ends.
+func (g *gen) forMap(s *ast.ForMapStmt) {
+	mi := g.mapInfo(s.Map.Name)
+	kvOff, kvT := g.varSlot(s.Var)
+	ctxSlot := g.alloc(8, s.Pos())
+	flag := g.alloc(8, s.Pos())
+	name := g.newLabel("formap")
+	g.emit(
+		asm.StoreMem(g.fp, ctxSlot, rCtx, asm.DWord),
+		stImm(g.fp, flag, 0),
+	)
+	g.mapPtr(asm.R1, mi)
+	g.emit(
+		asm.Instruction{OpCode: asm.LoadImmOp(asm.DWord), Dst: asm.R2, Src: asm.PseudoFunc, Constant: -1}.WithReference(name),
+		asm.Mov.Reg(asm.R3, asm.RFP),
+		asm.Mov.Imm(asm.R4, 0),
+		asm.FnForEachMapElem.Call(),
+		asm.LoadMem(asm.R1, asm.RFP, flag, asm.DWord),
+		asm.JNE.Imm(asm.R1, 0, g.exitLbl),
+	)
+
+	// The callback: (map, key, value, ctx).
+	saved, savedPending, savedSource, savedExit, savedFP := g.insns, g.pending, g.source, g.exitLbl, g.fp
+	g.insns, g.pending, g.source = nil, nil, ""
+	cbExit := g.newLabel("formapexit")
+	g.exitLbl, g.fp = cbExit, asm.R9
+	g.emit(asm.Mov.Reg(asm.R9, asm.R4))
+	g.insns[0] = g.insns[0].WithSymbol(name)
+	g.insns[0] = btf.WithFuncMetadata(g.insns[0], &btf.Func{
+		Name: name, Linkage: btf.StaticFunc,
+		Type: &btf.FuncProto{Return: btfLong, Params: []btf.FuncParam{
+			{Name: "map", Type: btfVoidPtr}, {Name: "key", Type: btfVoidPtr},
+			{Name: "value", Type: btfVoidPtr}, {Name: "ctx", Type: btfVoidPtr},
+		}},
+	})
+	g.emit(
+		asm.LoadMem(rCtx, asm.R9, ctxSlot, asm.DWord),
+		asm.Mov.Reg(asm.R7, asm.R3), // value
+	)
+	g.copyMem(g.fp, kvOff+int16(kvT.Fields[0].Offset), asm.R2, 0, roundUp(mi.Key.Size, 8))
+	g.copyMem(g.fp, kvOff+int16(kvT.Fields[1].Offset), asm.R7, 0, valueSize(mi.Value))
+	g.loops = append(g.loops, loopLabels{callback: true})
+	g.block(s.Body)
+	g.loops = g.loops[:len(g.loops)-1]
+	if !blockEnds(s.Body) {
+		g.emit(asm.Mov.Imm(asm.R0, 0), asm.Return())
+	}
+	for _, ins := range g.insns {
+		if ins.Reference() == cbExit {
+			// return or exit() in the body: stop and tell the probe.
+			g.mark(cbExit)
+			g.emit(stImm(g.fp, flag, 1), asm.Mov.Imm(asm.R0, 1), asm.Return())
+			break
+		}
+	}
+	cb := g.insns
+	g.insns, g.pending, g.source, g.exitLbl, g.fp = saved, savedPending, savedSource, savedExit, savedFP
+	g.callbacks = append(g.callbacks, cb...)
 }

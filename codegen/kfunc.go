@@ -186,7 +186,7 @@ func (g *gen) readKernel(dst int16, size int, as types.AddrSpace) {
 		fn = asm.FnProbeRead // either address space (x86)
 	}
 	g.emit(
-		asm.Mov.Reg(asm.R1, rFP),
+		asm.Mov.Reg(asm.R1, g.fp),
 		asm.Add.Imm(asm.R1, int32(dst)),
 		asm.Mov.Imm(asm.R2, int32(size)),
 		fn.Call(),
@@ -200,7 +200,7 @@ func (g *gen) loadSized(off int16, t *types.Type) {
 		size = 8
 	}
 	sz := map[int]asm.Size{1: asm.Byte, 2: asm.Half, 4: asm.Word, 8: asm.DWord}[size]
-	g.emit(asm.LoadMem(asm.R0, rFP, off, sz))
+	g.emit(asm.LoadMem(asm.R0, g.fp, off, sz))
 	if t.Kind == types.Int {
 		g.extend(asm.R0, size, t.Signed)
 	}
@@ -221,7 +221,7 @@ func (g *gen) memberScalar(e *ast.Field) {
 	tmp := g.alloc(8, e.Pos())
 	g.readKernel(tmp, size, g.info.TypeOf(e.X).AS)
 	if f.BitSize > 0 {
-		g.emit(asm.LoadMem(asm.R0, rFP, tmp, map[int]asm.Size{1: asm.Byte, 2: asm.Half, 4: asm.Word, 8: asm.DWord}[size]))
+		g.emit(asm.LoadMem(asm.R0, g.fp, tmp, map[int]asm.Size{1: asm.Byte, 2: asm.Half, 4: asm.Word, 8: asm.DWord}[size]))
 		if f.BitOffset > 0 {
 			g.emit(asm.RSh.Imm(asm.R0, int32(f.BitOffset)))
 		}

@@ -25,7 +25,7 @@ func (g *gen) mapKey(name string, keys []ast.Expr, pos ast.Pos) (int16, *Map) {
 		// @m[$t]: a tuple holding all the keys, laid out like the key.
 		src := g.buffer(keys[0])
 		n := roundUp(min(g.info.TypeOf(keys[0]).Size, tupleSize(mi.Keys)), 8)
-		g.copyMem(rFP, off, rFP, src, n)
+		g.copyMem(g.fp, off, g.fp, src, n)
 		return off, mi
 	}
 	for i, k := range keys {
@@ -34,11 +34,11 @@ func (g *gen) mapKey(name string, keys []ast.Expr, pos ast.Pos) (int16, *Map) {
 		if kt.IsBuffer() {
 			src := g.buffer(k)
 			n := roundUp(min(g.info.TypeOf(k).Size, kt.Size), 8)
-			g.copyMem(rFP, off+int16(f.Offset), rFP, src, n)
+			g.copyMem(g.fp, off+int16(f.Offset), g.fp, src, n)
 			continue
 		}
 		g.scalar(k)
-		g.emit(asm.StoreMem(rFP, off+int16(f.Offset), asm.R0, asm.DWord))
+		g.emit(asm.StoreMem(g.fp, off+int16(f.Offset), asm.R0, asm.DWord))
 	}
 	return off, mi
 }
@@ -56,7 +56,7 @@ func (g *gen) mapPtr(reg asm.Register, mi *Map) {
 func (g *gen) lookup(mi *Map, key int16) {
 	g.mapPtr(asm.R1, mi)
 	g.emit(
-		asm.Mov.Reg(asm.R2, rFP),
+		asm.Mov.Reg(asm.R2, g.fp),
 		asm.Add.Imm(asm.R2, int32(key)),
 		asm.FnMapLookupElem.Call(),
 	)
@@ -66,9 +66,9 @@ func (g *gen) lookup(mi *Map, key int16) {
 func (g *gen) update(mi *Map, key, val int16) {
 	g.mapPtr(asm.R1, mi)
 	g.emit(
-		asm.Mov.Reg(asm.R2, rFP),
+		asm.Mov.Reg(asm.R2, g.fp),
 		asm.Add.Imm(asm.R2, int32(key)),
-		asm.Mov.Reg(asm.R3, rFP),
+		asm.Mov.Reg(asm.R3, g.fp),
 		asm.Add.Imm(asm.R3, int32(val)),
 		asm.Mov.Imm(asm.R4, 0),
 		asm.FnMapUpdateElem.Call(),
@@ -101,7 +101,7 @@ func (g *gen) mapReadBuffer(m *ast.MapRef) int16 {
 	g.lookup(mi, key)
 	none, end := g.newLabel("nokey"), g.newLabel("readend")
 	g.emit(asm.JEq.Imm(asm.R0, 0, none))
-	g.copyMem(rFP, dst, asm.R0, 0, size)
+	g.copyMem(g.fp, dst, asm.R0, 0, size)
 	g.emit(asm.Ja.Label(end))
 	g.mark(none)
 	g.zero(dst, size)
@@ -132,7 +132,7 @@ func (g *gen) assign(s *ast.AssignStmt) {
 			g.operands(l, s.Rhs)
 			g.arith(s.Op[:len(s.Op)-1], signedOp(t, g.info.TypeOf(s.Rhs)), s.Pos())
 		}
-		g.emit(asm.StoreMem(rFP, off, asm.R0, asm.DWord))
+		g.emit(asm.StoreMem(g.fp, off, asm.R0, asm.DWord))
 	case *ast.MapRef:
 		if s.Op == "=" {
 			g.mapStore(l, s.Rhs)
@@ -151,7 +151,7 @@ func (g *gen) mapStore(m *ast.MapRef, v ast.Expr) {
 		g.copyInto(val, size, v)
 	} else {
 		g.scalar(v)
-		g.emit(asm.StoreMem(rFP, val, asm.R0, asm.DWord))
+		g.emit(asm.StoreMem(g.fp, val, asm.R0, asm.DWord))
 	}
 	key, _ := g.mapKey(m.Name, m.Keys, m.Pos())
 	g.update(mi, key, val)
@@ -170,7 +170,7 @@ func (g *gen) mapCompound(m *ast.MapRef, op string, v ast.Expr, delta int64, res
 	} else {
 		operand = g.alloc(8, m.Pos())
 		g.loadImm(asm.R0, delta)
-		g.emit(asm.StoreMem(rFP, operand, asm.R0, asm.DWord))
+		g.emit(asm.StoreMem(g.fp, operand, asm.R0, asm.DWord))
 	}
 	key, mi := g.mapKey(m.Name, m.Keys, m.Pos())
 	g.lookup(mi, key)
@@ -178,7 +178,7 @@ func (g *gen) mapCompound(m *ast.MapRef, op string, v ast.Expr, delta int64, res
 	missing, end := g.newLabel("missing"), g.newLabel("compend")
 	g.emit(asm.JEq.Imm(rPtr, 0, missing))
 	if (op == "+" || op == "-") && !result {
-		g.emit(asm.LoadMem(asm.R1, rFP, operand, asm.DWord))
+		g.emit(asm.LoadMem(asm.R1, g.fp, operand, asm.DWord))
 		if op == "-" {
 			g.emit(asm.Neg.Imm(asm.R1, 0))
 		}
@@ -186,7 +186,7 @@ func (g *gen) mapCompound(m *ast.MapRef, op string, v ast.Expr, delta int64, res
 	} else {
 		g.emit(
 			asm.LoadMem(asm.R0, rPtr, 0, asm.DWord),
-			asm.LoadMem(asm.R1, rFP, operand, asm.DWord),
+			asm.LoadMem(asm.R1, g.fp, operand, asm.DWord),
 		)
 		g.arith(op, mt.Value.Signed, m.Pos())
 		g.emit(asm.StoreMem(rPtr, 0, asm.R0, asm.DWord), asm.Ja.Label(end))
@@ -194,14 +194,14 @@ func (g *gen) mapCompound(m *ast.MapRef, op string, v ast.Expr, delta int64, res
 	g.mark(missing)
 	g.emit(
 		asm.Mov.Imm(asm.R0, 0),
-		asm.LoadMem(asm.R1, rFP, operand, asm.DWord),
+		asm.LoadMem(asm.R1, g.fp, operand, asm.DWord),
 	)
 	g.arith(op, mt.Value.Signed, m.Pos())
 	val := g.alloc(8, m.Pos())
-	g.emit(asm.StoreMem(rFP, val, asm.R0, asm.DWord))
+	g.emit(asm.StoreMem(g.fp, val, asm.R0, asm.DWord))
 	g.update(mi, key, val)
 	if result {
-		g.emit(asm.LoadMem(asm.R0, rFP, val, asm.DWord))
+		g.emit(asm.LoadMem(asm.R0, g.fp, val, asm.DWord))
 	}
 	g.mark(end)
 	g.emit(asm.Mov.Reg(asm.R0, asm.R0))
@@ -219,9 +219,9 @@ func (g *gen) incDec(x ast.Expr, op string) {
 	case *ast.Var:
 		off, _ := g.varSlot(x)
 		g.emit(
-			asm.LoadMem(asm.R0, rFP, off, asm.DWord),
+			asm.LoadMem(asm.R0, g.fp, off, asm.DWord),
 			asm.Add.Imm(asm.R0, int32(delta)),
-			asm.StoreMem(rFP, off, asm.R0, asm.DWord),
+			asm.StoreMem(g.fp, off, asm.R0, asm.DWord),
 		)
 	}
 }
@@ -241,9 +241,9 @@ func (g *gen) incDecValue(e *ast.Unary) {
 	case *ast.Var:
 		off, _ := g.varSlot(x)
 		g.emit(
-			asm.LoadMem(asm.R0, rFP, off, asm.DWord),
+			asm.LoadMem(asm.R0, g.fp, off, asm.DWord),
 			asm.Add.Imm(asm.R0, delta),
-			asm.StoreMem(rFP, off, asm.R0, asm.DWord),
+			asm.StoreMem(g.fp, off, asm.R0, asm.DWord),
 		)
 		if e.Postfix {
 			g.emit(asm.Add.Imm(asm.R0, -delta))

@@ -429,7 +429,7 @@ func (c *checker) stmt(s ast.Stmt) {
 			c.errorf(s.Pos(), "%s outside of a loop", s.Tok)
 		}
 	case *ast.ForMapStmt:
-		c.errorf(s.GetSpan().Start, "%s is not supported yet", stmtName(s))
+		c.forMap(s)
 	default:
 		c.errorf(s.GetSpan().Start, "unexpected statement")
 	}
@@ -503,6 +503,43 @@ func (c *checker) forRange(s *ast.ForRangeStmt) {
 	c.scopes = append(c.scopes, map[string]int{})
 	c.declareVar(s.Var, types.Int64)
 	c.info.Types[s.Var] = types.Int64
+	c.loops++
+	c.block(s.Body)
+	c.loops--
+	c.scopes = c.scopes[:len(c.scopes)-1]
+}
+
+// forMap checks for ($kv : @map): $kv is the tuple (key, value), with the
+// keys of a multi-key map as a nested tuple.
+func (c *checker) forMap(s *ast.ForMapStmt) {
+	mt := c.prog.Maps[s.Map.Name]
+	if s.Map.Keys != nil {
+		c.errorf(s.Map.Pos(), "for iterates over a whole map: write %s without keys", s.Map.Name)
+		return
+	}
+	if mt == nil || mt.Value == nil {
+		if !c.quiet {
+			c.errorf(s.Map.Pos(), "undefined map %s", s.Map.Name)
+		}
+		return
+	}
+	if mt.Keys == nil {
+		c.errorf(s.Map.Pos(), "map %s has no keys to iterate over", s.Map.Name)
+		return
+	}
+	if mt.Value.IsAggregation() {
+		c.errorf(s.Map.Pos(), "iterating over %s (%s) is not supported yet: its values are per CPU", s.Map.Name, mt.Value)
+		return
+	}
+	key := mt.Keys[0]
+	if len(mt.Keys) > 1 {
+		key = types.NewTuple(mt.Keys, nil)
+	}
+	kv := types.NewTuple([]*types.Type{key, mt.Value}, nil)
+	c.info.Types[s.Map] = mt.Value
+	c.scopes = append(c.scopes, map[string]int{})
+	c.declareVar(s.Var, kv)
+	c.info.Types[s.Var] = kv
 	c.loops++
 	c.block(s.Body)
 	c.loops--
