@@ -286,6 +286,25 @@ func (c *compiler) addTime(format string) int {
 	return len(c.out.Times) - 1
 }
 
+// fullMapName counts, per user map, the updates dropped because the map
+// was full.
+const fullMapName = "full"
+
+// useFullMap makes sure the dropped-updates counters exist.
+func (c *compiler) useFullMap() {
+	if c.out.FullMap != "" {
+		return
+	}
+	c.out.FullMap = fullMapName
+	c.out.Collection.Maps[fullMapName] = &ebpf.MapSpec{
+		Name:       fullMapName,
+		Type:       ebpf.PerCPUArray,
+		KeySize:    4,
+		ValueSize:  8,
+		MaxEntries: uint32(max(len(c.out.Maps), 1)),
+	}
+}
+
 // stackMapName is the stack trace map of kstack.
 const stackMapName = "stacks"
 

@@ -79,3 +79,12 @@ func TestKstack(t *testing.T) {
 		t.Errorf("kstack(2) should print two frames:\n%s", got.stdout)
 	}
 }
+
+// TestMapFull: updates a full map drops are counted and reported per map.
+func TestMapFull(t *testing.T) {
+	got := run(t, "-e", `config = { max_map_keys = 4 } BEGIN { for ($i : 0..10) { @m[$i] = $i; } exit(); }`)
+	want := "WARNING: map @m is full (4 entries): 6 updates were dropped; raise max_map_keys or declare it larger, e.g. let @m = hash(8);\n"
+	if got.code != 0 || !strings.Contains(got.stderr, want) || !strings.Contains(got.stdout, "@m[3]: 3\n") {
+		t.Errorf("exit %d stdout %q stderr %q", got.code, got.stdout, got.stderr)
+	}
+}

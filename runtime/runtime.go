@@ -324,6 +324,7 @@ func (s *session) run(ctx context.Context) error {
 	if s.lost > 0 {
 		fmt.Fprintf(s.stderr, "WARNING: Total lost event count: %d\n", s.lost)
 	}
+	s.reportFullMaps()
 	if !s.json() {
 		if _, err := io.WriteString(s.stdout, "\n\n"); err != nil {
 			return fmt.Errorf("write output: %w", err)
