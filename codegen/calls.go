@@ -388,6 +388,10 @@ func (g *gen) strncmp(e *ast.Call) {
 	b := g.buffer(e.Args[1])
 	n := int(g.info.Consts[e.Args[2]].Int)
 	n = min(n, g.info.TypeOf(e.Args[0]).Size, g.info.TypeOf(e.Args[1]).Size)
+	if n == 0 {
+		g.emit(asm.Mov.Imm(asm.R0, 0)) // no bytes to compare: equal
+		return
+	}
 	eq, ne, end := g.newLabel("streq"), g.newLabel("strne"), g.newLabel("strcmpend")
 	for i := 0; i < n; i++ {
 		g.emit(

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/cilium/ebpf/asm"
 
@@ -504,6 +505,11 @@ func (g *gen) stringConst(s string, size int, pos ast.Pos) int16 {
 	size = roundUp(max(size, len(s)+1), 8)
 	off := g.alloc(size, pos)
 	b := make([]byte, size)
+	// A string ends at its first NUL; the bytes after it stay zero, which
+	// word-wise comparison relies on.
+	if i := strings.IndexByte(s, 0); i >= 0 {
+		s = s[:i]
+	}
 	copy(b, s)
 	for i := 0; i < size; i += 8 {
 		v := int64(binary.LittleEndian.Uint64(b[i:]))
