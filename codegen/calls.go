@@ -4,6 +4,9 @@ import (
 	"fmt"
 
 	"github.com/cilium/ebpf/asm"
+	"github.com/cilium/ebpf/btf"
+
+	"github.com/gotrace/gotrace/lang"
 
 	"github.com/gotrace/gotrace/lang/ast"
 	"github.com/gotrace/gotrace/lang/types"
@@ -117,8 +120,25 @@ func (g *gen) call(e *ast.Call) {
 		}
 	case "kstack":
 		g.kstack()
-	case "strerror", "syscall_name":
+	case "strerror", "syscall_name", "signal_name":
 		g.scalar(e.Args[0])
+	case "join":
+		g.join(e)
+	case "len":
+		g.mapLen(e.Args[0].(*ast.MapRef))
+	case "find":
+		g.find(e)
+	case "memcmp":
+		g.memcmp(e)
+	case "strcontains", "strstr":
+		g.strstr(e)
+	case "cgroupid":
+		g.loadImm(asm.R0, int64(g.info.Consts[e].Int))
+	case "override":
+		g.scalar(e.Args[0])
+		g.emit(asm.Mov.Reg(asm.R2, asm.R0), asm.Mov.Reg(asm.R1, rCtx), asm.FnOverrideReturn.Call())
+	case "path":
+		g.buffer(e)
 	case "ntop":
 		g.ntop(e)
 	case "strftime":
@@ -407,5 +427,170 @@ func (g *gen) strncmp(e *ast.Call) {
 	g.mark(eq)
 	g.emit(asm.Mov.Imm(asm.R0, 0))
 	g.mark(end)
+	g.emit(asm.Mov.Reg(asm.R0, asm.R0))
+}
+
+// join reads up to lang.MaxJoinArgs strings from a char *[] and sends
+// them, with the separator, as one event reserved in the ring buffer (it is
+// too large for the stack).
+func (g *gen) join(e *ast.Call) {
+	sep := " "
+	if len(e.Args) == 2 {
+		sep = e.Args[1].(*ast.StrLit).Value
+	}
+	size := g.c.prog.MaxStrlen
+	p := &Printf{Format: sep}
+	off := EventHeaderSize + 8
+	for i := 0; i < lang.MaxJoinArgs; i++ {
+		p.Args = append(p.Args, Arg{Type: types.NewString(size), Offset: off})
+		off += roundUp(size, 8)
+	}
+	p.Size = off
+	id := g.c.addPrintf(p)
+	at := g.info.TypeOf(e.Args[0])
+	user := at.AS == types.User || (at.AS == types.NoAS && g.info.UserArgs)
+	readPtr, readStr := asm.FnProbeReadKernel, asm.FnProbeReadKernelStr
+	if user {
+		readPtr, readStr = asm.FnProbeReadUser, asm.FnProbeReadUserStr
+	}
+
+	g.scalar(e.Args[0])
+	argv := g.spill(e.Pos())
+	tmp := g.alloc(8, e.Pos())
+	count := g.alloc(8, e.Pos())
+	done, sent := g.newLabel("joindone"), g.newLabel("joinsent")
+	g.emit(
+		stImm(g.fp, count, 0),
+		asm.LoadMapPtr(asm.R1, 0).WithReference(eventsMapName),
+		asm.Mov.Imm(asm.R2, int32(p.Size)),
+		asm.Mov.Imm(asm.R3, 0),
+		asm.FnRingbufReserve.Call(),
+		asm.Mov.Reg(rPtr, asm.R0),
+		asm.JEq.Imm(rPtr, 0, sent),
+		stImm(rPtr, 0, int64(EventJoin)),
+		stImm(rPtr, 8, int64(id)),
+	)
+	for i := 0; i < lang.MaxJoinArgs; i++ {
+		g.emit(
+			// the i-th pointer
+			asm.Mov.Reg(asm.R1, g.fp),
+			asm.Add.Imm(asm.R1, int32(tmp)),
+			asm.Mov.Imm(asm.R2, 8),
+			asm.LoadMem(asm.R3, g.fp, argv, asm.DWord),
+			asm.Add.Imm(asm.R3, int32(8*i)),
+			readPtr.Call(),
+			asm.LoadMem(asm.R3, g.fp, tmp, asm.DWord),
+			asm.JEq.Imm(asm.R3, 0, done),
+			// its string, straight into the event
+			asm.Mov.Reg(asm.R1, rPtr),
+			asm.Add.Imm(asm.R1, int32(p.Args[i].Offset)),
+			asm.Mov.Imm(asm.R2, int32(size)),
+			readStr.Call(),
+			stImm(g.fp, count, int64(i+1)),
+		)
+	}
+	g.mark(done)
+	g.emit(
+		asm.LoadMem(asm.R1, g.fp, count, asm.DWord),
+		asm.StoreMem(rPtr, EventHeaderSize, asm.R1, asm.DWord),
+		asm.Mov.Reg(asm.R1, rPtr),
+		asm.Mov.Imm(asm.R2, 0),
+		asm.FnRingbufSubmit.Call(),
+	)
+	g.mark(sent)
+	g.emit(asm.Mov.Imm(asm.R0, 0)) // submit returns nothing
+
+}
+
+// mapLen counts a map's elements: bpf_for_each_map_elem returns how many
+// elements it visited, here with a callback that only continues.
+func (g *gen) mapLen(m *ast.MapRef) {
+	mi := g.mapInfo(m.Name)
+	name := g.newLabel("lencb")
+	g.mapPtr(asm.R1, mi)
+	g.emit(
+		asm.Instruction{OpCode: asm.LoadImmOp(asm.DWord), Dst: asm.R2, Src: asm.PseudoFunc, Constant: -1}.WithReference(name),
+		asm.Mov.Imm(asm.R3, 0),
+		asm.Mov.Imm(asm.R4, 0),
+		asm.FnForEachMapElem.Call(),
+	)
+	cb := asm.Mov.Imm(asm.R0, 0).WithSymbol(name)
+	cb = btf.WithFuncMetadata(cb, &btf.Func{Name: name, Linkage: btf.StaticFunc, Type: callbackProto})
+	g.callbacks = append(g.callbacks, cb, asm.Return())
+}
+
+// find copies the value of @m[key] into a variable and yields whether the
+// key was there.
+func (g *gen) find(e *ast.Call) {
+	m := e.Args[0].(*ast.MapRef)
+	v := e.Args[2].(*ast.Var)
+	off, t := g.varSlot(v)
+	key, mi := g.mapKey(m.Name, []ast.Expr{e.Args[1]}, m.Pos())
+	g.lookup(mi, key)
+	missing := g.newLabel("findmiss")
+	g.emit(asm.JEq.Imm(asm.R0, 0, missing))
+	g.copyMem(g.fp, off, asm.R0, 0, slotSize(t))
+	g.emit(asm.Mov.Imm(asm.R0, 1))
+	g.mark(missing)
+	g.emit(asm.Mov.Reg(asm.R0, asm.R0))
+}
+
+// memcmp compares count bytes: 0 when equal, else the difference of the
+// first differing bytes.
+func (g *gen) memcmp(e *ast.Call) {
+	a := g.buffer(e.Args[0])
+	b := g.buffer(e.Args[1])
+	n := int(g.info.Consts[e.Args[2]].Int)
+	end := g.newLabel("memcmpend")
+	g.emit(asm.Mov.Imm(asm.R0, 0))
+	for i := 0; i < n; i++ {
+		g.emit(
+			asm.LoadMem(asm.R1, g.fp, a+int16(i), asm.Byte),
+			asm.LoadMem(asm.R2, g.fp, b+int16(i), asm.Byte),
+			asm.Mov.Reg(asm.R0, asm.R1),
+			asm.Sub.Reg(asm.R0, asm.R2),
+			asm.JNE.Imm(asm.R0, 0, end),
+		)
+	}
+	g.mark(end)
+	g.emit(asm.Mov.Reg(asm.R0, asm.R0))
+}
+
+// strstr finds needle in haystack, unrolled over both buffers: the index
+// of the first occurrence or -1; strcontains turns it into a bool.
+func (g *gen) strstr(e *ast.Call) {
+	h := g.buffer(e.Args[0])
+	nd := g.buffer(e.Args[1])
+	hs, ns := g.info.TypeOf(e.Args[0]).Size, g.info.TypeOf(e.Args[1]).Size
+	found, end := g.newLabel("strfound"), g.newLabel("strstrend")
+	for i := 0; i < hs; i++ {
+		next := g.newLabel("strnext")
+		for j := 0; j < ns && i+j <= hs; j++ {
+			g.emit(asm.LoadMem(asm.R2, g.fp, nd+int16(j), asm.Byte))
+			g.emit(asm.Mov.Imm(asm.R0, int32(i)), asm.JEq.Imm(asm.R2, 0, found))
+			if i+j == hs {
+				break
+			}
+			g.emit(
+				asm.LoadMem(asm.R1, g.fp, h+int16(i+j), asm.Byte),
+				asm.JNE.Reg(asm.R1, asm.R2, next),
+			)
+		}
+		g.mark(next)
+		// the haystack ends here: no later match
+		g.emit(asm.LoadMem(asm.R1, g.fp, h+int16(i), asm.Byte), asm.JEq.Imm(asm.R1, 0, end))
+	}
+	g.mark(end)
+	g.emit(asm.Mov.Imm(asm.R0, -1), asm.Ja.Label(found+"_out"))
+	g.mark(found)
+	g.emit(asm.Mov.Reg(asm.R0, asm.R0))
+	g.mark(found + "_out")
+	if e.Name == "strcontains" {
+		t := g.newLabel("contains")
+		g.emit(asm.JSGE.Imm(asm.R0, 0, t), asm.Mov.Imm(asm.R0, 0), asm.Ja.Label(t+"_end"))
+		g.mark(t)
+		g.emit(asm.Mov.Imm(asm.R0, 1))
+		g.mark(t + "_end")
+	}
 	g.emit(asm.Mov.Reg(asm.R0, asm.R0))
 }

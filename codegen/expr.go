@@ -295,7 +295,7 @@ func (g *gen) builtinScalar(e *ast.Ident) {
 		g.emit(asm.FnGetCurrentPidTgid.Call(), asm.RSh.Imm(asm.R0, 32))
 	case "tid":
 		g.emit(asm.FnGetCurrentPidTgid.Call(), asm.Mov.Reg32(asm.R0, asm.R0))
-	case "uid":
+	case "uid", "username":
 		g.emit(asm.FnGetCurrentUidGid.Call(), asm.Mov.Reg32(asm.R0, asm.R0))
 	case "gid":
 		g.emit(asm.FnGetCurrentUidGid.Call(), asm.RSh.Imm(asm.R0, 32))
@@ -456,6 +456,18 @@ func (g *gen) buffer(e ast.Expr) int16 {
 			return g.str(e)
 		case "ntop":
 			return g.ntop(e)
+		case "path":
+			off := g.alloc(t.Size, e.Pos())
+			g.zero(off, t.Size)
+			g.scalar(e.Args[0])
+			g.emit(
+				asm.Mov.Reg(asm.R1, asm.R0),
+				asm.Mov.Reg(asm.R2, g.fp),
+				asm.Add.Imm(asm.R2, int32(off)),
+				asm.Mov.Imm(asm.R3, int32(t.Size)),
+				asm.FnDPath.Call(),
+			)
+			return off
 		}
 	case *ast.Field:
 		return g.fieldBuffer(e)

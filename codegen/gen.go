@@ -374,6 +374,11 @@ func (g *gen) forRange(s *ast.ForRangeStmt) {
 var (
 	btfLong    = &btf.Int{Name: "long", Size: 8, Encoding: btf.Signed}
 	btfVoidPtr = &btf.Pointer{Target: &btf.Void{}}
+	// callbackProto is the prototype of bpf_for_each_map_elem callbacks.
+	callbackProto = &btf.FuncProto{Return: btfLong, Params: []btf.FuncParam{
+		{Name: "map", Type: btfVoidPtr}, {Name: "key", Type: btfVoidPtr},
+		{Name: "value", Type: btfVoidPtr}, {Name: "ctx", Type: btfVoidPtr},
+	}}
 )
 
 // forMap compiles for ($kv : @map) with bpf_for_each_map_elem (Linux
@@ -409,13 +414,7 @@ func (g *gen) forMap(s *ast.ForMapStmt) {
 	g.exitLbl, g.fp = cbExit, asm.R9
 	g.emit(asm.Mov.Reg(asm.R9, asm.R4))
 	g.insns[0] = g.insns[0].WithSymbol(name)
-	g.insns[0] = btf.WithFuncMetadata(g.insns[0], &btf.Func{
-		Name: name, Linkage: btf.StaticFunc,
-		Type: &btf.FuncProto{Return: btfLong, Params: []btf.FuncParam{
-			{Name: "map", Type: btfVoidPtr}, {Name: "key", Type: btfVoidPtr},
-			{Name: "value", Type: btfVoidPtr}, {Name: "ctx", Type: btfVoidPtr},
-		}},
-	})
+	g.insns[0] = btf.WithFuncMetadata(g.insns[0], &btf.Func{Name: name, Linkage: btf.StaticFunc, Type: callbackProto})
 	g.emit(
 		asm.LoadMem(rCtx, asm.R9, ctxSlot, asm.DWord),
 		asm.Mov.Reg(asm.R7, asm.R3), // value

@@ -93,6 +93,7 @@ const (
 	EventSystem                          // like EventPrintf, the result is run as a shell command (--unsafe)
 	EventCat                             // like EventPrintf, the result is a file name whose contents are printed
 	EventDropped                         // ID indexes Maps: an update was dropped because the map was full
+	EventJoin                            // ID indexes Printfs: a uint64 count at offset 16, then Args strings; Format is the separator
 )
 
 // EventHeaderSize is the size of the common event header {kind uint64; id uint64}.

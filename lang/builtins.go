@@ -58,6 +58,13 @@ func builtins() map[string]*Builtin {
 			return c.info.ArgsType, ""
 		}},
 		{Name: "jiffies", typ: fixed(types.Uint64)},
+		{Name: "username", typ: fixed(&types.Type{Kind: types.Username, Size: 8})},
+		{Name: "probetype", typ: func(c *checker) (*types.Type, string) {
+			return types.NewString(len(probeType(c.probe.Provider())) + 1), ""
+		}},
+		{Name: "ustack", typ: func(c *checker) (*types.Type, string) {
+			return nil, "ustack needs uprobes, which are not supported yet"
+		}},
 		{Name: "kstack", typ: func(c *checker) (*types.Type, string) {
 			return &types.Type{Kind: types.Stack, Size: 8, Name: "kstack", Len: MaxStackFrames}, ""
 		}},
@@ -152,6 +159,8 @@ func (c *checker) ident(e *ast.Ident) *types.Type {
 		c.info.Consts[e] = Const{IsStr: true, Str: c.probe.Points[0].Name}
 	case e.Name == "func" && t.Kind == types.String:
 		c.info.Consts[e] = Const{IsStr: true, Str: c.probe.Points[0].Func}
+	case e.Name == "probetype":
+		c.info.Consts[e] = Const{IsStr: true, Str: probeType(c.probe.Provider())}
 	case e.Name == "ncpus":
 		c.info.Consts[e] = Const{Int: uint64(max(c.opts.NCPUs, 1))}
 	case e.Name == "cpid":
@@ -275,6 +284,25 @@ func funcs() map[string]*Func {
 		{Name: "syscall_name", check: intFunc(types.SyscallName)},
 		{Name: "ntop", check: checkNtop},
 		{Name: "kaddr", check: checkKaddr},
+		{Name: "join", check: checkJoin},
+		{Name: "signal_name", check: intFunc(types.SignalName)},
+		{Name: "len", check: checkLen},
+		{Name: "find", check: checkFind},
+		{Name: "memcmp", check: checkMemcmp},
+		{Name: "strcontains", check: checkStrPair(types.BoolT)},
+		{Name: "strstr", check: checkStrPair(types.Int64)},
+		{Name: "cgroupid", check: checkCgroupid},
+		{Name: "override", check: unsafeFunc(checkOverride)},
+		{Name: "path", check: checkPath},
+		{Name: "uaddr", check: needsUprobes},
+		{Name: "usym", check: needsUprobes},
+		{Name: "ustack", check: needsUprobes},
+		{Name: "buf", check: notYet("buf() and %r")},
+		{Name: "pton", check: notYet("pton()")},
+		{Name: "macaddr", check: notYet("macaddr()")},
+		{Name: "str_concat", check: notYet("str_concat()")},
+		{Name: "tseries", agg: true, check: notYet("tseries()")},
+		{Name: "cgroup_path", check: notYet("cgroup_path()")},
 		{Name: "kptr", check: checkAddrFunc(types.Pointer)},
 		{Name: "uptr", check: checkAddrFunc(types.Pointer)},
 		{Name: "count", agg: true, check: aggCheck(types.Count, 0)},
@@ -1036,4 +1064,196 @@ func checkKaddr(c *checker, e *ast.Call) *types.Type {
 	}
 	c.info.Consts[e] = Const{Int: addr}
 	return types.Uint64
+}
+
+// probeType is the probetype builtin: the provider, "special" for BEGIN/END.
+func probeType(provider string) string {
+	if provider == "begin" || provider == "end" {
+		return "special"
+	}
+	return provider
+}
+
+// MaxJoinArgs is how many array elements join() reads, as in bpftrace.
+const MaxJoinArgs = 16
+
+func checkJoin(c *checker, e *ast.Call) *types.Type {
+	if !c.wantArgs(e, 1, 2) {
+		return nil
+	}
+	t := c.expr(e.Args[0])
+	if t == nil {
+		return nil
+	}
+	if t.Kind != types.Pointer && !t.IsInt() {
+		c.errorf(e.Args[0].Pos(), "join() needs an array of strings (char **), not %s", t)
+		return nil
+	}
+	if len(e.Args) == 2 {
+		if _, ok := e.Args[1].(*ast.StrLit); !ok {
+			c.errorf(e.Args[1].GetSpan().Start, "join() separator must be a string literal")
+			return nil
+		}
+		c.expr(e.Args[1])
+	}
+	return types.VoidT
+}
+
+func checkLen(c *checker, e *ast.Call) *types.Type {
+	if !c.wantArgs(e, 1, 1) {
+		return nil
+	}
+	if c.mapArg(e, 0) == nil {
+		return nil
+	}
+	return types.Int64
+}
+
+// checkFind types find(@m, key, $var): like has_key, and copies the value
+// into $var when found.
+func checkFind(c *checker, e *ast.Call) *types.Type {
+	if !c.wantArgs(e, 3, 3) {
+		return nil
+	}
+	m, ok := e.Args[0].(*ast.MapRef)
+	if !ok || m.Keys != nil {
+		c.errorf(e.Args[0].GetSpan().Start, "find() expects a map such as @name")
+		return nil
+	}
+	keyed := &ast.MapRef{Span: m.Span, Name: m.Name, Keys: []ast.Expr{e.Args[1]}}
+	mt := c.mapUse(keyed, nil, false)
+	if mt == nil {
+		return nil
+	}
+	if mt.Value == nil || mt.Value.IsAggregation() || mt.Keys == nil {
+		c.errorf(m.Pos(), "find() needs a keyed map of plain values")
+		return nil
+	}
+	v, ok := e.Args[2].(*ast.Var)
+	if !ok {
+		c.errorf(e.Args[2].GetSpan().Start, "find() stores the value in a scratch variable such as $v")
+		return nil
+	}
+	c.assignVar(v, mt.Value, "=", v.Pos())
+	c.info.Types[m] = types.VoidT
+	return types.BoolT
+}
+
+func checkMemcmp(c *checker, e *ast.Call) *types.Type {
+	if !c.wantArgs(e, 3, 3) {
+		return nil
+	}
+	for i := 0; i < 2; i++ {
+		t := c.expr(e.Args[i])
+		if t == nil {
+			return nil
+		}
+		if !t.IsBuffer() {
+			c.errorf(e.Args[i].Pos(), "memcmp() compares strings, arrays or tuples, not %s", t)
+			return nil
+		}
+	}
+	if n, ok := c.constInt(e, 2); !ok {
+		return nil
+	} else if n < 0 || int(n) > min(c.info.Types[e.Args[0]].Size, c.info.Types[e.Args[1]].Size) {
+		c.errorf(e.Args[2].Pos(), "memcmp() count must be between 0 and the size of both operands")
+		return nil
+	}
+	return types.Int64
+}
+
+// checkStrPair types strcontains(haystack, needle) and strstr.
+func checkStrPair(result *types.Type) func(*checker, *ast.Call) *types.Type {
+	return func(c *checker, e *ast.Call) *types.Type {
+		if !c.wantArgs(e, 2, 2) {
+			return nil
+		}
+		for i := 0; i < 2; i++ {
+			t := c.expr(e.Args[i])
+			if t == nil {
+				return nil
+			}
+			if t.Kind != types.String {
+				c.errorf(e.Args[i].Pos(), "%s() needs strings, not %s", e.Name, t)
+				return nil
+			}
+		}
+		return result
+	}
+}
+
+// checkCgroupid resolves cgroupid("/sys/fs/cgroup/...") at compile time:
+// the cgroup v2 id is the inode number of the cgroup's directory.
+func checkCgroupid(c *checker, e *ast.Call) *types.Type {
+	if !c.wantArgs(e, 1, 1) {
+		return nil
+	}
+	lit, ok := e.Args[0].(*ast.StrLit)
+	if !ok {
+		c.errorf(e.Args[0].GetSpan().Start, "cgroupid() needs a path as a string literal")
+		return nil
+	}
+	c.expr(lit)
+	ino, err := inodeOf(lit.Value)
+	if err != nil {
+		c.errorf(lit.Pos(), "cgroupid(%q): %v", lit.Value, err)
+		return nil
+	}
+	c.info.Consts[e] = Const{Int: ino}
+	return types.Uint64
+}
+
+func checkOverride(c *checker, e *ast.Call) *types.Type {
+	if !c.wantArgs(e, 1, 1) || c.intArg(e, 0) == nil {
+		return nil
+	}
+	if p := c.probe.Provider(); p != "kprobe" {
+		c.errorf(e.Pos(), "override() is only available in kprobe probes (it needs bpf_override_return and CONFIG_BPF_KPROBE_OVERRIDE)")
+		return nil
+	}
+	return types.VoidT
+}
+
+// checkPath types path(struct path *[, size]) through bpf_d_path, which the
+// kernel allows only in some fentry/fexit functions.
+func checkPath(c *checker, e *ast.Call) *types.Type {
+	if !c.wantArgs(e, 1, 2) {
+		return nil
+	}
+	if p := c.probe.Provider(); p != "fentry" && p != "fexit" {
+		c.errorf(e.Pos(), "path() is only available in fentry and fexit probes (bpf_d_path, Linux 5.10+)")
+		return nil
+	}
+	t := c.expr(e.Args[0])
+	if t == nil {
+		return nil
+	}
+	if t.Kind != types.Pointer {
+		c.errorf(e.Args[0].Pos(), "path() needs a struct path pointer, not %s", t)
+		return nil
+	}
+	size := c.opts.MaxStrlen
+	if len(e.Args) == 2 {
+		n, ok := c.constInt(e, 1)
+		if !ok {
+			return nil
+		}
+		if n > 0 && int(n) < size {
+			size = int(n)
+		}
+	}
+	return types.NewString(size)
+}
+
+func needsUprobes(c *checker, e *ast.Call) *types.Type {
+	c.errorf(e.Pos(), "%s() needs uprobes, which are not supported yet", e.Name)
+	return nil
+}
+
+// notYet refuses a function gotrace does not implement yet.
+func notYet(what string) func(*checker, *ast.Call) *types.Type {
+	return func(c *checker, e *ast.Call) *types.Type {
+		c.errorf(e.Pos(), "%s is not supported yet", what)
+		return nil
+	}
 }

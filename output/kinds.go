@@ -2,6 +2,7 @@ package output
 
 import (
 	"net/netip"
+	"os/user"
 	"strconv"
 	"syscall"
 	"unicode"
@@ -46,4 +47,36 @@ func inetString(family uint64, addr []byte) string {
 		return netip.AddrFrom16([16]byte(addr[:16])).String()
 	}
 	return ""
+}
+
+// username renders a uid as the user's name from the password database,
+// or the number when there is none.
+func username(uid uint64) string {
+	id := strconv.FormatUint(uid, 10)
+	if u, err := user.LookupId(id); err == nil {
+		return u.Username
+	}
+	return id
+}
+
+// signalNames are the Linux signal names by number.
+var signalNames = [...]string{
+	1: "SIGHUP", 2: "SIGINT", 3: "SIGQUIT", 4: "SIGILL", 5: "SIGTRAP", 6: "SIGABRT",
+	7: "SIGBUS", 8: "SIGFPE", 9: "SIGKILL", 10: "SIGUSR1", 11: "SIGSEGV", 12: "SIGUSR2",
+	13: "SIGPIPE", 14: "SIGALRM", 15: "SIGTERM", 16: "SIGSTKFLT", 17: "SIGCHLD",
+	18: "SIGCONT", 19: "SIGSTOP", 20: "SIGTSTP", 21: "SIGTTIN", 22: "SIGTTOU",
+	23: "SIGURG", 24: "SIGXCPU", 25: "SIGXFSZ", 26: "SIGVTALRM", 27: "SIGPROF",
+	28: "SIGWINCH", 29: "SIGIO", 30: "SIGPWR", 31: "SIGSYS",
+}
+
+// signalName renders a signal number as its name, real-time signals as
+// SIGRTMIN+n, and others as the number.
+func signalName(n int64) string {
+	switch {
+	case n > 0 && n < int64(len(signalNames)):
+		return signalNames[n]
+	case n >= 34 && n <= 64:
+		return "SIGRTMIN+" + strconv.FormatInt(n-34, 10)
+	}
+	return strconv.FormatInt(n, 10)
 }

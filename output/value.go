@@ -200,6 +200,10 @@ func (f *Formatter) writeValue(sb *strings.Builder, t *types.Type, b []byte, dep
 		sb.WriteString(syscallName(int64(readInt(b, 8, true))))
 	case types.Inet:
 		sb.WriteString(inetString(readUint(b, 8), slice(b, 8, 16)))
+	case types.Username:
+		sb.WriteString(username(readUint(b, 8)))
+	case types.SignalName:
+		sb.WriteString(signalName(int64(readInt(b, 8, true))))
 	case types.Ksym:
 		addr := readUint(b, 8)
 		if f.Ksym != nil {

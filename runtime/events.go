@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"strings"
 	"time"
 
 	"github.com/cilium/ebpf/ringbuf"
@@ -183,6 +184,8 @@ func (s *session) handle(rec []byte) error {
 			return nil
 		}
 		return s.write(str)
+	case codegen.EventJoin:
+		return s.join(id, rec)
 	case codegen.EventDropped:
 		name := "a map"
 		if m := s.userMap(kind, id); m != nil {
@@ -298,4 +301,32 @@ func (s *session) pollLost() {
 		}
 		s.lost = total
 	}
+}
+
+// join prints the strings of a join() event separated by the separator
+// (Format), one line.
+func (s *session) join(id uint64, rec []byte) error {
+	p := s.printf(codegen.EventJoin, id)
+	if p == nil || len(rec) < codegen.EventHeaderSize+8 {
+		return nil
+	}
+	n := int(binary.NativeEndian.Uint64(rec[codegen.EventHeaderSize:]))
+	var parts []string
+	for i := 0; i < n && i < len(p.Args); i++ {
+		a := p.Args[i]
+		end := min(a.Offset+a.Type.Size, len(rec))
+		if a.Offset >= end {
+			break
+		}
+		b := rec[a.Offset:end]
+		if j := bytes.IndexByte(b, 0); j >= 0 {
+			b = b[:j]
+		}
+		parts = append(parts, string(b))
+	}
+	line := strings.Join(parts, p.Format)
+	if s.json() {
+		return s.write(`{"type": "join", "data": ` + output.JSONString(line) + "}\n")
+	}
+	return s.write(line + "\n")
 }

@@ -39,6 +39,8 @@ const (
 	Errno            // int64 errno, printed as strerror(3) text (strerror())
 	SyscallName      // int64 syscall number, printed as its name (syscall_name())
 	Inet             // {uint64 family; [16]byte address}, printed as an IP address (ntop())
+	Username         // uint64 uid, printed as the user name
+	SignalName       // int64 signal number, printed as its name (signal_name())
 )
 
 // AddrSpace tells which helper reads through a pointer.
@@ -281,6 +283,10 @@ func (t *Type) String() string {
 		return "syscall_name_t"
 	case Inet:
 		return "inet"
+	case Username:
+		return "username"
+	case SignalName:
+		return "signal_name_t"
 	}
 	return "invalid"
 }
