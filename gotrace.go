@@ -17,6 +17,9 @@ import (
 type Options struct {
 	// Params are the positional parameters $1...$N.
 	Params []string
+	// MaxStrlen and MaxMapKeys override bpftrace's defaults (0 keeps them);
+	// a config block in the script overrides these.
+	MaxStrlen, MaxMapKeys int
 	// NamedParams are the named parameters read by getopt() (given as
 	// --name=value or --flag after the script).
 	NamedParams map[string]string
@@ -57,7 +60,7 @@ func Compile(name, src string, opts Options) (*Script, error) {
 		return nil, err
 	}
 	ncpus, _ := ebpf.PossibleCPU()
-	checked, err := lang.Check(file, env, lang.Options{Params: opts.Params, Unsafe: opts.Unsafe, NCPUs: ncpus, Cpid: opts.Cpid, Pid: opts.Pid})
+	checked, err := lang.Check(file, env, lang.Options{Params: opts.Params, NamedParams: opts.NamedParams, MaxStrlen: opts.MaxStrlen, MaxMapKeys: opts.MaxMapKeys, Unsafe: opts.Unsafe, NCPUs: ncpus, Cpid: opts.Cpid, Pid: opts.Pid})
 	if err != nil {
 		return nil, err
 	}

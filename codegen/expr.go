@@ -542,6 +542,13 @@ func (g *gen) str(e *ast.Call) int16 {
 	if at.Kind == types.String {
 		off := g.alloc(t.Size, e.Pos())
 		g.copyInto(off, t.Size, arg)
+		if at.Size > t.Size {
+			// truncated: keep the terminating NUL inside the buffer
+			g.emit(asm.StoreImm(g.fp, off+int16(t.Size-1), 0, asm.Byte))
+			for i := roundUp(t.Size, 8) - 1; i >= t.Size; i-- {
+				g.emit(asm.StoreImm(g.fp, off+int16(i), 0, asm.Byte))
+			}
+		}
 		return off
 	}
 	off := g.alloc(t.Size, e.Pos())

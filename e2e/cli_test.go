@@ -88,3 +88,21 @@ func TestMapFull(t *testing.T) {
 		t.Errorf("exit %d stdout %q stderr %q", got.code, got.stdout, got.stderr)
 	}
 }
+
+// TestEnvAndNamedParams: BPFTRACE_MAX_STRLEN, -I/--include (headers are not
+// needed), and getopt() with --name=value parameters after the script.
+func TestEnvAndNamedParams(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, gotrace(t), "-I", "/nonexistent", "--include", "linux/sched.h", "-e",
+		`macro depth() { getopt("depth", 3) } BEGIN { @s = str("abcdefghijkl"); printf("%d %d\n", depth, getopt("flag")); exit(); }`,
+		"--", "--depth=10", "--flag")
+	cmd.Env = append(os.Environ(), "BPFTRACE_MAX_STRLEN=8")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(out) != "10 1\n\n\n@s: abcdefg\n" {
+		t.Errorf("stdout %q", out)
+	}
+}

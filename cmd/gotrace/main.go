@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 
 	"github.com/gotrace/gotrace"
 	"github.com/gotrace/gotrace/codegen"
@@ -66,6 +67,10 @@ func parseArgs(args []string, stderr io.Writer) (*config, int, bool) {
 	fs.BoolVar(&cfg.dryRun, "dry-run", false, "dry run")
 	fs.StringVar(&cfg.emit, "emit", "", "emit")
 	fs.BoolVar(&cfg.quiet, "q", false, "quiet")
+	// Headers are never needed (kernel types come from BTF): include
+	// directories and forced includes are accepted for compatibility.
+	fs.Func("I", "include directory", func(string) error { return nil })
+	fs.Func("include", "include file", func(string) error { return nil })
 	fs.BoolVar(&cfg.list, "l", false, "list")
 	fs.BoolVar(&cfg.listV, "lv", false, "list verbose")
 	fs.BoolVar(&help, "h", false, "help")
@@ -169,7 +174,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		printAsm(stdout, script.Program)
 	}
 	opts := runtime.Options{Stdout: stdout, Stderr: stderr, Quiet: cfg.quiet,
-		Unsafe: cfg.out.unsafe, Format: cfg.out.fmt, Attached: sess.attached}
+		NoExitMaps: os.Getenv("BPFTRACE_PRINT_MAPS_ON_EXIT") == "0" || os.Getenv("BPFTRACE_PRINT_MAPS_ON_EXIT") == "false",
+		Unsafe:     cfg.out.unsafe, Format: cfg.out.fmt, Attached: sess.attached}
 	if cfg.out.verbose {
 		opts.Verbose = stderr
 	}
@@ -202,8 +208,12 @@ func printAsm(w io.Writer, prog *codegen.Program) {
 	}
 }
 
-// compileOptions builds the compile options from the command line.
+// compileOptions builds the compile options from the command line and
+// bpftrace's environment variables (a config block in the script wins).
 func compileOptions(cfg *config) gotrace.Options {
 	params, named := gotrace.SplitParams(cfg.params)
-	return gotrace.Options{Params: params, NamedParams: named}
+	o := gotrace.Options{Params: params, NamedParams: named}
+	o.MaxStrlen, _ = strconv.Atoi(os.Getenv("BPFTRACE_MAX_STRLEN"))
+	o.MaxMapKeys, _ = strconv.Atoi(os.Getenv("BPFTRACE_MAX_MAP_KEYS"))
+	return o
 }
