@@ -170,9 +170,45 @@ func (g *gen) binary(e *ast.Binary) {
 			return
 		}
 	}
+	if xt.Kind == types.Pointer && yt.IsInt() || yt.Kind == types.Pointer && xt.IsInt() {
+		g.pointerArith(e, xt, yt)
+		return
+	}
 	g.operands(e.X, e.Y)
 	signed := signedOp(xt, yt)
 	g.arith(e.Op, signed, e.Pos())
+}
+
+// pointerArith computes p + n or p - n, with n scaled by the size of *p.
+func (g *gen) pointerArith(e *ast.Binary, xt, yt *types.Type) {
+	pt := xt
+	if yt.Kind == types.Pointer {
+		pt = yt
+	}
+	scale := int32(1)
+	if pt.Elem != nil && pt.Elem.Size > 0 {
+		scale = int32(pt.Elem.Size)
+		if pt.Elem.Kind == types.Pointer {
+			scale = 8
+		}
+	}
+	g.operands(e.X, e.Y)
+	if yt.Kind == types.Pointer {
+		// n + p: scale the left operand
+		if scale != 1 {
+			g.emit(asm.Mul.Imm(asm.R0, scale))
+		}
+		g.emit(asm.Add.Reg(asm.R0, asm.R1))
+		return
+	}
+	if scale != 1 {
+		g.emit(asm.Mul.Imm(asm.R1, scale))
+	}
+	if e.Op == "-" {
+		g.emit(asm.Sub.Reg(asm.R0, asm.R1))
+	} else {
+		g.emit(asm.Add.Reg(asm.R0, asm.R1))
+	}
 }
 
 // arith computes R0 = R0 op R1.

@@ -1084,6 +1084,17 @@ func (c *checker) binary(e *ast.Binary) *types.Type {
 		c.errorf(e.Pos(), "cannot compare %s with %s", a, b)
 		return nil
 	}
+	// Pointer arithmetic: p + n, n + p and p - n, scaled by the pointee's
+	// size as in C.
+	switch {
+	case a.Kind == types.Pointer && b.IsInt() && (e.Op == "+" || e.Op == "-"):
+		return a
+	case b.Kind == types.Pointer && a.IsInt() && e.Op == "+":
+		return b
+	case a.Kind == types.Pointer || b.Kind == types.Pointer:
+		c.errorf(e.Pos(), "pointer arithmetic allows only pointer + integer and pointer - integer, not %s %s %s", a, e.Op, b)
+		return nil
+	}
 	if !a.IsInt() || !b.IsInt() {
 		c.errorf(e.Pos(), "%s needs integer operands, not %s and %s", e.Op, a, b)
 		return nil
