@@ -124,6 +124,10 @@ func (g *gen) call(e *ast.Call) {
 		g.scalar(e.Args[0])
 	case "join":
 		g.join(e)
+	case "macaddr":
+		g.macaddr(e)
+	case "buf", "pton", "str_concat":
+		g.buffer(e)
 	case "len":
 		g.mapLen(e.Args[0].(*ast.MapRef))
 	case "find":

@@ -84,8 +84,14 @@ func (g *gen) scalar(e ast.Expr) {
 	case *ast.Index:
 		g.indexScalar(e)
 	case *ast.Cast:
-		g.scalar(e.X)
 		t := g.info.TypeOf(e)
+		if xt := g.info.TypeOf(e.X); xt.Kind == types.Array {
+			off := g.buffer(e.X)
+			g.emit(asm.LoadMem(asm.R0, g.fp, off, sizeOf(t)))
+			g.extend(asm.R0, t.Size, t.Signed)
+			return
+		}
+		g.scalar(e.X)
 		if t.Kind == types.Bool {
 			g.boolify()
 			return
@@ -453,6 +459,9 @@ func (g *gen) fieldScalar(e *ast.Field) {
 func (g *gen) buffer(e ast.Expr) int16 {
 	t := g.info.TypeOf(e)
 	if cv, ok := g.info.Consts[e]; ok && cv.IsStr {
+		if t.Kind == types.Array {
+			return g.bytesConst(cv.Str, t.Size, e.Pos())
+		}
 		return g.stringConst(cv.Str, t.Size, e.Pos())
 	}
 	switch e := e.(type) {
@@ -492,6 +501,10 @@ func (g *gen) buffer(e ast.Expr) int16 {
 			return g.str(e)
 		case "ntop":
 			return g.ntop(e)
+		case "buf":
+			return g.buf(e)
+		case "str_concat":
+			return g.strConcat(e)
 		case "path":
 			off := g.alloc(t.Size, e.Pos())
 			g.zero(off, t.Size)
@@ -550,14 +563,19 @@ func (g *gen) copyInto(dst int16, size int, e ast.Expr) {
 
 // stringConst materialises a string constant in a size-byte stack buffer.
 func (g *gen) stringConst(s string, size int, pos ast.Pos) int16 {
-	size = roundUp(max(size, len(s)+1), 8)
-	off := g.alloc(size, pos)
-	b := make([]byte, size)
 	// A string ends at its first NUL; the bytes after it stay zero, which
 	// word-wise comparison relies on.
 	if i := strings.IndexByte(s, 0); i >= 0 {
 		s = s[:i]
 	}
+	return g.bytesConst(s, max(size, len(s)+1), pos)
+}
+
+// bytesConst materialises constant bytes in a zero-padded stack buffer.
+func (g *gen) bytesConst(s string, size int, pos ast.Pos) int16 {
+	size = roundUp(max(size, len(s)), 8)
+	off := g.alloc(size, pos)
+	b := make([]byte, size)
 	copy(b, s)
 	for i := 0; i < size; i += 8 {
 		v := int64(binary.LittleEndian.Uint64(b[i:]))
@@ -806,4 +824,85 @@ func (g *gen) ntop(e *ast.Call) int16 {
 		g.copyMem(g.fp, off+8, g.fp, tmp, 16)
 	}
 	return off
+}
+
+// buf reads a fixed number of bytes for %r.
+func (g *gen) buf(e *ast.Call) int16 {
+	t := g.info.TypeOf(e)
+	at := g.info.TypeOf(e.Args[0])
+	off := g.alloc(t.Size, e.Pos())
+	switch {
+	case at.Kind == types.String, at.Kind == types.Array && at.BTF == nil && !isTracepointField(e.Args[0]):
+		// a value in BPF memory (a string, pton(), another buffer)
+		g.copyInto(off, t.Size, e.Args[0])
+		return off
+	case at.Kind == types.Array:
+		g.arrayBase(e.Args[0])
+		as := at.AS
+		if isTracepointField(e.Args[0]) || as == types.NoAS {
+			as = types.Kernel
+		}
+		g.readKernel(off, t.Size, as)
+	default:
+		g.scalar(e.Args[0])
+		as := at.AS
+		if as == types.NoAS && g.info.UserArgs {
+			as = types.User
+		}
+		g.readKernel(off, t.Size, as)
+	}
+	return off
+}
+
+// strConcat concatenates two strings: a is copied, then b after a's
+// length, unrolled over the positions where a can end.
+func (g *gen) strConcat(e *ast.Call) int16 {
+	t := g.info.TypeOf(e)
+	as, bs := g.info.TypeOf(e.Args[0]).Size, g.info.TypeOf(e.Args[1]).Size
+	off := g.alloc(t.Size, e.Pos())
+	g.copyInto(off, t.Size, e.Args[0])
+	b := g.buffer(e.Args[1])
+	done := g.newLabel("concat")
+	for k := 0; k < as; k++ {
+		next := g.newLabel("concatnext")
+		g.emit(
+			asm.LoadMem(asm.R1, g.fp, off+int16(k), asm.Byte),
+			asm.JNE.Imm(asm.R1, 0, next),
+		)
+		for j := 0; j < bs && k+j < t.Size; j++ {
+			g.emit(
+				asm.LoadMem(asm.R1, g.fp, b+int16(j), asm.Byte),
+				asm.StoreMem(g.fp, off+int16(k+j), asm.R1, asm.Byte),
+			)
+		}
+		g.emit(asm.Ja.Label(done))
+		g.mark(next)
+	}
+	g.mark(done)
+	g.emit(asm.Mov.Imm(asm.R0, 0))
+	return off
+}
+
+// macaddr reads six bytes into R0.
+func (g *gen) macaddr(e *ast.Call) {
+	at := g.info.TypeOf(e.Args[0])
+	tmp := g.alloc(8, e.Pos())
+	switch {
+	case at.Kind == types.String:
+		off := g.buffer(e.Args[0])
+		g.emit(asm.LoadMem(asm.R0, g.fp, off, asm.DWord))
+		g.loadImm(asm.R1, 1<<48-1)
+		g.emit(asm.And.Reg(asm.R0, asm.R1))
+		return
+	case at.Kind == types.Array:
+		g.arrayBase(e.Args[0])
+	default:
+		g.scalar(e.Args[0])
+	}
+	as := at.AS
+	if as == types.NoAS {
+		as = types.Kernel
+	}
+	g.readKernel(tmp, 6, as)
+	g.emit(asm.LoadMem(asm.R0, g.fp, tmp, asm.DWord))
 }

@@ -444,22 +444,24 @@ func (g *exprGen) expr(depth int) genExpr {
 	}
 }
 
-// TestDiffRandom compares 2000 random expressions, 100 per script. For a
-// longer soak, GOTRACE_DIFF_SCRIPTS sets the number of scripts and
-// GOTRACE_DIFF_SEED the seed.
+// TestDiffRandom compares 2000 random expressions: 1000 in 10 scripts of
+// 100 whose operand values the verifier knows, and 1000 in 50 scripts of
+// 20 whose operand values it does not know (see diffScript; the verifier
+// walks every branch of those, so the scripts are kept short). For a
+// longer soak, GOTRACE_DIFF_SCALE multiplies the number of scripts and
+// GOTRACE_DIFF_SEED sets the seed.
 func TestDiffRandom(t *testing.T) {
 	needRoot(t)
-	scripts, seed := 20, uint64(1)
-	if n, err := strconv.Atoi(os.Getenv("GOTRACE_DIFF_SCRIPTS")); err == nil && n > 0 {
-		scripts = n
+	scale, seed := 1, uint64(1)
+	if n, err := strconv.Atoi(os.Getenv("GOTRACE_DIFF_SCALE")); err == nil && n > 0 {
+		scale = n
 	}
 	if n, err := strconv.ParseUint(os.Getenv("GOTRACE_DIFF_SEED"), 0, 64); err == nil {
 		seed = n
 	}
-	const perScript = 100
 	g := &exprGen{r: rand.New(rand.NewPCG(seed, 2))}
-	for i := range scripts {
-		exprs, formats := make([]string, perScript), make([]string, perScript)
+	batch := func(n int) (exprs, formats []string) {
+		exprs, formats = make([]string, n), make([]string, n)
 		for j := range exprs {
 			e := g.expr(1 + g.r.IntN(4))
 			if g.r.IntN(20) == 0 {
@@ -467,7 +469,14 @@ func TestDiffRandom(t *testing.T) {
 			}
 			exprs[j], formats[j] = e.src, format(e.t)
 		}
-		// Odd scripts hide the prelude's values from the verifier.
-		t.Run(strconv.Itoa(i), func(t *testing.T) { runDiff(t, exprs, formats, i%2 == 1) })
+		return exprs, formats
+	}
+	for i := range 10 * scale {
+		exprs, formats := batch(100)
+		t.Run(fmt.Sprintf("known%d", i), func(t *testing.T) { runDiff(t, exprs, formats, false) })
+	}
+	for i := range 50 * scale {
+		exprs, formats := batch(20)
+		t.Run(fmt.Sprintf("opaque%d", i), func(t *testing.T) { runDiff(t, exprs, formats, true) })
 	}
 }

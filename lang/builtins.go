@@ -2,6 +2,7 @@ package lang
 
 import (
 	"fmt"
+	"net/netip"
 	"strconv"
 	"strings"
 
@@ -297,10 +298,10 @@ func funcs() map[string]*Func {
 		{Name: "uaddr", check: needsUprobes},
 		{Name: "usym", check: needsUprobes},
 		{Name: "ustack", check: needsUprobes},
-		{Name: "buf", check: notYet("buf() and %r")},
-		{Name: "pton", check: notYet("pton()")},
-		{Name: "macaddr", check: notYet("macaddr()")},
-		{Name: "str_concat", check: notYet("str_concat()")},
+		{Name: "buf", check: checkBuf},
+		{Name: "pton", check: checkPton},
+		{Name: "macaddr", check: checkMacaddr},
+		{Name: "str_concat", check: checkStrConcat},
 		{Name: "tseries", agg: true, check: notYet("tseries()")},
 		{Name: "cgroup_path", check: notYet("cgroup_path()")},
 		{Name: "kptr", check: checkAddrFunc(types.Pointer)},
@@ -717,8 +718,8 @@ func checkPrintf(c *checker, e *ast.Call) *types.Type {
 		case v == "s":
 			// %s prints anything.
 		case strings.HasPrefix(verbs[i], "r") || strings.HasSuffix(verbs[i], "r"):
-			// buffers: issue-3 territory; accept strings
-			if t.Kind != types.String {
+			// buffers: buf() results, byte arrays and strings
+			if t.Kind != types.String && !(t.Kind == types.Array && t.Elem != nil && t.Elem.Size == 1) {
 				c.errorf(a.Pos(), "%s() %%%s needs a buffer, not %s", e.Name, verbs[i], t)
 				ok = false
 			}
@@ -1256,4 +1257,103 @@ func notYet(what string) func(*checker, *ast.Call) *types.Type {
 		c.errorf(e.Pos(), "%s is not supported yet", what)
 		return nil
 	}
+}
+
+// bufferType is the type of buf(): bytes printed with %r.
+func bufferType(n int) *types.Type {
+	return &types.Type{Kind: types.Array, Size: n, Len: n, Elem: types.Uint8, Name: "buffer"}
+}
+
+// checkBuf types buf(data[, length]): length bytes read from data (a
+// pointer, an array or a string), at most max_strlen; the length must be
+// a constant, or is the array's size.
+func checkBuf(c *checker, e *ast.Call) *types.Type {
+	if !c.wantArgs(e, 1, 2) {
+		return nil
+	}
+	t := c.expr(e.Args[0])
+	if t == nil {
+		return nil
+	}
+	n := 0
+	switch {
+	case len(e.Args) == 2:
+		v, ok := c.constInt(e, 1)
+		if !ok {
+			return nil
+		}
+		n = int(v)
+	case t.Kind == types.Array || t.Kind == types.String:
+		n = t.Size
+	default:
+		c.errorf(e.Pos(), "buf() of %s needs a length", t)
+		return nil
+	}
+	if t.Kind != types.Pointer && !t.IsInt() && t.Kind != types.Array && t.Kind != types.String {
+		c.errorf(e.Args[0].Pos(), "buf() reads from a pointer or an array, not %s", t)
+		return nil
+	}
+	if n <= 0 || n > c.opts.MaxStrlen {
+		c.errorf(e.Pos(), "buf() length must be between 1 and max_strlen (%d)", c.opts.MaxStrlen)
+		return nil
+	}
+	return bufferType(n)
+}
+
+// checkPton parses an IP address literal at compile time into its bytes
+// (network byte order).
+func checkPton(c *checker, e *ast.Call) *types.Type {
+	if !c.wantArgs(e, 1, 1) {
+		return nil
+	}
+	lit, ok := e.Args[0].(*ast.StrLit)
+	if !ok {
+		c.errorf(e.Args[0].GetSpan().Start, "pton() needs an address as a string literal")
+		return nil
+	}
+	c.expr(lit)
+	addr, err := netip.ParseAddr(lit.Value)
+	if err != nil {
+		c.errorf(lit.Pos(), "pton(%q): not an IPv4 or IPv6 address", lit.Value)
+		return nil
+	}
+	b := addr.AsSlice()
+	c.info.Consts[e] = Const{IsStr: true, Str: string(b)}
+	return &types.Type{Kind: types.Array, Size: len(b), Len: len(b), Elem: types.Uint8}
+}
+
+// checkMacaddr types macaddr(addr): six bytes printed as a MAC address.
+func checkMacaddr(c *checker, e *ast.Call) *types.Type {
+	if !c.wantArgs(e, 1, 1) {
+		return nil
+	}
+	t := c.expr(e.Args[0])
+	if t == nil {
+		return nil
+	}
+	if !(t.Kind == types.Pointer || t.IsInt() || (t.Kind == types.Array || t.Kind == types.String) && t.Size >= 6) {
+		c.errorf(e.Args[0].Pos(), "macaddr() needs a pointer to or an array of 6 bytes, not %s", t)
+		return nil
+	}
+	return &types.Type{Kind: types.MacAddr, Size: 8}
+}
+
+// checkStrConcat types str_concat(a, b): a string as large as both.
+func checkStrConcat(c *checker, e *ast.Call) *types.Type {
+	if !c.wantArgs(e, 2, 2) {
+		return nil
+	}
+	size := 0
+	for i := 0; i < 2; i++ {
+		t := c.expr(e.Args[i])
+		if t == nil {
+			return nil
+		}
+		if t.Kind != types.String {
+			c.errorf(e.Args[i].Pos(), "str_concat() needs strings, not %s", t)
+			return nil
+		}
+		size += t.Size
+	}
+	return types.NewString(size)
 }

@@ -1133,6 +1133,8 @@ func (c *checker) cast(e *ast.Cast) *types.Type {
 			c.errorf(e.Pos(), "cannot cast %s to %s", t, nt)
 			return nil
 		}
+	case nt.IsInt() && t.Kind == types.Array && t.Size == nt.Size:
+		// reinterpret the bytes of an array (e.g. (uint32)pton("1.2.3.4"))
 	case nt.IsInt():
 		if !t.IsInt() && t.Kind != types.Pointer {
 			c.errorf(e.Pos(), "cannot cast %s to %s", t, nt)

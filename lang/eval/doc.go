@@ -27,7 +27,9 @@
 //     test checks this against the running kernel.
 //   - >> is arithmetic when the operation is signed, logical otherwise.
 //   - Unary - yields int64; ~ flips all 64 bits and keeps the operand's
-//     storage type; ! yields a bool.
+//     storage type (so ~true is a bool whose register holds -2, which
+//     printf shows as 1 and arithmetic as -2, as the generated code does);
+//     ! yields a bool.
 //   - A cast to an integer type truncates to its size and sign- or
 //     zero-extends back to 64 bits; a cast to bool yields 0 or 1.
 //   - Strings compare as C strings (up to the first NUL); strlen counts the

@@ -41,6 +41,7 @@ const (
 	Inet             // {uint64 family; [16]byte address}, printed as an IP address (ntop())
 	Username         // uint64 uid, printed as the user name
 	SignalName       // int64 signal number, printed as its name (signal_name())
+	MacAddr          // 6 bytes (in 8), printed as XX:XX:XX:XX:XX:XX (macaddr())
 )
 
 // AddrSpace tells which helper reads through a pointer.
@@ -287,6 +288,8 @@ func (t *Type) String() string {
 		return "username"
 	case SignalName:
 		return "signal_name_t"
+	case MacAddr:
+		return "macaddr_t"
 	}
 	return "invalid"
 }
