@@ -37,8 +37,11 @@ type gen struct {
 	callbacks asm.Instructions
 	// fp addresses the probe's stack: R10 in the program, and in a
 	// for-map callback a register holding the program's frame pointer.
-	fp      asm.Register
-	loops   []loopLabels
+	fp    asm.Register
+	loops []loopLabels
+	// stmtPos is the position of the statement being compiled, for errors
+	// raised by code that has no node of its own.
+	stmtPos ast.Pos
 	errPos  ast.Pos
 	err     error
 	exitLbl string
@@ -104,6 +107,9 @@ func (g *gen) alloc(size int, pos ast.Pos) int16 {
 		g.maxSP = g.frame
 	}
 	if g.frame > stackLimit {
+		if !pos.IsValid() {
+			pos = g.stmtPos
+		}
 		g.fail(pos, fmt.Errorf("%w: this probe needs %d bytes", ErrStackLimit, g.frame))
 		g.frame = stackLimit // keep offsets valid for the rest of the walk
 	}
@@ -173,6 +179,7 @@ func (g *gen) program() (asm.Instructions, error) {
 func (g *gen) block(b *ast.Block) {
 	for _, s := range b.Stmts {
 		mark := g.frame
+		g.stmtPos = s.Pos()
 		g.tag(s)
 		g.stmt(s)
 		g.frame = mark // statement temporaries die here
@@ -328,6 +335,9 @@ func (g *gen) let(s *ast.LetStmt) {
 		g.copyInto(off, t.Size, s.Init)
 	default:
 		g.scalar(s.Init)
+		if t.Kind == types.Int {
+			g.extend(asm.R0, t.Size, t.Signed) // let $x: uint8 = 300 keeps 44
+		}
 		g.emit(asm.StoreMem(g.fp, off, asm.R0, asm.DWord))
 	}
 }

@@ -149,6 +149,9 @@ func (g *gen) assign(s *ast.AssignStmt) {
 			g.operands(l, s.Rhs)
 			g.arith(s.Op[:len(s.Op)-1], signedOp(t, g.info.TypeOf(s.Rhs)), s.Pos())
 		}
+		if t.Kind == types.Int {
+			g.extend(asm.R0, t.Size, t.Signed) // a declared narrow type wraps
+		}
 		g.emit(asm.StoreMem(g.fp, off, asm.R0, asm.DWord))
 	case *ast.MapRef:
 		if s.Op == "=" {

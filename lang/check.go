@@ -448,7 +448,9 @@ func (c *checker) let(s *ast.LetStmt) {
 		if t = c.resolveType(s.Type); t == nil {
 			return
 		}
-		t = storageType(t)
+		if !t.IsInt() {
+			t = storageType(t)
+		}
 	}
 	var rt *types.Type
 	if s.Init != nil {
@@ -472,6 +474,7 @@ func (c *checker) let(s *ast.LetStmt) {
 	if t == nil {
 		t = storageType(rt)
 	} else if rt != nil {
+		// A declared integer type is kept: values are truncated to it.
 		if _, ok := unify(t, storageType(rt)); !ok || (t.IsInt() != rt.IsInt()) {
 			c.errorf(s.Init.Pos(), "cannot initialise %s of type %s with %s", s.Var.Name, t, rt)
 			return
@@ -1041,7 +1044,7 @@ func (c *checker) unary(e *ast.Unary) *types.Type {
 		if cv, ok := c.info.Consts[e.X]; ok && !cv.IsStr && e.Op == "-" {
 			c.info.Consts[e] = Const{Int: -cv.Int}
 		}
-		if e.Op == "-" {
+		if e.Op == "-" || t.Kind == types.Bool {
 			return types.Int64
 		}
 		return storageType(t)

@@ -20,7 +20,9 @@
 //
 // Flags: -n the number of functions (the first N traceable, non-varargs
 // functions with BTF, sorted by name); -only a comma-separated subset of
-// kprobe_multi,kprobe,fentry,gotrace-fentry. Each line printed is
+// kprobe_multi,kprobe,fentry,gotrace-fentry; -attach-workers and
+// -detach-workers the goroutines attaching and detaching separate kprobes
+// and trampolines (default 1 and 32, as the runtime). Each line printed is
 // "METHOD N functions: load X s, attach Y s, detach Z s".
 package main
 
@@ -46,9 +48,15 @@ import (
 	"github.com/gotrace/gotrace/tracefs"
 )
 
+// Worker counts for separate kprobes and trampolines (the runtime uses 1
+// and 32).
+var attachWorkers, detachWorkers int
+
 func main() {
 	n := flag.Int("n", 1000, "number of kernel functions")
 	only := flag.String("only", "kprobe_multi,kprobe,fentry,gotrace-fentry", "methods to measure")
+	flag.IntVar(&attachWorkers, "attach-workers", 1, "goroutines attaching separate kprobes/trampolines")
+	flag.IntVar(&detachWorkers, "detach-workers", 32, "goroutines detaching them")
 	flag.Parse()
 	if err := run(*n, strings.Split(*only, ",")); err != nil {
 		fmt.Fprintln(os.Stderr, "kbench:", err)
@@ -208,7 +216,7 @@ func benchKprobes(funcs []string) error {
 	ls := make([]link.Link, len(funcs))
 	failed := 0
 	var mu sync.Mutex
-	pool(len(funcs), 16, func(i int) {
+	pool(len(funcs), attachWorkers, func(i int) {
 		l, err := link.Kprobe(funcs[i], prog, nil)
 		if err != nil {
 			mu.Lock()
@@ -219,7 +227,7 @@ func benchKprobes(funcs []string) error {
 		ls[i] = l
 	})
 	t2 := time.Now()
-	closeAll(ls, 32)
+	closeAll(ls, detachWorkers)
 	report("kprobe", len(funcs), t1.Sub(t0), t2.Sub(t1), time.Since(t2), fmt.Sprintf(" (%d refused)", failed))
 	return nil
 }
@@ -253,7 +261,7 @@ func benchFentry(funcs []string, cache *btf.Cache) error {
 	}()
 	t1 := time.Now()
 	ls := make([]link.Link, len(funcs))
-	pool(len(funcs), 16, func(i int) {
+	pool(len(funcs), attachWorkers, func(i int) {
 		if progs[i] == nil {
 			return
 		}
@@ -267,7 +275,7 @@ func benchFentry(funcs []string, cache *btf.Cache) error {
 		ls[i] = l
 	})
 	t2 := time.Now()
-	closeAll(ls, 32)
+	closeAll(ls, detachWorkers)
 	report("fentry", len(funcs), t1.Sub(t0), t2.Sub(t1), time.Since(t2), fmt.Sprintf(" (%d refused)", failed))
 	return nil
 }

@@ -402,6 +402,9 @@ func (env *Env) Exec(s ast.Stmt) error {
 			return err
 		}
 		x.Type = t
+		if t.Kind == types.Int {
+			x.Bits = Truncate(x.Bits, t) // a declared narrow type wraps
+		}
 		env.Vars[id] = x
 		return nil
 	case *ast.AssignStmt:
@@ -430,6 +433,9 @@ func (env *Env) Exec(s ast.Stmt) error {
 			x.Bits = r
 		}
 		x.Type = t
+		if t.Kind == types.Int {
+			x.Bits = Truncate(x.Bits, t)
+		}
 		env.Vars[id] = x
 		return nil
 	case *ast.BlockStmt:
