@@ -68,7 +68,9 @@ func Compile(name, src string, opts Options) (*Script, error) {
 	if opts.Codegen != nil {
 		copts = *opts.Codegen
 	} else if needsKernelFeatures(checked) {
-		copts = runtime.Features()
+		spec, _ := env.BTF()
+		copts = runtime.Features(spec)
+		copts.BTF = spec
 	}
 	if copts.BTF == nil && needsKernelFeatures(checked) {
 		copts.BTF, _ = env.BTF()

@@ -31,6 +31,11 @@ type Options struct {
 	// pt_regs) instead of one trampoline per function; 0 disables it.
 	// Needs KprobeMulti.
 	FentryMultiThreshold int
+	// DirectBTFLoads: in trampoline (fentry/fexit) and BTF raw tracepoint
+	// programs, members reached through BTF-typed pointers (args and the
+	// pointers loaded from them) are read with plain loads, which the
+	// verifier checks against BTF, instead of bpf_probe_read_kernel.
+	DirectBTFLoads bool
 }
 
 // Map names used in the collection for the runtime's own maps.

@@ -80,13 +80,13 @@ func dump(p *codegen.Program) string {
 	}
 	for _, pr := range p.Probes {
 		spec := p.Collection.Programs[pr.Program]
-		fmt.Fprintf(&b, "probe %s kind=%d targets=%v period=%d freq=%d config=%d (%s %s)\n", pr.Name, pr.Kind, pr.Targets, pr.Period, pr.Freq, pr.Config, pr.Program, spec.Type)
+		fmt.Fprintf(&b, "probe %s kind=%d targets=%v period=%d freq=%d config=%d (%s %s attach=%s to=%q)\n", pr.Name, pr.Kind, pr.Targets, pr.Period, pr.Freq, pr.Config, pr.Program, spec.Type, spec.AttachType, spec.AttachTo)
 		fmt.Fprintf(&b, "%v", spec.Instructions)
 	}
 	return b.String()
 }
 
-func compileScript(t *testing.T, name, src string) (*codegen.Program, error) {
+func compileScript(t *testing.T, name, src string, opts codegen.Options) (*codegen.Program, error) {
 	t.Helper()
 	file, err := lang.Parse(name, src)
 	if err != nil {
@@ -97,7 +97,8 @@ func compileScript(t *testing.T, name, src string) (*codegen.Program, error) {
 	if err != nil {
 		return nil, err
 	}
-	return codegen.Compile(checked, codegen.Options{})
+	opts.BTF = testbtf.Spec(t)
+	return codegen.Compile(checked, opts)
 }
 
 // TestGolden compiles each testdata/*.txtar "script" section and compares
@@ -119,7 +120,24 @@ func TestGolden(t *testing.T) {
 			if !ok {
 				t.Fatal("no script section")
 			}
-			prog, err := compileScript(t, filepath.Base(f), src)
+			// A comment line "options: KprobeMulti DirectBTFLoads" sets
+			// the kernel-dependent code generation choices.
+			var opts codegen.Options
+			for _, line := range strings.Split(a.comment, "\n") {
+				if rest, ok := strings.CutPrefix(line, "options:"); ok {
+					for _, o := range strings.Fields(rest) {
+						switch o {
+						case "KprobeMulti":
+							opts.KprobeMulti = true
+						case "DirectBTFLoads":
+							opts.DirectBTFLoads = true
+						default:
+							t.Fatalf("unknown option %q", o)
+						}
+					}
+				}
+			}
+			prog, err := compileScript(t, filepath.Base(f), src, opts)
 			if err != nil {
 				t.Fatalf("compile: %v", lang.Render(err, src))
 			}

@@ -392,7 +392,12 @@ func (g *gen) builtinScalar(e *ast.Ident) {
 	case "func":
 		g.emit(asm.Mov.Reg(asm.R1, rCtx), asm.FnGetFuncIp.Call())
 	case "arg0", "arg1", "arg2", "arg3", "arg4", "arg5":
-		g.loadReg(argRegs[e.Name[3]-'0'], e.Pos())
+		if g.isKprobeCtx() {
+			g.loadReg(argRegs[e.Name[3]-'0'], e.Pos())
+		} else {
+			// BTF raw tracepoints: the arguments are a u64 array
+			g.emit(asm.LoadMem(asm.R0, rCtx, int16(8*(e.Name[3]-'0')), asm.DWord))
+		}
 	default:
 		g.fail(e.Pos(), fmt.Errorf("builtin %s has no integer value", e.Name))
 	}

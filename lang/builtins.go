@@ -137,8 +137,10 @@ func builtins() map[string]*Builtin {
 
 // argN types the kprobe register arguments arg0...arg5.
 func argN(c *checker) (*types.Type, string) {
-	if p := c.probe.Provider(); p != "kprobe" {
-		return nil, fmt.Sprintf("argN is only available in kprobe probes (use args.NAME in %s probes)", p)
+	switch p := c.probe.Provider(); p {
+	case "kprobe", "rawtracepoint":
+	default:
+		return nil, fmt.Sprintf("argN is only available in kprobe and rawtracepoint probes (use args.NAME in %s probes)", p)
 	}
 	return types.Uint64, ""
 }

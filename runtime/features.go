@@ -1,6 +1,9 @@
 package runtime
 
 import (
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/asm"
+	"github.com/cilium/ebpf/btf"
 	"github.com/cilium/ebpf/features"
 	"github.com/cilium/ebpf/rlimit"
 
@@ -14,14 +17,58 @@ import (
 const DefaultFentryMultiThreshold = 64
 
 // Features probes the running kernel for the choices code generation
-// depends on. kprobe_multi needs Linux 5.18 with CONFIG_FPROBE; it is
-// feature-probed, never inferred from the kernel version.
-func Features() codegen.Options {
+// depends on; spec is the kernel's BTF (nil skips the probes that need it).
+// Every choice is feature-probed, never inferred from the kernel version:
+//   - kprobe_multi links (Linux 5.18 with CONFIG_FPROBE);
+//   - direct loads through BTF-typed pointers in trampoline and BTF raw
+//     tracepoint programs (Linux 5.5), probed by loading a tp_btf program
+//     that reads sched_switch's prev->pid.
+func Features(spec *btf.Spec) codegen.Options {
 	_ = rlimit.RemoveMemlock()
 	var o codegen.Options
 	if features.HaveBPFLinkKprobeMulti() == nil {
 		o.KprobeMulti = true
 		o.FentryMultiThreshold = DefaultFentryMultiThreshold
 	}
+	o.DirectBTFLoads = haveDirectBTFLoads(spec)
 	return o
+}
+
+// haveDirectBTFLoads loads a tp_btf program on sched_switch that reads
+// prev->pid with a plain load from the BTF-typed argument.
+func haveDirectBTFLoads(spec *btf.Spec) bool {
+	if spec == nil {
+		return false
+	}
+	var task *btf.Struct
+	if spec.TypeByName("task_struct", &task) != nil {
+		return false
+	}
+	off := -1
+	for _, m := range task.Members {
+		if m.Name == "pid" {
+			off = int(m.Offset / 8)
+		}
+	}
+	if off < 0 {
+		return false
+	}
+	prog, err := ebpf.NewProgramWithOptions(&ebpf.ProgramSpec{
+		Type:       ebpf.Tracing,
+		AttachType: ebpf.AttachTraceRawTp,
+		AttachTo:   "sched_switch",
+		License:    "GPL",
+		Instructions: asm.Instructions{
+			// sched_switch(bool preempt, struct task_struct *prev, ...)
+			asm.LoadMem(asm.R1, asm.R1, 8, asm.DWord),
+			asm.LoadMem(asm.R0, asm.R1, int16(off), asm.Word),
+			asm.Mov.Imm(asm.R0, 0),
+			asm.Return(),
+		},
+	}, ebpf.ProgramOptions{KernelTypes: spec})
+	if err != nil {
+		return false
+	}
+	prog.Close()
+	return true
 }

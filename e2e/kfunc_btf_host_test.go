@@ -1,0 +1,46 @@
+package e2e
+
+import (
+	"fmt"
+	"os"
+	"regexp"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestRawTracepointBTF: tp_btf probes with typed args (direct BTF loads),
+// argN, curtask chains and casts to kernel types, on this kernel.
+func TestRawTracepointBTF(t *testing.T) {
+	script := `rawtracepoint:sys_enter /args.regs != 0 && pid == $1/ {
+	@id[args.id] = count();
+	@arg1[arg1] = count();
+	@comm[curtask->comm] = count();
+	@same = count();
+	if (((struct task_struct *)curtask)->pid == tid) { @tid_ok = count(); }
+	if (curtask->group_leader->pid == pid) { @tgid_ok = count(); }
+}`
+	s := startNoWait(t, "-e", script, fmt.Sprint(os.Getpid()))
+	s.waitLinks(1, 20*time.Second)
+	getppidN(5)
+	got := s.stop(syscall.SIGINT)
+	if got.code != 0 {
+		t.Fatalf("exit %d, stderr:\n%s", got.code, got.stderr)
+	}
+	for _, re := range []string{
+		`(?m)^@id\[110\]: ([5-9]|\d\d+)$`,   // getppid
+		`(?m)^@arg1\[110\]: ([5-9]|\d\d+)$`, // arg1 is the syscall number
+		`(?m)^@comm\[e2e\.test\]: \d+$`,
+		`(?m)^@tid_ok: \d+$`,
+		`(?m)^@tgid_ok: \d+$`,
+	} {
+		if !regexp.MustCompile(re).MatchString(got.stdout) {
+			t.Errorf("output lacks %s:\n%s", re, got.stdout)
+		}
+	}
+	// Every probe hit passed both identity checks.
+	m := regexp.MustCompile(`(?m)^@same: (\d+)$`).FindStringSubmatch(got.stdout)
+	if m == nil || !regexp.MustCompile(`(?m)^@tid_ok: `+m[1]+`$`).MatchString(got.stdout) {
+		t.Errorf("curtask->pid did not always equal tid:\n%s", got.stdout)
+	}
+}
