@@ -58,6 +58,9 @@ type checker struct {
 	macros map[string]*ast.Macro
 	// enums maps kernel enum constants to their values (built lazily).
 	enums map[string]uint64
+	// ctypes holds the types the script's C definitions declare, by name
+	// ("struct foo", "enum bar", or a typedef name).
+	ctypes map[string]btf.Type
 	// defines holds the #define constants of the preamble.
 	defines map[string]Const
 	// funcs caches the kernel's BTF functions by name.
@@ -1159,6 +1162,9 @@ func (c *checker) resolveType(te *ast.TypeExpr) *types.Type {
 	}
 	if t == nil && te.Name == "void" {
 		t = types.VoidT
+	}
+	if ct, ok := c.ctypes[te.Name]; ok && t == nil {
+		t = btfToType(ct, types.Kernel)
 	}
 	if t == nil {
 		spec, err := c.kernelBTF(te.Pos())

@@ -2,6 +2,8 @@ package lang
 
 import (
 	"strconv"
+
+	"github.com/cilium/ebpf/btf"
 	"strings"
 
 	"github.com/gotrace/gotrace/lang/ast"
@@ -13,9 +15,10 @@ import (
 // types come from BTF, so an include is accepted and types the script
 // names are looked up in BTF when used. BPFTRACE_HAVE_BTF is defined when
 // the kernel has BTF, as in bpftrace. C type definitions in active regions
-// are not supported yet and are reported.
+// (struct, union, enum, typedef) define script types (cdefs.go).
 func (c *checker) preprocess(defs []*ast.CDef) {
 	c.defines = map[string]Const{}
+	c.ctypes = map[string]btf.Type{}
 	defined := map[string]bool{}
 	if c.env != nil {
 		if spec, err := c.env.BTF(); err == nil && spec != nil {
@@ -37,7 +40,7 @@ func (c *checker) preprocess(defs []*ast.CDef) {
 		text := strings.TrimSpace(d.Text)
 		if !strings.HasPrefix(text, "#") {
 			if on() {
-				c.errorf(d.Pos(), "C type definitions are not supported yet (kernel types are found in BTF without them)")
+				c.cDefinition(d)
 			}
 			continue
 		}
