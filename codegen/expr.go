@@ -525,6 +525,17 @@ func (g *gen) buffer(e ast.Expr) int16 {
 		}
 	case *ast.Field:
 		return g.fieldBuffer(e)
+	case *ast.Cast:
+		// (T[N])x: the bytes of x
+		off := g.alloc(t.Size, e.Pos())
+		g.zero(off, t.Size)
+		if xt := g.info.TypeOf(e.X); xt.IsBuffer() {
+			g.copyInto(off, t.Size, e.X)
+			return off
+		}
+		g.scalar(e.X)
+		g.emit(asm.StoreMem(g.fp, off, asm.R0, sizeOf(&types.Type{Kind: types.Int, Size: t.Size})))
+		return off
 	case *ast.Tuple:
 		off := g.alloc(t.Size, e.Pos())
 		g.zero(off, t.Size)
@@ -750,6 +761,13 @@ func (g *gen) indexScalar(e *ast.Index) {
 	if xt.Kind == types.String {
 		off := g.buffer(e.X)
 		g.emit(asm.LoadMem(asm.R0, g.fp, off+int16(g.info.Consts[e.Index].Int), asm.Byte))
+		return
+	}
+	if cv, ok := g.info.Consts[e.Index]; ok && xt.Kind == types.Array && xt.BTF == nil && !isTracepointField(e.X) {
+		// an array value in BPF memory (a cast, pton(), buf())
+		off := g.buffer(e.X) + int16(int(cv.Int)*xt.Elem.Size)
+		g.emit(asm.LoadMem(asm.R0, g.fp, off, sizeOf(t)))
+		g.extend(asm.R0, t.Size, t.Signed)
 		return
 	}
 	g.elemAddr(e)

@@ -1123,8 +1123,7 @@ func (c *checker) cast(e *ast.Cast) *types.Type {
 	}
 	te := e.Type
 	if te.IsArray {
-		c.errorf(e.Pos(), "casts to %s are not supported yet", typeExprString(te))
-		return nil
+		return c.arrayCast(e, t)
 	}
 	nt := c.resolveType(te)
 	if nt == nil {
@@ -1528,6 +1527,10 @@ func (c *checker) index(e *ast.Index) *types.Type {
 			c.errorf(e.Index.Pos(), "index %d is out of bounds for %s", cv.Int, xt)
 			return nil
 		}
+		if !isConst && xt.BTF == nil && !isArgsField(e.X) {
+			c.errorf(e.Index.Pos(), "an index into a %s value must be a constant", xt)
+			return nil
+		}
 		return xt.Elem
 	case types.Pointer:
 		if xt.Elem == nil || xt.Elem.Kind == types.Void {
@@ -1538,4 +1541,39 @@ func (c *checker) index(e *ast.Index) *types.Type {
 	}
 	c.errorf(e.Pos(), "cannot index %s", xt)
 	return nil
+}
+
+// arrayCast types (T[N])x: the bytes of an integer (or of another array or
+// string of the same size) seen as an array, e.g. (uint8[4])$addr.
+func (c *checker) arrayCast(e *ast.Cast, t *types.Type) *types.Type {
+	te := e.Type
+	elem := c.resolveType(&ast.TypeExpr{Span: te.Span, Name: te.Name, Pointers: te.Pointers})
+	if elem == nil {
+		return nil
+	}
+	if !elem.IsInt() || te.ArrayLen <= 0 {
+		c.errorf(e.Pos(), "cannot cast to %s: arrays of integers with a length are supported", typeExprString(te))
+		return nil
+	}
+	size := elem.Size * te.ArrayLen
+	src := t.Size
+	if t.Kind == types.Pointer {
+		src = 8
+	}
+	if !(t.IsInt() || t.Kind == types.Array || t.Kind == types.String) || src != size {
+		c.errorf(e.Pos(), "cannot cast %s (%d bytes) to %s (%d bytes): the sizes must match", t, src, typeExprString(te), size)
+		return nil
+	}
+	return &types.Type{Kind: types.Array, Size: size, Len: te.ArrayLen, Elem: elem}
+}
+
+// isArgsField reports whether x is args.name (a field of the probe's
+// arguments, which live in kernel memory).
+func isArgsField(x ast.Expr) bool {
+	f, ok := x.(*ast.Field)
+	if !ok {
+		return false
+	}
+	id, ok := f.X.(*ast.Ident)
+	return ok && id.Name == "args"
 }
