@@ -23,6 +23,9 @@ type Options struct {
 	// NamedParams are the named parameters read by getopt() (given as
 	// --name=value or --flag after the script).
 	NamedParams map[string]string
+	// HelperWarnings reports failing probe reads and map updates at run
+	// time (bpftrace -k).
+	HelperWarnings bool
 	// Unsafe allows functions that change the traced system (system(),
 	// signal()), as bpftrace's --unsafe. Pass the same to runtime.Options.
 	Unsafe bool
@@ -75,6 +78,7 @@ func Compile(name, src string, opts Options) (*Script, error) {
 	if copts.BTF == nil && needsKernelFeatures(checked) {
 		copts.BTF, _ = env.BTF()
 	}
+	copts.HelperWarnings = copts.HelperWarnings || opts.HelperWarnings
 	prog, err := codegen.Compile(checked, copts)
 	var cerr *codegen.Error
 	if errors.As(err, &cerr) {

@@ -31,6 +31,9 @@ type Options struct {
 	// pt_regs) instead of one trampoline per function; 0 disables it.
 	// Needs KprobeMulti.
 	FentryMultiThreshold int
+	// HelperWarnings: report failing probe reads and map updates at run
+	// time with their script position (bpftrace -k).
+	HelperWarnings bool
 	// DirectBTFLoads: in trampoline (fentry/fexit) and BTF raw tracepoint
 	// programs, members reached through BTF-typed pointers (args and the
 	// pointers loaded from them) are read with plain loads, which the

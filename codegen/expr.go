@@ -663,6 +663,7 @@ func (g *gen) str(e *ast.Call) int16 {
 		asm.Mov.Imm(asm.R2, size),
 		fn.Call(),
 	)
+	g.checkHelper(helperName(fn))
 	return off
 }
 

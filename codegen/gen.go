@@ -449,3 +449,29 @@ func (g *gen) forMap(s *ast.ForMapStmt) {
 	g.insns, g.pending, g.source, g.exitLbl, g.fp = saved, savedPending, savedSource, savedExit, savedFP
 	g.callbacks = append(g.callbacks, cb...)
 }
+
+// checkHelper reports a negative helper result in R0 as an
+// EventHelperError, with -k (Options.HelperWarnings); R0 is kept.
+func (g *gen) checkHelper(helper string) {
+	if !g.c.opts.HelperWarnings {
+		return
+	}
+	id := len(g.c.out.HelperSites)
+	g.c.out.HelperSites = append(g.c.out.HelperSites, HelperSite{Helper: helper, Pos: g.stmtPos.String()})
+	ok := g.newLabel("helperok")
+	rec := g.alloc(EventHeaderSize+8, g.stmtPos)
+	g.emit(
+		asm.JSGE.Imm(asm.R0, 0, ok),
+		stImm(g.fp, rec, int64(EventHelperError)),
+		stImm(g.fp, rec+8, int64(id)),
+		asm.StoreMem(g.fp, rec+16, asm.R0, asm.DWord),
+		asm.LoadMapPtr(asm.R1, 0).WithReference(eventsMapName),
+		asm.Mov.Reg(asm.R2, g.fp),
+		asm.Add.Imm(asm.R2, int32(rec)),
+		asm.Mov.Imm(asm.R3, EventHeaderSize+8),
+		asm.Mov.Imm(asm.R4, 0),
+		asm.FnRingbufOutput.Call(),
+	)
+	g.mark(ok)
+	g.emit(asm.Mov.Imm(asm.R0, 0))
+}

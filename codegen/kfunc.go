@@ -191,6 +191,28 @@ func (g *gen) readKernel(dst int16, size int, as types.AddrSpace) {
 		asm.Mov.Imm(asm.R2, int32(size)),
 		fn.Call(),
 	)
+	g.checkHelper(helperName(fn))
+}
+
+// helperName is the name bpftrace's -k warnings give a helper.
+func helperName(fn asm.BuiltinFunc) string {
+	switch fn {
+	case asm.FnProbeRead:
+		return "probe_read"
+	case asm.FnProbeReadKernel:
+		return "probe_read_kernel"
+	case asm.FnProbeReadUser:
+		return "probe_read_user"
+	case asm.FnProbeReadStr:
+		return "probe_read_str"
+	case asm.FnProbeReadKernelStr:
+		return "probe_read_kernel_str"
+	case asm.FnProbeReadUserStr:
+		return "probe_read_user_str"
+	case asm.FnMapUpdateElem:
+		return "map_update_elem"
+	}
+	return fn.String()
 }
 
 // loadSized loads a size-byte integer from the stack into R0, extended.

@@ -74,6 +74,17 @@ func (g *gen) update(mi *Map, key, val int16) {
 		asm.FnMapUpdateElem.Call(),
 	)
 	// A full map (-E2BIG) drops the update: count it for the warning at exit.
+	if g.c.opts.HelperWarnings {
+		failed := g.newLabel("updfail")
+		g.emit(asm.JNE.Imm(asm.R0, -7, failed+"_other"), asm.Ja.Label(failed))
+		g.mark(failed + "_other")
+		g.checkHelper("map_update_elem")
+		g.emit(asm.Ja.Label(failed + "_end"))
+		g.mark(failed)
+		g.emit(asm.Mov.Imm(asm.R0, -7))
+		g.mark(failed + "_end")
+		g.emit(asm.Mov.Reg(asm.R0, asm.R0))
+	}
 	ok := g.newLabel("updated")
 	g.c.useFullMap()
 	g.emit(asm.JNE.Imm(asm.R0, -7, ok))

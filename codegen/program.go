@@ -21,6 +21,9 @@ type Program struct {
 	StackMap   string    // name of the BPF_MAP_TYPE_STACK_TRACE map that kstack ids index; "" when unused
 	FullMap    string    // name of a per-CPU uint64 array indexed like Maps: updates dropped because the map was full; "" when unused
 	Globals    GlobalsLayout
+	// HelperSites are the helper calls whose failures are reported with
+	// -k (Options.HelperWarnings), indexed by EventHelperError's ID.
+	HelperSites []HelperSite
 }
 
 // GlobalsLayout is the layout of the single value of GlobalsMap, which the
@@ -81,19 +84,20 @@ type EventKind uint64
 
 // Event kinds. Every record starts with Event (16 bytes).
 const (
-	EventPrintf     EventKind = iota + 1 // ID indexes Printfs; args follow
-	EventExit                            // ID is the exit code
-	EventPrint                           // ID indexes Maps: print the map now
-	EventClear                           // ID indexes Maps: delete every entry
-	EventZero                            // ID indexes Maps: zero every value
-	EventTime                            // ID indexes Times
-	EventErrorf                          // like EventPrintf, printed as an error on stderr
-	EventWarnf                           // like EventPrintf, printed as a warning on stderr
-	EventPrintValue                      // ID indexes Printfs: one argument printed with print(v)
-	EventSystem                          // like EventPrintf, the result is run as a shell command (--unsafe)
-	EventCat                             // like EventPrintf, the result is a file name whose contents are printed
-	EventDropped                         // ID indexes Maps: an update was dropped because the map was full
-	EventJoin                            // ID indexes Printfs: a uint64 count at offset 16, then Args strings; Format is the separator
+	EventPrintf      EventKind = iota + 1 // ID indexes Printfs; args follow
+	EventExit                             // ID is the exit code
+	EventPrint                            // ID indexes Maps: print the map now
+	EventClear                            // ID indexes Maps: delete every entry
+	EventZero                             // ID indexes Maps: zero every value
+	EventTime                             // ID indexes Times
+	EventErrorf                           // like EventPrintf, printed as an error on stderr
+	EventWarnf                            // like EventPrintf, printed as a warning on stderr
+	EventPrintValue                       // ID indexes Printfs: one argument printed with print(v)
+	EventSystem                           // like EventPrintf, the result is run as a shell command (--unsafe)
+	EventCat                              // like EventPrintf, the result is a file name whose contents are printed
+	EventDropped                          // ID indexes Maps: an update was dropped because the map was full
+	EventJoin                             // ID indexes Printfs: a uint64 count at offset 16, then Args strings; Format is the separator
+	EventHelperError                      // ID indexes HelperSites; an int64 error code follows the header (-k)
 )
 
 // EventHeaderSize is the size of the common event header {kind uint64; id uint64}.
@@ -113,4 +117,10 @@ type Printf struct {
 type Arg struct {
 	Type   *types.Type
 	Offset int
+}
+
+// HelperSite is a BPF helper call checked for errors at run time.
+type HelperSite struct {
+	Helper string // "probe_read_kernel", "map_update_elem", ...
+	Pos    string // script position, "file:line:col"
 }

@@ -106,3 +106,14 @@ func TestEnvAndNamedParams(t *testing.T) {
 		t.Errorf("stdout %q", out)
 	}
 }
+
+// TestHelperWarnings: -k reports failing probe reads with their position.
+func TestHelperWarnings(t *testing.T) {
+	got := run(t, "-k", "-e", `BEGIN { @x = *(uint64 *)16; exit(); }`)
+	if got.code != 0 || !regexp.MustCompile(`-e:1:9: WARNING: Failed to probe_read_kernel: .* \(-\d+\)`).MatchString(got.stderr) {
+		t.Errorf("exit %d stderr %q", got.code, got.stderr)
+	}
+	if got := run(t, "-e", `BEGIN { @x = *(uint64 *)16; exit(); }`); strings.Contains(got.stderr, "WARNING") {
+		t.Errorf("warnings without -k: %q", got.stderr)
+	}
+}

@@ -162,10 +162,6 @@ func TestFlagErrors(t *testing.T) {
 			t.Errorf("%q: exit %d, stderr %q, want %q", tc.args, got.code, got.stderr, tc.msg)
 		}
 	}
-	got := run(t, "-k", "-e", "BEGIN { exit(); }")
-	if got.code != 0 || !strings.Contains(got.stderr, "-k is not supported yet") {
-		t.Errorf("-k: exit %d, stderr %q", got.code, got.stderr)
-	}
-	got = run(t, "--unsafe", "-q", "-f", "json", "-e", `BEGIN { system("echo a b c"); exit(); }`)
+	got := run(t, "--unsafe", "-q", "-f", "json", "-e", `BEGIN { system("echo a b c"); exit(); }`)
 	wantOutput(t, got, `{"type": "syscall", "data": "a b c\n"}`+"\n", 0)
 }

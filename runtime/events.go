@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/cilium/ebpf/ringbuf"
@@ -186,6 +187,16 @@ func (s *session) handle(rec []byte) error {
 		return s.write(str)
 	case codegen.EventJoin:
 		return s.join(id, rec)
+	case codegen.EventHelperError:
+		if int(id) < len(s.prog.HelperSites) && len(rec) >= codegen.EventHeaderSize+8 {
+			site := s.prog.HelperSites[id]
+			code := int64(binary.NativeEndian.Uint64(rec[codegen.EventHeaderSize:]))
+			msg := syscall.Errno(-code).Error()
+			if msg != "" {
+				msg = strings.ToUpper(msg[:1]) + msg[1:]
+			}
+			fmt.Fprintf(s.stderr, "%s: WARNING: Failed to %s: %s (%d)\n", site.Pos, site.Helper, msg, code)
+		}
 	case codegen.EventDropped:
 		name := "a map"
 		if m := s.userMap(kind, id); m != nil {

@@ -40,7 +40,7 @@ const outputUsage = `    -o, --output FILE
     -p, --pid PID  filter actions on PID, and exit when it exits
     -c, --cmd CMD  run CMD (started once the probes are attached; cpid is its pid)
     -v, --verbose  print program and map information and verifier statistics
-    -k, --warnings emit a warning when probe read helpers return an error (not supported yet)
+    -k, --warnings emit a warning when a probe read or map update fails
     --unsafe       allow unsafe functionality (system())
 `
 

@@ -160,7 +160,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}()
 	stdout = sess.stdout
 	copts := compileOptions(cfg)
-	copts.Unsafe, copts.Pid = cfg.out.unsafe, cfg.out.pidN
+	copts.Unsafe, copts.Pid, copts.HelperWarnings = cfg.out.unsafe, cfg.out.pidN, cfg.out.warnings
 	if sess.child != nil {
 		copts.Cpid = sess.child.pid()
 	}
@@ -178,9 +178,6 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		Unsafe:     cfg.out.unsafe, Format: cfg.out.fmt, Attached: sess.attached}
 	if cfg.out.verbose {
 		opts.Verbose = stderr
-	}
-	if cfg.out.warnings {
-		fmt.Fprintln(stderr, "WARNING: -k is not supported yet: errors of BPF helpers (probe reads, map lookups) are not reported")
 	}
 	if cfg.dryRun {
 		if err := script.Load(opts); err != nil {
