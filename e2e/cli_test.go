@@ -117,3 +117,30 @@ func TestHelperWarnings(t *testing.T) {
 		t.Errorf("warnings without -k: %q", got.stderr)
 	}
 }
+
+// TestREPL feeds the interactive mode from a pipe: an expression, a
+// statement, a multi-line program, an error, then \q.
+func TestREPL(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, gotrace(t), "--repl")
+	cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
+	cmd.Stdin = strings.NewReader("1 + 2\n@x = 6 * 7\nBEGIN {\n  printf(\"multi\\n\"); exit();\n}\n@bad = ;\n\\q\nprintf(\"not reached\\n\")\n")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%v: %s", err, stderr.String())
+	}
+	for _, want := range []string{"3\n", "@x: 42\n", "multi\n"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("stdout lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(string(out), "not reached") {
+		t.Errorf("\\q did not quit:\n%s", out)
+	}
+	if !strings.Contains(stderr.String(), "<repl>:1:") || !strings.Contains(stderr.String(), "error: unexpected token") {
+		t.Errorf("stderr lacks the positioned error:\n%s", stderr.String())
+	}
+}

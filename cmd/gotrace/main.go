@@ -9,6 +9,8 @@ import (
 	"os"
 	"strconv"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/gotrace/gotrace"
 	"github.com/gotrace/gotrace/codegen"
 	"github.com/gotrace/gotrace/runtime"
@@ -32,6 +34,7 @@ OPTIONS:
     -d, --dry-run  parse, check and load the program without attaching it
     --emit=asm     print the generated BPF instructions, tagged with script positions
     -q             keep messages quiet
+    --repl         interactive mode (the default with no program on a terminal)
     -l [pattern]   list probes matching pattern, e.g. 'kprobe:vfs_*'
     -lv [pattern]  list probes with their arguments
     -h, --help     show this help message
@@ -54,6 +57,7 @@ type config struct {
 	quiet   bool
 	list    bool // -l, -lv
 	listV   bool // -lv
+	repl    bool // --repl, or no program with a terminal on stdin
 	out     outputFlags
 }
 
@@ -67,6 +71,7 @@ func parseArgs(args []string, stderr io.Writer) (*config, int, bool) {
 	fs.BoolVar(&cfg.dryRun, "dry-run", false, "dry run")
 	fs.StringVar(&cfg.emit, "emit", "", "emit")
 	fs.BoolVar(&cfg.quiet, "q", false, "quiet")
+	fs.BoolVar(&cfg.repl, "repl", false, "interactive")
 	// Headers are never needed (kernel types come from BTF): include
 	// directories and forced includes are accepted for compatibility.
 	fs.Func("I", "include directory", func(string) error { return nil })
@@ -99,8 +104,12 @@ func parseArgs(args []string, stderr io.Writer) (*config, int, bool) {
 		cfg.list, cfg.params = true, rest
 		return cfg, 0, false
 	}
-	if cfg.program == "" {
+	if cfg.program == "" && !cfg.repl && !cfg.list {
 		if len(rest) == 0 {
+			if isTerminal(os.Stdin) {
+				cfg.repl = true
+				return cfg, 0, false
+			}
 			io.WriteString(stderr, usage)
 			return nil, 1, true
 		}
@@ -125,6 +134,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	cfg, code, done := parseArgs(args, stderr)
 	if done {
 		return code
+	}
+	if cfg.repl {
+		return repl(ctx, cfg, stdout, stderr)
 	}
 	if cfg.list {
 		return listProbes(stdout, stderr, cfg.params, cfg.listV)
@@ -213,4 +225,10 @@ func compileOptions(cfg *config) gotrace.Options {
 	o.MaxStrlen, _ = strconv.Atoi(os.Getenv("BPFTRACE_MAX_STRLEN"))
 	o.MaxMapKeys, _ = strconv.Atoi(os.Getenv("BPFTRACE_MAX_MAP_KEYS"))
 	return o
+}
+
+// isTerminal reports whether f is a terminal.
+func isTerminal(f *os.File) bool {
+	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
+	return err == nil
 }
