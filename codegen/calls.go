@@ -172,19 +172,25 @@ func (g *gen) output(off int16, size int) {
 		asm.JEq.Imm(asm.R0, 0, ok),
 	)
 	// Lost event: bump the per-CPU drop counter.
+	g.bumpCounter(droppedMapName, 0, ok)
+	g.mark(ok)
+	g.emit(asm.Mov.Reg(asm.R0, asm.R0))
+}
+
+// bumpCounter adds one to element index of a per-CPU uint64 array; a
+// failed lookup jumps to skip.
+func (g *gen) bumpCounter(mapName string, index int, skip string) {
 	key := g.alloc(8, ast.Pos{})
 	g.emit(
-		stImm(g.fp, key, 0),
-		asm.LoadMapPtr(asm.R1, 0).WithReference(droppedMapName),
+		stImm(g.fp, key, int64(index)),
+		asm.LoadMapPtr(asm.R1, 0).WithReference(mapName),
 		asm.Mov.Reg(asm.R2, g.fp),
 		asm.Add.Imm(asm.R2, int32(key)),
 		asm.FnMapLookupElem.Call(),
-		asm.JEq.Imm(asm.R0, 0, ok),
+		asm.JEq.Imm(asm.R0, 0, skip),
 		asm.Mov.Imm(asm.R1, 1),
 		asm.StoreXAdd(asm.R0, asm.R1, asm.DWord),
 	)
-	g.mark(ok)
-	g.emit(asm.Mov.Reg(asm.R0, asm.R0))
 }
 
 // event sends a header-only event.

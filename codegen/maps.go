@@ -88,17 +88,7 @@ func (g *gen) update(mi *Map, key, val int16) {
 	ok := g.newLabel("updated")
 	g.c.useFullMap()
 	g.emit(asm.JNE.Imm(asm.R0, -7, ok))
-	key = g.alloc(8, ast.Pos{})
-	g.emit(
-		stImm(g.fp, key, int64(g.c.mapIndex[mi.Name])),
-		asm.LoadMapPtr(asm.R1, 0).WithReference(fullMapName),
-		asm.Mov.Reg(asm.R2, g.fp),
-		asm.Add.Imm(asm.R2, int32(key)),
-		asm.FnMapLookupElem.Call(),
-		asm.JEq.Imm(asm.R0, 0, ok),
-		asm.Mov.Imm(asm.R1, 1),
-		asm.StoreXAdd(asm.R0, asm.R1, asm.DWord),
-	)
+	g.bumpCounter(fullMapName, g.c.mapIndex[mi.Name], ok)
 	g.mark(ok)
 	g.emit(asm.Mov.Reg(asm.R0, asm.R0))
 }

@@ -1130,7 +1130,7 @@ func (c *checker) cast(e *ast.Cast) *types.Type {
 		return nil
 	}
 	if cv, ok := c.info.Consts[e.X]; ok && !cv.IsStr && nt.IsInt() {
-		c.info.Consts[e] = Const{Int: truncate(cv.Int, nt)}
+		c.info.Consts[e] = Const{Int: types.Truncate(cv.Int, nt)}
 	}
 	switch {
 	case nt.Kind == types.Pointer:
@@ -1439,25 +1439,6 @@ func (c *checker) enumValue(name string) (Const, bool) {
 	}
 	v, ok := c.enums[name]
 	return Const{Int: v}, ok
-}
-
-// truncate converts a constant to an integer type as a cast does.
-func truncate(v uint64, t *types.Type) uint64 {
-	if t.Kind == types.Bool {
-		if v != 0 {
-			return 1
-		}
-		return 0
-	}
-	if t.Size >= 8 {
-		return v
-	}
-	bits := uint(t.Size * 8)
-	v &= 1<<bits - 1
-	if t.Signed && v&(1<<(bits-1)) != 0 {
-		v |= ^uint64(0) << bits
-	}
-	return v
 }
 
 // foldBinary computes a binary operation on constants, when it is one the

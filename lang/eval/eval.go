@@ -70,24 +70,8 @@ func isUnsigned64(t *types.Type) bool {
 }
 
 // Truncate converts the 64-bit value v to the integer or bool type t as a
-// cast does.
-func Truncate(v uint64, t *types.Type) uint64 {
-	if t.Kind == types.Bool {
-		if v != 0 {
-			return 1
-		}
-		return 0
-	}
-	if t.Size >= 8 {
-		return v
-	}
-	n := uint(t.Size * 8)
-	v &= 1<<n - 1
-	if t.Signed && v>>(n-1) != 0 {
-		v |= ^uint64(0) << n
-	}
-	return v
-}
+// cast does (types.Truncate).
+func Truncate(v uint64, t *types.Type) uint64 { return types.Truncate(v, t) }
 
 // Expr evaluates a checked expression.
 func (env *Env) Expr(e ast.Expr) (Value, error) {

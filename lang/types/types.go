@@ -302,3 +302,24 @@ func AggValueSize(k Kind) int {
 	}
 	return 8
 }
+
+// Truncate converts the 64-bit value v to the integer or bool type t as a
+// cast does: bools become 0 or 1, narrower integers keep their low bytes,
+// sign-extended when t is signed.
+func Truncate(v uint64, t *Type) uint64 {
+	if t.Kind == Bool {
+		if v != 0 {
+			return 1
+		}
+		return 0
+	}
+	if t.Size >= 8 {
+		return v
+	}
+	n := uint(t.Size * 8)
+	v &= 1<<n - 1
+	if t.Signed && v>>(n-1) != 0 {
+		v |= ^uint64(0) << n
+	}
+	return v
+}
