@@ -20,10 +20,15 @@ func (c *checker) preprocess(defs []*ast.CDef) {
 	c.defines = map[string]Const{}
 	c.ctypes = map[string]btf.Type{}
 	defined := map[string]bool{}
-	if c.env != nil {
-		if spec, err := c.env.BTF(); err == nil && spec != nil {
-			defined["BPFTRACE_HAVE_BTF"] = true
+	// BPFTRACE_HAVE_BTF is looked up only when a conditional asks: loading
+	// the kernel's BTF costs milliseconds.
+	isDefined := func(name string) bool {
+		if name == "BPFTRACE_HAVE_BTF" && !defined[name] && c.env != nil {
+			if spec, err := c.env.BTF(); err == nil && spec != nil {
+				defined[name] = true
+			}
 		}
+		return defined[name]
 	}
 	// active[i] tells whether the i-th nested conditional's current branch
 	// is taken; taken[i] whether one of its branches was.
@@ -52,7 +57,7 @@ func (c *checker) preprocess(defs []*ast.CDef) {
 			if directive == "if" {
 				name = strings.TrimSuffix(strings.TrimPrefix(strings.ReplaceAll(rest, " ", ""), "defined("), ")")
 			}
-			cond := defined[name]
+			cond := isDefined(name)
 			if directive == "ifndef" {
 				cond = !cond
 			}
