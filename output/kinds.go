@@ -2,8 +2,9 @@ package output
 
 import (
 	"net/netip"
-	"os/user"
+	"os"
 	"strconv"
+	"strings"
 	"syscall"
 	"unicode"
 	"unicode/utf8"
@@ -49,12 +50,20 @@ func inetString(family uint64, addr []byte) string {
 	return ""
 }
 
-// username renders a uid as the user's name from the password database,
-// or the number when there is none.
+// username renders a uid as the user's name from /etc/passwd, or the
+// number when there is none. (os/user would link cgo and make the binary
+// dynamic, which costs every start.)
 func username(uid uint64) string {
 	id := strconv.FormatUint(uid, 10)
-	if u, err := user.LookupId(id); err == nil {
-		return u.Username
+	data, err := os.ReadFile("/etc/passwd")
+	if err != nil {
+		return id
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		f := strings.Split(line, ":")
+		if len(f) > 2 && f[2] == id {
+			return f[0]
+		}
 	}
 	return id
 }

@@ -2,9 +2,6 @@ package runtime
 
 import (
 	"errors"
-	"fmt"
-
-	"github.com/cilium/ebpf/rlimit"
 
 	"github.com/gotrace/gotrace/codegen"
 )
@@ -17,8 +14,8 @@ func Load(prog *codegen.Program, opts Options) error {
 	if prog == nil || prog.Collection == nil {
 		return errors.New("runtime: no program")
 	}
-	if err := rlimit.RemoveMemlock(); err != nil {
-		return fmt.Errorf("remove memlock rlimit: %w", err)
+	if err := raiseMemlock(); err != nil {
+		return err
 	}
 	s := &session{prog: prog, opts: opts}
 	err := s.load()

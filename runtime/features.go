@@ -5,7 +5,6 @@ import (
 	"github.com/cilium/ebpf/asm"
 	"github.com/cilium/ebpf/btf"
 	"github.com/cilium/ebpf/features"
-	"github.com/cilium/ebpf/rlimit"
 
 	"github.com/gotrace/gotrace/codegen"
 )
@@ -24,7 +23,7 @@ const DefaultFentryMultiThreshold = 64
 //     tracepoint programs (Linux 5.5), probed by loading a tp_btf program
 //     that reads sched_switch's prev->pid.
 func Features(spec *btf.Spec) codegen.Options {
-	_ = rlimit.RemoveMemlock()
+	_ = raiseMemlock()
 	var o codegen.Options
 	if features.HaveBPFLinkKprobeMulti() == nil {
 		o.KprobeMulti = true

@@ -19,7 +19,6 @@ import (
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/btf"
 	"github.com/cilium/ebpf/ringbuf"
-	"github.com/cilium/ebpf/rlimit"
 	"golang.org/x/sys/unix"
 
 	"github.com/gotrace/gotrace/codegen"
@@ -172,8 +171,8 @@ func (s *session) run(ctx context.Context) error {
 	if prog == nil || prog.Collection == nil {
 		return errors.New("runtime: no program")
 	}
-	if err := rlimit.RemoveMemlock(); err != nil {
-		return fmt.Errorf("remove memlock rlimit: %w", err)
+	if err := raiseMemlock(); err != nil {
+		return err
 	}
 	ncpu, err := ebpf.PossibleCPU()
 	if err != nil {
