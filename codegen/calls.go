@@ -120,7 +120,7 @@ func (g *gen) call(e *ast.Call) {
 		}
 	case "kstack":
 		g.kstack()
-	case "strerror", "syscall_name", "signal_name":
+	case "strerror", "syscall_name", "signal_name", "cgroup_path":
 		g.scalar(e.Args[0])
 	case "join":
 		g.join(e)

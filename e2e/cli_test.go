@@ -144,3 +144,11 @@ func TestREPL(t *testing.T) {
 		t.Errorf("stderr lacks the positioned error:\n%s", stderr.String())
 	}
 }
+
+// TestCgroupPath: cgroup_path() resolves ids in the mounted hierarchies.
+func TestCgroupPath(t *testing.T) {
+	got := run(t, "-e", `BEGIN { print(cgroup_path(cgroup)); exit(); }`)
+	if got.code != 0 || !regexp.MustCompile(`^([a-z=,_]*:/[^;\n]*;)*[a-z=,_]*:/[^;\n]*\n`).MatchString(got.stdout) {
+		t.Errorf("exit %d stdout %q stderr %q", got.code, got.stdout, got.stderr)
+	}
+}

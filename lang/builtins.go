@@ -305,7 +305,7 @@ func funcs() map[string]*Func {
 		{Name: "macaddr", check: checkMacaddr},
 		{Name: "str_concat", check: checkStrConcat},
 		{Name: "tseries", agg: true, check: notYet("tseries()")},
-		{Name: "cgroup_path", check: notYet("cgroup_path()")},
+		{Name: "cgroup_path", check: checkCgroupPath},
 		{Name: "kptr", check: checkAddrFunc(types.Pointer)},
 		{Name: "uptr", check: checkAddrFunc(types.Pointer)},
 		{Name: "count", agg: true, check: aggCheck(types.Count, 0)},
@@ -1358,4 +1358,24 @@ func checkStrConcat(c *checker, e *ast.Call) *types.Type {
 		size += t.Size
 	}
 	return types.NewString(size)
+}
+
+// checkCgroupPath types cgroup_path(id[, filter]): the id is resolved to
+// paths in user space when printed; filter is a wildcard over hierarchy
+// names ("unified" for cgroup v2).
+func checkCgroupPath(c *checker, e *ast.Call) *types.Type {
+	if !c.wantArgs(e, 1, 2) || c.intArg(e, 0) == nil {
+		return nil
+	}
+	t := &types.Type{Kind: types.CgroupPath, Size: 8, Name: "*"}
+	if len(e.Args) == 2 {
+		lit, ok := e.Args[1].(*ast.StrLit)
+		if !ok {
+			c.errorf(e.Args[1].GetSpan().Start, "cgroup_path() filter must be a string literal")
+			return nil
+		}
+		c.expr(lit)
+		t.Name = lit.Value
+	}
+	return t
 }

@@ -198,7 +198,7 @@ func (f *Formatter) writeJSON(sb *strings.Builder, t *types.Type, b []byte, dept
 		} else {
 			sb.WriteString(jsonUint(readUint(b, 8)))
 		}
-	case types.Ksym, types.Usym, types.Stack, types.Errno, types.SyscallName, types.Inet, types.Username, types.SignalName, types.MacAddr:
+	case types.Ksym, types.Usym, types.Stack, types.Errno, types.SyscallName, types.Inet, types.Username, types.SignalName, types.MacAddr, types.CgroupPath:
 		sb.WriteString(JSONString(f.Value(t, b)))
 	case types.Count:
 		sb.WriteString(jsonUint(readUint(b, 8)))

@@ -42,6 +42,7 @@ const (
 	Username         // uint64 uid, printed as the user name
 	SignalName       // int64 signal number, printed as its name (signal_name())
 	MacAddr          // 6 bytes (in 8), printed as XX:XX:XX:XX:XX:XX (macaddr())
+	CgroupPath       // uint64 cgroup id, printed as the cgroup\'s path(s) (cgroup_path()); Name holds the hierarchy filter
 )
 
 // AddrSpace tells which helper reads through a pointer.
@@ -290,6 +291,8 @@ func (t *Type) String() string {
 		return "signal_name_t"
 	case MacAddr:
 		return "macaddr_t"
+	case CgroupPath:
+		return "cgroup_path_t"
 	}
 	return "invalid"
 }
