@@ -229,7 +229,7 @@ func (c *compiler) compileProbe(i int, p *lang.Probe) error {
 		probe.Kind, typ = ProbeSoftware, ebpf.PerfEvent
 		probe.Config = lang.SoftwareEvents()[pt.Event][0]
 		probe.Period = pt.Value
-	case "kprobe", "kretprobe", "fentry", "fexit", "rawtracepoint":
+	case "kprobe", "kretprobe", "fentry", "fexit", "rawtracepoint", "uprobe", "uretprobe":
 		typ, attach = c.kernelProbe(p, probe)
 	default:
 		return &Error{Pos: pt.Pos, Err: fmt.Errorf("%s probes are not supported by the code generator", pt.Provider)}

@@ -55,6 +55,20 @@ func (c *compiler) kernelProbe(p *lang.Probe, probe *Probe) (ebpf.ProgramType, e
 		probe.Targets = append(probe.Targets, target)
 	}
 	switch pt.Provider {
+	case "uprobe", "uretprobe":
+		probe.Kind = ProbeUprobe
+		if pt.Provider == "uretprobe" {
+			probe.Kind = ProbeUretprobe
+		}
+		probe.Targets = probe.Targets[:0]
+		for _, pp := range p.Points {
+			target := pp.Module + ":" + pp.Func
+			if pp.Offset != 0 {
+				target += fmt.Sprintf("+%d", pp.Offset)
+			}
+			probe.Targets = append(probe.Targets, target)
+		}
+		return ebpf.Kprobe, ebpf.AttachNone
 	case "kprobe", "kretprobe":
 		probe.Kind = ProbeKprobe
 		if pt.Provider == "kretprobe" {
@@ -92,7 +106,7 @@ func (c *compiler) fentryViaKprobe(p *lang.Probe) bool {
 // isKprobeCtx reports whether the program's context is struct pt_regs.
 func (g *gen) isKprobeCtx() bool {
 	switch g.probe.Provider() {
-	case "kprobe", "kretprobe":
+	case "kprobe", "kretprobe", "uprobe", "uretprobe":
 		return true
 	case "fentry":
 		return g.c.fentryViaKprobe(g.probe)

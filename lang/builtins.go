@@ -98,7 +98,7 @@ func builtins() map[string]*Builtin {
 		}},
 		{Name: "func", typ: func(c *checker) (*types.Type, string) {
 			switch c.probe.Provider() {
-			case "kprobe", "kretprobe", "fentry", "fexit":
+			case "kprobe", "kretprobe", "fentry", "fexit", "uprobe", "uretprobe":
 			default:
 				return nil, fmt.Sprintf("func is not available in %s probes", c.probe.Provider())
 			}
@@ -111,6 +111,8 @@ func builtins() map[string]*Builtin {
 			pt := c.probe.Points[0]
 			switch pt.Provider {
 			case "kretprobe", "fexit":
+			case "uretprobe":
+				return types.Uint64, ""
 			default:
 				return nil, fmt.Sprintf("retval is not available in %s probes", pt.Provider)
 			}
@@ -138,9 +140,9 @@ func builtins() map[string]*Builtin {
 // argN types the kprobe register arguments arg0...arg5.
 func argN(c *checker) (*types.Type, string) {
 	switch p := c.probe.Provider(); p {
-	case "kprobe", "rawtracepoint":
+	case "kprobe", "rawtracepoint", "uprobe":
 	default:
-		return nil, fmt.Sprintf("argN is only available in kprobe and rawtracepoint probes (use args.NAME in %s probes)", p)
+		return nil, fmt.Sprintf("argN is only available in kprobe, uprobe and rawtracepoint probes (use args.NAME in %s probes)", p)
 	}
 	return types.Uint64, ""
 }
@@ -748,8 +750,8 @@ func checkReg(c *checker, e *ast.Call) *types.Type {
 	if !c.wantArgs(e, 1, 1) {
 		return nil
 	}
-	if p := c.probe.Provider(); p != "kprobe" && p != "kretprobe" {
-		c.errorf(e.Pos(), "reg() is only available in kprobe and kretprobe probes")
+	if p := c.probe.Provider(); p != "kprobe" && p != "kretprobe" && p != "uprobe" && p != "uretprobe" {
+		c.errorf(e.Pos(), "reg() is only available in kprobe, kretprobe, uprobe and uretprobe probes")
 		return nil
 	}
 	lit, ok := e.Args[0].(*ast.StrLit)

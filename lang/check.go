@@ -272,7 +272,7 @@ func (c *checker) expandAttachMissing(ap *ast.AttachPoint) []*AttachPoint {
 // instructions for trampolines).
 func sharesProgram(provider string) bool {
 	switch provider {
-	case "tracepoint", "kprobe", "kretprobe", "fentry", "fexit", "rawtracepoint":
+	case "tracepoint", "kprobe", "kretprobe", "fentry", "fexit", "rawtracepoint", "uprobe", "uretprobe":
 		return true
 	}
 	return false
@@ -318,7 +318,12 @@ func (c *checker) checkProbe(pr *Probe) {
 			if pt.Provider != "kretprobe" {
 				c.info.ArgsType, c.info.ArgsErr = c.kfuncArgs(pt)
 			}
+		case "uprobe", "uretprobe":
+			c.info.ArgsErr = "args needs DWARF debug information for user functions, which gotrace does not read: use arg0...arg5"
 		}
+	}
+	if p := pt.Provider; p == "uprobe" || p == "uretprobe" {
+		c.info.UserArgs = true // pointers in registers are user memory
 	}
 	if pr.AST.Pred != nil {
 		t := c.expr(pr.AST.Pred)

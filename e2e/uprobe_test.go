@@ -1,0 +1,32 @@
+package e2e
+
+import (
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestUprobe traces a small C program (built here with cc): uprobe argN,
+// uretprobe retval, func, and a wildcard.
+func TestUprobe(t *testing.T) {
+	cc, err := exec.LookPath("cc")
+	if err != nil {
+		t.Skip("no C compiler to build the traced program")
+	}
+	bin := filepath.Join(t.TempDir(), "add")
+	if out, err := exec.Command(cc, "-O1", "-o", bin, "testdata/uprobe/add.c").CombinedOutput(); err != nil {
+		t.Fatalf("cc: %v\n%s", err, out)
+	}
+	script := `uprobe:` + bin + `:add { @calls = count(); @a = sum(arg0); @f[func] = count(); }
+uretprobe:` + bin + `:add { @r = sum(retval); }
+uprobe:` + bin + `:ad* { @wild = count(); }`
+	s := startNoWait(t, "-e", script)
+	s.waitLinks(3, 20*time.Second)
+	if out, err := exec.Command(bin, "10").CombinedOutput(); err != nil || string(out) != "55\n" {
+		t.Fatalf("traced program: %v %q", err, out)
+	}
+	got := s.stop(syscall.SIGINT)
+	wantOutput(t, got, "\n\n@a: 45\n@calls: 10\n@f[add]: 10\n@r: 55\n@wild: 10\n", 0)
+}
