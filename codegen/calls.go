@@ -120,6 +120,10 @@ func (g *gen) call(e *ast.Call) {
 		}
 	case "kstack":
 		g.kstack()
+	case "usym", "ustack":
+		g.buffer(e)
+	case "uaddr":
+		g.loadImm(asm.R0, int64(g.info.Consts[e].Int))
 	case "strerror", "syscall_name", "signal_name", "cgroup_path":
 		g.scalar(e.Args[0])
 	case "join":

@@ -478,6 +478,9 @@ func (g *gen) buffer(e ast.Expr) int16 {
 	case *ast.MapRef:
 		return g.mapReadBuffer(e)
 	case *ast.Ident:
+		if e.Name == "ustack" {
+			return g.ustack(e.Pos())
+		}
 		if e.Name == "pcomm" {
 			// curtask->group_leader->comm
 			l := g.c.prog.Task
@@ -506,6 +509,13 @@ func (g *gen) buffer(e ast.Expr) int16 {
 			return g.str(e)
 		case "ntop":
 			return g.ntop(e)
+		case "usym":
+			off := g.alloc(16, e.Pos())
+			g.scalar(e.Args[0])
+			g.emit(asm.StoreMem(g.fp, off, asm.R0, asm.DWord), asm.FnGetCurrentPidTgid.Call(), asm.RSh.Imm(asm.R0, 32), asm.StoreMem(g.fp, off+8, asm.R0, asm.DWord))
+			return off
+		case "ustack":
+			return g.ustack(e.Pos())
 		case "buf":
 			return g.buf(e)
 		case "str_concat":
@@ -929,4 +939,21 @@ func (g *gen) macaddr(e *ast.Call) {
 	}
 	g.readKernel(tmp, 6, as)
 	g.emit(asm.LoadMem(asm.R0, g.fp, tmp, asm.DWord))
+}
+
+// ustack records the user stack of the current task: {stack id, pid}.
+func (g *gen) ustack(pos ast.Pos) int16 {
+	g.c.useStacks()
+	off := g.alloc(16, pos)
+	g.emit(
+		asm.Mov.Reg(asm.R1, rCtx),
+		asm.LoadMapPtr(asm.R2, 0).WithReference(stackMapName),
+		asm.Mov.Imm(asm.R3, 1<<8), // BPF_F_USER_STACK
+		asm.FnGetStackid.Call(),
+		asm.StoreMem(g.fp, off, asm.R0, asm.DWord),
+		asm.FnGetCurrentPidTgid.Call(),
+		asm.RSh.Imm(asm.R0, 32),
+		asm.StoreMem(g.fp, off+8, asm.R0, asm.DWord),
+	)
+	return off
 }

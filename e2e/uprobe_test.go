@@ -30,3 +30,26 @@ uprobe:` + bin + `:ad* { @wild = count(); }`
 	got := s.stop(syscall.SIGINT)
 	wantOutput(t, got, "\n\n@a: 45\n@calls: 10\n@f[add]: 10\n@r: 55\n@wild: 10\n", 0)
 }
+
+// TestUprobeSymbols: usym(), ustack and uaddr() resolve the traced
+// program's functions (while it is still running).
+func TestUprobeSymbols(t *testing.T) {
+	cc, err := exec.LookPath("cc")
+	if err != nil {
+		t.Skip("no C compiler to build the traced program")
+	}
+	bin := filepath.Join(t.TempDir(), "add")
+	if out, err := exec.Command(cc, "-O1", "-o", bin, "testdata/uprobe/add.c").CombinedOutput(); err != nil {
+		t.Fatalf("cc: %v\n%s", err, out)
+	}
+	s := startNoWait(t, "-e", `uprobe:`+bin+`:add { @[ustack(1)] = count(); @s[usym(reg("ip"))] = count(); @u = uaddr("add") > 0; }`)
+	s.waitLinks(1, 20*time.Second)
+	traced := exec.Command(bin, "4", "5")
+	if err := traced.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer traced.Process.Kill()
+	time.Sleep(300 * time.Millisecond) // the loop has run; the program sleeps
+	got := s.stop(syscall.SIGINT)
+	wantOutput(t, got, "\n\n@[\n        add+0\n]: 4\n@s[add]: 4\n@u: true\n", 0)
+}

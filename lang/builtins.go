@@ -63,9 +63,7 @@ func builtins() map[string]*Builtin {
 		{Name: "probetype", typ: func(c *checker) (*types.Type, string) {
 			return types.NewString(len(probeType(c.probe.Provider())) + 1), ""
 		}},
-		{Name: "ustack", typ: func(c *checker) (*types.Type, string) {
-			return nil, "ustack needs uprobes, which are not supported yet"
-		}},
+		{Name: "ustack", typ: fixed(ustackType(MaxStackFrames))},
 		{Name: "kstack", typ: func(c *checker) (*types.Type, string) {
 			return &types.Type{Kind: types.Stack, Size: 8, Name: "kstack", Len: MaxStackFrames}, ""
 		}},
@@ -299,9 +297,9 @@ func funcs() map[string]*Func {
 		{Name: "cgroupid", check: checkCgroupid},
 		{Name: "override", check: unsafeFunc(checkOverride)},
 		{Name: "path", check: checkPath},
-		{Name: "uaddr", check: needsUprobes},
-		{Name: "usym", check: needsUprobes},
-		{Name: "ustack", check: needsUprobes},
+		{Name: "uaddr", check: checkUaddr},
+		{Name: "usym", check: checkUsym},
+		{Name: "ustack", check: checkUstack},
 		{Name: "buf", check: checkBuf},
 		{Name: "pton", check: checkPton},
 		{Name: "macaddr", check: checkMacaddr},
@@ -1250,9 +1248,61 @@ func checkPath(c *checker, e *ast.Call) *types.Type {
 	return types.NewString(size)
 }
 
-func needsUprobes(c *checker, e *ast.Call) *types.Type {
-	c.errorf(e.Pos(), "%s() needs uprobes, which are not supported yet", e.Name)
-	return nil
+// ustackType is the type of ustack: {stack id, pid}.
+func ustackType(limit int) *types.Type {
+	return &types.Type{Kind: types.Stack, Size: 16, Name: "ustack", Len: limit}
+}
+
+// checkUstack types ustack(limit).
+func checkUstack(c *checker, e *ast.Call) *types.Type {
+	t := checkKstack(c, e)
+	if t == nil {
+		return nil
+	}
+	return ustackType(t.Len)
+}
+
+// checkUsym types usym(addr): an address of the current process, printed
+// as its function name.
+func checkUsym(c *checker, e *ast.Call) *types.Type {
+	if !c.wantArgs(e, 1, 1) {
+		return nil
+	}
+	t := c.expr(e.Args[0])
+	if t == nil {
+		return nil
+	}
+	if !t.IsInt() && t.Kind != types.Pointer {
+		c.errorf(e.Args[0].Pos(), "usym() needs an address, not %s", t)
+		return nil
+	}
+	return &types.Type{Kind: types.Usym, Size: 16}
+}
+
+// checkUaddr resolves uaddr("symbol") in a uprobe's binary at compile
+// time: the symbol's address in the ELF file (exact for non-PIE binaries).
+func checkUaddr(c *checker, e *ast.Call) *types.Type {
+	if !c.wantArgs(e, 1, 1) {
+		return nil
+	}
+	pt := c.probe.Points[0]
+	if pt.Provider != "uprobe" && pt.Provider != "uretprobe" {
+		c.errorf(e.Pos(), "uaddr() is only available in uprobe and uretprobe probes")
+		return nil
+	}
+	lit, ok := e.Args[0].(*ast.StrLit)
+	if !ok {
+		c.errorf(e.Args[0].GetSpan().Start, "uaddr() needs a symbol name as a string literal")
+		return nil
+	}
+	c.expr(lit)
+	addr, err := elfSymbol(pt.Module, lit.Value)
+	if err != nil {
+		c.errorf(lit.Pos(), "uaddr(%q): %v", lit.Value, err)
+		return nil
+	}
+	c.info.Consts[e] = Const{Int: addr}
+	return &types.Type{Kind: types.Pointer, Size: 8, Elem: types.Uint64, AS: types.User}
 }
 
 // notYet refuses a function gotrace does not implement yet.

@@ -773,7 +773,7 @@ func (c *checker) mapUse(m *ast.MapRef, vt *types.Type, write bool) *MapType {
 			kt = storageType(kt)
 		case kt.Kind == types.Pointer, kt.Kind == types.Ksym, kt.Kind == types.Tuple, kt.Kind == types.Record, kt.Kind == types.Stack,
 			kt.Kind == types.Errno, kt.Kind == types.SyscallName, kt.Kind == types.Inet,
-			kt.Kind == types.Username, kt.Kind == types.SignalName, kt.Kind == types.CgroupPath:
+			kt.Kind == types.Username, kt.Kind == types.SignalName, kt.Kind == types.CgroupPath, kt.Kind == types.Usym:
 		default:
 			c.errorf(k.Pos(), "%s cannot be used as a map key", kt)
 			return nil

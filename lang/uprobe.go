@@ -138,3 +138,26 @@ func expandUprobe(c *checker, ap *ast.AttachPoint, parts []string) ([]*AttachPoi
 	}
 	return out, nil
 }
+
+// elfSymbol returns the address of a symbol (function or object) of an
+// ELF file.
+func elfSymbol(file, name string) (uint64, error) {
+	f, err := elf.Open(file)
+	if err != nil {
+		return 0, fmt.Errorf("reading %s: %w", file, err)
+	}
+	defer f.Close()
+	for _, get := range []func() ([]elf.Symbol, error){f.Symbols, f.DynamicSymbols} {
+		syms, err := get()
+		if err != nil {
+			continue
+		}
+		for _, s := range syms {
+			base, _, _ := strings.Cut(s.Name, "@")
+			if base == name && s.Value != 0 {
+				return s.Value, nil
+			}
+		}
+	}
+	return 0, fmt.Errorf("no symbol %s in %s", name, file)
+}

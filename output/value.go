@@ -22,10 +22,13 @@ const DefaultStrTruncTrailer = ".."
 type Formatter struct {
 	// Ksym resolves a kernel address (types.Ksym); nil prints "0x" hex.
 	Ksym func(addr uint64) string
-	// Usym resolves a user address (types.Usym); nil prints "0x" hex.
-	Usym func(addr uint64) string
+	// Usym resolves a user address of process pid (types.Usym, stored as
+	// {addr, pid}); nil prints "0x" hex.
+	Usym func(addr, pid uint64) string
 	// Stack renders a stack id (types.Stack) of type t; nil prints the id.
-	Stack func(t *types.Type, id uint64) string
+	// (types.Stack is {id} for kstack and {id, pid} for ustack: pid is 0
+	// for kernel stacks.)
+	Stack func(t *types.Type, id, pid uint64) string
 	// Timestamp renders a types.Timestamp value (nanoseconds) of type t; nil
 	// prints the number.
 	Timestamp func(t *types.Type, ns uint64) string
@@ -219,14 +222,14 @@ func (f *Formatter) writeValue(sb *strings.Builder, t *types.Type, b []byte, dep
 	case types.Usym:
 		addr := readUint(b, 8)
 		if f.Usym != nil {
-			sb.WriteString(f.Usym(addr))
+			sb.WriteString(f.Usym(addr, readUint(slice(b, 8, 8), 8)))
 		} else {
 			sb.WriteString(hexAddr(addr))
 		}
 	case types.Stack:
 		id := readUint(b, 8)
 		if f.Stack != nil {
-			sb.WriteString(f.Stack(t, id))
+			sb.WriteString(f.Stack(t, id, readUint(slice(b, 8, 8), 8)))
 		} else {
 			sb.WriteString(strconv.FormatUint(id, 10))
 		}

@@ -58,8 +58,8 @@ func TestFormatValue(t *testing.T) {
 func TestFormatterHooks(t *testing.T) {
 	f := &Formatter{
 		Ksym:      func(a uint64) string { return "sym" + strconv.FormatUint(a, 10) },
-		Usym:      func(a uint64) string { return "usym" },
-		Stack:     func(_ *types.Type, id uint64) string { return "\n\tframe\n" },
+		Usym:      func(a, pid uint64) string { return "usym" },
+		Stack:     func(_ *types.Type, id, pid uint64) string { return "\n\tframe\n" },
 		Timestamp: func(_ *types.Type, ns uint64) string { return "ts" },
 	}
 	tup := types.NewTuple([]*types.Type{

@@ -122,7 +122,8 @@ func Run(ctx context.Context, prog *codegen.Program, opts Options) (exitCode int
 	if s.stderr == nil {
 		s.stderr = os.Stderr
 	}
-	s.opts.Formatter = s.withStacks(withTimestamps(withKsyms(s.opts.Formatter)))
+	s.usyms = &usymResolver{}
+	s.opts.Formatter = s.withUsyms(s.withStacks(withTimestamps(withKsyms(s.opts.Formatter))))
 	if s.opts.MaxCatBytes <= 0 {
 		s.opts.MaxCatBytes = DefaultMaxCatBytes
 	}
@@ -142,6 +143,7 @@ func Run(ctx context.Context, prog *codegen.Program, opts Options) (exitCode int
 
 // session is the state of one Run.
 type session struct {
+	usyms          *usymResolver // user symbols for usym() and ustack
 	prog           *codegen.Program
 	opts           Options
 	stdout, stderr io.Writer

@@ -19,7 +19,7 @@ func (s *session) withStacks(f *output.Formatter) *output.Formatter {
 	}
 	ksyms := NewKsyms()
 	c := *f
-	c.Stack = func(t *types.Type, id uint64) string {
+	c.Stack = func(t *types.Type, id, pid uint64) string {
 		var b strings.Builder
 		b.WriteString("\n")
 		if s.coll == nil || int64(id) < 0 {
@@ -43,6 +43,10 @@ func (s *session) withStacks(f *output.Formatter) *output.Formatter {
 				break
 			}
 			b.WriteString("        ")
+			if t.Name == "ustack" {
+				b.WriteString(s.usyms.frame(addr, pid) + "\n")
+				continue
+			}
 			if name, off, ok := ksyms.Lookup(addr); ok {
 				fmt.Fprintf(&b, "%s+%d\n", name, off)
 			} else {

@@ -34,8 +34,8 @@ const (
 	Lhist            // key suffixed with a uint64 bucket index; per-CPU uint64 count
 	Timestamp        // uint64 nanoseconds, printed with strftime
 	Ksym             // uint64 kernel address, printed as a symbol
-	Usym             // uint64 user address, printed as a symbol
-	Stack            // uint64 stack id
+	Usym             // {uint64 addr; uint64 pid}, a user address printed as a symbol
+	Stack            // {uint64 id} (kstack) or {uint64 id; uint64 pid} (ustack): Name says which
 	Errno            // int64 errno, printed as strerror(3) text (strerror())
 	SyscallName      // int64 syscall number, printed as its name (syscall_name())
 	Inet             // {uint64 family; [16]byte address}, printed as an IP address (ntop())
@@ -126,8 +126,10 @@ func (t *Type) IsBuffer() bool {
 		return false
 	}
 	switch t.Kind {
-	case String, Tuple, Record, Array, Struct, Inet:
+	case String, Tuple, Record, Array, Struct, Inet, Usym:
 		return true
+	case Stack:
+		return t.Name == "ustack"
 	}
 	return false
 }

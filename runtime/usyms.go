@@ -1,0 +1,143 @@
+package runtime
+
+import (
+	"bufio"
+	"debug/elf"
+	"fmt"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/gotrace/gotrace/output"
+)
+
+// usymResolver symbolizes user addresses: /proc/PID/maps gives the file
+// and file offset behind an address, and the file's ELF symbol table the
+// function at that offset. Symbol tables are read once per file.
+type usymResolver struct {
+	mu    sync.Mutex
+	files map[string][]usym // by path; nil slice for unreadable files
+}
+
+// usym is a function symbol by file offset.
+type usym struct {
+	off, size uint64
+	name      string
+}
+
+// lookup returns the function containing addr in process pid and the
+// offset of addr in it.
+func (r *usymResolver) lookup(addr, pid uint64) (string, uint64, bool) {
+	path, foff, ok := mappedFile(addr, pid)
+	if !ok {
+		return "", 0, false
+	}
+	syms := r.symbols(path)
+	i := sort.Search(len(syms), func(i int) bool { return syms[i].off > foff }) - 1
+	if i < 0 || (syms[i].size > 0 && foff >= syms[i].off+syms[i].size) {
+		return "", 0, false
+	}
+	return syms[i].name, foff - syms[i].off, true
+}
+
+// name renders usym(): the function name, or the address in hex.
+func (r *usymResolver) name(addr, pid uint64) string {
+	if name, _, ok := r.lookup(addr, pid); ok {
+		return name
+	}
+	return fmt.Sprintf("0x%x", addr)
+}
+
+// frame renders a ustack frame: name+offset, or the address in hex.
+func (r *usymResolver) frame(addr, pid uint64) string {
+	if name, off, ok := r.lookup(addr, pid); ok {
+		return fmt.Sprintf("%s+%d", name, off)
+	}
+	return fmt.Sprintf("0x%x", addr)
+}
+
+// mappedFile finds the file mapping that contains addr in process pid.
+func mappedFile(addr, pid uint64) (string, uint64, bool) {
+	f, err := os.Open(fmt.Sprintf("/proc/%d/maps", pid))
+	if err != nil {
+		return "", 0, false
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		// start-end perms offset dev inode path
+		fields := strings.Fields(sc.Text())
+		if len(fields) < 6 || !strings.HasPrefix(fields[5], "/") {
+			continue
+		}
+		lo, hi, ok := strings.Cut(fields[0], "-")
+		if !ok {
+			continue
+		}
+		start, err1 := strconv.ParseUint(lo, 16, 64)
+		end, err2 := strconv.ParseUint(hi, 16, 64)
+		off, err3 := strconv.ParseUint(fields[2], 16, 64)
+		if err1 != nil || err2 != nil || err3 != nil || addr < start || addr >= end {
+			continue
+		}
+		return fields[5], addr - start + off, true
+	}
+	return "", 0, false
+}
+
+// symbols reads the function symbols of an ELF file, by file offset.
+func (r *usymResolver) symbols(path string) []usym {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if syms, ok := r.files[path]; ok {
+		return syms
+	}
+	if r.files == nil {
+		r.files = map[string][]usym{}
+	}
+	var syms []usym
+	if f, err := elf.Open(path); err == nil {
+		for _, get := range []func() ([]elf.Symbol, error){f.Symbols, f.DynamicSymbols} {
+			list, err := get()
+			if err != nil {
+				continue
+			}
+			for _, s := range list {
+				if elf.ST_TYPE(s.Info) != elf.STT_FUNC || s.Value == 0 {
+					continue
+				}
+				if off, ok := fileOffset(f, s.Value); ok {
+					name, _, _ := strings.Cut(s.Name, "@")
+					syms = append(syms, usym{off: off, size: s.Size, name: name})
+				}
+			}
+		}
+		f.Close()
+	}
+	sort.Slice(syms, func(i, j int) bool { return syms[i].off < syms[j].off })
+	r.files[path] = syms
+	return syms
+}
+
+// fileOffset converts a virtual address of an ELF file to a file offset
+// through its loadable segments.
+func fileOffset(f *elf.File, vaddr uint64) (uint64, bool) {
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_LOAD && vaddr >= p.Vaddr && vaddr < p.Vaddr+p.Memsz {
+			return vaddr - p.Vaddr + p.Off, true
+		}
+	}
+	return 0, false
+}
+
+// withUsyms sets the formatter's hook for usym() values.
+func (s *session) withUsyms(f *output.Formatter) *output.Formatter {
+	if f.Usym != nil {
+		return f
+	}
+	c := *f
+	c.Usym = s.usyms.name
+	return &c
+}
