@@ -10,6 +10,7 @@ import (
 
 	"github.com/gotrace/gotrace/codegen"
 	"github.com/gotrace/gotrace/lang"
+	"github.com/gotrace/gotrace/output"
 	"github.com/gotrace/gotrace/runtime"
 )
 
@@ -109,8 +110,24 @@ func (s *Script) Warnings() string {
 // withEnv fills in the runtime options that come from the environment and
 // the script's config block.
 func (s *Script) withEnv(opts runtime.Options) runtime.Options {
-	if s.Checked.Config.NoExitMaps {
+	cfg := s.Checked.Config
+	if cfg.NoExitMaps {
 		opts.NoExitMaps = true
+	}
+	if cfg.MaxCatBytes > 0 {
+		opts.MaxCatBytes = cfg.MaxCatBytes
+	}
+	if cfg.StackMode != "" {
+		opts.StackMode = cfg.StackMode
+	}
+	if cfg.StrTruncTrailer != nil {
+		f := output.NewFormatter()
+		if opts.Formatter != nil {
+			c := *opts.Formatter
+			f = &c
+		}
+		f.StrTruncTrailer = *cfg.StrTruncTrailer
+		opts.Formatter = f
 	}
 	if ke, ok := s.env.(*KernelEnv); ok {
 		if opts.TracefsDir == "" {

@@ -374,6 +374,8 @@ func (g *gen) builtinScalar(e *ast.Ident) {
 		g.emit(asm.FnGetCurrentTask.Call())
 	case "jiffies":
 		g.emit(asm.FnJiffies64.Call())
+	case "ctx":
+		g.emit(asm.Mov.Reg(asm.R0, rCtx))
 	case "kstack":
 		g.kstack()
 	case "ppid":

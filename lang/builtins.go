@@ -59,6 +59,13 @@ func builtins() map[string]*Builtin {
 			return c.info.ArgsType, ""
 		}},
 		{Name: "jiffies", typ: fixed(types.Uint64)},
+		{Name: "ctx", typ: func(c *checker) (*types.Type, string) {
+			switch c.probe.Provider() {
+			case "begin", "end":
+				return nil, fmt.Sprintf("ctx is not available in %s probes", c.probe.Provider())
+			}
+			return &types.Type{Kind: types.Pointer, Size: 8, Elem: types.VoidT, AS: types.Kernel, Name: "ctx"}, ""
+		}},
 		{Name: "username", typ: fixed(&types.Type{Kind: types.Username, Size: 8})},
 		{Name: "probetype", typ: func(c *checker) (*types.Type, string) {
 			return types.NewString(len(probeType(c.probe.Provider())) + 1), ""

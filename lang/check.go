@@ -195,7 +195,26 @@ func (c *checker) checkConfig(cfg *ast.Config) {
 			default:
 				c.errorf(e.Value.Pos(), "missing_probes must be error, warn or ignore")
 			}
-		case "stack_mode", "str_trunc_trailer", "max_cat_bytes", "perf_rb_pages", "log_size",
+		case "stack_mode":
+			switch val {
+			case "bpftrace", "perf", "raw":
+				c.prog.Config.StackMode = val
+			default:
+				c.errorf(e.Value.Pos(), "stack_mode must be bpftrace, perf or raw")
+			}
+		case "str_trunc_trailer":
+			if _, ok := e.Value.(*ast.StrLit); !ok {
+				c.errorf(e.Value.Pos(), "str_trunc_trailer must be a string")
+				continue
+			}
+			c.prog.Config.StrTruncTrailer = &val
+		case "max_cat_bytes":
+			if v, ok := e.Value.(*ast.IntLit); ok && v.Value > 0 {
+				c.prog.Config.MaxCatBytes = int(v.Value)
+				continue
+			}
+			c.errorf(e.Value.Pos(), "max_cat_bytes must be a positive integer")
+		case "perf_rb_pages", "log_size",
 			"max_bpf_progs", "max_probes", "on_stack_limit", "cpp_demangle", "lazy_symbolication",
 			"license", "show_debug_info", "symbol_source", "max_type_res_iterations",
 			"unstable_tseries", "unstable_dw_ustack", "unstable_map_decl", "unstable_import", "unstable_macro":
@@ -424,6 +443,9 @@ func (c *checker) stmt(s ast.Stmt) {
 	case *ast.WhileStmt:
 		if t := c.expr(s.Cond); t != nil && !isCondition(t) {
 			c.errorf(s.Cond.Pos(), "condition must be an integer, bool or pointer, not %s", t)
+		}
+		if cv, ok := c.info.Consts[s.Cond]; ok && !cv.IsStr && cv.Int != 0 && !leaves(s.Body) {
+			c.errorf(s.Pos(), "this loop never ends: the verifier rejects loops it cannot bound (use for ($i : 0..N) or break)")
 		}
 		c.loops++
 		c.block(s.Body)
@@ -1562,4 +1584,39 @@ func isArgsField(x ast.Expr) bool {
 	}
 	id, ok := f.X.(*ast.Ident)
 	return ok && id.Name == "args"
+}
+
+// leaves reports whether a loop body contains a break, return or exit()
+// (outside nested loops, for break).
+func leaves(b *ast.Block) bool {
+	found := false
+	var walk func(n ast.Node, inLoop bool)
+	walk = func(n ast.Node, inLoop bool) {
+		ast.Inspect(n, func(m ast.Node) bool {
+			switch m := m.(type) {
+			case *ast.BranchStmt:
+				if m.Tok == "break" && !inLoop {
+					found = true
+				}
+			case *ast.ReturnStmt:
+				found = true
+			case *ast.Call:
+				if m.Name == "exit" {
+					found = true
+				}
+			case *ast.WhileStmt:
+				walk(m.Body, true)
+				return false
+			case *ast.ForRangeStmt:
+				walk(m.Body, true)
+				return false
+			case *ast.ForMapStmt:
+				walk(m.Body, true)
+				return false
+			}
+			return !found
+		})
+	}
+	walk(b, false)
+	return found
 }

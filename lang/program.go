@@ -59,9 +59,12 @@ type Program struct {
 
 // Config holds the config block settings that reach the runtime.
 type Config struct {
-	NoExitMaps    bool   // print_maps_on_exit = false
-	MissingProbes string // "error" (default), "warn" or "ignore"
-	Other         []string
+	NoExitMaps      bool    // print_maps_on_exit = false
+	MissingProbes   string  // "error" (default), "warn" or "ignore"
+	StackMode       string  // stack_mode: "bpftrace" (default), "perf" or "raw"
+	StrTruncTrailer *string // str_trunc_trailer, nil for the default
+	MaxCatBytes     int     // max_cat_bytes, 0 for the default
+	Other           []string
 }
 
 // MapNames returns the names of the program's maps in sorted order.

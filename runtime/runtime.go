@@ -72,6 +72,10 @@ type Options struct {
 	// events are read); embedders and tests use it to know when tracing
 	// has started.
 	Attached func()
+	// StackMode formats kstack and ustack: "bpftrace" (the default, one
+	// symbol+offset a line), "perf" (address, symbol, object), or "raw"
+	// (addresses).
+	StackMode string
 	// MaxCatBytes limits cat(); 0 means DefaultMaxCatBytes.
 	MaxCatBytes int
 	// Verbose, when set, receives program and map information and the

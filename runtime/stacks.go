@@ -42,6 +42,20 @@ func (s *session) withStacks(f *output.Formatter) *output.Formatter {
 			if addr == 0 {
 				break
 			}
+			switch s.opts.StackMode {
+			case "raw":
+				fmt.Fprintf(&b, "%x\n", addr)
+				continue
+			case "perf":
+				if t.Name == "ustack" {
+					fmt.Fprintf(&b, "\t%x %s\n", addr, s.usyms.frame(addr, pid))
+				} else if name, off, ok := ksyms.Lookup(addr); ok {
+					fmt.Fprintf(&b, "\t%x %s+%d ([kernel.kallsyms])\n", addr, name, off)
+				} else {
+					fmt.Fprintf(&b, "\t%x [unknown] ([kernel.kallsyms])\n", addr)
+				}
+				continue
+			}
 			b.WriteString("        ")
 			if t.Name == "ustack" {
 				b.WriteString(s.usyms.frame(addr, pid) + "\n")
