@@ -626,7 +626,7 @@ func (c *checker) exprStmt(e ast.Expr) {
 func (c *checker) incDec(x ast.Expr, op string) {
 	switch x := x.(type) {
 	case *ast.MapRef:
-		mt := c.mapUse(x, types.Int64, true)
+		mt := c.mapUse(x, flexibleInt64(), true)
 		c.info.Types[x] = types.Int64
 		if mt != nil && mt.Value != nil && !mt.Value.IsInt() {
 			c.errorf(x.Pos(), "%s needs an integer map, %s holds %s", op, x.Name, mt.Value)
@@ -690,7 +690,10 @@ func (c *checker) assign(s *ast.AssignStmt) {
 			c.errorf(s.Rhs.Pos(), "%s needs an integer operand, not %s", s.Op, rt)
 			return
 		}
-		rt = types.Int64
+		rt = flexibleInt64() // x op= y keeps x's type
+	}
+	if s.Op == "=" {
+		rt = c.flexible(s.Rhs, rt)
 	}
 	switch l := s.Lhs.(type) {
 	case *ast.MapRef:
@@ -730,6 +733,11 @@ func (c *checker) assignVar(l *ast.Var, rt *types.Type, op string, rhsPos ast.Po
 	if old == poisoned {
 		old = nil
 	}
+	if op != "=" && old != nil {
+		// x op= y keeps x's type: the result wraps to it.
+		c.info.Types[l] = old
+		return
+	}
 	nt := storageType(rt)
 	if old != nil {
 		u, ok := unify(old, nt)
@@ -748,7 +756,9 @@ func (c *checker) assignVar(l *ast.Var, rt *types.Type, op string, rhsPos ast.Po
 func storageType(t *types.Type) *types.Type {
 	switch {
 	case t.Kind == types.Int && t.Size < 8:
-		return types.NewInt(8, t.Signed)
+		st := types.NewInt(8, t.Signed)
+		st.Flexible = t.Flexible
+		return st
 	case t.Kind == types.String && t.Size%8 != 0:
 		return types.NewString((t.Size + 7) / 8 * 8)
 	}
@@ -761,10 +771,7 @@ func unify(a, b *types.Type) (*types.Type, bool) {
 	case a.Kind == types.Bool && b.Kind == types.Bool:
 		return a, true
 	case a.IsInt() && b.IsInt():
-		if a.Kind == types.Bool {
-			return b, true
-		}
-		return a, true
+		return unifyInts(a, b), true
 	case a.Kind == types.String && b.Kind == types.String:
 		if b.Size > a.Size {
 			return b, true
@@ -774,6 +781,53 @@ func unify(a, b *types.Type) (*types.Type, bool) {
 		return a, true
 	}
 	return nil, false
+}
+
+// unifyInts is bpftrace's upcast of a variable or map value assigned
+// integers of two types: a non-negative literal adopts the other type; the
+// same signedness takes the larger size; an unsigned type that fits in the
+// larger signed one becomes it; otherwise the result is int64.
+func unifyInts(a, b *types.Type) *types.Type {
+	switch {
+	case a.Kind == types.Bool:
+		return b
+	case b.Kind == types.Bool:
+		return a
+	case a.Flexible:
+		return b
+	case b.Flexible:
+		return a
+	case a.Signed == b.Signed:
+		if b.Size > a.Size {
+			return b
+		}
+		return a
+	case a.Signed && a.Size > b.Size:
+		return a
+	case b.Signed && b.Size > a.Size:
+		return b
+	}
+	return types.Int64
+}
+
+// flexible marks the type of a non-negative integer constant: like
+// bpftrace's integer literals, it takes the type of what it is unified with.
+func (c *checker) flexible(e ast.Expr, t *types.Type) *types.Type {
+	cv, ok := c.info.Consts[e]
+	if !ok || cv.IsStr || t.Kind != types.Int || !t.Signed || int64(cv.Int) < 0 {
+		return t
+	}
+	ft := *t
+	ft.Flexible = true
+	return &ft
+}
+
+// flexibleInt64 is an int64 that takes the type it is unified with (the
+// value of @x++ or x += n on a map that may already hold another type).
+func flexibleInt64() *types.Type {
+	t := types.NewInt(8, true)
+	t.Flexible = true
+	return t
 }
 
 // mapUse records a use of a map with value type vt (nil when only read) and

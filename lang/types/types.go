@@ -60,12 +60,16 @@ type Type struct {
 	Kind   Kind
 	Size   int  // size in bytes of the stored value
 	Signed bool // Int, Sum, Min, Max, Avg, Stats: the value is signed
-	Elem   *Type
-	Len    int
-	Fields []Field
-	Name   string // struct/union name ("struct task_struct"), or a typedef name
-	AS     AddrSpace
-	BTF    btf.Type // the BTF type behind Struct, Pointer and Int values read from the kernel
+	// Flexible marks a non-negative integer literal's type (int64): when
+	// unified with another integer type, it takes that type, as bpftrace's
+	// literals do.
+	Flexible bool
+	Elem     *Type
+	Len      int
+	Fields   []Field
+	Name     string // struct/union name ("struct task_struct"), or a typedef name
+	AS       AddrSpace
+	BTF      btf.Type // the BTF type behind Struct, Pointer and Int values read from the kernel
 
 	// Hist: log2 bits (hist(n, k)); Lhist: bucket parameters.
 	Bits              int
