@@ -629,28 +629,29 @@ func (c *checker) deleteKey(m *ast.MapRef) *types.Type {
 }
 
 func checkHasKey(c *checker, e *ast.Call) *types.Type {
-	if !c.wantArgs(e, 2, 2) {
+	if !c.wantArgs(e, 2, 2) || c.mapWithKey(e) == nil {
 		return nil
 	}
+	return types.BoolT
+}
+
+// mapWithKey checks f(@m, key, ...): a whole map and a key for it (a tuple
+// for a multi-key map). It returns the map's type.
+func (c *checker) mapWithKey(e *ast.Call) *MapType {
 	m, ok := e.Args[0].(*ast.MapRef)
 	if !ok || m.Keys != nil {
-		c.errorf(e.Args[0].GetSpan().Start, "has_key() expects a map such as @name")
+		c.errorf(e.Args[0].GetSpan().Start, "%s() expects a map such as @name", e.Name)
 		return nil
 	}
 	keyed := &ast.MapRef{Span: m.Span, Name: m.Name, Keys: []ast.Expr{e.Args[1]}}
 	if t, ok := e.Args[1].(*ast.Tuple); ok {
 		keyed.Keys = t.Elems
 	}
-	if c.mapUse(keyed, nil, false) == nil {
-		return nil
+	mt := c.mapUse(keyed, nil, false)
+	if mt != nil {
+		c.info.Types[m] = types.VoidT
 	}
-	c.info.Types[m] = types.VoidT
-	return types.BoolT
-}
-
-// PrintfVerb is one conversion of a printf format string.
-type PrintfVerb struct {
-	Verb string // "d", "s", "llu", "rx", ...
+	return mt
 }
 
 // ParsePrintf returns the conversions of a bpftrace printf format, or an
@@ -1125,18 +1126,12 @@ func checkFind(c *checker, e *ast.Call) *types.Type {
 	if !c.wantArgs(e, 3, 3) {
 		return nil
 	}
-	m, ok := e.Args[0].(*ast.MapRef)
-	if !ok || m.Keys != nil {
-		c.errorf(e.Args[0].GetSpan().Start, "find() expects a map such as @name")
-		return nil
-	}
-	keyed := &ast.MapRef{Span: m.Span, Name: m.Name, Keys: []ast.Expr{e.Args[1]}}
-	mt := c.mapUse(keyed, nil, false)
+	mt := c.mapWithKey(e)
 	if mt == nil {
 		return nil
 	}
 	if mt.Value == nil || mt.Value.IsAggregation() || mt.Keys == nil {
-		c.errorf(m.Pos(), "find() needs a keyed map of plain values")
+		c.errorf(e.Args[0].Pos(), "find() needs a keyed map of plain values")
 		return nil
 	}
 	v, ok := e.Args[2].(*ast.Var)
@@ -1145,7 +1140,6 @@ func checkFind(c *checker, e *ast.Call) *types.Type {
 		return nil
 	}
 	c.assignVar(v, mt.Value, "=", v.Pos())
-	c.info.Types[m] = types.VoidT
 	return types.BoolT
 }
 
