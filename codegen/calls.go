@@ -270,6 +270,10 @@ func (g *gen) aggregate(m *ast.MapRef, call *ast.Call, t *types.Type) {
 		arg = g.spill(call.Pos())
 	}
 	key, _ := g.mapKey(m.Name, m.Keys, m.Pos())
+	if t.Kind == types.Tseries {
+		g.tseries(mi, key, arg, t, m.Pos())
+		return
+	}
 	switch t.Kind {
 	case types.Hist:
 		g.emit(asm.LoadMem(asm.R1, g.fp, arg, asm.DWord))
@@ -607,4 +611,88 @@ func (g *gen) strstr(e *ast.Call) {
 		g.mark(t + "_end")
 	}
 	g.emit(asm.Mov.Reg(asm.R0, asm.R0))
+}
+
+// tseries records n in the interval the current TAI time falls in: the
+// bucket epoch % num_intervals of this CPU's slots {value, meta, epoch},
+// reset when it holds an older epoch, then aggregated (sum, min/max, avg)
+// or overwritten (with the time in meta, so user space keeps the latest).
+// bpf_ktime_get_tai_ns needs Linux 6.1.
+func (g *gen) tseries(mi *Map, key, arg int16, t *types.Type, pos ast.Pos) {
+	now := g.alloc(8, pos)
+	epoch := g.alloc(8, pos)
+	g.emit(asm.FnKtimeGetTaiNs.Call(), asm.StoreMem(g.fp, now, asm.R0, asm.DWord))
+	g.loadImm(asm.R1, t.LStep)
+	g.emit(asm.Div.Reg(asm.R0, asm.R1), asm.StoreMem(g.fp, epoch, asm.R0, asm.DWord))
+	g.loadImm(asm.R1, int64(t.Len))
+	g.emit(asm.Mod.Reg(asm.R0, asm.R1), asm.StoreMem(g.fp, key+bucketOffset(mi), asm.R0, asm.DWord))
+	val := g.alloc(24, pos)
+	g.zero(val, 24)
+	g.lookup(mi, key)
+	isNew := g.alloc(8, pos)
+	found, ready := g.newLabel("tsfound"), g.newLabel("tsready")
+	g.emit(
+		stImm(g.fp, isNew, 0),
+		asm.Mov.Reg(rPtr, asm.R0),
+		asm.JNE.Imm(rPtr, 0, found),
+		stImm(g.fp, isNew, 1),
+		asm.Mov.Reg(rPtr, g.fp),
+		asm.Add.Imm(rPtr, int32(val)),
+	)
+	g.mark(found)
+	g.emit(
+		// a slot of an older interval starts over
+		asm.LoadMem(asm.R1, rPtr, 16, asm.DWord),
+		asm.LoadMem(asm.R2, g.fp, epoch, asm.DWord),
+		asm.JEq.Reg(asm.R1, asm.R2, ready),
+		stImm(rPtr, 0, 0),
+		stImm(rPtr, 8, 0),
+	)
+	g.mark(ready)
+	g.emit(asm.LoadMem(asm.R2, g.fp, arg, asm.DWord))
+	switch t.Name {
+	case "sum":
+		g.emit(asm.LoadMem(asm.R1, rPtr, 0, asm.DWord), asm.Add.Reg(asm.R1, asm.R2), asm.StoreMem(rPtr, 0, asm.R1, asm.DWord))
+	case "avg":
+		g.emit(
+			asm.LoadMem(asm.R1, rPtr, 0, asm.DWord), asm.Add.Reg(asm.R1, asm.R2), asm.StoreMem(rPtr, 0, asm.R1, asm.DWord),
+			asm.LoadMem(asm.R1, rPtr, 8, asm.DWord), asm.Add.Imm(asm.R1, 1), asm.StoreMem(rPtr, 8, asm.R1, asm.DWord),
+		)
+	case "min", "max":
+		set, done := g.newLabel("tsset"), g.newLabel("tsdone")
+		better := asm.JSLT
+		if t.Name == "max" {
+			better = asm.JSGT
+		}
+		if !t.Signed {
+			better = map[string]asm.JumpOp{"min": asm.JLT, "max": asm.JGT}[t.Name]
+		}
+		g.emit(
+			asm.LoadMem(asm.R1, rPtr, 8, asm.DWord),
+			asm.JEq.Imm(asm.R1, 0, set),
+			asm.LoadMem(asm.R1, rPtr, 0, asm.DWord),
+			better.Reg(asm.R2, asm.R1, set),
+			asm.Ja.Label(done),
+		)
+		g.mark(set)
+		g.emit(asm.StoreMem(rPtr, 0, asm.R2, asm.DWord), stImm(rPtr, 8, 1))
+		g.mark(done)
+		g.emit(asm.Mov.Imm(asm.R0, 0))
+	default: // the latest value wins
+		g.emit(
+			asm.StoreMem(rPtr, 0, asm.R2, asm.DWord),
+			asm.LoadMem(asm.R1, g.fp, now, asm.DWord),
+			asm.StoreMem(rPtr, 8, asm.R1, asm.DWord),
+		)
+	}
+	skip := g.newLabel("tsend")
+	g.emit(
+		asm.LoadMem(asm.R1, g.fp, epoch, asm.DWord),
+		asm.StoreMem(rPtr, 16, asm.R1, asm.DWord),
+		asm.LoadMem(asm.R1, g.fp, isNew, asm.DWord),
+		asm.JEq.Imm(asm.R1, 0, skip),
+	)
+	g.update(mi, key, val)
+	g.mark(skip)
+	g.emit(asm.Mov.Imm(asm.R0, 0))
 }

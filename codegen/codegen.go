@@ -119,7 +119,7 @@ type compiler struct {
 // mapKeyType returns the BPF key layout for a map.
 func mapKeyType(keys []*types.Type, v *types.Type) *types.Type {
 	elems := append([]*types.Type(nil), keys...)
-	if v.Kind == types.Hist || v.Kind == types.Lhist {
+	if v.Kind == types.Hist || v.Kind == types.Lhist || v.Kind == types.Tseries {
 		elems = append(elems, types.Uint64)
 	}
 	if len(elems) == 0 {
@@ -179,6 +179,8 @@ func valueSize(t *types.Type) int {
 		return 8
 	case types.Min, types.Max, types.Avg, types.Stats:
 		return 16
+	case types.Tseries:
+		return 24
 	case types.Int:
 		return 8
 	case types.Bool:

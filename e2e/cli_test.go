@@ -152,3 +152,26 @@ func TestCgroupPath(t *testing.T) {
 		t.Errorf("exit %d stdout %q stderr %q", got.code, got.stdout, got.stderr)
 	}
 }
+
+// TestTseries: a time series of a counter, charted at exit.
+func TestTseries(t *testing.T) {
+	got := run(t, "-e", `i:ms:20 { @n++; @ts = tseries(@n, 100ms, 3, "max"); if (@n == 25) { exit(); } }`)
+	chart := regexp.MustCompile(`(?m)^@ts:
+ {13}\d+ +\d+
+hh:mm:ss\.ms  \|_{51}\|
+(\d\d:\d\d:\d\d\.\d00 [|*.]( |\*)*[|*] \d+\n){2,3} {13}v_{51}v
+ {13}\d+ +\d+
+$`)
+	if got.code != 0 || !chart.MatchString(got.stdout) {
+		t.Errorf("exit %d stdout:\n%s\nstderr:\n%s", got.code, got.stdout, got.stderr)
+	}
+}
+
+// TestTseriesJSON: tseries maps in JSON are lists of intervals.
+func TestTseriesJSON(t *testing.T) {
+	got := run(t, "-f", "json", "-e", `i:ms:20 { @n++; @ts = tseries(@n, 100ms, 3); if (@n == 10) { exit(); } }`)
+	re := regexp.MustCompile(`(?m)^\{"type": "tseries", "data": \{"@ts": \[(\{"interval_start":"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{9}","value":\d+\},?){1,3}\]\}\}$`)
+	if got.code != 0 || !re.MatchString(got.stdout) {
+		t.Errorf("exit %d stdout:\n%s", got.code, got.stdout)
+	}
+}

@@ -311,7 +311,7 @@ func funcs() map[string]*Func {
 		{Name: "pton", check: checkPton},
 		{Name: "macaddr", check: checkMacaddr},
 		{Name: "str_concat", check: checkStrConcat},
-		{Name: "tseries", agg: true, check: notYet("tseries()")},
+		{Name: "tseries", agg: true, check: checkTseries},
 		{Name: "cgroup_path", check: checkCgroupPath},
 		{Name: "kptr", check: checkAddrFunc(types.Pointer)},
 		{Name: "uptr", check: checkAddrFunc(types.Pointer)},
@@ -1431,4 +1431,39 @@ func checkCgroupPath(c *checker, e *ast.Call) *types.Type {
 		t.Name = lit.Value
 	}
 	return t
+}
+
+// MaxTseriesIntervals bounds tseries()'s number of intervals.
+const MaxTseriesIntervals = 1000
+
+// checkTseries types tseries(n, interval, num_intervals[, agg]).
+func checkTseries(c *checker, e *ast.Call) *types.Type {
+	if !c.wantArgs(e, 3, 4) {
+		return nil
+	}
+	nt := c.intArg(e, 0)
+	interval, ok1 := c.constInt(e, 1)
+	n, ok2 := c.constInt(e, 2)
+	if nt == nil || !ok1 || !ok2 {
+		return nil
+	}
+	if interval <= 0 {
+		c.errorf(e.Args[1].Pos(), "tseries() interval must be positive")
+		return nil
+	}
+	if n <= 0 || n > MaxTseriesIntervals {
+		c.errorf(e.Args[2].Pos(), "tseries() number of intervals must be between 1 and %d", MaxTseriesIntervals)
+		return nil
+	}
+	agg := ""
+	if len(e.Args) == 4 {
+		lit, ok := e.Args[3].(*ast.StrLit)
+		if !ok || (lit.Value != "avg" && lit.Value != "max" && lit.Value != "min" && lit.Value != "sum") {
+			c.errorf(e.Args[3].GetSpan().Start, "tseries() aggregation must be \"avg\", \"max\", \"min\" or \"sum\"")
+			return nil
+		}
+		c.expr(lit)
+		agg = lit.Value
+	}
+	return &types.Type{Kind: types.Tseries, Size: 24, Signed: storageType(nt).Signed || nt.Kind == types.Bool, LStep: interval, Len: int(n), Name: agg}
 }

@@ -899,7 +899,7 @@ func (c *checker) mapUse(m *ast.MapRef, vt *types.Type, write bool) *MapType {
 			mt.Value = vt
 		} else {
 			u, ok := unify(mt.Value, vt)
-			if !ok && !(vt.IsAggregation() && mt.Value.Kind == vt.Kind && mt.Value.Kind != types.Lhist && mt.Value.Kind != types.Hist) {
+			if !ok && !(vt.IsAggregation() && mt.Value.Kind == vt.Kind && mt.Value.Kind != types.Lhist && mt.Value.Kind != types.Hist && mt.Value.Kind != types.Tseries) {
 				c.errorf(m.Pos(), "type mismatch for %s: assigning %s to a map holding %s", m.Name, vt, mt.Value)
 				return mt
 			}
@@ -972,7 +972,7 @@ func (c *checker) expr1(e ast.Expr) *types.Type {
 		case types.Count, types.Sum, types.Min, types.Max, types.Avg:
 			// Reading an aggregation yields its integer value.
 			return types.NewInt(8, mt.Value.Signed || mt.Value.Kind == types.Min || mt.Value.Kind == types.Max || mt.Value.Kind == types.Avg)
-		case types.Hist, types.Lhist, types.Stats:
+		case types.Hist, types.Lhist, types.Stats, types.Tseries:
 			c.errorf(e.Pos(), "the value of %s (%s) can only be printed", e.Name, mt.Value)
 			return nil
 		}

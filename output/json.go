@@ -352,6 +352,17 @@ func (f *Formatter) WriteMapJSON(w io.Writer, m *codegen.Map, entries []Entry, o
 		err    error
 	)
 	switch m.Value.Kind {
+	case types.Tseries:
+		typ = "tseries"
+		var all []tsSeries
+		fields, all, err = tseriesItems(m, entries)
+		for _, s := range all {
+			v := tseriesJSON(s.pts, m.Value)
+			if fields != nil {
+				v = f.jsonKey(fields, s.key) + ": " + v
+			}
+			values = append(values, v)
+		}
 	case types.Hist, types.Lhist:
 		typ = "hist"
 		var hists []*histEntry

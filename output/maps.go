@@ -64,6 +64,8 @@ func (f *Formatter) WriteMap(w io.Writer, m *codegen.Map, entries []Entry, opt M
 	switch m.Value.Kind {
 	case types.Hist, types.Lhist:
 		err = f.writeHistMap(&sb, m, entries, opt)
+	case types.Tseries:
+		err = f.writeTseriesMap(&sb, m, entries)
 	default:
 		err = f.writePlainMap(&sb, m, entries, opt)
 	}

@@ -43,6 +43,7 @@ const (
 	SignalName       // int64 signal number, printed as its name (signal_name())
 	MacAddr          // 6 bytes (in 8), printed as XX:XX:XX:XX:XX:XX (macaddr())
 	CgroupPath       // uint64 cgroup id, printed as the cgroup\'s path(s) (cgroup_path()); Name holds the hierarchy filter
+	Tseries          // key suffixed with a uint64 bucket (epoch % Len); per-CPU {int64 value; int64 meta; uint64 epoch}; LStep is the interval in ns, Name the aggregation
 )
 
 // AddrSpace tells which helper reads through a pointer.
@@ -117,7 +118,7 @@ func (t *Type) IsAggregation() bool {
 		return false
 	}
 	switch t.Kind {
-	case Count, Sum, Min, Max, Avg, Stats, Hist, Lhist:
+	case Count, Sum, Min, Max, Avg, Stats, Hist, Lhist, Tseries:
 		return true
 	}
 	return false
@@ -218,6 +219,8 @@ func Equal(a, b *Type) bool {
 		return a.LMin == b.LMin && a.LMax == b.LMax && a.LStep == b.LStep
 	case Hist:
 		return a.Bits == b.Bits
+	case Tseries:
+		return a.LStep == b.LStep && a.Len == b.Len && a.Name == b.Name
 	}
 	return true
 }
@@ -299,6 +302,8 @@ func (t *Type) String() string {
 		return "macaddr_t"
 	case CgroupPath:
 		return "cgroup_path_t"
+	case Tseries:
+		return "tseries_t"
 	}
 	return "invalid"
 }
@@ -308,6 +313,8 @@ func AggValueSize(k Kind) int {
 	switch k {
 	case Min, Max, Avg, Stats:
 		return 16
+	case Tseries:
+		return 24
 	}
 	return 8
 }
