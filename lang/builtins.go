@@ -991,29 +991,37 @@ func checkGetopt(c *checker, e *ast.Call) *types.Type {
 // PERF_MAX_STACK_DEPTH).
 const MaxStackFrames = 127
 
-// checkKstack types kstack(limit): a kernel stack printed with at most
-// limit frames.
+// checkKstack types kstack([mode,] [limit]): a kernel stack printed with
+// at most limit frames, in the mode's format (bpftrace, perf or raw).
 func checkKstack(c *checker, e *ast.Call) *types.Type {
-	if !c.wantArgs(e, 0, 1) {
+	if !c.wantArgs(e, 0, 2) {
 		return nil
 	}
 	limit := int64(MaxStackFrames)
-	if len(e.Args) == 1 {
-		if id, ok := e.Args[0].(*ast.Ident); ok && (id.Name == "bpftrace" || id.Name == "perf" || id.Name == "raw") {
-			c.errorf(id.Pos(), "kstack(%s): stack modes are not supported yet", id.Name)
-			return nil
+	mode := ""
+	args := e.Args
+	if len(args) > 0 {
+		if id, ok := args[0].(*ast.Ident); ok && (id.Name == "bpftrace" || id.Name == "perf" || id.Name == "raw") {
+			mode, args = id.Name, args[1:]
 		}
-		v, ok := c.constInt(e, 0)
+	}
+	if len(args) == 2 || (len(args) == 1 && len(e.Args) == 2 && mode == "") {
+		c.errorf(e.Pos(), "%s() takes an optional mode (bpftrace, perf, raw) and an optional limit", e.Name)
+		return nil
+	}
+	if len(args) == 1 {
+		i := len(e.Args) - 1
+		v, ok := c.constInt(e, i)
 		if !ok {
 			return nil
 		}
 		if v < 1 || v > MaxStackFrames {
-			c.errorf(e.Args[0].Pos(), "kstack() limit must be between 1 and %d", MaxStackFrames)
+			c.errorf(e.Args[i].Pos(), "%s() limit must be between 1 and %d", e.Name, MaxStackFrames)
 			return nil
 		}
 		limit = v
 	}
-	return &types.Type{Kind: types.Stack, Size: 8, Name: "kstack", Len: int(limit)}
+	return &types.Type{Kind: types.Stack, Size: 8, Name: "kstack", Len: int(limit), StackMode: mode}
 }
 
 // intFunc types a function of one integer whose value user space renders
@@ -1260,7 +1268,9 @@ func checkUstack(c *checker, e *ast.Call) *types.Type {
 	if t == nil {
 		return nil
 	}
-	return ustackType(t.Len)
+	ut := ustackType(t.Len)
+	ut.StackMode = t.StackMode
+	return ut
 }
 
 // checkUsym types usym(addr): an address of the current process, printed

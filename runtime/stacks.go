@@ -42,7 +42,11 @@ func (s *session) withStacks(f *output.Formatter) *output.Formatter {
 			if addr == 0 {
 				break
 			}
-			switch s.opts.StackMode {
+			mode := s.opts.StackMode
+			if t.StackMode != "" {
+				mode = t.StackMode
+			}
+			switch mode {
 			case "raw":
 				fmt.Fprintf(&b, "%x\n", addr)
 				continue

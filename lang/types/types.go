@@ -72,6 +72,10 @@ type Type struct {
 	AS       AddrSpace
 	BTF      btf.Type // the BTF type behind Struct, Pointer and Int values read from the kernel
 
+	// StackMode is how a Stack prints when its kstack/ustack call chose
+	// ("bpftrace", "perf", "raw"); "" follows the config.
+	StackMode string
+
 	// Hist: log2 bits (hist(n, k)); Lhist: bucket parameters.
 	Bits              int
 	LMin, LMax, LStep int64
