@@ -1,29 +1,3 @@
-// Command kbench measures how long attaching and detaching many kernel
-// functions takes with each mechanism gotrace uses:
-//
-//   - kprobe_multi: one link for every function (Linux 5.18, CONFIG_FPROBE);
-//   - kprobe: one kprobe per function, attached and detached by a pool of
-//     goroutines as the runtime does;
-//   - fentry: one program and BPF trampoline per function, loaded in
-//     parallel through a shared BTF cache;
-//   - gotrace-fentry: an fentry script over the same functions compiled and
-//     run by gotrace, which serves fentry wildcards of
-//     runtime.DefaultFentryMultiThreshold or more functions through one
-//     kprobe_multi link where the kernel has it (the Via line is printed).
-//
-// It runs inside the qemu guests of vmtest (the host kernel has neither
-// kprobes nor fentry):
-//
-//	CGO_ENABLED=0 go build -o /tmp/kbench ./cmd/kbench
-//	go build -o .cache/vm/vmexec ./cmd/vmexec
-//	.cache/vm/vmexec -kernel 6.12 -timeout 600s /tmp/kbench -n 1000
-//
-// Flags: -n the number of functions (the first N traceable, non-varargs
-// functions with BTF, sorted by name); -only a comma-separated subset of
-// kprobe_multi,kprobe,fentry,gotrace-fentry; -attach-workers and
-// -detach-workers the goroutines attaching and detaching separate kprobes
-// and trampolines (default 1 and 32, as the runtime). Each line printed is
-// "METHOD N functions: load X s, attach Y s, detach Z s".
 package main
 
 import (
