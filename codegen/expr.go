@@ -81,6 +81,8 @@ func (g *gen) scalar(e ast.Expr) {
 		g.emit(asm.Mov.Reg(asm.R0, asm.R0))
 	case *ast.Field:
 		g.fieldScalar(e)
+	case *ast.BlockExpr:
+		g.blockValue(e.Body, func(x ast.Expr) { g.scalar(x) })
 	case *ast.Index:
 		g.indexScalar(e)
 	case *ast.Cast:
@@ -537,6 +539,10 @@ func (g *gen) buffer(e ast.Expr) int16 {
 		}
 	case *ast.Field:
 		return g.fieldBuffer(e)
+	case *ast.BlockExpr:
+		var off int16
+		g.blockValue(e.Body, func(x ast.Expr) { off = g.buffer(x) })
+		return off
 	case *ast.Cast:
 		// (T[N])x: the bytes of x
 		off := g.alloc(t.Size, e.Pos())
@@ -958,4 +964,15 @@ func (g *gen) ustack(pos ast.Pos) int16 {
 		asm.StoreMem(g.fp, off+8, asm.R0, asm.DWord),
 	)
 	return off
+}
+
+// blockValue runs a block expression's statements, then value on its last
+// one (an expression). Temporaries of the statements stay allocated: the
+// enclosing statement frees them.
+func (g *gen) blockValue(b *ast.Block, value func(ast.Expr)) {
+	n := len(b.Stmts)
+	for _, s := range b.Stmts[:n-1] {
+		g.stmt(s)
+	}
+	value(b.Stmts[n-1].(*ast.ExprStmt).X)
 }

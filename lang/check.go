@@ -1038,6 +1038,8 @@ func (c *checker) expr1(e ast.Expr) *types.Type {
 		return c.offsetof(e)
 	case *ast.Tuple:
 		return c.tuple(e)
+	case *ast.BlockExpr:
+		return c.blockExpr(e)
 	case *ast.Index:
 		return c.index(e)
 	}
@@ -1673,4 +1675,25 @@ func leaves(b *ast.Block) bool {
 	}
 	walk(b, false)
 	return found
+}
+
+// blockExpr checks `{ stmts; value }`: the statements in a scope of their
+// own, then the value, the last statement, which must be an expression.
+func (c *checker) blockExpr(e *ast.BlockExpr) *types.Type {
+	stmts := e.Body.Stmts
+	if len(stmts) == 0 {
+		c.errorf(e.Pos(), "a block used as a value must end with an expression")
+		return nil
+	}
+	last, ok := stmts[len(stmts)-1].(*ast.ExprStmt)
+	if !ok {
+		c.errorf(stmts[len(stmts)-1].Pos(), "a block used as a value must end with an expression")
+		return nil
+	}
+	c.scopes = append(c.scopes, map[string]int{})
+	defer func() { c.scopes = c.scopes[:len(c.scopes)-1] }()
+	for _, s := range stmts[:len(stmts)-1] {
+		c.stmt(s)
+	}
+	return c.expr(last.X)
 }

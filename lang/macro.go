@@ -223,6 +223,8 @@ func (ex *expander) expr(e ast.Expr) ast.Expr {
 		return &ast.Paren{Span: e.Span, X: ex.expr(e.X)}
 	case *ast.SizeofExpr:
 		return &ast.SizeofExpr{Span: e.Span, Type: e.Type, X: ex.expr(e.X)}
+	case *ast.BlockExpr:
+		return &ast.BlockExpr{Span: e.Span, Body: ex.block(e.Body)}
 	case *ast.OffsetofExpr:
 		return &ast.OffsetofExpr{Span: e.Span, Type: e.Type, X: ex.expr(e.X), Field: e.Field}
 	case *ast.IntLit:
@@ -250,14 +252,19 @@ func (ex *expander) value(name string, args []ast.Expr, pos ast.Pos) ast.Expr {
 	if m == nil {
 		return &ast.Ident{Span: ast.Span{Start: pos, End: pos}, Name: name}
 	}
-	if len(m.Body.Stmts) != 1 {
-		ex.c.errorf(pos, "macro %s is used as a value, but its body is not a single expression (not supported yet)", name)
+	n := len(m.Body.Stmts)
+	if n == 0 {
+		ex.c.errorf(pos, "macro %s is used as a value, but its body is empty", name)
 		return &ast.IntLit{Span: ast.Span{Start: pos, End: pos}, Text: "0"}
 	}
-	es, ok := m.Body.Stmts[0].(*ast.ExprStmt)
-	if !ok {
-		ex.c.errorf(pos, "macro %s is used as a value, but its body is a statement", name)
+	if _, ok := m.Body.Stmts[n-1].(*ast.ExprStmt); !ok {
+		ex.c.errorf(pos, "macro %s is used as a value, but its body does not end with an expression", name)
 		return &ast.IntLit{Span: ast.Span{Start: pos, End: pos}, Text: "0"}
 	}
-	return ex.inner(subst).expr(es.X)
+	in := ex.inner(subst)
+	if n == 1 {
+		return in.expr(m.Body.Stmts[0].(*ast.ExprStmt).X)
+	}
+	// statements, then the value: a block expression
+	return &ast.BlockExpr{Span: ast.Span{Start: pos, End: pos}, Body: in.block(m.Body)}
 }

@@ -6,6 +6,7 @@ import (
 	"math/bits"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/alecthomas/participle/v2"
 	"github.com/alecthomas/participle/v2/lexer"
@@ -26,6 +27,10 @@ type gExpr struct {
 func (g *gExpr) Parse(lex *lexer.PeekingLexer) error {
 	p := &exprParser{lex: lex}
 	if !p.startsExpr(lex.Peek()) {
+		return participle.NextMatch
+	}
+	if isPunct(lex.Peek(), "{") && isPunct(p.peekN(1), "}") {
+		// `{}` is an empty block, never a value (`if { }` lacks a condition)
 		return participle.NextMatch
 	}
 	x, err := p.expr()
@@ -155,7 +160,7 @@ func (p *exprParser) startsExpr(t *lexer.Token) bool {
 		return true
 	case tPunct:
 		switch t.Value {
-		case "(", "!", "~", "-", "*", "&", "++", "--":
+		case "(", "!", "~", "-", "*", "&", "++", "--", "{":
 			return true
 		}
 	}
@@ -371,6 +376,9 @@ func (p *exprParser) typeExpr() (ty *ast.TypeExpr, strong, ok bool, err error) {
 // primary parses literals, names, calls, maps and parenthesised forms.
 func (p *exprParser) primary() (ast.Expr, error) {
 	t := p.peek()
+	if t.Value == "{" {
+		return p.blockExpr()
+	}
 	switch t.Type {
 	case tInt, tChar:
 		p.next()
@@ -826,4 +834,27 @@ func unescape(t *lexer.Token, s string, base int) (string, error) {
 
 func isHex(c byte) bool {
 	return isDigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
+}
+
+// blockParser parses a block inside an expression (a block expression):
+// the statement grammar is participle's, driven from here.
+var blockParser = sync.OnceValue(func() *participle.Parser[gBlock] {
+	return participle.MustBuild[gBlock](
+		participle.Lexer(lexDefinition{}),
+		participle.UseLookahead(0),
+	)
+})
+
+// blockExpr parses `{ stmts; value }` used as a value.
+func (p *exprParser) blockExpr() (ast.Expr, error) {
+	g, err := blockParser().ParseFromLexer(p.lex, participle.AllowTrailing(true))
+	if err != nil {
+		return nil, err
+	}
+	c := &converter{}
+	b := c.block(g)
+	if len(c.errs) > 0 {
+		return nil, c.errs[0]
+	}
+	return &ast.BlockExpr{Span: b.Span, Body: b}, nil
 }

@@ -313,6 +313,13 @@ type Paren struct {
 	X Expr
 }
 
+// BlockExpr is a block used as a value: `{ let $b = 1; $b }`. The value is
+// the last statement, which must be an expression.
+type BlockExpr struct {
+	Span
+	Body *Block
+}
+
 // SizeofExpr is `sizeof(type)` or `sizeof(expr)`; exactly one of Type, X is set.
 type SizeofExpr struct {
 	Span
@@ -346,6 +353,7 @@ func (*Cast) expr()         {}
 func (*Tuple) expr()        {}
 func (*Paren) expr()        {}
 func (*SizeofExpr) expr()   {}
+func (*BlockExpr) expr()    {}
 func (*OffsetofExpr) expr() {}
 
 // TypeExpr is a type as written in a cast, sizeof, or let:

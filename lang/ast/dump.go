@@ -319,6 +319,10 @@ func (d *dumper) node(n Node) {
 		d.open("paren")
 		d.kid(n.X)
 		d.close()
+	case *BlockExpr:
+		d.open("blockexpr")
+		d.kid(n.Body)
+		d.close()
 	case *SizeofExpr:
 		d.open("sizeof")
 		if n.Type != nil {

@@ -98,6 +98,8 @@ func Inspect(n Node, f func(Node) bool) {
 		}
 	case *Paren:
 		walk(n.X)
+	case *BlockExpr:
+		walk(n.Body)
 	case *SizeofExpr:
 		if n.X != nil {
 			walk(n.X)
