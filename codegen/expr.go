@@ -630,19 +630,19 @@ func (g *gen) str(e *ast.Call) int16 {
 	if at.Kind == types.String {
 		off := g.alloc(t.Size, e.Pos())
 		g.copyInto(off, t.Size, arg)
-		if at.Size > t.Size {
-			// truncated: keep the terminating NUL inside the buffer
-			g.emit(asm.StoreImm(g.fp, off+int16(t.Size-1), 0, asm.Byte))
-			for i := roundUp(t.Size, 8) - 1; i >= t.Size; i-- {
-				g.emit(asm.StoreImm(g.fp, off+int16(i), 0, asm.Byte))
-			}
+		// A truncated copy has no NUL in its t.Size bytes: bpftrace's sign of
+		// truncation, printed with str_trunc_trailer.
+		for i := roundUp(t.Size, 8) - 1; i >= t.Size; i-- {
+			g.emit(asm.StoreImm(g.fp, off+int16(i), 0, asm.Byte))
 		}
 		return off
 	}
-	off := g.alloc(t.Size, e.Pos())
+	// One byte more than the string: a string that fills t.Size bytes keeps
+	// its terminator outside them, which marks it truncated when printed.
+	off := g.alloc(t.Size+1, e.Pos())
 	g.scalar(arg)
 	g.emit(asm.Mov.Reg(asm.R3, asm.R0))
-	g.zero(off, t.Size)
+	g.zero(off, t.Size+1)
 	fn := asm.FnProbeReadKernelStr
 	switch {
 	case at.AS == types.User || (at.AS == types.NoAS && g.info.UserArgs):
@@ -651,7 +651,7 @@ func (g *gen) str(e *ast.Call) int16 {
 		// Unknown address space: the compat helper reads either (x86).
 		fn = asm.FnProbeReadStr
 	}
-	size := int32(t.Size)
+	size := int32(t.Size + 1)
 	if len(e.Args) == 2 {
 		if cv, ok := g.info.Consts[e.Args[1]]; !ok || cv.IsStr {
 			// A run-time length: clamp it to the buffer.

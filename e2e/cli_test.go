@@ -102,7 +102,7 @@ func TestEnvAndNamedParams(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if string(out) != "10 1\n\n\n@s: abcdefg\n" {
+	if string(out) != "10 1\n\n\n@s: abcdefgh..\n" {
 		t.Errorf("stdout %q", out)
 	}
 }
