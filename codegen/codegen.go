@@ -159,10 +159,6 @@ func (c *compiler) declareMap(mt *lang.MapType) error {
 		if m.PerCPU {
 			spec.Type = ebpf.LRUCPUHash
 		}
-	case "percpuhash":
-		if !m.PerCPU {
-			return &Error{Pos: mt.Pos, Err: fmt.Errorf("map %s: per-CPU maps of plain values are not supported yet (use an aggregation such as count() or sum())", mt.Name)}
-		}
 	}
 	c.mapIndex[mt.Name] = len(c.out.Maps)
 	c.out.Maps = append(c.out.Maps, m)

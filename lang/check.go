@@ -159,6 +159,22 @@ func (c *checker) checkFile(file *ast.File) {
 			c.checkProbe(pr)
 		}
 	}
+	// As in bpftrace, aggregations live in per-CPU maps and other values in
+	// plain ones: a declaration must agree.
+	for _, name := range c.prog.MapNames() {
+		mt := c.prog.Maps[name]
+		if mt.Decl == "" || mt.Value == nil {
+			continue
+		}
+		perCPU := strings.HasPrefix(mt.Decl, "percpu")
+		if perCPU != mt.Value.IsAggregation() {
+			want := "hash or lruhash"
+			if mt.Value.IsAggregation() {
+				want = "percpuhash or percpulruhash"
+			}
+			c.errorf(mt.Pos, "incompatible map types: %s is declared %s, but its values (%s) need %s", name, mt.Decl, mt.Value, want)
+		}
+	}
 }
 
 func (c *checker) checkConfig(cfg *ast.Config) {
