@@ -21,6 +21,10 @@ type Options struct {
 	// MaxStrlen and MaxMapKeys override bpftrace's defaults (0 keeps them);
 	// a config block in the script overrides these.
 	MaxStrlen, MaxMapKeys int
+	// ConfigEnv holds config settings by name, as BPFTRACE_* environment
+	// variables give them (see ConfigFromEnviron); the script's config
+	// block overrides them.
+	ConfigEnv map[string]string
 	// NamedParams are the named parameters read by getopt() (given as
 	// --name=value or --flag after the script).
 	NamedParams map[string]string
@@ -64,7 +68,7 @@ func Compile(name, src string, opts Options) (*Script, error) {
 		return nil, err
 	}
 	ncpus, _ := ebpf.PossibleCPU()
-	checked, err := lang.Check(file, env, lang.Options{Params: opts.Params, NamedParams: opts.NamedParams, MaxStrlen: opts.MaxStrlen, MaxMapKeys: opts.MaxMapKeys, Unsafe: opts.Unsafe, NCPUs: ncpus, Cpid: opts.Cpid, Pid: opts.Pid})
+	checked, err := lang.Check(file, env, lang.Options{Params: opts.Params, NamedParams: opts.NamedParams, MaxStrlen: opts.MaxStrlen, MaxMapKeys: opts.MaxMapKeys, ConfigEnv: opts.ConfigEnv, Unsafe: opts.Unsafe, NCPUs: ncpus, Cpid: opts.Cpid, Pid: opts.Pid})
 	if err != nil {
 		return nil, err
 	}
@@ -194,4 +198,29 @@ func SplitParams(args []string) (positional []string, named map[string]string) {
 		positional = append(positional, a)
 	}
 	return positional, named
+}
+
+// configNames are the config options that BPFTRACE_<NAME> environment
+// variables set.
+var configNames = []string{"max_strlen", "max_map_keys", "print_maps_on_exit", "missing_probes",
+	"stack_mode", "str_trunc_trailer", "max_cat_bytes", "perf_rb_pages", "log_size",
+	"max_bpf_progs", "max_probes", "on_stack_limit", "cpp_demangle", "lazy_symbolication"}
+
+// ConfigFromEnviron collects bpftrace's BPFTRACE_<CONFIG> environment
+// variables (e.g. BPFTRACE_MAX_STRLEN) from environ ("NAME=value" lines).
+func ConfigFromEnviron(environ []string) map[string]string {
+	out := map[string]string{}
+	for _, kv := range environ {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || !strings.HasPrefix(k, "BPFTRACE_") {
+			continue
+		}
+		name := strings.ToLower(strings.TrimPrefix(k, "BPFTRACE_"))
+		for _, c := range configNames {
+			if c == name {
+				out[name] = v
+			}
+		}
+	}
+	return out
 }

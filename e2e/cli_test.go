@@ -175,3 +175,22 @@ func TestTseriesJSON(t *testing.T) {
 		t.Errorf("exit %d stdout:\n%s", got.code, got.stdout)
 	}
 }
+
+// TestConfigEnv: BPFTRACE_<CONFIG> variables set config defaults; a bad
+// value is an error naming the variable.
+func TestConfigEnv(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, gotrace(t), "-e", `BEGIN { @x = 1; printf("%s\n", str("abcdefghij")); exit(); }`)
+	cmd.Env = append(os.Environ(), "BPFTRACE_MAX_STRLEN=8", "BPFTRACE_PRINT_MAPS_ON_EXIT=false")
+	out, err := cmd.Output()
+	if err != nil || string(out) != "abcdefgh..\n\n\n" {
+		t.Errorf("stdout %q, err %v", out, err)
+	}
+	cmd = exec.CommandContext(ctx, gotrace(t), "-e", `BEGIN { exit(); }`)
+	cmd.Env = append(os.Environ(), "BPFTRACE_STACK_MODE=bogus")
+	msg, _ := cmd.CombinedOutput()
+	if !strings.Contains(string(msg), "BPFTRACE_STACK_MODE: error: stack_mode must be bpftrace, perf or raw") {
+		t.Errorf("output %q", msg)
+	}
+}

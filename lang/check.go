@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -97,6 +98,11 @@ var posParamRe = regexp.MustCompile(`\$(\d+)`)
 
 func (c *checker) checkFile(file *ast.File) {
 	c.preprocess(file.Preamble)
+	// Config defaults from the environment (BPFTRACE_MAX_STRLEN=...), then
+	// the script's config block, which wins.
+	if env := configFromEnv(c.opts.ConfigEnv, file.Name); env != nil {
+		c.checkConfig(env)
+	}
 	if file.Config != nil {
 		c.checkConfig(file.Config)
 	}
@@ -264,6 +270,36 @@ func (c *checker) mapDecl(d *ast.MapDecl) {
 		return
 	}
 	c.prog.Maps[d.Name] = &MapType{Name: d.Name, Pos: d.Pos(), Decl: d.Kind, MaxEntries: int(n.Value)}
+}
+
+// configFromEnv turns config settings given as environment variables into
+// a config block.
+func configFromEnv(env map[string]string, file string) *ast.Config {
+	if len(env) == 0 {
+		return nil
+	}
+	keys := make([]string, 0, len(env))
+	for k := range env {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	cfg := &ast.Config{}
+	for _, k := range keys {
+		v := env[k]
+		sp := ast.Span{Start: ast.Pos{Filename: "BPFTRACE_" + strings.ToUpper(k)}}
+		var val ast.Expr
+		if n, err := strconv.ParseUint(v, 0, 64); err == nil && k != "str_trunc_trailer" {
+			val = &ast.IntLit{Span: sp, Text: v, Value: n}
+		} else if b, err := strconv.ParseBool(v); err == nil && k != "str_trunc_trailer" {
+			val = &ast.BoolLit{Span: sp, Value: b}
+		} else if k == "str_trunc_trailer" {
+			val = &ast.StrLit{Span: sp, Value: v}
+		} else {
+			val = &ast.Ident{Span: sp, Name: v}
+		}
+		cfg.Entries = append(cfg.Entries, &ast.ConfigEntry{Span: sp, Key: k, Value: val})
+	}
+	return cfg
 }
 
 // configValue renders a config value as written.

@@ -25,6 +25,10 @@ type Options struct {
 	MaxMapKeys int
 	// NCPUs is the value of the ncpus builtin (possible CPUs).
 	NCPUs int
+	// ConfigEnv holds config settings from the environment, by config name
+	// (BPFTRACE_MAX_STRLEN=100 gives "max_strlen": "100"); the script's
+	// config block overrides them.
+	ConfigEnv map[string]string
 	// NamedParams are the named parameters (--name=value) read by getopt().
 	NamedParams map[string]string
 	// Unsafe allows functions that change the traced system (system,

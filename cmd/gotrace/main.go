@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 
 	"golang.org/x/sys/unix"
 
@@ -186,8 +185,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		printAsm(stdout, script.Program)
 	}
 	opts := runtime.Options{Stdout: stdout, Stderr: stderr, Quiet: cfg.quiet,
-		NoExitMaps: os.Getenv("BPFTRACE_PRINT_MAPS_ON_EXIT") == "0" || os.Getenv("BPFTRACE_PRINT_MAPS_ON_EXIT") == "false",
-		Unsafe:     cfg.out.unsafe, Format: cfg.out.fmt, Attached: sess.attached}
+		Unsafe: cfg.out.unsafe, Format: cfg.out.fmt, Attached: sess.attached}
 	if cfg.out.verbose {
 		opts.Verbose = stderr
 	}
@@ -221,10 +219,7 @@ func printAsm(w io.Writer, prog *codegen.Program) {
 // bpftrace's environment variables (a config block in the script wins).
 func compileOptions(cfg *config) gotrace.Options {
 	params, named := gotrace.SplitParams(cfg.params)
-	o := gotrace.Options{Params: params, NamedParams: named}
-	o.MaxStrlen, _ = strconv.Atoi(os.Getenv("BPFTRACE_MAX_STRLEN"))
-	o.MaxMapKeys, _ = strconv.Atoi(os.Getenv("BPFTRACE_MAX_MAP_KEYS"))
-	return o
+	return gotrace.Options{Params: params, NamedParams: named, ConfigEnv: gotrace.ConfigFromEnviron(os.Environ())}
 }
 
 // isTerminal reports whether f is a terminal.

@@ -16,6 +16,9 @@ func (p Pos) String() string {
 	if name == "" {
 		name = "<stdin>"
 	}
+	if p.Line == 0 {
+		return name // not in a file, e.g. an environment variable
+	}
 	return fmt.Sprintf("%s:%d:%d", name, p.Line, p.Column)
 }
 
