@@ -100,7 +100,7 @@ func (c *checker) checkFile(file *ast.File) {
 	c.preprocess(file.Preamble)
 	// Config defaults from the environment (BPFTRACE_MAX_STRLEN=...), then
 	// the script's config block, which wins.
-	if env := configFromEnv(c.opts.ConfigEnv, file.Name); env != nil {
+	if env := configFromEnv(c.opts.ConfigEnv); env != nil {
 		c.checkConfig(env)
 	}
 	if file.Config != nil {
@@ -274,7 +274,7 @@ func (c *checker) mapDecl(d *ast.MapDecl) {
 
 // configFromEnv turns config settings given as environment variables into
 // a config block.
-func configFromEnv(env map[string]string, file string) *ast.Config {
+func configFromEnv(env map[string]string) *ast.Config {
 	if len(env) == 0 {
 		return nil
 	}
@@ -287,15 +287,13 @@ func configFromEnv(env map[string]string, file string) *ast.Config {
 	for _, k := range keys {
 		v := env[k]
 		sp := ast.Span{Start: ast.Pos{Filename: "BPFTRACE_" + strings.ToUpper(k)}}
-		var val ast.Expr
-		if n, err := strconv.ParseUint(v, 0, 64); err == nil && k != "str_trunc_trailer" {
-			val = &ast.IntLit{Span: sp, Text: v, Value: n}
-		} else if b, err := strconv.ParseBool(v); err == nil && k != "str_trunc_trailer" {
-			val = &ast.BoolLit{Span: sp, Value: b}
-		} else if k == "str_trunc_trailer" {
+		var val ast.Expr = &ast.Ident{Span: sp, Name: v}
+		if k == "str_trunc_trailer" {
 			val = &ast.StrLit{Span: sp, Value: v}
-		} else {
-			val = &ast.Ident{Span: sp, Name: v}
+		} else if n, err := strconv.ParseUint(v, 0, 64); err == nil {
+			val = &ast.IntLit{Span: sp, Text: v, Value: n}
+		} else if b, err := strconv.ParseBool(v); err == nil {
+			val = &ast.BoolLit{Span: sp, Value: b}
 		}
 		cfg.Entries = append(cfg.Entries, &ast.ConfigEntry{Span: sp, Key: k, Value: val})
 	}
