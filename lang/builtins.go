@@ -153,7 +153,7 @@ func argN(c *checker) (*types.Type, string) {
 }
 
 func (c *checker) ident(e *ast.Ident) *types.Type {
-	b := builtins()[e.Name]
+	b := c.builtinTab[e.Name]
 	if b == nil {
 		c.errorf(e.Pos(), "unknown identifier %q", e.Name)
 		return nil
@@ -264,8 +264,6 @@ type Func struct {
 	check func(c *checker, call *ast.Call) *types.Type
 }
 
-func lookupFunc(name string) *Func { return funcs()[name] }
-
 func funcs() map[string]*Func {
 	list := []*Func{
 		{Name: "printf", check: checkPrintf},
@@ -332,9 +330,9 @@ func funcs() map[string]*Func {
 }
 
 func (c *checker) call(e *ast.Call) *types.Type {
-	f := lookupFunc(e.Name)
+	f := c.funcTab[e.Name]
 	if f == nil {
-		if _, ok := builtins()[e.Name]; ok && len(e.Args) == 0 {
+		if _, ok := c.builtinTab[e.Name]; ok && len(e.Args) == 0 {
 			// bpftrace: pid() is the same as pid.
 			id := &ast.Ident{Span: e.Span, Name: e.Name}
 			t := c.ident(id)

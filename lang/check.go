@@ -24,9 +24,11 @@ func Check(file *ast.File, env Env, opts Options) (*Program, error) {
 		opts.MaxMapKeys = DefaultMaxMapKeys
 	}
 	c := &checker{
-		env:  env,
-		opts: opts,
-		prog: &Program{File: file, Maps: map[string]*MapType{}, MaxStrlen: opts.MaxStrlen, MaxMapKeys: opts.MaxMapKeys},
+		env:        env,
+		opts:       opts,
+		builtinTab: builtins(),
+		funcTab:    funcs(),
+		prog:       &Program{File: file, Maps: map[string]*MapType{}, MaxStrlen: opts.MaxStrlen, MaxMapKeys: opts.MaxMapKeys},
 	}
 	c.checkFile(file)
 	if len(c.errs) > 0 {
@@ -64,6 +66,10 @@ type checker struct {
 	ctypes map[string]btf.Type
 	// defines holds the #define constants of the preamble.
 	defines map[string]Const
+	// builtinTab and funcTab are the builtin variables and functions,
+	// built once per check.
+	builtinTab map[string]*Builtin
+	funcTab    map[string]*Func
 	// funcs caches the kernel's BTF functions by name.
 	funcs map[string]*btf.Func
 }
@@ -664,7 +670,7 @@ func (c *checker) exprStmt(e ast.Expr) {
 		return
 	}
 	if call, ok := e.(*ast.Call); ok {
-		if f := lookupFunc(call.Name); f != nil && f.agg {
+		if f := c.funcTab[call.Name]; f != nil && f.agg {
 			c.errorf(call.Pos(), "%s() must be assigned to a map, e.g. @x = %s(...)", call.Name, call.Name)
 			return
 		}
@@ -698,7 +704,7 @@ func (c *checker) incDec(x ast.Expr, op string) {
 func (c *checker) assign(s *ast.AssignStmt) {
 	// Aggregations: @m[...] = count() etc.
 	if call, ok := s.Rhs.(*ast.Call); ok {
-		if f := lookupFunc(call.Name); f != nil && f.agg {
+		if f := c.funcTab[call.Name]; f != nil && f.agg {
 			m, ok := s.Lhs.(*ast.MapRef)
 			if !ok || s.Op != "=" {
 				c.errorf(call.Pos(), "%s() must be assigned to a map with =, e.g. @x = %s(...)", call.Name, call.Name)
@@ -1041,7 +1047,7 @@ func (c *checker) expr1(e ast.Expr) *types.Type {
 		}
 		return c.ident(e)
 	case *ast.Call:
-		if f := lookupFunc(e.Name); f != nil && f.agg {
+		if f := c.funcTab[e.Name]; f != nil && f.agg {
 			c.errorf(e.Pos(), "%s() must be assigned to a map, e.g. @x = %s(...)", e.Name, e.Name)
 			return nil
 		}
@@ -1467,7 +1473,7 @@ func (c *checker) sizeof(e *ast.SizeofExpr) *types.Type {
 	case e.Type != nil:
 		t = c.resolveType(e.Type)
 	default:
-		if id, ok := e.X.(*ast.Ident); ok && builtins()[id.Name] == nil {
+		if id, ok := e.X.(*ast.Ident); ok && c.builtinTab[id.Name] == nil {
 			// sizeof(name): a type name such as a typedef.
 			t = c.resolveType(&ast.TypeExpr{Span: id.Span, Name: id.Name})
 		} else {
@@ -1547,7 +1553,7 @@ func (c *checker) tuple(e *ast.Tuple) *types.Type {
 // enumValue looks up a kernel enum constant (e.g. TASK_RUNNING,
 // SKB_DROP_REASON_NOT_SPECIFIED) in BTF. The table is built on first use.
 func (c *checker) enumValue(name string) (Const, bool) {
-	if _, ok := builtins()[name]; ok {
+	if _, ok := c.builtinTab[name]; ok {
 		return Const{}, false
 	}
 	if c.enums == nil {
