@@ -1,0 +1,160 @@
+package lang
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/types"
+)
+
+func (c *checker) cast(e *ast.Cast) *types.Type {
+	t := c.expr(e.X)
+	if t == nil {
+		return nil
+	}
+	te := e.Type
+	if te.IsArray {
+		return c.arrayCast(e, t)
+	}
+	nt := c.resolveType(te)
+	if nt == nil {
+		return nil
+	}
+	if cv, ok := c.info.Consts[e.X]; ok && !cv.IsStr && nt.IsInt() {
+		c.info.Consts[e] = Const{Int: types.Truncate(cv.Int, nt)}
+	}
+	switch {
+	case nt.Kind == types.Pointer:
+		if !t.IsInt() && t.Kind != types.Pointer {
+			c.errorf(e.Pos(), "cannot cast %s to %s", t, nt)
+			return nil
+		}
+	case nt.IsInt() && t.Kind == types.Array && t.Size == nt.Size:
+		// reinterpret the bytes of an array (e.g. (uint32)pton("1.2.3.4"))
+	case nt.IsInt():
+		if !t.IsInt() && t.Kind != types.Pointer {
+			c.errorf(e.Pos(), "cannot cast %s to %s", t, nt)
+			return nil
+		}
+	default:
+		c.errorf(e.Pos(), "cannot cast to %s: only integer and pointer casts are supported", nt)
+		return nil
+	}
+	return nt
+}
+
+// resolveType turns a written type into a type: bpftrace's integer names,
+// C integer names, or kernel types found in BTF, with pointers applied.
+func (c *checker) resolveType(te *ast.TypeExpr) *types.Type {
+	t := intTypeByName(te.Name)
+	if t == nil {
+		t = cIntType(te.Name)
+	}
+	if t == nil && te.Name == "void" {
+		t = types.VoidT
+	}
+	if ct, ok := c.ctypes[te.Name]; ok && t == nil {
+		t = btfToType(ct, types.Kernel)
+	}
+	if t == nil {
+		spec, err := c.kernelBTF(te.Pos())
+		if err != nil {
+			return nil
+		}
+		bt, err := lookupKernelType(spec, te.Name)
+		if err != nil {
+			c.errorf(te.Pos(), "unknown type %q: not found in the kernel's BTF", te.Name)
+			return nil
+		}
+		t = btfToType(bt, types.Kernel)
+		if t == nil {
+			c.errorf(te.Pos(), "type %q is not supported", te.Name)
+			return nil
+		}
+	}
+	for i := 0; i < te.Pointers; i++ {
+		t = &types.Type{Kind: types.Pointer, Size: 8, Elem: t, AS: types.Kernel}
+	}
+	return t
+}
+
+// cIntType resolves C integer type names.
+func cIntType(name string) *types.Type {
+	switch name {
+	case "char", "signed char", "s8", "__s8":
+		return types.Int8
+	case "unsigned char", "u8", "__u8":
+		return types.Uint8
+	case "short", "signed short", "short int", "s16", "__s16":
+		return types.Int16
+	case "unsigned short", "unsigned short int", "u16", "__u16":
+		return types.Uint16
+	case "int", "signed", "signed int", "s32", "__s32":
+		return types.Int32
+	case "unsigned", "unsigned int", "u32", "__u32":
+		return types.Uint32
+	case "long", "long int", "signed long", "long long", "long long int", "s64", "__s64", "ssize_t":
+		return types.Int64
+	case "unsigned long", "unsigned long int", "unsigned long long", "unsigned long long int", "u64", "__u64", "size_t":
+		return types.Uint64
+	}
+	return nil
+}
+
+func typeExprString(t *ast.TypeExpr) string {
+	s := t.Name + strings.Repeat("*", t.Pointers)
+	if t.IsArray {
+		s += fmt.Sprintf("[%d]", t.ArrayLen)
+	}
+	return s
+}
+
+// intTypeByName resolves bpftrace's integer type names.
+func intTypeByName(name string) *types.Type {
+	switch name {
+	case "int8":
+		return types.Int8
+	case "int16":
+		return types.Int16
+	case "int32":
+		return types.Int32
+	case "int64":
+		return types.Int64
+	case "uint8":
+		return types.Uint8
+	case "uint16":
+		return types.Uint16
+	case "uint32":
+		return types.Uint32
+	case "uint64":
+		return types.Uint64
+	case "bool":
+		return types.BoolT
+	}
+	return nil
+}
+
+// arrayCast types (T[N])x: the bytes of an integer (or of another array or
+// string of the same size) seen as an array, e.g. (uint8[4])$addr.
+func (c *checker) arrayCast(e *ast.Cast, t *types.Type) *types.Type {
+	te := e.Type
+	elem := c.resolveType(&ast.TypeExpr{Span: te.Span, Name: te.Name, Pointers: te.Pointers})
+	if elem == nil {
+		return nil
+	}
+	if !elem.IsInt() || te.ArrayLen <= 0 {
+		c.errorf(e.Pos(), "cannot cast to %s: arrays of integers with a length are supported", typeExprString(te))
+		return nil
+	}
+	size := elem.Size * te.ArrayLen
+	src := t.Size
+	if t.Kind == types.Pointer {
+		src = 8
+	}
+	if !(t.IsInt() || t.Kind == types.Array || t.Kind == types.String) || src != size {
+		c.errorf(e.Pos(), "cannot cast %s (%d bytes) to %s (%d bytes): the sizes must match", t, src, typeExprString(te), size)
+		return nil
+	}
+	return &types.Type{Kind: types.Array, Size: size, Len: te.ArrayLen, Elem: elem}
+}

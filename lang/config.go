@@ -1,0 +1,117 @@
+package lang
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/gotrace/gotrace/lang/ast"
+)
+
+func (c *checker) checkConfig(cfg *ast.Config) {
+	for _, e := range cfg.Entries {
+		val := configValue(e.Value)
+		switch e.Key {
+		case "max_strlen":
+			if v, ok := e.Value.(*ast.IntLit); ok && v.Value > 0 && v.Value <= 1024 {
+				c.opts.MaxStrlen = int(v.Value)
+				c.prog.MaxStrlen = int(v.Value)
+				continue
+			}
+			c.errorf(e.Value.Pos(), "max_strlen must be an integer between 1 and 1024")
+		case "max_map_keys":
+			if v, ok := e.Value.(*ast.IntLit); ok && v.Value > 0 {
+				c.opts.MaxMapKeys = int(v.Value)
+				c.prog.MaxMapKeys = int(v.Value)
+				continue
+			}
+			c.errorf(e.Value.Pos(), "max_map_keys must be a positive integer")
+		case "print_maps_on_exit":
+			switch val {
+			case "true", "1":
+				c.prog.Config.NoExitMaps = false
+			case "false", "0":
+				c.prog.Config.NoExitMaps = true
+			default:
+				c.errorf(e.Value.Pos(), "print_maps_on_exit must be true or false")
+			}
+		case "missing_probes":
+			switch val {
+			case "error", "warn", "ignore":
+				c.prog.Config.MissingProbes = val
+			default:
+				c.errorf(e.Value.Pos(), "missing_probes must be error, warn or ignore")
+			}
+		case "stack_mode":
+			switch val {
+			case "bpftrace", "perf", "raw":
+				c.prog.Config.StackMode = val
+			default:
+				c.errorf(e.Value.Pos(), "stack_mode must be bpftrace, perf or raw")
+			}
+		case "str_trunc_trailer":
+			if _, ok := e.Value.(*ast.StrLit); !ok {
+				c.errorf(e.Value.Pos(), "str_trunc_trailer must be a string")
+				continue
+			}
+			c.prog.Config.StrTruncTrailer = &val
+		case "max_cat_bytes":
+			if v, ok := e.Value.(*ast.IntLit); ok && v.Value > 0 {
+				c.prog.Config.MaxCatBytes = int(v.Value)
+				continue
+			}
+			c.errorf(e.Value.Pos(), "max_cat_bytes must be a positive integer")
+		case "perf_rb_pages", "log_size",
+			"max_bpf_progs", "max_probes", "on_stack_limit", "cpp_demangle", "lazy_symbolication",
+			"license", "show_debug_info", "symbol_source", "max_type_res_iterations",
+			"unstable_tseries", "unstable_dw_ustack", "unstable_map_decl", "unstable_import", "unstable_macro":
+			// Accepted: these affect output details gotrace does not vary.
+			c.prog.Config.Other = append(c.prog.Config.Other, e.Key+"="+val)
+		default:
+			c.errorf(e.Pos(), "unknown config option %q", e.Key)
+		}
+	}
+}
+
+// configFromEnv turns config settings given as environment variables into
+// a config block.
+func configFromEnv(env map[string]string) *ast.Config {
+	if len(env) == 0 {
+		return nil
+	}
+	keys := make([]string, 0, len(env))
+	for k := range env {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	cfg := &ast.Config{}
+	for _, k := range keys {
+		v := env[k]
+		sp := ast.Span{Start: ast.Pos{Filename: "BPFTRACE_" + strings.ToUpper(k)}}
+		var val ast.Expr = &ast.Ident{Span: sp, Name: v}
+		if k == "str_trunc_trailer" {
+			val = &ast.StrLit{Span: sp, Value: v}
+		} else if n, err := strconv.ParseUint(v, 0, 64); err == nil {
+			val = &ast.IntLit{Span: sp, Text: v, Value: n}
+		} else if b, err := strconv.ParseBool(v); err == nil {
+			val = &ast.BoolLit{Span: sp, Value: b}
+		}
+		cfg.Entries = append(cfg.Entries, &ast.ConfigEntry{Span: sp, Key: k, Value: val})
+	}
+	return cfg
+}
+
+// configValue renders a config value as written.
+func configValue(e ast.Expr) string {
+	switch v := e.(type) {
+	case *ast.IntLit:
+		return strconv.FormatUint(v.Value, 10)
+	case *ast.StrLit:
+		return v.Value
+	case *ast.BoolLit:
+		return strconv.FormatBool(v.Value)
+	case *ast.Ident:
+		return v.Name
+	}
+	return ""
+}

@@ -1,0 +1,370 @@
+package lang
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/types"
+)
+
+// expr checks e and records its type; it returns nil after an error.
+func (c *checker) expr(e ast.Expr) *types.Type {
+	t := c.expr1(e)
+	if t != nil {
+		c.info.Types[e] = t
+	}
+	return t
+}
+
+func (c *checker) expr1(e ast.Expr) *types.Type {
+	switch e := e.(type) {
+	case *ast.IntLit:
+		v, err := scaleDuration(e)
+		if err != nil {
+			c.errorf(e.Pos(), "%s", err)
+			return nil
+		}
+		c.info.Consts[e] = Const{Int: v}
+		if v > 1<<63-1 {
+			return types.Uint64
+		}
+		return types.Int64
+	case *ast.StrLit:
+		c.info.Consts[e] = Const{IsStr: true, Str: e.Value}
+		return types.NewString(len(e.Value) + 1)
+	case *ast.BoolLit:
+		v := uint64(0)
+		if e.Value {
+			v = 1
+		}
+		c.info.Consts[e] = Const{Int: v}
+		return types.BoolT
+	case *ast.Paren:
+		t := c.expr(e.X)
+		if cv, ok := c.info.Consts[e.X]; ok {
+			c.info.Consts[e] = cv
+		}
+		return t
+	case *ast.PosParam:
+		return c.posParam(e)
+	case *ast.Var:
+		return c.useVar(e)
+	case *ast.MapRef:
+		mt := c.mapUse(e, nil, false)
+		if mt == nil {
+			return nil
+		}
+		if mt.Value == nil {
+			if !c.quiet {
+				c.errorf(e.Pos(), "map %s is read but never assigned", e.Name)
+			}
+			return nil
+		}
+		if e.Keys == nil && mt.Keys != nil && mt.Value.Kind != types.Count {
+			c.errorf(e.Pos(), "map %s has keys: use %s[...]", e.Name, e.Name)
+			return nil
+		}
+		switch mt.Value.Kind {
+		case types.Count, types.Sum, types.Min, types.Max, types.Avg:
+			// Reading an aggregation yields its integer value.
+			return types.NewInt(8, mt.Value.Signed || mt.Value.Kind == types.Min || mt.Value.Kind == types.Max || mt.Value.Kind == types.Avg)
+		case types.Hist, types.Lhist, types.Stats, types.Tseries:
+			c.errorf(e.Pos(), "the value of %s (%s) can only be printed", e.Name, mt.Value)
+			return nil
+		}
+		return mt.Value
+	case *ast.Ident:
+		if cv, ok := c.defines[e.Name]; ok {
+			c.info.Consts[e] = cv
+			if cv.IsStr {
+				return types.NewString(len(cv.Str) + 1)
+			}
+			return types.Int64
+		}
+		if cv, ok := c.enumValue(e.Name); ok {
+			c.info.Consts[e] = cv
+			return types.Int64
+		}
+		return c.ident(e)
+	case *ast.Call:
+		if f := c.funcTab[e.Name]; f != nil && f.agg {
+			c.errorf(e.Pos(), "%s() must be assigned to a map, e.g. @x = %s(...)", e.Name, e.Name)
+			return nil
+		}
+		return c.call(e)
+	case *ast.Unary:
+		return c.unary(e)
+	case *ast.Binary:
+		return c.binary(e)
+	case *ast.Ternary:
+		ct := c.expr(e.Cond)
+		a, b := c.expr(e.Then), c.expr(e.Else)
+		if ct == nil || a == nil || b == nil {
+			return nil
+		}
+		if !isCondition(ct) {
+			c.errorf(e.Cond.Pos(), "condition must be an integer, bool or pointer, not %s", ct)
+			return nil
+		}
+		if a.Kind == types.Void && b.Kind == types.Void {
+			return types.VoidT
+		}
+		if a.IsInt() && b.IsInt() {
+			if a.Kind == types.Bool && b.Kind == types.Bool {
+				return types.BoolT
+			}
+			return promote(a, b)
+		}
+		u, ok := unify(a, b)
+		if !ok {
+			c.errorf(e.Pos(), "ternary branches have different types: %s and %s", a, b)
+			return nil
+		}
+		return u
+	case *ast.Field:
+		return c.field(e)
+	case *ast.Cast:
+		return c.cast(e)
+	case *ast.Discard:
+		c.errorf(e.Pos(), "_ can only be assigned to")
+		return nil
+	case *ast.SizeofExpr:
+		return c.sizeof(e)
+	case *ast.OffsetofExpr:
+		return c.offsetof(e)
+	case *ast.Tuple:
+		return c.tuple(e)
+	case *ast.BlockExpr:
+		return c.blockExpr(e)
+	case *ast.Index:
+		return c.index(e)
+	}
+	c.errorf(e.GetSpan().Start, "unexpected expression")
+	return nil
+}
+
+func exprName(e ast.Expr) string {
+	switch e.(type) {
+	case *ast.Index:
+		return "indexing"
+	case *ast.Tuple:
+		return "tuples"
+	case *ast.SizeofExpr:
+		return "sizeof"
+	case *ast.OffsetofExpr:
+		return "offsetof"
+	}
+	return "this expression"
+}
+
+// scaleDuration applies an integer literal's duration suffix (to nanoseconds).
+func scaleDuration(e *ast.IntLit) (uint64, error) {
+	mult := map[string]uint64{"": 1, "ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9, "m": 60e9, "h": 3600e9, "d": 86400e9}[e.Suffix]
+	if mult == 0 {
+		return 0, fmt.Errorf("unknown duration suffix %q", e.Suffix)
+	}
+	if e.Value != 0 && e.Value > ^uint64(0)/mult {
+		return 0, fmt.Errorf("integer literal %s overflows 64 bits", e.Text)
+	}
+	return e.Value * mult, nil
+}
+
+func (c *checker) posParam(e *ast.PosParam) *types.Type {
+	if e.Index == -1 {
+		c.info.Consts[e] = Const{Int: uint64(len(c.opts.Params))}
+		return types.Int64
+	}
+	if e.Index < 1 || e.Index > len(c.opts.Params) {
+		// bpftrace: a missing parameter is zero in a numeric context.
+		c.info.Consts[e] = Const{Int: 0}
+		return types.Int64
+	}
+	s := c.opts.Params[e.Index-1]
+	if v, err := strconv.ParseInt(s, 0, 64); err == nil {
+		c.info.Consts[e] = Const{Int: uint64(v)}
+		return types.Int64
+	}
+	if v, err := strconv.ParseUint(s, 0, 64); err == nil {
+		c.info.Consts[e] = Const{Int: v}
+		return types.Uint64
+	}
+	c.info.Consts[e] = Const{IsStr: true, Str: s}
+	return types.NewString(len(s) + 1)
+}
+
+func (c *checker) unary(e *ast.Unary) *types.Type {
+	switch e.Op {
+	case "++", "--":
+		c.incDec(e.X, e.Op)
+		return c.info.Types[e.X]
+	}
+	t := c.expr(e.X)
+	if t == nil {
+		return nil
+	}
+	switch e.Op {
+	case "!":
+		if !isCondition(t) {
+			c.errorf(e.Pos(), "! needs an integer, bool or pointer operand, not %s", t)
+			return nil
+		}
+		return types.BoolT
+	case "~", "-":
+		if !t.IsInt() {
+			c.errorf(e.Pos(), "%s needs an integer operand, not %s", e.Op, t)
+			return nil
+		}
+		if cv, ok := c.info.Consts[e.X]; ok && !cv.IsStr && e.Op == "-" {
+			c.info.Consts[e] = Const{Int: -cv.Int}
+		}
+		if e.Op == "-" || t.Kind == types.Bool {
+			return types.Int64
+		}
+		return storageType(t)
+	case "*":
+		if t.Kind != types.Pointer || t.Elem == nil || t.Elem.Kind == types.Void {
+			c.errorf(e.Pos(), "cannot dereference %s", t)
+			return nil
+		}
+		if !t.Elem.IsInt() && t.Elem.Kind != types.Pointer && t.Elem.Kind != types.Struct {
+			c.errorf(e.Pos(), "dereferencing %s is not supported yet", t)
+			return nil
+		}
+		return t.Elem
+	}
+	c.errorf(e.Pos(), "unary %s is not supported yet", e.Op)
+	return nil
+}
+
+func (c *checker) binary(e *ast.Binary) *types.Type {
+	a, b := c.expr(e.X), c.expr(e.Y)
+	if a == nil || b == nil {
+		return nil
+	}
+	switch e.Op {
+	case "&&", "||":
+		if !isCondition(a) || !isCondition(b) {
+			c.errorf(e.Pos(), "%s needs integer, bool or pointer operands, not %s and %s", e.Op, a, b)
+			return nil
+		}
+		return types.BoolT
+	case "==", "!=":
+		if a.Kind == types.String && b.Kind == types.String {
+			return types.BoolT
+		}
+		fallthrough
+	case "<", "<=", ">", ">=":
+		if (a.IsInt() || a.Kind == types.Pointer) && (b.IsInt() || b.Kind == types.Pointer) {
+			return types.BoolT
+		}
+		c.errorf(e.Pos(), "cannot compare %s with %s", a, b)
+		return nil
+	}
+	// Pointer arithmetic: p + n, n + p and p - n, scaled by the pointee's
+	// size as in C.
+	switch {
+	case a.Kind == types.Pointer && b.IsInt() && (e.Op == "+" || e.Op == "-"):
+		return a
+	case b.Kind == types.Pointer && a.IsInt() && e.Op == "+":
+		return b
+	case a.Kind == types.Pointer || b.Kind == types.Pointer:
+		c.errorf(e.Pos(), "pointer arithmetic allows only pointer + integer and pointer - integer, not %s %s %s", a, e.Op, b)
+		return nil
+	}
+	if !a.IsInt() || !b.IsInt() {
+		c.errorf(e.Pos(), "%s needs integer operands, not %s and %s", e.Op, a, b)
+		return nil
+	}
+	rt := promote(a, b)
+	x, xok := c.info.Consts[e.X]
+	y, yok := c.info.Consts[e.Y]
+	if xok && yok && !x.IsStr && !y.IsStr {
+		if v, ok := foldBinary(e.Op, x.Int, y.Int, rt.Signed); ok {
+			c.info.Consts[e] = Const{Int: v}
+		}
+	}
+	return rt
+}
+
+// tuple types (a, b, ...) and records (x=a, y=b): elements are stored
+// widened (integers as 64 bits) and laid out as bpftrace does.
+func (c *checker) tuple(e *ast.Tuple) *types.Type {
+	elems := make([]*types.Type, 0, len(e.Elems))
+	for _, x := range e.Elems {
+		t := c.expr(x)
+		if t == nil {
+			return nil
+		}
+		switch {
+		case t.IsInt(), t.Kind == types.String, t.Kind == types.Pointer, t.Kind == types.Tuple, t.Kind == types.Record, t.Kind == types.Ksym:
+		default:
+			c.errorf(x.Pos(), "%s cannot be a tuple element", t)
+			return nil
+		}
+		elems = append(elems, storageType(t))
+	}
+	return types.NewTuple(elems, e.Names)
+}
+
+// index types x[i]: an element of a pointer, a kernel or tracepoint array,
+// or a byte of a string (constant index).
+func (c *checker) index(e *ast.Index) *types.Type {
+	xt := c.expr(e.X)
+	it := c.expr(e.Index)
+	if xt == nil || it == nil {
+		return nil
+	}
+	if !it.IsInt() {
+		c.errorf(e.Index.Pos(), "an index must be an integer, not %s", it)
+		return nil
+	}
+	cv, isConst := c.info.Consts[e.Index]
+	switch xt.Kind {
+	case types.String:
+		if !isConst || int(cv.Int) >= xt.Size {
+			c.errorf(e.Index.Pos(), "a string index must be a constant below %d", xt.Size)
+			return nil
+		}
+		return types.Uint8
+	case types.Array:
+		if isConst && int(cv.Int) >= xt.Len {
+			c.errorf(e.Index.Pos(), "index %d is out of bounds for %s", cv.Int, xt)
+			return nil
+		}
+		if !isConst && xt.BTF == nil && !isArgsField(e.X) {
+			c.errorf(e.Index.Pos(), "an index into a %s value must be a constant", xt)
+			return nil
+		}
+		return xt.Elem
+	case types.Pointer:
+		if xt.Elem == nil || xt.Elem.Kind == types.Void {
+			c.errorf(e.Pos(), "cannot index %s", xt)
+			return nil
+		}
+		return xt.Elem
+	}
+	c.errorf(e.Pos(), "cannot index %s", xt)
+	return nil
+}
+
+// blockExpr checks `{ stmts; value }`: the statements in a scope of their
+// own, then the value, the last statement, which must be an expression.
+func (c *checker) blockExpr(e *ast.BlockExpr) *types.Type {
+	stmts := e.Body.Stmts
+	if len(stmts) == 0 {
+		c.errorf(e.Pos(), "a block used as a value must end with an expression")
+		return nil
+	}
+	last, ok := stmts[len(stmts)-1].(*ast.ExprStmt)
+	if !ok {
+		c.errorf(stmts[len(stmts)-1].Pos(), "a block used as a value must end with an expression")
+		return nil
+	}
+	c.scopes = append(c.scopes, map[string]int{})
+	defer func() { c.scopes = c.scopes[:len(c.scopes)-1] }()
+	for _, s := range stmts[:len(stmts)-1] {
+		c.stmt(s)
+	}
+	return c.expr(last.X)
+}

@@ -1,0 +1,171 @@
+package lang
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/cilium/ebpf/btf"
+
+	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/types"
+)
+
+// kernelBTF returns the kernel's BTF or reports why it is unavailable.
+func (c *checker) kernelBTF(pos ast.Pos) (*btf.Spec, error) {
+	if c.env == nil {
+		c.errorf(pos, "kernel BTF is unavailable")
+		return nil, errors.New("no environment")
+	}
+	spec, err := c.env.BTF()
+	if err != nil || spec == nil {
+		c.errorf(pos, "kernel BTF is unavailable (/sys/kernel/btf/vmlinux): %v", err)
+		return nil, fmt.Errorf("no BTF: %w", err)
+	}
+	return spec, nil
+}
+
+func (c *checker) field(e *ast.Field) *types.Type {
+	xt := c.expr(e.X)
+	if xt == nil {
+		return nil
+	}
+	switch xt.Kind {
+	case types.Record, types.Tuple:
+		for _, f := range xt.Fields {
+			if f.Name == e.Name {
+				c.info.Members[e] = f
+				return f.Type
+			}
+		}
+		var names []string
+		for _, f := range xt.Fields {
+			names = append(names, f.Name)
+		}
+		if xt.Name == "args" {
+			what := "argument"
+			if c.probe.Provider() == "tracepoint" {
+				what = "field"
+			}
+			c.errorf(e.Pos(), "%s has no %s %q (%ss: %s)", c.probe.Points[0].Name, what, e.Name, what, strings.Join(names, ", "))
+		} else {
+			c.errorf(e.Pos(), "%s has no field %q", xt, e.Name)
+		}
+		return nil
+	case types.Pointer:
+		if xt.Elem.Kind != types.Struct {
+			c.errorf(e.Pos(), "cannot access field %q of %s", e.Name, xt)
+			return nil
+		}
+		return c.member(e, xt.Elem)
+	case types.Struct:
+		return c.member(e, xt)
+	}
+	c.errorf(e.Pos(), "cannot access field %q of %s", e.Name, xt)
+	return nil
+}
+
+// member resolves a struct or union member through BTF, including members
+// of anonymous structs and unions.
+func (c *checker) member(e *ast.Field, st *types.Type) *types.Type {
+	if st.BTF == nil {
+		c.errorf(e.Pos(), "%s has no type information", st)
+		return nil
+	}
+	f, mt, err := findMember(st.BTF, e.Name)
+	if err != nil {
+		msg := fmt.Sprintf("%s has no member %q", st.Name, e.Name)
+		if near := closeMatches(e.Name, memberNames(st.BTF, nil), 5); len(near) > 0 {
+			msg += fmt.Sprintf(" (did you mean %s?)", strings.Join(near, ", "))
+		}
+		c.errorf(e.Pos(), "%s", msg)
+		return nil
+	}
+	ft := btfToType(mt, st.AS)
+	if ft == nil {
+		c.errorf(e.Pos(), "member %s of %s has an unsupported type (%s)", e.Name, st.Name, mt.TypeName())
+		return nil
+	}
+	if f.BitSize > 0 && ft.Kind == types.Int {
+		ft = types.NewInt(ft.Size, ft.Signed)
+	}
+	f.Type = ft
+	c.info.Members[e] = f
+	return ft
+}
+
+// sizeof is a compile-time constant: the size of a type or of an
+// expression's type.
+func (c *checker) sizeof(e *ast.SizeofExpr) *types.Type {
+	var t *types.Type
+	switch {
+	case e.Type != nil:
+		t = c.resolveType(e.Type)
+	default:
+		if id, ok := e.X.(*ast.Ident); ok && c.builtinTab[id.Name] == nil {
+			// sizeof(name): a type name such as a typedef.
+			t = c.resolveType(&ast.TypeExpr{Span: id.Span, Name: id.Name})
+		} else {
+			t = c.expr(e.X)
+		}
+	}
+	if t == nil {
+		return nil
+	}
+	size := t.Size
+	if t.Kind == types.Pointer {
+		size = 8
+	}
+	c.info.Consts[e] = Const{Int: uint64(size)}
+	return types.Uint64
+}
+
+// offsetof is a compile-time constant: a member's offset, through nested
+// and anonymous members.
+func (c *checker) offsetof(e *ast.OffsetofExpr) *types.Type {
+	var t *types.Type
+	switch {
+	case e.Type != nil:
+		t = c.resolveType(e.Type)
+	default:
+		if id, ok := e.X.(*ast.Ident); ok {
+			t = c.resolveType(&ast.TypeExpr{Span: id.Span, Name: id.Name})
+		} else {
+			t = c.expr(e.X)
+		}
+	}
+	if t == nil {
+		return nil
+	}
+	if t.Kind == types.Pointer {
+		t = t.Elem
+	}
+	if t.Kind != types.Struct || t.BTF == nil {
+		c.errorf(e.Pos(), "offsetof() needs a struct or union, not %s", t)
+		return nil
+	}
+	bt := t.BTF
+	off := 0
+	for _, name := range e.Field {
+		f, mt, err := findMember(bt, name)
+		if err != nil {
+			c.errorf(e.Pos(), "%s has no member %q", compositeName(stripQualifiers(bt)), name)
+			return nil
+		}
+		off += f.Offset
+		bt = mt
+	}
+	c.info.Consts[e] = Const{Int: uint64(off)}
+	return types.Uint64
+}
+
+// isArgsField reports whether x is args.name (a field of the probe's
+// arguments, which live in kernel memory).
+func isArgsField(x ast.Expr) bool {
+	f, ok := x.(*ast.Field)
+	if !ok {
+		return false
+	}
+	id, ok := f.X.(*ast.Ident)
+	return ok && id.Name == "args"
+}

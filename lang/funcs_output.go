@@ -1,0 +1,166 @@
+package lang
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/types"
+)
+
+func checkExit(c *checker, e *ast.Call) *types.Type {
+	if !c.wantArgs(e, 0, 1) {
+		return nil
+	}
+	if len(e.Args) == 1 && c.intArg(e, 0) == nil {
+		return nil
+	}
+	return types.VoidT
+}
+
+func checkTime(c *checker, e *ast.Call) *types.Type {
+	if !c.wantArgs(e, 0, 1) {
+		return nil
+	}
+	if len(e.Args) == 1 {
+		if _, ok := e.Args[0].(*ast.StrLit); !ok {
+			c.errorf(e.Args[0].Pos(), "time() format must be a string literal")
+			return nil
+		}
+		c.expr(e.Args[0])
+	}
+	return types.VoidT
+}
+
+// ParsePrintf returns the conversions of a bpftrace printf format, or an
+// error for an incomplete conversion.
+func ParsePrintf(format string) ([]string, error) {
+	var verbs []string
+	for i := 0; i < len(format); i++ {
+		if format[i] != '%' {
+			continue
+		}
+		i++
+		if i < len(format) && format[i] == '%' {
+			continue
+		}
+		for i < len(format) && strings.IndexByte("-+ #0", format[i]) >= 0 {
+			i++
+		}
+		for i < len(format) && (format[i] >= '0' && format[i] <= '9' || format[i] == '.') {
+			i++
+		}
+		start := i
+		for i < len(format) && strings.IndexByte("hlzjt", format[i]) >= 0 {
+			i++
+		}
+		if i >= len(format) {
+			return nil, fmt.Errorf("incomplete conversion at the end of the format")
+		}
+		switch format[i] {
+		case 'd', 'i', 'u', 'x', 'X', 'o', 'c', 's', 'p':
+		case 'r':
+			if i+1 < len(format) && (format[i+1] == 'x' || format[i+1] == 'h') {
+				i++
+			}
+		default:
+			return nil, fmt.Errorf("unknown conversion %%%s", format[start:i+1])
+		}
+		verbs = append(verbs, format[start:i+1])
+	}
+	return verbs, nil
+}
+
+func checkPrintf(c *checker, e *ast.Call) *types.Type {
+	if !c.wantArgs(e, 1, -1) {
+		return nil
+	}
+	lit, ok := e.Args[0].(*ast.StrLit)
+	if !ok {
+		c.errorf(e.Args[0].GetSpan().Start, "%s() format must be a string literal", e.Name)
+		return nil
+	}
+	c.expr(lit)
+	verbs, err := ParsePrintf(lit.Value)
+	if err != nil {
+		c.errorf(lit.Pos(), "%s(): %v", e.Name, err)
+		return nil
+	}
+	args := e.Args[1:]
+	if len(verbs) != len(args) {
+		c.errorf(e.Pos(), "%s(): the format has %d conversion%s but %d argument%s were given", e.Name, len(verbs), plural(len(verbs)), len(args), plural(len(args)))
+		return nil
+	}
+	ok = true
+	for i, a := range args {
+		t := c.expr(a)
+		if t == nil {
+			ok = false
+			continue
+		}
+		v := verbs[i][len(verbs[i])-1:]
+		switch {
+		case t.Kind == types.Void, t.IsAggregation():
+			c.errorf(a.Pos(), "%s() argument %d has no printable value (%s)", e.Name, i+1, t)
+			ok = false
+		case v == "s":
+			// %s prints anything.
+		case strings.HasPrefix(verbs[i], "r") || strings.HasSuffix(verbs[i], "r"):
+			// buffers: buf() results, byte arrays and strings
+			if t.Kind != types.String && !(t.Kind == types.Array && t.Elem != nil && t.Elem.Size == 1) {
+				c.errorf(a.Pos(), "%s() %%%s needs a buffer, not %s", e.Name, verbs[i], t)
+				ok = false
+			}
+		case !t.IsInt() && t.Kind != types.Pointer:
+			c.errorf(a.Pos(), "%s() %%%s needs an integer, not %s", e.Name, verbs[i], t)
+			ok = false
+		}
+	}
+	if !ok {
+		return nil
+	}
+	return types.VoidT
+}
+
+// checkStrftime types strftime(fmt, nsecs): a timestamp rendered in user
+// space with the format.
+func checkStrftime(c *checker, e *ast.Call) *types.Type {
+	if !c.wantArgs(e, 2, 2) {
+		return nil
+	}
+	lit, ok := e.Args[0].(*ast.StrLit)
+	if !ok {
+		c.errorf(e.Args[0].GetSpan().Start, "strftime() format must be a string literal")
+		return nil
+	}
+	c.expr(lit)
+	if c.intArg(e, 1) == nil {
+		return nil
+	}
+	return &types.Type{Kind: types.Timestamp, Size: 8, Name: lit.Value}
+}
+
+// MaxJoinArgs is how many array elements join() reads, as in bpftrace.
+const MaxJoinArgs = 16
+
+func checkJoin(c *checker, e *ast.Call) *types.Type {
+	if !c.wantArgs(e, 1, 2) {
+		return nil
+	}
+	t := c.expr(e.Args[0])
+	if t == nil {
+		return nil
+	}
+	if t.Kind != types.Pointer && !t.IsInt() {
+		c.errorf(e.Args[0].Pos(), "join() needs an array of strings (char **), not %s", t)
+		return nil
+	}
+	if len(e.Args) == 2 {
+		if _, ok := e.Args[1].(*ast.StrLit); !ok {
+			c.errorf(e.Args[1].GetSpan().Start, "join() separator must be a string literal")
+			return nil
+		}
+		c.expr(e.Args[1])
+	}
+	return types.VoidT
+}

@@ -1,0 +1,158 @@
+package lang
+
+import (
+	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/types"
+)
+
+// checkAddrFunc types ksym(addr), kptr(p) and uptr(p).
+func checkAddrFunc(k types.Kind) func(*checker, *ast.Call) *types.Type {
+	return func(c *checker, e *ast.Call) *types.Type {
+		if !c.wantArgs(e, 1, 1) {
+			return nil
+		}
+		t := c.expr(e.Args[0])
+		if t == nil {
+			return nil
+		}
+		if !t.IsInt() && t.Kind != types.Pointer {
+			c.errorf(e.Args[0].Pos(), "%s() needs an address, not %s", e.Name, t)
+			return nil
+		}
+		if k == types.Ksym {
+			return &types.Type{Kind: types.Ksym, Size: 8}
+		}
+		as := types.Kernel
+		if e.Name == "uptr" {
+			as = types.User
+		}
+		if t.Kind == types.Pointer {
+			cp := *t
+			cp.AS = as
+			return &cp
+		}
+		return &types.Type{Kind: types.Pointer, Size: 8, Elem: types.Uint8, AS: as}
+	}
+}
+
+// MaxStackFrames is the deepest stack kstack records (the kernel's
+// PERF_MAX_STACK_DEPTH).
+const MaxStackFrames = 127
+
+// checkKstack types kstack([mode,] [limit]): a kernel stack printed with
+// at most limit frames, in the mode's format (bpftrace, perf or raw).
+func checkKstack(c *checker, e *ast.Call) *types.Type {
+	if !c.wantArgs(e, 0, 2) {
+		return nil
+	}
+	limit := int64(MaxStackFrames)
+	mode := ""
+	args := e.Args
+	if len(args) > 0 {
+		if id, ok := args[0].(*ast.Ident); ok && (id.Name == "bpftrace" || id.Name == "perf" || id.Name == "raw") {
+			mode, args = id.Name, args[1:]
+		}
+	}
+	if len(args) == 2 || (len(args) == 1 && len(e.Args) == 2 && mode == "") {
+		c.errorf(e.Pos(), "%s() takes an optional mode (bpftrace, perf, raw) and an optional limit", e.Name)
+		return nil
+	}
+	if len(args) == 1 {
+		i := len(e.Args) - 1
+		v, ok := c.constInt(e, i)
+		if !ok {
+			return nil
+		}
+		if v < 1 || v > MaxStackFrames {
+			c.errorf(e.Args[i].Pos(), "%s() limit must be between 1 and %d", e.Name, MaxStackFrames)
+			return nil
+		}
+		limit = v
+	}
+	return &types.Type{Kind: types.Stack, Size: 8, Name: "kstack", Len: int(limit), StackMode: mode}
+}
+
+// checkKaddr resolves kaddr("symbol") to the symbol's address at compile
+// time.
+func checkKaddr(c *checker, e *ast.Call) *types.Type {
+	if !c.wantArgs(e, 1, 1) {
+		return nil
+	}
+	lit, ok := e.Args[0].(*ast.StrLit)
+	if !ok {
+		c.errorf(e.Args[0].GetSpan().Start, "kaddr() needs a symbol name as a string literal")
+		return nil
+	}
+	c.expr(lit)
+	sr, ok := c.env.(SymbolResolver)
+	if !ok {
+		c.errorf(e.Pos(), "kaddr() needs the kernel's symbols (/proc/kallsyms)")
+		return nil
+	}
+	addr, err := sr.KernelSymbol(lit.Value)
+	if err != nil {
+		c.errorf(lit.Pos(), "kaddr(%q): %v", lit.Value, err)
+		return nil
+	}
+	c.info.Consts[e] = Const{Int: addr}
+	return types.Uint64
+}
+
+// ustackType is the type of ustack: {stack id, pid}.
+func ustackType(limit int) *types.Type {
+	return &types.Type{Kind: types.Stack, Size: 16, Name: "ustack", Len: limit}
+}
+
+// checkUstack types ustack(limit).
+func checkUstack(c *checker, e *ast.Call) *types.Type {
+	t := checkKstack(c, e)
+	if t == nil {
+		return nil
+	}
+	ut := ustackType(t.Len)
+	ut.StackMode = t.StackMode
+	return ut
+}
+
+// checkUsym types usym(addr): an address of the current process, printed
+// as its function name.
+func checkUsym(c *checker, e *ast.Call) *types.Type {
+	if !c.wantArgs(e, 1, 1) {
+		return nil
+	}
+	t := c.expr(e.Args[0])
+	if t == nil {
+		return nil
+	}
+	if !t.IsInt() && t.Kind != types.Pointer {
+		c.errorf(e.Args[0].Pos(), "usym() needs an address, not %s", t)
+		return nil
+	}
+	return &types.Type{Kind: types.Usym, Size: 16}
+}
+
+// checkUaddr resolves uaddr("symbol") in a uprobe's binary at compile
+// time: the symbol's address in the ELF file (exact for non-PIE binaries).
+func checkUaddr(c *checker, e *ast.Call) *types.Type {
+	if !c.wantArgs(e, 1, 1) {
+		return nil
+	}
+	pt := c.probe.Points[0]
+	if pt.Provider != "uprobe" && pt.Provider != "uretprobe" {
+		c.errorf(e.Pos(), "uaddr() is only available in uprobe and uretprobe probes")
+		return nil
+	}
+	lit, ok := e.Args[0].(*ast.StrLit)
+	if !ok {
+		c.errorf(e.Args[0].GetSpan().Start, "uaddr() needs a symbol name as a string literal")
+		return nil
+	}
+	c.expr(lit)
+	addr, err := elfSymbol(pt.Module, lit.Value)
+	if err != nil {
+		c.errorf(lit.Pos(), "uaddr(%q): %v", lit.Value, err)
+		return nil
+	}
+	c.info.Consts[e] = Const{Int: addr}
+	return &types.Type{Kind: types.Pointer, Size: 8, Elem: types.Uint64, AS: types.User}
+}

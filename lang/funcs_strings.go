@@ -1,0 +1,254 @@
+package lang
+
+import (
+	"net/netip"
+
+	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/types"
+)
+
+func checkStr(c *checker, e *ast.Call) *types.Type {
+	if !c.wantArgs(e, 1, 2) {
+		return nil
+	}
+	t := c.expr(e.Args[0])
+	if t == nil {
+		return nil
+	}
+	size := c.opts.MaxStrlen
+	if len(e.Args) == 2 {
+		n, ok := c.constIntOrExpr(e, 1)
+		if !ok {
+			return nil
+		}
+		if n > 0 && int(n)+1 < size {
+			size = int(n) + 1
+		}
+	}
+	switch {
+	case t.Kind == types.String:
+		if size > t.Size {
+			size = t.Size
+		}
+		return types.NewString(size)
+	case t.Kind == types.Pointer, t.IsInt():
+		return types.NewString(size)
+	}
+	c.errorf(e.Args[0].Pos(), "str() needs a pointer or a string, not %s", t)
+	return nil
+}
+
+func checkStrlen(c *checker, e *ast.Call) *types.Type {
+	if !c.wantArgs(e, 1, 1) {
+		return nil
+	}
+	if t := c.expr(e.Args[0]); t == nil {
+		return nil
+	} else if t.Kind != types.String {
+		c.errorf(e.Args[0].Pos(), "strlen() needs a string, not %s", t)
+		return nil
+	}
+	return types.Uint64
+}
+
+func checkStrncmp(c *checker, e *ast.Call) *types.Type {
+	if !c.wantArgs(e, 3, 3) {
+		return nil
+	}
+	for i := 0; i < 2; i++ {
+		if t := c.expr(e.Args[i]); t == nil {
+			return nil
+		} else if t.Kind != types.String {
+			c.errorf(e.Args[i].Pos(), "strncmp() needs strings, not %s", t)
+			return nil
+		}
+	}
+	if n, ok := c.constInt(e, 2); !ok {
+		return nil
+	} else if n < 0 {
+		c.errorf(e.Args[2].Pos(), "strncmp() length must not be negative")
+		return nil
+	}
+	return types.Int64
+}
+
+func checkBswap(c *checker, e *ast.Call) *types.Type {
+	if !c.wantArgs(e, 1, 1) {
+		return nil
+	}
+	t := c.intArg(e, 0)
+	if t == nil {
+		return nil
+	}
+	size := t.Size
+	if t.Kind == types.Bool {
+		size = 1
+	}
+	return types.NewInt(size, false)
+}
+
+// checkNtop types ntop([af,] addr): addr is an IPv4 address as an integer
+// (network byte order, as loaded) or a 4- or 16-byte array.
+func checkNtop(c *checker, e *ast.Call) *types.Type {
+	if !c.wantArgs(e, 1, 2) {
+		return nil
+	}
+	if len(e.Args) == 2 && c.intArg(e, 0) == nil {
+		return nil
+	}
+	addr := e.Args[len(e.Args)-1]
+	t := c.expr(addr)
+	if t == nil {
+		return nil
+	}
+	switch {
+	case t.IsInt():
+	case (t.Kind == types.Array || t.Kind == types.String) && (t.Size == 4 || t.Size == 16):
+	default:
+		c.errorf(addr.Pos(), "ntop() needs an IPv4 address as an integer or a 4- or 16-byte array, not %s", t)
+		return nil
+	}
+	return &types.Type{Kind: types.Inet, Size: 24}
+}
+
+func checkMemcmp(c *checker, e *ast.Call) *types.Type {
+	if !c.wantArgs(e, 3, 3) {
+		return nil
+	}
+	for i := 0; i < 2; i++ {
+		t := c.expr(e.Args[i])
+		if t == nil {
+			return nil
+		}
+		if !t.IsBuffer() {
+			c.errorf(e.Args[i].Pos(), "memcmp() compares strings, arrays or tuples, not %s", t)
+			return nil
+		}
+	}
+	if n, ok := c.constInt(e, 2); !ok {
+		return nil
+	} else if n < 0 || int(n) > min(c.info.Types[e.Args[0]].Size, c.info.Types[e.Args[1]].Size) {
+		c.errorf(e.Args[2].Pos(), "memcmp() count must be between 0 and the size of both operands")
+		return nil
+	}
+	return types.Int64
+}
+
+// checkStrPair types strcontains(haystack, needle) and strstr.
+func checkStrPair(result *types.Type) func(*checker, *ast.Call) *types.Type {
+	return func(c *checker, e *ast.Call) *types.Type {
+		if !c.wantArgs(e, 2, 2) {
+			return nil
+		}
+		for i := 0; i < 2; i++ {
+			t := c.expr(e.Args[i])
+			if t == nil {
+				return nil
+			}
+			if t.Kind != types.String {
+				c.errorf(e.Args[i].Pos(), "%s() needs strings, not %s", e.Name, t)
+				return nil
+			}
+		}
+		return result
+	}
+}
+
+// bufferType is the type of buf(): bytes printed with %r.
+func bufferType(n int) *types.Type {
+	return &types.Type{Kind: types.Array, Size: n, Len: n, Elem: types.Uint8, Name: "buffer"}
+}
+
+// checkBuf types buf(data[, length]): length bytes read from data (a
+// pointer, an array or a string), at most max_strlen; the length must be
+// a constant, or is the array's size.
+func checkBuf(c *checker, e *ast.Call) *types.Type {
+	if !c.wantArgs(e, 1, 2) {
+		return nil
+	}
+	t := c.expr(e.Args[0])
+	if t == nil {
+		return nil
+	}
+	n := 0
+	switch {
+	case len(e.Args) == 2:
+		v, ok := c.constInt(e, 1)
+		if !ok {
+			return nil
+		}
+		n = int(v)
+	case t.Kind == types.Array || t.Kind == types.String:
+		n = t.Size
+	default:
+		c.errorf(e.Pos(), "buf() of %s needs a length", t)
+		return nil
+	}
+	if t.Kind != types.Pointer && !t.IsInt() && t.Kind != types.Array && t.Kind != types.String {
+		c.errorf(e.Args[0].Pos(), "buf() reads from a pointer or an array, not %s", t)
+		return nil
+	}
+	if n <= 0 || n > c.opts.MaxStrlen {
+		c.errorf(e.Pos(), "buf() length must be between 1 and max_strlen (%d)", c.opts.MaxStrlen)
+		return nil
+	}
+	return bufferType(n)
+}
+
+// checkPton parses an IP address literal at compile time into its bytes
+// (network byte order).
+func checkPton(c *checker, e *ast.Call) *types.Type {
+	if !c.wantArgs(e, 1, 1) {
+		return nil
+	}
+	lit, ok := e.Args[0].(*ast.StrLit)
+	if !ok {
+		c.errorf(e.Args[0].GetSpan().Start, "pton() needs an address as a string literal")
+		return nil
+	}
+	c.expr(lit)
+	addr, err := netip.ParseAddr(lit.Value)
+	if err != nil {
+		c.errorf(lit.Pos(), "pton(%q): not an IPv4 or IPv6 address", lit.Value)
+		return nil
+	}
+	b := addr.AsSlice()
+	c.info.Consts[e] = Const{IsStr: true, Str: string(b)}
+	return &types.Type{Kind: types.Array, Size: len(b), Len: len(b), Elem: types.Uint8}
+}
+
+// checkMacaddr types macaddr(addr): six bytes printed as a MAC address.
+func checkMacaddr(c *checker, e *ast.Call) *types.Type {
+	if !c.wantArgs(e, 1, 1) {
+		return nil
+	}
+	t := c.expr(e.Args[0])
+	if t == nil {
+		return nil
+	}
+	if !(t.Kind == types.Pointer || t.IsInt() || (t.Kind == types.Array || t.Kind == types.String) && t.Size >= 6) {
+		c.errorf(e.Args[0].Pos(), "macaddr() needs a pointer to or an array of 6 bytes, not %s", t)
+		return nil
+	}
+	return &types.Type{Kind: types.MacAddr, Size: 8}
+}
+
+// checkStrConcat types str_concat(a, b): a string as large as both.
+func checkStrConcat(c *checker, e *ast.Call) *types.Type {
+	if !c.wantArgs(e, 2, 2) {
+		return nil
+	}
+	size := 0
+	for i := 0; i < 2; i++ {
+		t := c.expr(e.Args[i])
+		if t == nil {
+			return nil
+		}
+		if t.Kind != types.String {
+			c.errorf(e.Args[i].Pos(), "str_concat() needs strings, not %s", t)
+			return nil
+		}
+		size += t.Size
+	}
+	return types.NewString(size)
+}

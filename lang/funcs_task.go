@@ -1,0 +1,238 @@
+package lang
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/cilium/ebpf/btf"
+
+	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/types"
+)
+
+// Registers names reg() accepts, as members of x86-64 struct pt_regs.
+var regNames = map[string]bool{
+	"r15": true, "r14": true, "r13": true, "r12": true, "bp": true, "bx": true,
+	"r11": true, "r10": true, "r9": true, "r8": true, "ax": true, "cx": true,
+	"dx": true, "si": true, "di": true, "orig_ax": true, "ip": true, "cs": true,
+	"flags": true, "sp": true, "ss": true,
+}
+
+func checkReg(c *checker, e *ast.Call) *types.Type {
+	if !c.wantArgs(e, 1, 1) {
+		return nil
+	}
+	if p := c.probe.Provider(); p != "kprobe" && p != "kretprobe" && p != "uprobe" && p != "uretprobe" {
+		c.errorf(e.Pos(), "reg() is only available in kprobe, kretprobe, uprobe and uretprobe probes")
+		return nil
+	}
+	lit, ok := e.Args[0].(*ast.StrLit)
+	if !ok || !regNames[lit.Value] {
+		c.errorf(e.Args[0].Pos(), "reg() needs a register name such as \"di\" or \"ip\"")
+		return nil
+	}
+	c.expr(lit)
+	return types.Uint64
+}
+
+// signalNumbers are the signals signal() accepts by name.
+var signalNumbers = map[string]int{
+	"SIGHUP": 1, "SIGINT": 2, "SIGQUIT": 3, "SIGILL": 4, "SIGTRAP": 5, "SIGABRT": 6,
+	"SIGBUS": 7, "SIGFPE": 8, "SIGKILL": 9, "SIGUSR1": 10, "SIGSEGV": 11, "SIGUSR2": 12,
+	"SIGPIPE": 13, "SIGALRM": 14, "SIGTERM": 15, "SIGCHLD": 17, "SIGCONT": 18,
+	"SIGSTOP": 19, "SIGTSTP": 20, "SIGTTIN": 21, "SIGTTOU": 22, "SIGURG": 23,
+	"SIGXCPU": 24, "SIGXFSZ": 25, "SIGVTALRM": 26, "SIGPROF": 27, "SIGWINCH": 28,
+	"SIGIO": 29, "SIGPWR": 30, "SIGSYS": 31,
+}
+
+func checkSignal(c *checker, e *ast.Call) *types.Type {
+	if !c.wantArgs(e, 1, 1) {
+		return nil
+	}
+	if lit, ok := e.Args[0].(*ast.StrLit); ok {
+		name := lit.Value
+		if !strings.HasPrefix(name, "SIG") {
+			name = "SIG" + name
+		}
+		n, ok := signalNumbers[name]
+		if !ok {
+			c.errorf(lit.Pos(), "unknown signal %q", lit.Value)
+			return nil
+		}
+		c.expr(lit)
+		c.info.Consts[lit] = Const{Int: uint64(n)}
+		return types.VoidT
+	}
+	if c.intArg(e, 0) == nil {
+		return nil
+	}
+	return types.VoidT
+}
+
+// taskLayout looks up the task_struct members ppid and pcomm read.
+func (c *checker) taskLayout() (TaskLayout, error) {
+	spec, err := c.env.BTF()
+	if err != nil || spec == nil {
+		return TaskLayout{}, fmt.Errorf("no BTF: %v", err)
+	}
+	var ts *btf.Struct
+	if err := spec.TypeByName("task_struct", &ts); err != nil {
+		return TaskLayout{}, err
+	}
+	var l TaskLayout
+	for _, m := range []struct {
+		name string
+		off  *int
+	}{{"real_parent", &l.RealParent}, {"tgid", &l.Tgid}, {"group_leader", &l.GroupLeader}, {"comm", &l.Comm}} {
+		f, _, err := findMember(ts, m.name)
+		if err != nil {
+			return TaskLayout{}, fmt.Errorf("task_struct.%s: %w", m.name, err)
+		}
+		*m.off = f.Offset
+	}
+	c.prog.Task = l
+	return l, nil
+}
+
+// checkGetopt resolves getopt("name"[, default[, description]]) to a
+// constant from the named parameters (--name=value after the script).
+// Without a default the parameter is a boolean flag.
+func checkGetopt(c *checker, e *ast.Call) *types.Type {
+	if !c.wantArgs(e, 1, 3) {
+		return nil
+	}
+	lit, ok := e.Args[0].(*ast.StrLit)
+	if !ok {
+		c.errorf(e.Args[0].GetSpan().Start, "getopt() needs the parameter name as a string literal")
+		return nil
+	}
+	c.expr(lit)
+	val, given := c.opts.NamedParams[lit.Value]
+	if len(e.Args) == 1 {
+		b := given && val != "false" && val != "0"
+		c.info.Consts[e] = Const{Int: map[bool]uint64{false: 0, true: 1}[b]}
+		return types.BoolT
+	}
+	def := e.Args[1]
+	t := c.expr(def)
+	if t == nil {
+		return nil
+	}
+	dv, ok := c.info.Consts[def]
+	if !ok {
+		c.errorf(def.Pos(), "getopt() default must be a constant")
+		return nil
+	}
+	if len(e.Args) == 3 {
+		c.expr(e.Args[2])
+	}
+	switch {
+	case !given:
+		c.info.Consts[e] = dv
+	case dv.IsStr:
+		c.info.Consts[e] = Const{IsStr: true, Str: val}
+		return types.NewString(len(val) + 1)
+	case t.Kind == types.Bool:
+		c.info.Consts[e] = Const{Int: map[bool]uint64{false: 0, true: 1}[val != "false" && val != "0"]}
+	default:
+		n, err := strconv.ParseInt(val, 0, 64)
+		if err != nil {
+			c.errorf(e.Pos(), "getopt(%q): --%s=%s is not an integer", lit.Value, lit.Value, val)
+			return nil
+		}
+		c.info.Consts[e] = Const{Int: uint64(n)}
+	}
+	return t
+}
+
+// probeType is the probetype builtin: the provider, "special" for BEGIN/END.
+func probeType(provider string) string {
+	if provider == "begin" || provider == "end" {
+		return "special"
+	}
+	return provider
+}
+
+// checkCgroupid resolves cgroupid("/sys/fs/cgroup/...") at compile time:
+// the cgroup v2 id is the inode number of the cgroup's directory.
+func checkCgroupid(c *checker, e *ast.Call) *types.Type {
+	if !c.wantArgs(e, 1, 1) {
+		return nil
+	}
+	lit, ok := e.Args[0].(*ast.StrLit)
+	if !ok {
+		c.errorf(e.Args[0].GetSpan().Start, "cgroupid() needs a path as a string literal")
+		return nil
+	}
+	c.expr(lit)
+	ino, err := inodeOf(lit.Value)
+	if err != nil {
+		c.errorf(lit.Pos(), "cgroupid(%q): %v", lit.Value, err)
+		return nil
+	}
+	c.info.Consts[e] = Const{Int: ino}
+	return types.Uint64
+}
+
+func checkOverride(c *checker, e *ast.Call) *types.Type {
+	if !c.wantArgs(e, 1, 1) || c.intArg(e, 0) == nil {
+		return nil
+	}
+	if p := c.probe.Provider(); p != "kprobe" {
+		c.errorf(e.Pos(), "override() is only available in kprobe probes (it needs bpf_override_return and CONFIG_BPF_KPROBE_OVERRIDE)")
+		return nil
+	}
+	return types.VoidT
+}
+
+// checkPath types path(struct path *[, size]) through bpf_d_path, which the
+// kernel allows only in some fentry/fexit functions.
+func checkPath(c *checker, e *ast.Call) *types.Type {
+	if !c.wantArgs(e, 1, 2) {
+		return nil
+	}
+	if p := c.probe.Provider(); p != "fentry" && p != "fexit" {
+		c.errorf(e.Pos(), "path() is only available in fentry and fexit probes (bpf_d_path, Linux 5.10+)")
+		return nil
+	}
+	t := c.expr(e.Args[0])
+	if t == nil {
+		return nil
+	}
+	if t.Kind != types.Pointer {
+		c.errorf(e.Args[0].Pos(), "path() needs a struct path pointer, not %s", t)
+		return nil
+	}
+	size := c.opts.MaxStrlen
+	if len(e.Args) == 2 {
+		n, ok := c.constInt(e, 1)
+		if !ok {
+			return nil
+		}
+		if n > 0 && int(n) < size {
+			size = int(n)
+		}
+	}
+	return types.NewString(size)
+}
+
+// checkCgroupPath types cgroup_path(id[, filter]): the id is resolved to
+// paths in user space when printed; filter is a wildcard over hierarchy
+// names ("unified" for cgroup v2).
+func checkCgroupPath(c *checker, e *ast.Call) *types.Type {
+	if !c.wantArgs(e, 1, 2) || c.intArg(e, 0) == nil {
+		return nil
+	}
+	t := &types.Type{Kind: types.CgroupPath, Size: 8, Name: "*"}
+	if len(e.Args) == 2 {
+		lit, ok := e.Args[1].(*ast.StrLit)
+		if !ok {
+			c.errorf(e.Args[1].GetSpan().Start, "cgroup_path() filter must be a string literal")
+			return nil
+		}
+		c.expr(lit)
+		t.Name = lit.Value
+	}
+	return t
+}

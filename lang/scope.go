@@ -1,0 +1,65 @@
+package lang
+
+import (
+	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/types"
+)
+
+func (c *checker) block(b *ast.Block) {
+	if b == nil {
+		return
+	}
+	c.scopes = append(c.scopes, map[string]int{})
+	for _, s := range b.Stmts {
+		c.stmt(s)
+	}
+	c.scopes = c.scopes[:len(c.scopes)-1]
+}
+
+// lookupVar finds the declaration a variable name refers to.
+func (c *checker) lookupVar(name string) (int, bool) {
+	for i := len(c.scopes) - 1; i >= 0; i-- {
+		if id, ok := c.scopes[i][name]; ok {
+			return id, true
+		}
+	}
+	return 0, false
+}
+
+// declareVar declares a variable in the innermost scope. Its type is
+// inferred later from assignments (nil until then); pass 2 reuses the
+// type pass 1 inferred for the same declaration.
+func (c *checker) declareVar(v *ast.Var, t *types.Type) int {
+	id := c.nextVar
+	c.nextVar++
+	for len(c.info.VarTypes) <= id {
+		c.info.VarTypes = append(c.info.VarTypes, nil)
+	}
+	if t != nil {
+		c.info.VarTypes[id] = t
+	}
+	c.scopes[len(c.scopes)-1][v.Name] = id
+	c.info.VarIDs[v] = id
+	return id
+}
+
+// useVar resolves a variable use; it returns its type, nil if unknown.
+func (c *checker) useVar(v *ast.Var) *types.Type {
+	id, ok := c.lookupVar(v.Name)
+	if !ok {
+		c.errorf(v.Pos(), "variable %s is used before it is assigned", v.Name)
+		return nil
+	}
+	c.info.VarIDs[v] = id
+	t := c.info.VarTypes[id]
+	switch t {
+	case nil:
+		c.errorf(v.Pos(), "the type of %s is not known here: assign it a value first", v.Name)
+	case poisoned:
+		return nil // its assignment already failed
+	}
+	return t
+}
+
+// poisoned is the type of a variable whose initialisation failed to check.
+var poisoned = &types.Type{Kind: types.Invalid}

@@ -1,0 +1,380 @@
+package lang
+
+import (
+	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/types"
+)
+
+func isCondition(t *types.Type) bool {
+	return t.IsInt() || t.Kind == types.Pointer
+}
+
+func (c *checker) stmt(s ast.Stmt) {
+	switch s := s.(type) {
+	case *ast.ExprStmt:
+		c.exprStmt(s.X)
+	case *ast.AssignStmt:
+		c.assign(s)
+	case *ast.IncDecStmt:
+		c.incDec(s.X, s.Op)
+	case *ast.IfStmt:
+		if t := c.expr(s.Cond); t != nil && !isCondition(t) {
+			c.errorf(s.Cond.Pos(), "condition must be an integer, bool or pointer, not %s", t)
+		}
+		c.block(s.Then)
+		if s.Else != nil {
+			c.stmt(s.Else)
+		}
+	case *ast.BlockStmt:
+		c.block(s.Body)
+	case *ast.ReturnStmt:
+		if s.X != nil {
+			c.errorf(s.X.Pos(), "return with a value is only allowed in functions")
+		}
+	case *ast.LetStmt:
+		c.let(s)
+	case *ast.WhileStmt:
+		if t := c.expr(s.Cond); t != nil && !isCondition(t) {
+			c.errorf(s.Cond.Pos(), "condition must be an integer, bool or pointer, not %s", t)
+		}
+		if cv, ok := c.info.Consts[s.Cond]; ok && !cv.IsStr && cv.Int != 0 && !leaves(s.Body) {
+			c.errorf(s.Pos(), "this loop never ends: the verifier rejects loops it cannot bound (use for ($i : 0..N) or break)")
+		}
+		c.loops++
+		c.block(s.Body)
+		c.loops--
+	case *ast.ForRangeStmt:
+		c.forRange(s)
+	case *ast.UnrollStmt:
+		c.unroll(s)
+	case *ast.BranchStmt:
+		if c.loops == 0 {
+			c.errorf(s.Pos(), "%s outside of a loop", s.Tok)
+		}
+	case *ast.ForMapStmt:
+		c.forMap(s)
+	default:
+		c.errorf(s.GetSpan().Start, "unexpected statement")
+	}
+}
+
+// MaxLoopIterations bounds for-range loops, which the verifier walks
+// iteration by iteration.
+const MaxLoopIterations = 1024
+
+// MaxUnroll is bpftrace's limit for unroll(n).
+const MaxUnroll = 100
+
+func (c *checker) let(s *ast.LetStmt) {
+	var t *types.Type
+	if s.Type != nil {
+		if t = c.resolveType(s.Type); t == nil {
+			return
+		}
+		if !t.IsInt() {
+			t = storageType(t)
+		}
+	}
+	var rt *types.Type
+	if s.Init != nil {
+		if rt = c.expr(s.Init); rt == nil {
+			return
+		}
+	}
+	if _, ok := c.scopes[len(c.scopes)-1][s.Var.Name]; ok {
+		c.errorf(s.Var.Pos(), "variable %s is already declared in this block", s.Var.Name)
+		return
+	}
+	if _, ok := c.lookupVar(s.Var.Name); ok {
+		c.errorf(s.Var.Pos(), "variable %s shadows a variable of an enclosing block", s.Var.Name)
+		return
+	}
+	if t == nil && rt == nil {
+		// let $x; takes its type from the first assignment.
+		c.declareVar(s.Var, nil)
+		return
+	}
+	if t == nil {
+		t = storageType(rt)
+	} else if rt != nil {
+		// A declared integer type is kept: values are truncated to it.
+		if _, ok := unify(t, storageType(rt)); !ok || (t.IsInt() != rt.IsInt()) {
+			c.errorf(s.Init.Pos(), "cannot initialise %s of type %s with %s", s.Var.Name, t, rt)
+			return
+		}
+	}
+	c.declareVar(s.Var, t)
+	c.info.Types[s.Var] = t
+}
+
+func (c *checker) forRange(s *ast.ForRangeStmt) {
+	lo, hi := c.expr(s.Lo), c.expr(s.Hi)
+	if lo == nil || hi == nil {
+		return
+	}
+	if !lo.IsInt() || !hi.IsInt() {
+		c.errorf(s.Lo.Pos(), "for range bounds must be integers, not %s and %s", lo, hi)
+		return
+	}
+	lv, lok := c.info.Consts[s.Lo]
+	hv, hok := c.info.Consts[s.Hi]
+	if !lok || !hok {
+		c.errorf(s.Lo.Pos(), "for range bounds must be constants: the verifier must see the loop end")
+		return
+	}
+	if n := int64(hv.Int) - int64(lv.Int); n > MaxLoopIterations {
+		c.errorf(s.Hi.Pos(), "for range of %d iterations is too long for the verifier (at most %d)", n, MaxLoopIterations)
+		return
+	}
+	c.scopes = append(c.scopes, map[string]int{})
+	c.declareVar(s.Var, types.Int64)
+	c.info.Types[s.Var] = types.Int64
+	c.loops++
+	c.block(s.Body)
+	c.loops--
+	c.scopes = c.scopes[:len(c.scopes)-1]
+}
+
+// forMap checks for ($kv : @map): $kv is the tuple (key, value), with the
+// keys of a multi-key map as a nested tuple.
+func (c *checker) forMap(s *ast.ForMapStmt) {
+	mt := c.prog.Maps[s.Map.Name]
+	if s.Map.Keys != nil {
+		c.errorf(s.Map.Pos(), "for iterates over a whole map: write %s without keys", s.Map.Name)
+		return
+	}
+	if mt == nil || mt.Value == nil {
+		if !c.quiet {
+			c.errorf(s.Map.Pos(), "undefined map %s", s.Map.Name)
+		}
+		return
+	}
+	if mt.Keys == nil {
+		c.errorf(s.Map.Pos(), "map %s has no keys to iterate over", s.Map.Name)
+		return
+	}
+	if mt.Value.IsAggregation() {
+		c.errorf(s.Map.Pos(), "iterating over %s (%s) is not supported yet: its values are per CPU", s.Map.Name, mt.Value)
+		return
+	}
+	key := mt.Keys[0]
+	if len(mt.Keys) > 1 {
+		key = types.NewTuple(mt.Keys, nil)
+	}
+	kv := types.NewTuple([]*types.Type{key, mt.Value}, nil)
+	c.info.Types[s.Map] = mt.Value
+	c.scopes = append(c.scopes, map[string]int{})
+	c.declareVar(s.Var, kv)
+	c.info.Types[s.Var] = kv
+	c.loops++
+	c.block(s.Body)
+	c.loops--
+	c.scopes = c.scopes[:len(c.scopes)-1]
+}
+
+func (c *checker) unroll(s *ast.UnrollStmt) {
+	if t := c.expr(s.Count); t == nil {
+		return
+	}
+	cv, ok := c.info.Consts[s.Count]
+	if !ok || cv.IsStr || int64(cv.Int) < 1 || int64(cv.Int) > MaxUnroll {
+		c.errorf(s.Count.Pos(), "unroll() needs a constant between 1 and %d", MaxUnroll)
+		return
+	}
+	c.block(s.Body)
+}
+
+func stmtName(s ast.Stmt) string {
+	switch s := s.(type) {
+	case *ast.LetStmt:
+		return "let"
+	case *ast.ForRangeStmt, *ast.ForMapStmt:
+		return "for"
+	case *ast.WhileStmt:
+		return "while"
+	case *ast.UnrollStmt:
+		return "unroll"
+	case *ast.BranchStmt:
+		return s.Tok
+	}
+	return "statement"
+}
+
+func (c *checker) exprStmt(e ast.Expr) {
+	if u, ok := e.(*ast.Unary); ok && (u.Op == "++" || u.Op == "--") {
+		c.incDec(u.X, u.Op)
+		c.info.Types[e] = types.VoidT
+		return
+	}
+	if call, ok := e.(*ast.Call); ok {
+		if f := c.funcTab[call.Name]; f != nil && f.agg {
+			c.errorf(call.Pos(), "%s() must be assigned to a map, e.g. @x = %s(...)", call.Name, call.Name)
+			return
+		}
+	}
+	c.expr(e)
+}
+
+// incDec checks x++ / x-- on a map or variable.
+func (c *checker) incDec(x ast.Expr, op string) {
+	switch x := x.(type) {
+	case *ast.MapRef:
+		mt := c.mapUse(x, flexibleInt64(), true)
+		c.info.Types[x] = types.Int64
+		if mt != nil && mt.Value != nil && !mt.Value.IsInt() {
+			c.errorf(x.Pos(), "%s needs an integer map, %s holds %s", op, x.Name, mt.Value)
+		}
+	case *ast.Var:
+		t := c.useVar(x)
+		if t == nil {
+			return
+		}
+		c.info.Types[x] = t
+		if !t.IsInt() {
+			c.errorf(x.Pos(), "%s needs an integer variable, %s is %s", op, x.Name, t)
+		}
+	default:
+		c.errorf(x.GetSpan().Start, "%s can only be applied to a map or a variable", op)
+	}
+}
+
+func (c *checker) assign(s *ast.AssignStmt) {
+	// Aggregations: @m[...] = count() etc.
+	if call, ok := s.Rhs.(*ast.Call); ok {
+		if f := c.funcTab[call.Name]; f != nil && f.agg {
+			m, ok := s.Lhs.(*ast.MapRef)
+			if !ok || s.Op != "=" {
+				c.errorf(call.Pos(), "%s() must be assigned to a map with =, e.g. @x = %s(...)", call.Name, call.Name)
+				return
+			}
+			vt := c.call(call)
+			if vt == nil {
+				return
+			}
+			c.mapUse(m, vt, true)
+			c.info.Types[m] = vt
+			return
+		}
+	}
+	rt := c.expr(s.Rhs)
+	if rt == nil {
+		// Declare the variable anyway so that its uses do not report
+		// follow-on errors.
+		if v, ok := s.Lhs.(*ast.Var); ok {
+			if _, found := c.lookupVar(v.Name); !found {
+				id := c.declareVar(v, nil)
+				if c.info.VarTypes[id] == nil {
+					c.info.VarTypes[id] = poisoned
+				}
+			}
+		}
+		return
+	}
+	if rt.Kind == types.Void {
+		c.errorf(s.Rhs.Pos(), "expression has no value to assign")
+		return
+	}
+	if rt.Kind == types.Struct || (rt.Kind == types.Array && rt.BTF != nil) {
+		c.errorf(s.Rhs.Pos(), "cannot store a kernel %s by value: store a pointer to it or one of its members", rt)
+		return
+	}
+	if s.Op != "=" {
+		if !rt.IsInt() {
+			c.errorf(s.Rhs.Pos(), "%s needs an integer operand, not %s", s.Op, rt)
+			return
+		}
+		rt = flexibleInt64() // x op= y keeps x's type
+	}
+	if s.Op == "=" {
+		rt = c.flexible(s.Rhs, rt)
+	}
+	switch l := s.Lhs.(type) {
+	case *ast.MapRef:
+		if rt.IsAggregation() {
+			c.errorf(s.Rhs.Pos(), "cannot assign %s to a map; use the aggregation function directly", rt)
+			return
+		}
+		mt := c.mapUse(l, storageType(rt), true)
+		if mt != nil && mt.Value != nil {
+			c.info.Types[l] = mt.Value
+			if s.Op != "=" && !mt.Value.IsInt() {
+				c.errorf(l.Pos(), "%s needs an integer map, %s holds %s", s.Op, l.Name, mt.Value)
+			}
+		}
+	case *ast.Var:
+		c.assignVar(l, rt, s.Op, s.Rhs.Pos())
+	case *ast.Discard:
+		c.info.Types[l] = rt
+	default:
+		c.errorf(s.Lhs.GetSpan().Start, "cannot assign to this expression")
+	}
+}
+
+// assignVar assigns a value of type rt to a variable, declaring it in the
+// current block when it is not visible yet.
+func (c *checker) assignVar(l *ast.Var, rt *types.Type, op string, rhsPos ast.Pos) {
+	id, ok := c.lookupVar(l.Name)
+	if !ok {
+		if op != "=" {
+			c.errorf(l.Pos(), "variable %s is used before it is assigned", l.Name)
+			return
+		}
+		id = c.declareVar(l, nil)
+	}
+	c.info.VarIDs[l] = id
+	old := c.info.VarTypes[id]
+	if old == poisoned {
+		old = nil
+	}
+	if op != "=" && old != nil {
+		// x op= y keeps x's type: the result wraps to it.
+		c.info.Types[l] = old
+		return
+	}
+	nt := storageType(rt)
+	if old != nil {
+		u, ok := unify(old, nt)
+		if !ok {
+			c.errorf(rhsPos, "type mismatch for %s: assigning %s to a variable of type %s", l.Name, rt, old)
+			return
+		}
+		nt = u
+	}
+	c.info.VarTypes[id] = nt
+	c.info.Types[l] = nt
+}
+
+// leaves reports whether a loop body contains a break, return or exit()
+// (outside nested loops, for break).
+func leaves(b *ast.Block) bool {
+	found := false
+	var walk func(n ast.Node, inLoop bool)
+	walk = func(n ast.Node, inLoop bool) {
+		ast.Inspect(n, func(m ast.Node) bool {
+			switch m := m.(type) {
+			case *ast.BranchStmt:
+				if m.Tok == "break" && !inLoop {
+					found = true
+				}
+			case *ast.ReturnStmt:
+				found = true
+			case *ast.Call:
+				if m.Name == "exit" {
+					found = true
+				}
+			case *ast.WhileStmt:
+				walk(m.Body, true)
+				return false
+			case *ast.ForRangeStmt:
+				walk(m.Body, true)
+				return false
+			case *ast.ForMapStmt:
+				walk(m.Body, true)
+				return false
+			}
+			return !found
+		})
+	}
+	walk(b, false)
+	return found
+}
