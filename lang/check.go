@@ -13,7 +13,12 @@ import (
 
 // Check resolves and type-checks a parsed script against env. On failure it
 // returns an ErrorList with every error found, sorted by position.
+//
+// Check does not modify file: it checks a clone, which its rewrites (macro
+// expansion, the -p pid filter) change, and the Program refers to the clone
+// (Program.File, Probe.AST and the Info maps' keys).
 func Check(file *ast.File, env Env, opts Options) (*Program, error) {
+	file = ast.Clone(file)
 	if opts.MaxStrlen <= 0 {
 		opts.MaxStrlen = DefaultMaxStrlen
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gotrace/gotrace/internal/testbtf"
 	"github.com/gotrace/gotrace/lang"
+	"github.com/gotrace/gotrace/lang/ast"
 	"github.com/gotrace/gotrace/tracefs"
 )
 
@@ -60,7 +61,11 @@ func checkChunk(t *testing.T, name, src string, firstLine int) {
 	src = annotRe.ReplaceAllStringFunc(src, func(s string) string { return "//" + s[2:] })
 	file, err := lang.Parse(name, src)
 	if err == nil {
+		before := ast.Dump(file)
 		_, err = lang.Check(file, testEnv(t), lang.Options{Params: []string{"42", "hello"}})
+		if after := ast.Dump(file); after != before {
+			t.Errorf("%s:%d: Check modified its input:\n%s\nbecame\n%s", name, firstLine, before, after)
+		}
 	}
 	var errs lang.ErrorList
 	switch e := err.(type) {
@@ -89,6 +94,53 @@ func checkChunk(t *testing.T, name, src string, firstLine int) {
 			if rx != nil {
 				t.Errorf("%s:%d: missing error matching %q", name, line, rx)
 			}
+		}
+	}
+}
+
+// TestCheckKeepsInput checks that Check leaves the tree it is given as
+// parsed, though it expands macros, adds the -p pid filter, substitutes
+// positional parameters in attach points and applies config from the
+// environment; and that the checked program has them.
+func TestCheckKeepsInput(t *testing.T) {
+	src := `config = { max_strlen = 32 }
+macro twice(x) { x * 2 }
+macro one() { 1 }
+tracepoint:syscalls:sys_enter_$1 /one/ { @n[comm] = twice(args.fd); }
+tracepoint:syscalls:sys_exit_openat { @r = count(); }
+interval:s:1 { exit(); }
+`
+	file, err := lang.Parse("keep.bt", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := ast.Dump(file)
+	prog, err := lang.Check(file, testEnv(t), lang.Options{
+		Params:    []string{"close"},
+		Pid:       1234,
+		ConfigEnv: map[string]string{"max_map_keys": "100"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after := ast.Dump(file); after != before {
+		t.Errorf("Check modified its input:\n%s\nbecame\n%s", before, after)
+	}
+	if prog.File == file {
+		t.Errorf("Program.File is the caller's tree, want the checked clone")
+	}
+	got := ast.Dump(prog.File)
+	for _, want := range []string{
+		"(binary == (ident pid) (int 1234))",          // -p filter
+		"(binary * (field (ident args) .fd) (int 2))", // macro twice
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("checked tree lacks %s:\n%s", want, got)
+		}
+	}
+	for _, pr := range prog.Probes {
+		if strings.Contains(ast.Dump(pr.AST), "call twice") {
+			t.Errorf("probe %d keeps the macro call: %s", pr.Index, ast.Dump(pr.AST))
 		}
 	}
 }

@@ -1,0 +1,59 @@
+package ast
+
+import "reflect"
+
+// Clone returns a deep copy of the tree rooted at n: every node reachable
+// from n is copied, and a node reached twice is copied once, so the copy
+// shares nothing with n and keeps n's shape. Passes that rewrite a tree
+// (macro expansion, the -p pid filter) work on a clone, so the caller's tree
+// stays as parsed.
+func Clone[N Node](n N) N {
+	c := cloner{seen: map[uintptr]reflect.Value{}}
+	return c.value(reflect.ValueOf(n)).Interface().(N)
+}
+
+type cloner struct {
+	// seen maps the address of each pointer already copied to its copy.
+	seen map[uintptr]reflect.Value
+}
+
+func (c *cloner) value(v reflect.Value) reflect.Value {
+	switch v.Kind() {
+	case reflect.Pointer:
+		if v.IsNil() {
+			return v
+		}
+		if cp, ok := c.seen[v.Pointer()]; ok {
+			return cp
+		}
+		cp := reflect.New(v.Type().Elem())
+		c.seen[v.Pointer()] = cp
+		cp.Elem().Set(c.value(v.Elem()))
+		return cp
+	case reflect.Interface:
+		if v.IsNil() {
+			return v
+		}
+		cp := reflect.New(v.Type()).Elem()
+		cp.Set(c.value(v.Elem()))
+		return cp
+	case reflect.Slice:
+		if v.IsNil() {
+			return v
+		}
+		cp := reflect.MakeSlice(v.Type(), v.Len(), v.Len())
+		for i := range v.Len() {
+			cp.Index(i).Set(c.value(v.Index(i)))
+		}
+		return cp
+	case reflect.Struct:
+		cp := reflect.New(v.Type()).Elem()
+		for i := range v.NumField() {
+			cp.Field(i).Set(c.value(v.Field(i)))
+		}
+		return cp
+	case reflect.Map, reflect.Chan, reflect.Func, reflect.UnsafePointer:
+		panic("ast.Clone: unsupported field kind " + v.Kind().String() + " in " + v.Type().String())
+	}
+	return v // strings, numbers, booleans: values
+}
