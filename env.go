@@ -10,6 +10,7 @@ import (
 
 	"github.com/cilium/ebpf/btf"
 
+	"github.com/gotrace/gotrace/internal/hostfs"
 	"github.com/gotrace/gotrace/lang"
 	"github.com/gotrace/gotrace/tracefs"
 )
@@ -119,3 +120,20 @@ func (k *KernelEnv) KernelSymbol(name string) (uint64, error) {
 	}
 	return 0, fmt.Errorf("no kernel symbol %q", name)
 }
+
+// ResolveBinary implements lang.HostFiles on the local file system.
+func (k *KernelEnv) ResolveBinary(target string) (string, error) {
+	return hostfs.Files{}.ResolveBinary(target)
+}
+
+// ELFSymbols implements lang.HostFiles on the local file system.
+func (k *KernelEnv) ELFSymbols(file string) ([]lang.ELFSymbol, error) {
+	return hostfs.Files{}.ELFSymbols(file)
+}
+
+// Inode implements lang.HostFiles on the local file system.
+func (k *KernelEnv) Inode(path string) (uint64, error) {
+	return hostfs.Files{}.Inode(path)
+}
+
+var _ lang.HostFiles = (*KernelEnv)(nil)

@@ -7,15 +7,20 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gotrace/gotrace/internal/hostfs"
 	"github.com/gotrace/gotrace/internal/testbtf"
 	"github.com/gotrace/gotrace/lang"
 	"github.com/gotrace/gotrace/lang/ast"
 	"github.com/gotrace/gotrace/tracefs"
 )
 
-// testEnv is the pinned tracefs snapshot and kernel BTF in testdata.
+// testEnv is the pinned tracefs snapshot and kernel BTF in testdata, with
+// the host's files for uprobe targets and cgroupid().
 func testEnv(t *testing.T) lang.Env {
-	return tracefs.NewEnv(filepath.Join("..", "testdata", "tracefs"), tracefs.WithBTF(testbtf.Spec(t)))
+	return struct {
+		*tracefs.Env
+		hostfs.Files
+	}{tracefs.NewEnv(filepath.Join("..", "testdata", "tracefs"), tracefs.WithBTF(testbtf.Spec(t))), hostfs.Files{}}
 }
 
 var annotRe = regexp.MustCompile(`### "((?:[^"\\]|\\.)*)"`)

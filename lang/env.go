@@ -1,6 +1,10 @@
 package lang
 
-import "github.com/cilium/ebpf/btf"
+import (
+	"errors"
+
+	"github.com/cilium/ebpf/btf"
+)
 
 // Env is what the checker needs to know about the machine a script will run
 // on. The runtime provides one backed by tracefs and the kernel's BTF; tests
@@ -33,4 +37,40 @@ type TracepointField struct {
 	Signed   bool
 	ArrayLen int  // N for "char comm[16]" style fields (CType then holds the element type), 0 otherwise
 	DataLoc  bool // __data_loc field: a uint32 with offset (low 16 bits) and length (high 16 bits)
+}
+
+// HostFiles is an optional extension of Env: environments that can read the
+// files of the machine a script runs on implement it. The checker reads host
+// files only through it: uprobe targets and their symbols, uaddr() and
+// cgroupid(). Without it those report an error.
+type HostFiles interface {
+	// ResolveBinary returns the file of uprobe:TARGET:...: TARGET when it is
+	// a path (an error if it does not exist), else an executable on PATH or
+	// a library by name (libc, libc.so.6).
+	ResolveBinary(target string) (string, error)
+	// ELFSymbols lists the symbols with a non-zero address of an ELF file,
+	// symbol table first, then dynamic symbols; names carry no version
+	// (malloc@@GLIBC_2.2.5 is malloc).
+	ELFSymbols(file string) ([]ELFSymbol, error)
+	// Inode returns the inode number of a file (a cgroup v2 directory's is
+	// its cgroup id).
+	Inode(path string) (uint64, error)
+}
+
+// ELFSymbol is one symbol of an ELF file.
+type ELFSymbol struct {
+	Name  string // without version suffix
+	Value uint64 // address, never 0
+	Func  bool   // STT_FUNC
+}
+
+// errNoHostFiles is reported when the environment cannot read host files.
+var errNoHostFiles = errors.New("the environment cannot read host files")
+
+// hostFiles returns the environment's HostFiles.
+func (c *checker) hostFiles() (HostFiles, error) {
+	if h, ok := c.env.(HostFiles); ok {
+		return h, nil
+	}
+	return nil, errNoHostFiles
 }

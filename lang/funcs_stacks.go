@@ -148,7 +148,7 @@ func checkUaddr(c *checker, e *ast.Call) *types.Type {
 		return nil
 	}
 	c.expr(lit)
-	addr, err := elfSymbol(pt.Module, lit.Value)
+	addr, err := c.elfSymbol(pt.Module, lit.Value)
 	if err != nil {
 		c.errorf(lit.Pos(), "uaddr(%q): %v", lit.Value, err)
 		return nil

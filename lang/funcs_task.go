@@ -166,7 +166,11 @@ func checkCgroupid(c *checker, e *ast.Call) *types.Type {
 		return nil
 	}
 	c.expr(lit)
-	ino, err := inodeOf(lit.Value)
+	h, err := c.hostFiles()
+	var ino uint64
+	if err == nil {
+		ino, err = h.Inode(lit.Value)
+	}
 	if err != nil {
 		c.errorf(lit.Pos(), "cgroupid(%q): %v", lit.Value, err)
 		return nil

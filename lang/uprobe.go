@@ -1,12 +1,8 @@
 package lang
 
 import (
-	"debug/elf"
 	"fmt"
-	"os"
-	"os/exec"
 	"path"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -14,68 +10,20 @@ import (
 	"github.com/gotrace/gotrace/lang/ast"
 )
 
-// libraryDirs are searched for uprobe:LIB:func when LIB is not a path.
-var libraryDirs = []string{"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64", "/usr/lib64", "/lib", "/usr/lib", "/usr/local/lib"}
-
-// resolveBinary finds the file of uprobe:TARGET:...: a path, an executable
-// on PATH (bash), or a library by name (libc, libc.so.6).
-func resolveBinary(target string) (string, error) {
-	if strings.Contains(target, "/") {
-		if _, err := os.Stat(target); err != nil {
-			return "", fmt.Errorf("uprobe target %s: %w", target, err)
-		}
-		return target, nil
-	}
-	for _, dir := range libraryDirs {
-		// libc.so itself is usually a linker script: prefer the versioned
-		// shared object, and accept only ELF files.
-		for _, pattern := range []string{target, "lib" + target + ".so.*", target + ".so.*", "lib" + target + ".so", target + ".so"} {
-			matches, _ := filepath.Glob(filepath.Join(dir, pattern))
-			sort.Strings(matches)
-			for _, m := range matches {
-				if isELF(m) {
-					return m, nil
-				}
-			}
-		}
-	}
-	if p, err := exec.LookPath(target); err == nil {
-		return p, nil
-	}
-	return "", fmt.Errorf("uprobe target %q not found (not a path, an executable on PATH, or a library)", target)
-}
-
-// isELF reports whether file is a regular ELF file.
-func isELF(file string) bool {
-	if fi, err := os.Stat(file); err != nil || !fi.Mode().IsRegular() {
-		return false
-	}
-	f, err := elf.Open(file)
-	if err != nil {
-		return false
-	}
-	f.Close()
-	return true
-}
-
 // elfFunctions lists the function symbols of an ELF file.
-func elfFunctions(file string) (map[string]bool, error) {
-	f, err := elf.Open(file)
+func (c *checker) elfFunctions(file string) (map[string]bool, error) {
+	h, err := c.hostFiles()
 	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", file, err)
+		return nil, err
 	}
-	defer f.Close()
+	syms, err := h.ELFSymbols(file)
+	if err != nil {
+		return nil, err
+	}
 	funcs := map[string]bool{}
-	for _, get := range []func() ([]elf.Symbol, error){f.Symbols, f.DynamicSymbols} {
-		syms, err := get()
-		if err != nil {
-			continue
-		}
-		for _, s := range syms {
-			if elf.ST_TYPE(s.Info) == elf.STT_FUNC && s.Value != 0 {
-				name, _, _ := strings.Cut(s.Name, "@") // versioned names: malloc@@GLIBC_2.2.5
-				funcs[name] = true
-			}
+	for _, s := range syms {
+		if s.Func {
+			funcs[s.Name] = true
 		}
 	}
 	return funcs, nil
@@ -88,7 +36,11 @@ func expandUprobe(c *checker, ap *ast.AttachPoint, parts []string) ([]*AttachPoi
 	if len(parts) != 2 || parts[0] == "" || parts[1] == "" {
 		return nil, fmt.Errorf("%s must be %s:BINARY:FUNCTION, got %q", kind, kind, ap.Raw)
 	}
-	bin, err := resolveBinary(parts[0])
+	h, err := c.hostFiles()
+	if err != nil {
+		return nil, err
+	}
+	bin, err := h.ResolveBinary(parts[0])
 	if err != nil {
 		return nil, err
 	}
@@ -107,7 +59,7 @@ func expandUprobe(c *checker, ap *ast.AttachPoint, parts []string) ([]*AttachPoi
 		}
 		fn, offset = fn[:i], v
 	}
-	funcs, err := elfFunctions(bin)
+	funcs, err := c.elfFunctions(bin)
 	if err != nil {
 		return nil, err
 	}
@@ -141,22 +93,18 @@ func expandUprobe(c *checker, ap *ast.AttachPoint, parts []string) ([]*AttachPoi
 
 // elfSymbol returns the address of a symbol (function or object) of an
 // ELF file.
-func elfSymbol(file, name string) (uint64, error) {
-	f, err := elf.Open(file)
+func (c *checker) elfSymbol(file, name string) (uint64, error) {
+	h, err := c.hostFiles()
 	if err != nil {
-		return 0, fmt.Errorf("reading %s: %w", file, err)
+		return 0, err
 	}
-	defer f.Close()
-	for _, get := range []func() ([]elf.Symbol, error){f.Symbols, f.DynamicSymbols} {
-		syms, err := get()
-		if err != nil {
-			continue
-		}
-		for _, s := range syms {
-			base, _, _ := strings.Cut(s.Name, "@")
-			if base == name && s.Value != 0 {
-				return s.Value, nil
-			}
+	syms, err := h.ELFSymbols(file)
+	if err != nil {
+		return 0, err
+	}
+	for _, s := range syms {
+		if s.Name == name {
+			return s.Value, nil
 		}
 	}
 	return 0, fmt.Errorf("no symbol %s in %s", name, file)

@@ -1,0 +1,134 @@
+package lang_test
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/cilium/ebpf/btf"
+
+	"github.com/gotrace/gotrace/lang"
+	"github.com/gotrace/gotrace/lang/ast"
+)
+
+// fakeHost is an Env whose host files are in memory: the checker must find
+// uprobe targets, their symbols and inodes through it, never on disk.
+type fakeHost struct {
+	bins   map[string]string // target as written -> file
+	syms   map[string][]lang.ELFSymbol
+	inodes map[string]uint64
+	calls  []string
+}
+
+func (*fakeHost) Tracepoints(string) ([]string, error) { return nil, nil }
+func (*fakeHost) TracepointFormat(c, e string) (*lang.TracepointFormat, error) {
+	return nil, fmt.Errorf("no tracepoint %s:%s", c, e)
+}
+func (*fakeHost) BTF() (*btf.Spec, error) { return nil, errors.New("no BTF") }
+
+func (h *fakeHost) ResolveBinary(target string) (string, error) {
+	h.calls = append(h.calls, "resolve "+target)
+	if f, ok := h.bins[target]; ok {
+		return f, nil
+	}
+	return "", fmt.Errorf("uprobe target %q not found", target)
+}
+
+func (h *fakeHost) ELFSymbols(file string) ([]lang.ELFSymbol, error) {
+	h.calls = append(h.calls, "symbols "+file)
+	s, ok := h.syms[file]
+	if !ok {
+		return nil, fmt.Errorf("reading %s: no such file", file)
+	}
+	return s, nil
+}
+
+func (h *fakeHost) Inode(path string) (uint64, error) {
+	h.calls = append(h.calls, "inode "+path)
+	if n, ok := h.inodes[path]; ok {
+		return n, nil
+	}
+	return 0, errors.New("stat: no such file or directory")
+}
+
+// TestUprobeThroughEnv expands uprobe wildcards, resolves uaddr() and
+// cgroupid() against a binary and a cgroup that exist only in the Env.
+func TestUprobeThroughEnv(t *testing.T) {
+	h := &fakeHost{
+		bins: map[string]string{"app": "/fake/bin/app", "/fake/bin/app": "/fake/bin/app"},
+		syms: map[string][]lang.ELFSymbol{"/fake/bin/app": {
+			{Name: "foo", Value: 0x1000, Func: true},
+			{Name: "fob", Value: 0x1100, Func: true},
+			{Name: "bar", Value: 0x1200, Func: true},
+			{Name: "fox", Value: 0x4000}, // an object, not a function
+			{Name: "table", Value: 0x4242},
+		}},
+		inodes: map[string]uint64{"/fake/cgroup": 77},
+	}
+	src := `uprobe:/fake/bin/app:fo* { @[probe] = count(); }
+uretprobe:app:bar { @a = uaddr("table"); @c = cgroupid("/fake/cgroup"); }
+`
+	file, err := lang.Parse("fake.bt", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prog, err := lang.Check(file, h, lang.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	consts := map[string]uint64{}
+	for _, pr := range prog.Probes {
+		for _, pt := range pr.Points {
+			names = append(names, pt.Name)
+		}
+		for e, c := range pr.Info.Consts {
+			if call, ok := e.(*ast.Call); ok {
+				consts[call.Name] = c.Int
+			}
+		}
+	}
+	want := []string{"uprobe:/fake/bin/app:fob", "uprobe:/fake/bin/app:foo", "uretprobe:/fake/bin/app:bar"}
+	if !slices.Equal(names, want) {
+		t.Errorf("attach points %v, want %v", names, want)
+	}
+	if consts["uaddr"] != 0x4242 || consts["cgroupid"] != 77 {
+		t.Errorf("uaddr = %#x, cgroupid = %d; want 0x4242, 77", consts["uaddr"], consts["cgroupid"])
+	}
+	if len(h.calls) == 0 {
+		t.Errorf("the checker did not ask the Env")
+	}
+
+	// Errors come from the Env, positioned on the script.
+	for _, tc := range []struct{ src, want string }{
+		{`uprobe:nosuch:f { exit(); }`, `uprobe target "nosuch" not found`},
+		{`uprobe:app:fox { exit(); }`, `function fox not found in /fake/bin/app`},
+		{`uprobe:app:foo { @a = uaddr("nope"); }`, `no symbol nope in /fake/bin/app`},
+		{`BEGIN { @c = cgroupid("/nope"); }`, `stat: no such file or directory`},
+	} {
+		file, err := lang.Parse("fake.bt", tc.src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = lang.Check(file, h, lang.Options{})
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want %q", tc.src, err, tc.want)
+		}
+	}
+}
+
+// TestUprobeWithoutHostFiles: an Env that cannot read host files makes
+// uprobes a clear error, not a read of the local disk.
+func TestUprobeWithoutHostFiles(t *testing.T) {
+	file, err := lang.Parse("x.bt", `uprobe:/bin/sh:main { exit(); }`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type envOnly struct{ lang.Env }
+	_, err = lang.Check(file, envOnly{&fakeHost{}}, lang.Options{})
+	if err == nil || !strings.Contains(err.Error(), "cannot read host files") {
+		t.Errorf("error %v, want one saying the environment cannot read host files", err)
+	}
+}
