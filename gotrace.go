@@ -10,6 +10,7 @@ import (
 
 	"github.com/gotrace/gotrace/codegen"
 	"github.com/gotrace/gotrace/lang"
+	"github.com/gotrace/gotrace/object"
 	"github.com/gotrace/gotrace/output"
 	"github.com/gotrace/gotrace/runtime"
 )
@@ -52,7 +53,7 @@ type Options struct {
 type Script struct {
 	Name, Source string
 	Checked      *lang.Program
-	Program      *codegen.Program
+	Program      *object.Program
 	env          lang.Env
 }
 
@@ -77,8 +78,8 @@ func Compile(name, src string, opts Options) (*Script, error) {
 		copts = *opts.Codegen
 	} else if needsKernelFeatures(checked) {
 		spec, _ := env.BTF()
-		copts = runtime.Features(spec)
-		copts.BTF = spec
+		f := runtime.Features(spec)
+		copts = codegen.Options{BTF: spec, KprobeMulti: f.KprobeMulti, FentryMultiThreshold: f.FentryMultiThreshold, DirectBTFLoads: f.DirectBTFLoads}
 	}
 	if copts.BTF == nil && needsKernelFeatures(checked) {
 		copts.BTF, _ = env.BTF()

@@ -3,7 +3,6 @@ package codegen
 import (
 	"errors"
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/cilium/ebpf"
@@ -342,14 +341,4 @@ func (c *compiler) useGlobals() {
 		ValueSize:  uint32(c.out.Globals.Size),
 		MaxEntries: 1,
 	}
-}
-
-// ProgramNames returns the program names of p in a stable order.
-func (p *Program) ProgramNames() []string {
-	names := make([]string, 0, len(p.Collection.Programs))
-	for n := range p.Collection.Programs {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
 }

@@ -6,8 +6,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gotrace/gotrace/codegen"
 	"github.com/gotrace/gotrace/lang/types"
+	"github.com/gotrace/gotrace/object"
 )
 
 // Spec is one conversion of a bpftrace format string, as matched by
@@ -161,12 +161,12 @@ var ErrBadRecord = errors.New("malformed event record")
 //     0x/0X/0 prefixes; ' ' and the precision have no effect (the precision
 //     only applies to floating point); '*' is accepted and ignored;
 //   - a value a conversion cannot print is replaced by "!{reason}".
-func FormatPrintf(p *codegen.Printf, record []byte) (string, error) {
+func FormatPrintf(p *object.Printf, record []byte) (string, error) {
 	return NewFormatter().Printf(p, record)
 }
 
 // Printf is FormatPrintf with f's hooks.
-func (f *Formatter) Printf(p *codegen.Printf, record []byte) (string, error) {
+func (f *Formatter) Printf(p *object.Printf, record []byte) (string, error) {
 	if p == nil {
 		return "", fmt.Errorf("no format: %w", ErrBadRecord)
 	}
@@ -388,7 +388,7 @@ func formatFloat(sp Spec, x float64) string {
 
 // FormatPrintValue formats an EventPrintValue record: print(v) of a single
 // non-map value, p.Args[0], followed by a newline.
-func (f *Formatter) FormatPrintValue(p *codegen.Printf, record []byte) (string, error) {
+func (f *Formatter) FormatPrintValue(p *object.Printf, record []byte) (string, error) {
 	if p == nil || len(p.Args) != 1 {
 		return "", fmt.Errorf("print() takes one argument: %w", ErrBadRecord)
 	}

@@ -11,7 +11,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/gotrace/gotrace"
-	"github.com/gotrace/gotrace/codegen"
+	"github.com/gotrace/gotrace/object"
 	"github.com/gotrace/gotrace/runtime"
 )
 
@@ -207,7 +207,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	return exitCode
 }
 
-func printAsm(w io.Writer, prog *codegen.Program) {
+func printAsm(w io.Writer, prog *object.Program) {
 	for _, p := range prog.Probes {
 		spec := prog.Collection.Programs[p.Program]
 		fmt.Fprintf(w, "; probe %s (program %s, %s)\n", p.Name, p.Program, spec.Type)

@@ -1,0 +1,138 @@
+package object
+
+import (
+	"sort"
+
+	"github.com/cilium/ebpf"
+
+	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/types"
+)
+
+// Program is a compiled script: the BPF collection plus everything the runtime
+// needs to attach it and to decode what it sends back.
+type Program struct {
+	Collection *ebpf.CollectionSpec
+	Probes     []*Probe
+	Maps       []*Map    // user maps, sorted by Name
+	Printfs    []*Printf // indexed by Event.ID for EventPrintf / EventErrorf / EventWarnf / EventSystem / EventCat
+	Times      []string  // strftime formats, indexed by Event.ID for EventTime
+	EventsMap  string    // name of the BPF_MAP_TYPE_RINGBUF map in Collection.Maps carrying events
+	GlobalsMap string    // name of a one-element array holding Globals; "" when unused
+	DroppedMap string    // name of a one-element per-CPU array of uint64 counting events lost because EventsMap was full; "" when unused
+	StackMap   string    // name of the BPF_MAP_TYPE_STACK_TRACE map that kstack ids index; "" when unused
+	FullMap    string    // name of a per-CPU uint64 array indexed like Maps: updates dropped because the map was full; "" when unused
+	Globals    GlobalsLayout
+	// HelperSites are the helper calls whose failures are reported with
+	// -k (Options.HelperWarnings), indexed by EventHelperError's ID.
+	HelperSites []HelperSite
+}
+
+// GlobalsLayout is the layout of the single value of GlobalsMap, which the
+// runtime fills in before attaching.
+type GlobalsLayout struct {
+	Size            int
+	StartNsOffset   int // uint64 bpf_ktime_get_ns() at startup (for elapsed); -1 if unused
+	StartBootOffset int // uint64 bpf_ktime_get_boot_ns() at startup; -1 if unused
+}
+
+// ProbeKind is the kind of an attach point.
+type ProbeKind uint8
+
+// Probe kinds.
+const (
+	ProbeBegin         ProbeKind = iota + 1 // run once before all others (BPF_PROG_TEST_RUN on a raw_tracepoint program)
+	ProbeEnd                                // run once at exit, the same way
+	ProbeTracepoint                         // perf-event tracepoint; Targets are "category:event"
+	ProbeInterval                           // perf software cpu-clock on one CPU; Period in ns
+	ProbeProfile                            // perf software cpu-clock on every CPU; Freq in Hz or Period in ns
+	ProbeSoftware                           // perf software event Config with Period (sample_period)
+	ProbeRawTracepoint                      // tp_btf / raw_tp; Targets are event names
+	ProbeKprobe
+	ProbeKretprobe
+	ProbeFentry
+	ProbeFexit
+	ProbeUprobe
+	ProbeUretprobe
+)
+
+// Probe is one BPF program and the attach points it serves.
+type Probe struct {
+	Kind    ProbeKind
+	Name    string   // the probe as written after expansion, e.g. "tracepoint:syscalls:sys_enter_openat"
+	Program string   // program name in Program.Collection.Programs
+	Targets []string // what to attach to: tracepoints "cat:event", kernel functions ("vfs_read", "do_sys_open+16"), raw tracepoint events
+	Period  uint64   // interval/profile/software: sample period (ns for cpu-clock, events otherwise)
+	Freq    uint64   // profile:hz: sample frequency
+	Config  uint64   // software: PERF_COUNT_SW_* value
+	Order   int      // BEGIN/END: order of appearance
+	// Via says, for the user, when a probe is served by another mechanism
+	// than its name suggests (e.g. an fentry wildcard through kprobe_multi).
+	Via string
+}
+
+// Map describes a user map (@name) for printing.
+type Map struct {
+	Name    string        // "@", "@start"
+	BPFName string        // name in Program.Collection.Maps
+	Keys    []*types.Type // the key components as the user wrote them (integers widened to 8 bytes); nil for a map without keys
+	Key     *types.Type   // layout of the BPF key: a Tuple of Keys, plus a trailing uint64 bucket for Hist and Lhist; uint64 0 when Keys is nil and not a histogram
+	Value   *types.Type   // value type, or an aggregation kind (types.Count, types.Hist, ...)
+	PerCPU  bool          // values are per-CPU (aggregations)
+}
+
+// EventKind is the first uint64 of every ringbuf record.
+type EventKind uint64
+
+// Event kinds. Every record starts with Event (16 bytes).
+const (
+	EventPrintf      EventKind = iota + 1 // ID indexes Printfs; args follow
+	EventExit                             // ID is the exit code
+	EventPrint                            // ID indexes Maps: print the map now
+	EventClear                            // ID indexes Maps: delete every entry
+	EventZero                             // ID indexes Maps: zero every value
+	EventTime                             // ID indexes Times
+	EventErrorf                           // like EventPrintf, printed as an error on stderr
+	EventWarnf                            // like EventPrintf, printed as a warning on stderr
+	EventPrintValue                       // ID indexes Printfs: one argument printed with print(v)
+	EventSystem                           // like EventPrintf, the result is run as a shell command (--unsafe)
+	EventCat                              // like EventPrintf, the result is a file name whose contents are printed
+	EventDropped                          // ID indexes Maps: an update was dropped because the map was full
+	EventJoin                             // ID indexes Printfs: a uint64 count at offset 16, then Args strings; Format is the separator
+	EventHelperError                      // ID indexes HelperSites; an int64 error code follows the header (-k)
+)
+
+// EventHeaderSize is the size of the common event header {kind uint64; id uint64}.
+const EventHeaderSize = 16
+
+// Printf is a format string and the layout of its arguments in an event.
+type Printf struct {
+	Format string
+	Args   []Arg
+	Size   int // total record size, including the header
+	// Pos is the position of the errorf()/warnf() call, for output formats
+	// that report it (-f json); zero for other events.
+	Pos ast.Pos
+}
+
+// Arg is one printf argument: its type and its offset from the start of the record.
+type Arg struct {
+	Type   *types.Type
+	Offset int
+}
+
+// HelperSite is a BPF helper call checked for errors at run time.
+type HelperSite struct {
+	Helper string // "probe_read_kernel", "map_update_elem", ...
+	Pos    string // script position, "file:line:col"
+}
+
+// ProgramNames returns the program names of p in a stable order.
+func (p *Program) ProgramNames() []string {
+	names := make([]string, 0, len(p.Collection.Programs))
+	for n := range p.Collection.Programs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
