@@ -12,6 +12,7 @@ import (
 	"github.com/gotrace/gotrace/codegen"
 	"github.com/gotrace/gotrace/internal/testbtf"
 	"github.com/gotrace/gotrace/lang"
+	"github.com/gotrace/gotrace/object"
 	"github.com/gotrace/gotrace/tracefs"
 )
 
@@ -66,7 +67,7 @@ func (a archive) get(name string) (string, bool) {
 }
 
 // dump renders every program of p with its probe, maps and events.
-func dump(p *codegen.Program) string {
+func dump(p *object.Program) string {
 	var b bytes.Buffer
 	for _, m := range p.Maps {
 		fmt.Fprintf(&b, "map %s %s key=%s value=%s percpu=%v\n", m.Name, m.BPFName, m.Key, m.Value, m.PerCPU)
@@ -86,7 +87,7 @@ func dump(p *codegen.Program) string {
 	return b.String()
 }
 
-func compileScript(t *testing.T, name, src string, opts codegen.Options) (*codegen.Program, error) {
+func compileScript(t *testing.T, name, src string, opts codegen.Options) (*object.Program, error) {
 	t.Helper()
 	file, err := lang.Parse(name, src)
 	if err != nil {
