@@ -232,6 +232,7 @@ func (c *compiler) compileProbe(i int, p *lang.Probe) error {
 	default:
 		return &Error{Pos: pt.Pos, Err: fmt.Errorf("%s probes are not supported by the code generator", pt.Provider)}
 	}
+	probe.Group = &object.Group{Written: written(p), Size: len(probe.Targets)}
 	g := newGen(c, p)
 	insns, err := g.program()
 	if err != nil {
@@ -342,4 +343,24 @@ func (c *compiler) useGlobals() {
 		ValueSize:  uint32(c.out.Globals.Size),
 		MaxEntries: 1,
 	}
+}
+
+// written returns the attach points of p as the script wrote them: those
+// of the AST probe that p's points were expanded from.
+func written(p *lang.Probe) string {
+	var raws []string
+	for _, a := range p.AST.Attach {
+		for _, pt := range p.Points {
+			if pt.Pos == a.Pos() {
+				raws = append(raws, a.Raw)
+				break
+			}
+		}
+	}
+	if len(raws) == 0 {
+		for _, a := range p.AST.Attach {
+			raws = append(raws, a.Raw)
+		}
+	}
+	return strings.Join(raws, ", ")
 }

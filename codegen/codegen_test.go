@@ -165,3 +165,34 @@ func TestGolden(t *testing.T) {
 		})
 	}
 }
+
+// TestWildcardGroups checks that every probe carries its group explicitly:
+// the programs of a trampoline wildcard share one Group, so the runtime
+// never parses program names to find them.
+func TestWildcardGroups(t *testing.T) {
+	src := `fentry:vfs_rea* { @[comm] = count(); }
+kprobe:vfs_rea* { @k[func] = count(); }
+fentry:vfs_write { @w = count(); }
+`
+	prog, err := compileScript(t, "groups.bt", src, codegen.Options{})
+	if err != nil {
+		t.Fatalf("compile: %v", lang.Render(err, src))
+	}
+	var got []string
+	for _, p := range prog.Probes {
+		got = append(got, fmt.Sprintf("%s %s %q size=%d wildcard=%v", p.Program, p.Targets, p.Group.Written, p.Group.Size, p.Group.Wildcard()))
+	}
+	want := []string{
+		`p0_0 [vfs_read] "fentry:vfs_rea*" size=3 wildcard=true`,
+		`p0_1 [vfs_readlink] "fentry:vfs_rea*" size=3 wildcard=true`,
+		`p0_2 [vfs_readv] "fentry:vfs_rea*" size=3 wildcard=true`,
+		`p1 [vfs_read vfs_readlink vfs_readv] "kprobe:vfs_rea*" size=3 wildcard=true`,
+		`p2 [vfs_write] "fentry:vfs_write" size=1 wildcard=false`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("groups:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if prog.Probes[0].Group != prog.Probes[2].Group {
+		t.Error("the programs of one wildcard do not share their Group")
+	}
+}

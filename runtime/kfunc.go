@@ -77,40 +77,12 @@ func kindName(k object.ProbeKind) string {
 	return "probe"
 }
 
-// wildcardGroups returns, for every program, how many probes were expanded
-// from the same attach point: the code generator names the programs of a
-// Tracing wildcard BASE_0, BASE_1, ... A probe from a group of more than one
-// (or a kprobe with several targets) may lose members the kernel refuses;
-// a single explicit target that fails is an error.
-func wildcardGroups(prog *object.Program) map[string]int {
-	base := func(name string) string {
-		if i := strings.LastIndexByte(name, '_'); i > 0 {
-			if _, err := strconv.Atoi(name[i+1:]); err == nil {
-				return name[:i]
-			}
-		}
-		return name
-	}
-	count := map[string]int{}
-	for _, p := range prog.Probes {
-		count[base(p.Program)]++
-	}
-	out := map[string]int{}
-	for _, p := range prog.Probes {
-		out[p.Program] = count[base(p.Program)]
-	}
-	return out
-}
-
-// isWildcard reports whether failures of single targets of p are skipped.
+// isWildcard reports whether failures of single targets of p are skipped:
+// p belongs to a group of more than one target (a kprobe with several
+// targets, or one of the programs of a trampoline wildcard). A single
+// explicit target that fails is an error.
 func (s *session) isWildcard(p *object.Probe) bool {
-	if len(p.Targets) > 1 {
-		return true
-	}
-	if s.groups == nil {
-		s.groups = wildcardGroups(s.prog)
-	}
-	return s.groups[p.Program] > 1
+	return p.Group.Wildcard()
 }
 
 // probeLabel names a probe in messages: its name, and how many more

@@ -164,8 +164,7 @@ type session struct {
 	exitCode   int
 	lost       uint64 // lost events reported so far
 
-	kf     kfuncState     // kernel-function probes (kfunc.go)
-	groups map[string]int // program -> size of its wildcard group (kfunc.go)
+	kf kfuncState // kernel-function probes (kfunc.go)
 }
 
 func (s *session) closeAll() error {
