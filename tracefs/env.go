@@ -187,3 +187,7 @@ func (e *Env) BTF() (*btf.Spec, error) {
 	})
 	return e.btfSpec, e.btfErr
 }
+
+// TracefsDir returns the tracefs directory, Root; with BTFCache it lets
+// program loads share what the checker read.
+func (e *Env) TracefsDir() string { return e.root }

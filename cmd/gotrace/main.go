@@ -12,7 +12,6 @@ import (
 
 	"github.com/gotrace/gotrace"
 	"github.com/gotrace/gotrace/object"
-	"github.com/gotrace/gotrace/runtime"
 )
 
 // version is the gotrace version, printed by --version.
@@ -184,8 +183,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if cfg.emit == "asm" {
 		printAsm(stdout, script.Program)
 	}
-	opts := runtime.Options{Stdout: stdout, Stderr: stderr, Quiet: cfg.quiet,
-		Unsafe: cfg.out.unsafe, Format: cfg.out.fmt, Attached: sess.attached}
+	opts := gotrace.RunOptions{Stdout: stdout, Stderr: stderr, Quiet: cfg.quiet,
+		Format: cfg.out.fmt, Attached: sess.attached}
 	if cfg.out.verbose {
 		opts.Verbose = stderr
 	}
