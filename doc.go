@@ -4,7 +4,7 @@
 //	if err != nil {
 //		fmt.Fprint(os.Stderr, gotrace.FormatError(err, src))
 //	}
-//	code, err := script.Run(ctx, runtime.Options{})
+//	code, err := script.Run(ctx, gotrace.RunOptions{})
 //
 // The pipeline is lang (parse and check) → codegen (BPF instructions) →
 // runtime (load, attach, print). Running needs root (CAP_BPF, CAP_PERFMON)

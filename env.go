@@ -23,6 +23,11 @@ type KernelEnv struct {
 	err  error
 }
 
+var (
+	_ Env = (*KernelEnv)(nil)
+	_ Env = (*tracefs.Env)(nil)
+)
+
 // NewKernelEnv returns an environment backed by the running kernel.
 func NewKernelEnv() *KernelEnv { return &KernelEnv{} }
 

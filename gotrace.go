@@ -4,12 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/btf"
 
 	"github.com/gotrace/gotrace/codegen"
 	"github.com/gotrace/gotrace/lang"
+	"github.com/gotrace/gotrace/object"
 	"github.com/gotrace/gotrace/output"
 	"github.com/gotrace/gotrace/runtime"
 )
@@ -32,7 +35,8 @@ type Options struct {
 	// time (bpftrace -k).
 	HelperWarnings bool
 	// Unsafe allows functions that change the traced system (system(),
-	// signal()), as bpftrace's --unsafe. Pass the same to runtime.Options.
+	// signal()), as bpftrace's --unsafe: the checker accepts them and the
+	// script's Run carries them out.
 	Unsafe bool
 	// Cpid is the pid of the child command (-c), the value of the cpid
 	// builtin; 0 means none (cpid is then an error). See StartChild.
@@ -41,19 +45,80 @@ type Options struct {
 	// lang.Options.Pid for which probes are filtered.
 	Pid int
 	// Env describes the machine; nil means the running kernel (NewKernelEnv).
-	Env lang.Env
-	// Codegen holds the kernel-dependent code generation choices; nil means
-	// probe the running kernel for them (runtime.Features), which is done
-	// only for scripts with kernel-function probes.
-	Codegen *codegen.Options
+	Env Env
+	// Features holds the kernel-dependent code generation choices; nil
+	// means probe the running kernel for them, which is done only for
+	// scripts with kernel-function probes.
+	Features *Features
+}
+
+// Env is what Compile and Run need to know about the machine: the checker's
+// view (lang.Env), and what program loads share with it. *KernelEnv and
+// *tracefs.Env implement it.
+type Env interface {
+	lang.Env
+	// BTFCache returns the kernel BTF cache shared between the checker and
+	// program loads, or nil for a fresh one.
+	BTFCache() *btf.Cache
+	// TracefsDir returns the tracefs directory where tracepoint ids are
+	// read, or "" to mount tracefs when a script needs it.
+	TracefsDir() string
+}
+
+// Features are the kernel-dependent code generation choices, which Compile
+// probes for when Options.Features is nil.
+type Features struct {
+	// KprobeMulti: the kernel has kprobe_multi links (Linux 5.18 with
+	// CONFIG_FPROBE); kprobe wildcards then use one link.
+	KprobeMulti bool
+	// FentryMultiThreshold: an fentry wildcard of at least this many
+	// functions is served by one kprobe_multi program; 0 disables it.
+	FentryMultiThreshold int
+	// DirectBTFLoads: trampoline and BTF raw tracepoint programs read
+	// members through BTF-typed pointers with plain loads (Linux 5.5).
+	DirectBTFLoads bool
+}
+
+// RunOptions configure Script.Run and Script.Load.
+type RunOptions struct {
+	// Stdout receives the script's output (printf, print, maps at exit);
+	// Stderr the "Attaching N probes..." line, errorf/warnf and warnings.
+	// Nil means os.Stdout and os.Stderr.
+	Stdout, Stderr io.Writer
+	// Quiet suppresses the "Attaching N probes..." line (bpftrace -q).
+	Quiet bool
+	// NoSignals leaves SIGINT and SIGTERM alone; the caller then stops Run
+	// by cancelling ctx. By default the first SIGINT or SIGTERM stops the
+	// script cleanly (END probes, maps), as in bpftrace.
+	NoSignals bool
+	// NoExitMaps disables printing the maps at exit (bpftrace's
+	// print_maps_on_exit=0); the script's config block can set it too.
+	NoExitMaps bool
+	// Formatter renders values and maps (symbol resolution hooks etc.). Nil
+	// means output.NewFormatter().
+	Formatter *output.Formatter
+	// Attached, when set, is called once every probe is attached.
+	Attached func()
+	// StackMode formats kstack and ustack: "bpftrace" (the default),
+	// "perf" or "raw"; the script's config block can set it too.
+	StackMode string
+	// MaxCatBytes limits cat(); 0 means the default.
+	MaxCatBytes int
+	// Verbose, when set, receives program and map information and the
+	// verifier's statistics for each program (bpftrace -v).
+	Verbose io.Writer
+	// Format is the output format (bpftrace -f): "" or output.FormatText,
+	// or output.FormatJSON.
+	Format output.OutputFormat
 }
 
 // Script is a compiled script, ready to run.
 type Script struct {
 	Name, Source string
 	Checked      *lang.Program
-	Program      *codegen.Program
-	env          lang.Env
+	Program      *object.Program
+	env          Env
+	unsafe       bool
 }
 
 // Compile parses, checks and compiles a script. Errors in the script are
@@ -73,12 +138,12 @@ func Compile(name, src string, opts Options) (*Script, error) {
 		return nil, err
 	}
 	var copts codegen.Options
-	if opts.Codegen != nil {
-		copts = *opts.Codegen
+	if f := opts.Features; f != nil {
+		copts = codegen.Options{KprobeMulti: f.KprobeMulti, FentryMultiThreshold: f.FentryMultiThreshold, DirectBTFLoads: f.DirectBTFLoads}
 	} else if needsKernelFeatures(checked) {
 		spec, _ := env.BTF()
-		copts = runtime.Features(spec)
-		copts.BTF = spec
+		f := runtime.Features(spec)
+		copts = codegen.Options{BTF: spec, KprobeMulti: f.KprobeMulti, FentryMultiThreshold: f.FentryMultiThreshold, DirectBTFLoads: f.DirectBTFLoads}
 	}
 	if copts.BTF == nil && needsKernelFeatures(checked) {
 		copts.BTF, _ = env.BTF()
@@ -92,7 +157,7 @@ func Compile(name, src string, opts Options) (*Script, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Script{Name: name, Source: src, Checked: checked, Program: prog, env: env}, nil
+	return &Script{Name: name, Source: src, Checked: checked, Program: prog, env: env, unsafe: opts.Unsafe}, nil
 }
 
 func needsKernelFeatures(p *lang.Program) bool {
@@ -111,50 +176,50 @@ func (s *Script) Warnings() string {
 	return lang.RenderWarnings(s.Checked.Warnings, s.Source)
 }
 
-// withEnv fills in the runtime options that come from the environment and
+// runtimeOptions builds the runtime's options from opts, the compile
+// options (Unsafe), the environment (tracefs, the shared BTF cache) and
 // the script's config block.
-func (s *Script) withEnv(opts runtime.Options) runtime.Options {
+func (s *Script) runtimeOptions(opts RunOptions) runtime.Options {
+	ro := runtime.Options{
+		Stdout: opts.Stdout, Stderr: opts.Stderr, Quiet: opts.Quiet, Unsafe: s.unsafe,
+		NoSignals: opts.NoSignals, NoExitMaps: opts.NoExitMaps, Formatter: opts.Formatter,
+		Attached: opts.Attached, StackMode: opts.StackMode, MaxCatBytes: opts.MaxCatBytes,
+		Verbose: opts.Verbose, Format: opts.Format,
+		TracefsDir: s.env.TracefsDir(), BTFCache: s.env.BTFCache(),
+	}
 	cfg := s.Checked.Config
 	if cfg.NoExitMaps {
-		opts.NoExitMaps = true
+		ro.NoExitMaps = true
 	}
 	if cfg.MaxCatBytes > 0 {
-		opts.MaxCatBytes = cfg.MaxCatBytes
+		ro.MaxCatBytes = cfg.MaxCatBytes
 	}
 	if cfg.StackMode != "" {
-		opts.StackMode = cfg.StackMode
+		ro.StackMode = cfg.StackMode
 	}
 	if cfg.StrTruncTrailer != nil {
 		f := output.NewFormatter()
-		if opts.Formatter != nil {
-			c := *opts.Formatter
+		if ro.Formatter != nil {
+			c := *ro.Formatter
 			f = &c
 		}
 		f.StrTruncTrailer = *cfg.StrTruncTrailer
-		opts.Formatter = f
+		ro.Formatter = f
 	}
-	if ke, ok := s.env.(*KernelEnv); ok {
-		if opts.TracefsDir == "" {
-			opts.TracefsDir = ke.TracefsDir()
-		}
-		if opts.BTFCache == nil {
-			opts.BTFCache = ke.BTFCache()
-		}
-	}
-	return opts
+	return ro
 }
 
 // Run loads, attaches and runs the script until it exits, ctx is
-// cancelled, or a signal arrives (see runtime.Options). It returns the
-// script's exit code.
-func (s *Script) Run(ctx context.Context, opts runtime.Options) (int, error) {
-	return runtime.Run(ctx, s.Program, s.withEnv(opts))
+// cancelled, or a signal arrives (see RunOptions.NoSignals). It returns
+// the script's exit code.
+func (s *Script) Run(ctx context.Context, opts RunOptions) (int, error) {
+	return runtime.Run(ctx, s.Program, s.runtimeOptions(opts))
 }
 
 // Load loads the script's programs into the kernel, so that the verifier
 // checks them, and unloads them again without attaching anything.
-func (s *Script) Load(opts runtime.Options) error {
-	return runtime.Load(s.Program, s.withEnv(opts))
+func (s *Script) Load(opts RunOptions) error {
+	return runtime.Load(s.Program, s.runtimeOptions(opts))
 }
 
 // FormatError renders an error from Compile, Run or Load for a terminal:

@@ -8,7 +8,6 @@ import (
 	"github.com/cilium/ebpf/asm"
 
 	"github.com/gotrace/gotrace"
-	"github.com/gotrace/gotrace/runtime"
 )
 
 // TestVerifierErrorPosition makes the verifier reject the code of the
@@ -36,7 +35,7 @@ func TestVerifierErrorPosition(t *testing.T) {
 	if !found {
 		t.Fatalf("no instruction tagged with line 3:\n%v", insns)
 	}
-	err = script.Load(runtime.Options{})
+	err = script.Load(gotrace.RunOptions{})
 	if err == nil {
 		t.Fatal("the verifier accepted a read through an uninitialised register")
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/cilium/ebpf/btf"
 
 	"github.com/gotrace/gotrace/lang"
+	"github.com/gotrace/gotrace/object"
 
 	"github.com/gotrace/gotrace/lang/ast"
 	"github.com/gotrace/gotrace/lang/types"
@@ -16,30 +17,30 @@ import (
 func (g *gen) call(e *ast.Call) {
 	switch e.Name {
 	case "printf":
-		g.printf(EventPrintf, e.Args[0].(*ast.StrLit).Value, e.Args[1:], e.Pos())
+		g.printf(object.EventPrintf, e.Args[0].(*ast.StrLit).Value, e.Args[1:], e.Pos())
 	case "exit":
 		code := int64(0)
-		hdr := g.alloc(EventHeaderSize, e.Pos())
+		hdr := g.alloc(object.EventHeaderSize, e.Pos())
 		if len(e.Args) == 1 {
 			g.scalar(e.Args[0])
 			g.emit(asm.StoreMem(g.fp, hdr+8, asm.R0, asm.DWord))
 		} else {
 			g.emit(stImm(g.fp, hdr+8, code))
 		}
-		g.emit(stImm(g.fp, hdr, int64(EventExit)))
-		g.output(hdr, EventHeaderSize)
+		g.emit(stImm(g.fp, hdr, int64(object.EventExit)))
+		g.output(hdr, object.EventHeaderSize)
 		// exit() ends the probe, as in current bpftrace.
 		g.emit(asm.Ja.Label(g.exitLbl))
 	case "print":
 		if m, ok := e.Args[0].(*ast.MapRef); ok && m.Keys == nil {
 			if len(e.Args) == 1 {
-				g.event(EventPrint, g.c.mapIndex[m.Name], e.Pos())
+				g.event(object.EventPrint, g.c.mapIndex[m.Name], e.Pos())
 				return
 			}
 			// {kind, map, top, div}
-			rec := g.alloc(EventHeaderSize+16, e.Pos())
+			rec := g.alloc(object.EventHeaderSize+16, e.Pos())
 			g.emit(
-				stImm(g.fp, rec, int64(EventPrint)),
+				stImm(g.fp, rec, int64(object.EventPrint)),
 				stImm(g.fp, rec+8, int64(g.c.mapIndex[m.Name])),
 				stImm(g.fp, rec+16, int64(g.info.Consts[e.Args[1]].Int)),
 				stImm(g.fp, rec+24, 0),
@@ -47,20 +48,20 @@ func (g *gen) call(e *ast.Call) {
 			if len(e.Args) == 3 {
 				g.emit(stImm(g.fp, rec+24, int64(g.info.Consts[e.Args[2]].Int)))
 			}
-			g.output(rec, EventHeaderSize+16)
+			g.output(rec, object.EventHeaderSize+16)
 			return
 		}
 		g.printValue(e.Args[0], e.Pos())
 	case "clear":
-		g.event(EventClear, g.c.mapIndex[e.Args[0].(*ast.MapRef).Name], e.Pos())
+		g.event(object.EventClear, g.c.mapIndex[e.Args[0].(*ast.MapRef).Name], e.Pos())
 	case "zero":
-		g.event(EventZero, g.c.mapIndex[e.Args[0].(*ast.MapRef).Name], e.Pos())
+		g.event(object.EventZero, g.c.mapIndex[e.Args[0].(*ast.MapRef).Name], e.Pos())
 	case "time":
 		format := "%H:%M:%S\n"
 		if len(e.Args) == 1 {
 			format = e.Args[0].(*ast.StrLit).Value
 		}
-		g.event(EventTime, g.c.addTime(format), e.Pos())
+		g.event(object.EventTime, g.c.addTime(format), e.Pos())
 	case "delete":
 		m := e.Args[0].(*ast.MapRef)
 		keys := m.Keys
@@ -98,13 +99,13 @@ func (g *gen) call(e *ast.Call) {
 	case "reg":
 		g.loadReg(e.Args[0].(*ast.StrLit).Value, e.Pos())
 	case "errorf":
-		g.printf(EventErrorf, e.Args[0].(*ast.StrLit).Value, e.Args[1:], e.Pos())
+		g.printf(object.EventErrorf, e.Args[0].(*ast.StrLit).Value, e.Args[1:], e.Pos())
 	case "warnf":
-		g.printf(EventWarnf, e.Args[0].(*ast.StrLit).Value, e.Args[1:], e.Pos())
+		g.printf(object.EventWarnf, e.Args[0].(*ast.StrLit).Value, e.Args[1:], e.Pos())
 	case "system":
-		g.printf(EventSystem, e.Args[0].(*ast.StrLit).Value, e.Args[1:], e.Pos())
+		g.printf(object.EventSystem, e.Args[0].(*ast.StrLit).Value, e.Args[1:], e.Pos())
 	case "cat":
-		g.printf(EventCat, e.Args[0].(*ast.StrLit).Value, e.Args[1:], e.Pos())
+		g.printf(object.EventCat, e.Args[0].(*ast.StrLit).Value, e.Args[1:], e.Pos())
 	case "signal":
 		g.scalar(e.Args[0])
 		g.emit(asm.Mov.Reg(asm.R1, asm.R0), asm.FnSendSignal.Call())
@@ -198,13 +199,13 @@ func (g *gen) bumpCounter(mapName string, index int, skip string) {
 }
 
 // event sends a header-only event.
-func (g *gen) event(kind EventKind, id int, pos ast.Pos) {
-	hdr := g.alloc(EventHeaderSize, pos)
+func (g *gen) event(kind object.EventKind, id int, pos ast.Pos) {
+	hdr := g.alloc(object.EventHeaderSize, pos)
 	g.emit(
 		stImm(g.fp, hdr, int64(kind)),
 		stImm(g.fp, hdr+8, int64(id)),
 	)
-	g.output(hdr, EventHeaderSize)
+	g.output(hdr, object.EventHeaderSize)
 }
 
 // argType is the type an argument has inside an event record.
@@ -223,15 +224,15 @@ func argType(t *types.Type) *types.Type {
 }
 
 // printf builds a record {kind, id, args...} on the stack and sends it.
-func (g *gen) printf(kind EventKind, format string, args []ast.Expr, pos ast.Pos) {
-	p := &Printf{Format: format}
-	if kind == EventErrorf || kind == EventWarnf {
+func (g *gen) printf(kind object.EventKind, format string, args []ast.Expr, pos ast.Pos) {
+	p := &object.Printf{Format: format}
+	if kind == object.EventErrorf || kind == object.EventWarnf {
 		p.Pos = pos
 	}
-	off := EventHeaderSize
+	off := object.EventHeaderSize
 	for _, a := range args {
 		at := argType(g.info.TypeOf(a))
-		p.Args = append(p.Args, Arg{Type: at, Offset: off})
+		p.Args = append(p.Args, object.Arg{Type: at, Offset: off})
 		off += slotSize(at)
 	}
 	p.Size = off
@@ -255,7 +256,7 @@ func (g *gen) printf(kind EventKind, format string, args []ast.Expr, pos ast.Pos
 
 // printValue implements print(v) for a non-map value.
 func (g *gen) printValue(v ast.Expr, pos ast.Pos) {
-	g.printf(EventPrintValue, "", []ast.Expr{v}, pos)
+	g.printf(object.EventPrintValue, "", []ast.Expr{v}, pos)
 }
 
 // aggregate implements @m[k] = count()/sum()/... on a per-CPU map: one
@@ -457,10 +458,10 @@ func (g *gen) join(e *ast.Call) {
 		sep = e.Args[1].(*ast.StrLit).Value
 	}
 	size := g.c.prog.MaxStrlen
-	p := &Printf{Format: sep}
-	off := EventHeaderSize + 8
+	p := &object.Printf{Format: sep}
+	off := object.EventHeaderSize + 8
 	for i := 0; i < lang.MaxJoinArgs; i++ {
-		p.Args = append(p.Args, Arg{Type: types.NewString(size), Offset: off})
+		p.Args = append(p.Args, object.Arg{Type: types.NewString(size), Offset: off})
 		off += roundUp(size, 8)
 	}
 	p.Size = off
@@ -485,7 +486,7 @@ func (g *gen) join(e *ast.Call) {
 		asm.FnRingbufReserve.Call(),
 		asm.Mov.Reg(rPtr, asm.R0),
 		asm.JEq.Imm(rPtr, 0, sent),
-		stImm(rPtr, 0, int64(EventJoin)),
+		stImm(rPtr, 0, int64(object.EventJoin)),
 		stImm(rPtr, 8, int64(id)),
 	)
 	for i := 0; i < lang.MaxJoinArgs; i++ {
@@ -510,7 +511,7 @@ func (g *gen) join(e *ast.Call) {
 	g.mark(done)
 	g.emit(
 		asm.LoadMem(asm.R1, g.fp, count, asm.DWord),
-		asm.StoreMem(rPtr, EventHeaderSize, asm.R1, asm.DWord),
+		asm.StoreMem(rPtr, object.EventHeaderSize, asm.R1, asm.DWord),
 		asm.Mov.Reg(asm.R1, rPtr),
 		asm.Mov.Imm(asm.R2, 0),
 		asm.FnRingbufSubmit.Call(),
@@ -618,7 +619,7 @@ func (g *gen) strstr(e *ast.Call) {
 // reset when it holds an older epoch, then aggregated (sum, min/max, avg)
 // or overwritten (with the time in meta, so user space keeps the latest).
 // bpf_ktime_get_tai_ns needs Linux 6.1.
-func (g *gen) tseries(mi *Map, key, arg int16, t *types.Type, pos ast.Pos) {
+func (g *gen) tseries(mi *object.Map, key, arg int16, t *types.Type, pos ast.Pos) {
 	now := g.alloc(8, pos)
 	epoch := g.alloc(8, pos)
 	g.emit(asm.FnKtimeGetTaiNs.Call(), asm.StoreMem(g.fp, now, asm.R0, asm.DWord))

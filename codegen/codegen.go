@@ -3,7 +3,6 @@ package codegen
 import (
 	"errors"
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/cilium/ebpf"
@@ -12,6 +11,7 @@ import (
 	"github.com/gotrace/gotrace/lang"
 	"github.com/gotrace/gotrace/lang/ast"
 	"github.com/gotrace/gotrace/lang/types"
+	"github.com/gotrace/gotrace/object"
 )
 
 // Options are the kernel-dependent inputs of code generation, decided by the
@@ -62,14 +62,14 @@ func (e *Error) Error() string { return fmt.Sprintf("%s: error: %v", e.Pos, e.Er
 func (e *Error) Unwrap() error { return e.Err }
 
 // Compile generates BPF for a checked program. It never touches the kernel.
-func Compile(prog *lang.Program, opts Options) (*Program, error) {
+func Compile(prog *lang.Program, opts Options) (*object.Program, error) {
 	if opts.RingbufSize == 0 {
 		opts.RingbufSize = 1 << 20
 	}
 	c := &compiler{
 		prog: prog,
 		opts: opts,
-		out: &Program{
+		out: &object.Program{
 			Collection: &ebpf.CollectionSpec{
 				Maps:     map[string]*ebpf.MapSpec{},
 				Programs: map[string]*ebpf.ProgramSpec{},
@@ -92,7 +92,7 @@ func Compile(prog *lang.Program, opts Options) (*Program, error) {
 		ValueSize:  8,
 		MaxEntries: 1,
 	}
-	c.out.Globals = GlobalsLayout{Size: 16, StartNsOffset: 0, StartBootOffset: 8}
+	c.out.Globals = object.GlobalsLayout{Size: 16, StartNsOffset: 0, StartBootOffset: 8}
 	for _, name := range prog.MapNames() {
 		if err := c.declareMap(prog.Maps[name]); err != nil {
 			return nil, err
@@ -109,7 +109,7 @@ func Compile(prog *lang.Program, opts Options) (*Program, error) {
 type compiler struct {
 	prog     *lang.Program
 	opts     Options
-	out      *Program
+	out      *object.Program
 	mapIndex map[string]int // user map name → index in out.Maps
 	printfs  map[string]int // dedup key → index in out.Printfs
 	begins   int
@@ -132,7 +132,7 @@ func (c *compiler) declareMap(mt *lang.MapType) error {
 	if mt.Value == nil {
 		return &Error{Pos: mt.Pos, Err: fmt.Errorf("map %s is never assigned a value", mt.Name)}
 	}
-	m := &Map{
+	m := &object.Map{
 		Name:    mt.Name,
 		BPFName: bpfMapName(len(c.out.Maps)),
 		Keys:    mt.Keys,
@@ -189,25 +189,25 @@ func roundUp(n, a int) int { return (n + a - 1) / a * a }
 
 func (c *compiler) compileProbe(i int, p *lang.Probe) error {
 	pt := p.Points[0]
-	probe := &Probe{Name: pt.Name, Program: fmt.Sprintf("p%d", i)}
+	probe := &object.Probe{Name: pt.Name, Program: fmt.Sprintf("p%d", i)}
 	var typ ebpf.ProgramType
 	var attach ebpf.AttachType
 	switch pt.Provider {
 	case "begin":
-		probe.Kind, typ, probe.Order = ProbeBegin, ebpf.RawTracepoint, c.begins
+		probe.Kind, typ, probe.Order = object.ProbeBegin, ebpf.RawTracepoint, c.begins
 		c.begins++
 	case "end":
-		probe.Kind, typ, probe.Order = ProbeEnd, ebpf.RawTracepoint, c.ends
+		probe.Kind, typ, probe.Order = object.ProbeEnd, ebpf.RawTracepoint, c.ends
 		c.ends++
 	case "tracepoint":
-		probe.Kind, typ = ProbeTracepoint, ebpf.TracePoint
+		probe.Kind, typ = object.ProbeTracepoint, ebpf.TracePoint
 		for _, p := range p.Points {
 			probe.Targets = append(probe.Targets, p.Category+":"+p.Event)
 		}
 	case "interval", "profile":
-		probe.Kind, typ = ProbeInterval, ebpf.PerfEvent
+		probe.Kind, typ = object.ProbeInterval, ebpf.PerfEvent
 		if pt.Provider == "profile" {
-			probe.Kind = ProbeProfile
+			probe.Kind = object.ProbeProfile
 		}
 		switch pt.Unit {
 		case "s":
@@ -217,14 +217,14 @@ func (c *compiler) compileProbe(i int, p *lang.Probe) error {
 		case "us":
 			probe.Period = pt.Value * 1e3
 		case "hz":
-			if probe.Kind == ProbeProfile {
+			if probe.Kind == object.ProbeProfile {
 				probe.Freq = pt.Value
 			} else {
 				probe.Period = 1e9 / pt.Value
 			}
 		}
 	case "software":
-		probe.Kind, typ = ProbeSoftware, ebpf.PerfEvent
+		probe.Kind, typ = object.ProbeSoftware, ebpf.PerfEvent
 		probe.Config = lang.SoftwareEvents()[pt.Event][0]
 		probe.Period = pt.Value
 	case "kprobe", "kretprobe", "fentry", "fexit", "rawtracepoint", "uprobe", "uretprobe":
@@ -232,6 +232,7 @@ func (c *compiler) compileProbe(i int, p *lang.Probe) error {
 	default:
 		return &Error{Pos: pt.Pos, Err: fmt.Errorf("%s probes are not supported by the code generator", pt.Provider)}
 	}
+	probe.Group = &object.Group{Written: written(p), Size: len(probe.Targets)}
 	g := newGen(c, p)
 	insns, err := g.program()
 	if err != nil {
@@ -268,7 +269,7 @@ func (c *compiler) compileProbe(i int, p *lang.Probe) error {
 }
 
 // addPrintf registers a printf-style event layout and returns its index.
-func (c *compiler) addPrintf(p *Printf) int {
+func (c *compiler) addPrintf(p *object.Printf) int {
 	var key strings.Builder
 	fmt.Fprintf(&key, "%q %v", p.Format, p.Pos)
 	for _, a := range p.Args {
@@ -344,12 +345,22 @@ func (c *compiler) useGlobals() {
 	}
 }
 
-// ProgramNames returns the program names of p in a stable order.
-func (p *Program) ProgramNames() []string {
-	names := make([]string, 0, len(p.Collection.Programs))
-	for n := range p.Collection.Programs {
-		names = append(names, n)
+// written returns the attach points of p as the script wrote them: those
+// of the AST probe that p's points were expanded from.
+func written(p *lang.Probe) string {
+	var raws []string
+	for _, a := range p.AST.Attach {
+		for _, pt := range p.Points {
+			if pt.Pos == a.Pos() {
+				raws = append(raws, a.Raw)
+				break
+			}
+		}
 	}
-	sort.Strings(names)
-	return names
+	if len(raws) == 0 {
+		for _, a := range p.AST.Attach {
+			raws = append(raws, a.Raw)
+		}
+	}
+	return strings.Join(raws, ", ")
 }

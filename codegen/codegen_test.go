@@ -12,6 +12,7 @@ import (
 	"github.com/gotrace/gotrace/codegen"
 	"github.com/gotrace/gotrace/internal/testbtf"
 	"github.com/gotrace/gotrace/lang"
+	"github.com/gotrace/gotrace/object"
 	"github.com/gotrace/gotrace/tracefs"
 )
 
@@ -66,7 +67,7 @@ func (a archive) get(name string) (string, bool) {
 }
 
 // dump renders every program of p with its probe, maps and events.
-func dump(p *codegen.Program) string {
+func dump(p *object.Program) string {
 	var b bytes.Buffer
 	for _, m := range p.Maps {
 		fmt.Fprintf(&b, "map %s %s key=%s value=%s percpu=%v\n", m.Name, m.BPFName, m.Key, m.Value, m.PerCPU)
@@ -86,7 +87,7 @@ func dump(p *codegen.Program) string {
 	return b.String()
 }
 
-func compileScript(t *testing.T, name, src string, opts codegen.Options) (*codegen.Program, error) {
+func compileScript(t *testing.T, name, src string, opts codegen.Options) (*object.Program, error) {
 	t.Helper()
 	file, err := lang.Parse(name, src)
 	if err != nil {
@@ -162,5 +163,36 @@ func TestGolden(t *testing.T) {
 				t.Errorf("instructions differ from %s (go test ./codegen -update rewrites it):\n--- got\n%s", f, got)
 			}
 		})
+	}
+}
+
+// TestWildcardGroups checks that every probe carries its group explicitly:
+// the programs of a trampoline wildcard share one Group, so the runtime
+// never parses program names to find them.
+func TestWildcardGroups(t *testing.T) {
+	src := `fentry:vfs_rea* { @[comm] = count(); }
+kprobe:vfs_rea* { @k[func] = count(); }
+fentry:vfs_write { @w = count(); }
+`
+	prog, err := compileScript(t, "groups.bt", src, codegen.Options{})
+	if err != nil {
+		t.Fatalf("compile: %v", lang.Render(err, src))
+	}
+	var got []string
+	for _, p := range prog.Probes {
+		got = append(got, fmt.Sprintf("%s %s %q size=%d wildcard=%v", p.Program, p.Targets, p.Group.Written, p.Group.Size, p.Group.Wildcard()))
+	}
+	want := []string{
+		`p0_0 [vfs_read] "fentry:vfs_rea*" size=3 wildcard=true`,
+		`p0_1 [vfs_readlink] "fentry:vfs_rea*" size=3 wildcard=true`,
+		`p0_2 [vfs_readv] "fentry:vfs_rea*" size=3 wildcard=true`,
+		`p1 [vfs_read vfs_readlink vfs_readv] "kprobe:vfs_rea*" size=3 wildcard=true`,
+		`p2 [vfs_write] "fentry:vfs_write" size=1 wildcard=false`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("groups:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if prog.Probes[0].Group != prog.Probes[2].Group {
+		t.Error("the programs of one wildcard do not share their Group")
 	}
 }

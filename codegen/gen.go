@@ -10,6 +10,7 @@ import (
 	"github.com/gotrace/gotrace/lang"
 	"github.com/gotrace/gotrace/lang/ast"
 	"github.com/gotrace/gotrace/lang/types"
+	"github.com/gotrace/gotrace/object"
 )
 
 // Register roles. R1–R5 are helper arguments and clobbered by calls, R0 holds
@@ -457,18 +458,18 @@ func (g *gen) checkHelper(helper string) {
 		return
 	}
 	id := len(g.c.out.HelperSites)
-	g.c.out.HelperSites = append(g.c.out.HelperSites, HelperSite{Helper: helper, Pos: g.stmtPos.String()})
+	g.c.out.HelperSites = append(g.c.out.HelperSites, object.HelperSite{Helper: helper, Pos: g.stmtPos.String()})
 	ok := g.newLabel("helperok")
-	rec := g.alloc(EventHeaderSize+8, g.stmtPos)
+	rec := g.alloc(object.EventHeaderSize+8, g.stmtPos)
 	g.emit(
 		asm.JSGE.Imm(asm.R0, 0, ok),
-		stImm(g.fp, rec, int64(EventHelperError)),
+		stImm(g.fp, rec, int64(object.EventHelperError)),
 		stImm(g.fp, rec+8, int64(id)),
 		asm.StoreMem(g.fp, rec+16, asm.R0, asm.DWord),
 		asm.LoadMapPtr(asm.R1, 0).WithReference(eventsMapName),
 		asm.Mov.Reg(asm.R2, g.fp),
 		asm.Add.Imm(asm.R2, int32(rec)),
-		asm.Mov.Imm(asm.R3, EventHeaderSize+8),
+		asm.Mov.Imm(asm.R3, object.EventHeaderSize+8),
 		asm.Mov.Imm(asm.R4, 0),
 		asm.FnRingbufOutput.Call(),
 	)

@@ -10,6 +10,7 @@ import (
 	"github.com/gotrace/gotrace/lang"
 	"github.com/gotrace/gotrace/lang/ast"
 	"github.com/gotrace/gotrace/lang/types"
+	"github.com/gotrace/gotrace/object"
 )
 
 // x86-64 struct pt_regs offsets, used when no BTF is given; with BTF the
@@ -45,7 +46,7 @@ func (c *compiler) regOffset(name string) (int, error) {
 
 // kernelProbe fills in a kprobe/fentry/rawtracepoint probe. It returns the
 // program type and attach type, and the attach targets.
-func (c *compiler) kernelProbe(p *lang.Probe, probe *Probe) (ebpf.ProgramType, ebpf.AttachType) {
+func (c *compiler) kernelProbe(p *lang.Probe, probe *object.Probe) (ebpf.ProgramType, ebpf.AttachType) {
 	pt := p.Points[0]
 	for _, pp := range p.Points {
 		target := pp.Func
@@ -56,9 +57,9 @@ func (c *compiler) kernelProbe(p *lang.Probe, probe *Probe) (ebpf.ProgramType, e
 	}
 	switch pt.Provider {
 	case "uprobe", "uretprobe":
-		probe.Kind = ProbeUprobe
+		probe.Kind = object.ProbeUprobe
 		if pt.Provider == "uretprobe" {
-			probe.Kind = ProbeUretprobe
+			probe.Kind = object.ProbeUretprobe
 		}
 		probe.Targets = probe.Targets[:0]
 		for _, pp := range p.Points {
@@ -70,27 +71,27 @@ func (c *compiler) kernelProbe(p *lang.Probe, probe *Probe) (ebpf.ProgramType, e
 		}
 		return ebpf.Kprobe, ebpf.AttachNone
 	case "kprobe", "kretprobe":
-		probe.Kind = ProbeKprobe
+		probe.Kind = object.ProbeKprobe
 		if pt.Provider == "kretprobe" {
-			probe.Kind = ProbeKretprobe
+			probe.Kind = object.ProbeKretprobe
 		}
 		if c.opts.KprobeMulti && len(p.Points) > 1 {
 			return ebpf.Kprobe, ebpf.AttachTraceKprobeMulti
 		}
 		return ebpf.Kprobe, ebpf.AttachNone
 	case "fentry":
-		probe.Kind = ProbeFentry
+		probe.Kind = object.ProbeFentry
 		if c.fentryViaKprobe(p) {
-			probe.Kind = ProbeKprobe
+			probe.Kind = object.ProbeKprobe
 			probe.Via = fmt.Sprintf("fentry wildcard of %d functions served by one kprobe_multi link", len(p.Points))
 			return ebpf.Kprobe, ebpf.AttachTraceKprobeMulti
 		}
 		return ebpf.Tracing, ebpf.AttachTraceFEntry
 	case "fexit":
-		probe.Kind = ProbeFexit
+		probe.Kind = object.ProbeFexit
 		return ebpf.Tracing, ebpf.AttachTraceFExit
 	case "rawtracepoint":
-		probe.Kind = ProbeRawTracepoint
+		probe.Kind = object.ProbeRawTracepoint
 		return ebpf.Tracing, ebpf.AttachTraceRawTp
 	}
 	return ebpf.UnspecifiedProgram, ebpf.AttachNone

@@ -7,17 +7,18 @@ import (
 
 	"github.com/gotrace/gotrace/lang/ast"
 	"github.com/gotrace/gotrace/lang/types"
+	"github.com/gotrace/gotrace/object"
 )
 
 // rPtr holds a map value pointer between a lookup and the code that uses it;
 // it is callee-saved, so it survives helper calls.
 const rPtr = asm.R7
 
-func (g *gen) mapInfo(name string) *Map { return g.c.out.Maps[g.c.mapIndex[name]] }
+func (g *gen) mapInfo(name string) *object.Map { return g.c.out.Maps[g.c.mapIndex[name]] }
 
 // mapKey builds the BPF key of map name from keys on the stack and returns
 // its offset. For histograms the trailing bucket field is left zero.
-func (g *gen) mapKey(name string, keys []ast.Expr, pos ast.Pos) (int16, *Map) {
+func (g *gen) mapKey(name string, keys []ast.Expr, pos ast.Pos) (int16, *object.Map) {
 	mi := g.mapInfo(name)
 	off := g.alloc(mi.Key.Size, pos)
 	g.zero(off, mi.Key.Size)
@@ -44,16 +45,16 @@ func (g *gen) mapKey(name string, keys []ast.Expr, pos ast.Pos) (int16, *Map) {
 }
 
 // bucketOffset is the offset of a histogram key's bucket field.
-func bucketOffset(mi *Map) int16 {
+func bucketOffset(mi *object.Map) int16 {
 	return int16(mi.Key.Fields[len(mi.Key.Fields)-1].Offset)
 }
 
-func (g *gen) mapPtr(reg asm.Register, mi *Map) {
+func (g *gen) mapPtr(reg asm.Register, mi *object.Map) {
 	g.emit(asm.LoadMapPtr(reg, 0).WithReference(mi.BPFName))
 }
 
 // lookup leaves a pointer to the value (or NULL) in R0.
-func (g *gen) lookup(mi *Map, key int16) {
+func (g *gen) lookup(mi *object.Map, key int16) {
 	g.mapPtr(asm.R1, mi)
 	g.emit(
 		asm.Mov.Reg(asm.R2, g.fp),
@@ -63,7 +64,7 @@ func (g *gen) lookup(mi *Map, key int16) {
 }
 
 // update stores the value at val under key (BPF_ANY).
-func (g *gen) update(mi *Map, key, val int16) {
+func (g *gen) update(mi *object.Map, key, val int16) {
 	g.mapPtr(asm.R1, mi)
 	g.emit(
 		asm.Mov.Reg(asm.R2, g.fp),

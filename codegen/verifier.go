@@ -12,6 +12,7 @@ import (
 
 	"github.com/gotrace/gotrace/lang"
 	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/object"
 )
 
 var (
@@ -24,7 +25,7 @@ var (
 // the verifier looked at, and the source tag of the instruction group it
 // belongs to. It returns nil when err is not a verifier rejection or the
 // position cannot be found.
-func VerifierPosition(err error, prog *Program) *lang.Error {
+func VerifierPosition(err error, prog *object.Program) *lang.Error {
 	var ve *ebpf.VerifierError
 	if !errors.As(err, &ve) || prog == nil {
 		return nil

@@ -15,7 +15,6 @@ import (
 	"github.com/gotrace/gotrace/lang/ast"
 	"github.com/gotrace/gotrace/lang/eval"
 	"github.com/gotrace/gotrace/lang/types"
-	"github.com/gotrace/gotrace/runtime"
 )
 
 // The differential suite runs the same expressions through the reference
@@ -177,7 +176,7 @@ func runDiffScript(t *testing.T, src string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	var stdout, stderr bytes.Buffer
-	code, err := s.Run(ctx, runtime.Options{Stdout: &stdout, Stderr: &stderr, Quiet: true, NoSignals: true})
+	code, err := s.Run(ctx, gt.RunOptions{Stdout: &stdout, Stderr: &stderr, Quiet: true, NoSignals: true})
 	if err != nil || code != 0 {
 		t.Fatalf("run: code %d, %v\n%s\nstderr: %s", code, s.FormatError(err), src, stderr.String())
 	}

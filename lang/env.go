@@ -4,6 +4,8 @@ import (
 	"errors"
 
 	"github.com/cilium/ebpf/btf"
+
+	"github.com/gotrace/gotrace/tracefs"
 )
 
 // Env is what the checker needs to know about the machine a script will run
@@ -19,25 +21,9 @@ type Env interface {
 	BTF() (*btf.Spec, error)
 }
 
-// TracepointFormat is the parsed format file of a tracepoint
-// (/sys/kernel/tracing/events/CATEGORY/EVENT/format).
-type TracepointFormat struct {
-	Category, Event string
-	ID              uint32
-	Fields          []TracepointField // the event's own fields, without common_*
-}
-
-// TracepointField is one field line of a format file, e.g.
-// "field:const char * filename;	offset:24;	size:8;	signed:0;".
-type TracepointField struct {
-	Name     string // "filename"
-	CType    string // "const char *", "__data_loc char[]", "char[16]", "unsigned long"
-	Offset   int
-	Size     int
-	Signed   bool
-	ArrayLen int  // N for "char comm[16]" style fields (CType then holds the element type), 0 otherwise
-	DataLoc  bool // __data_loc field: a uint32 with offset (low 16 bits) and length (high 16 bits)
-}
+// TracepointFormat is the parsed format file of a tracepoint, as tracefs
+// reads it.
+type TracepointFormat = tracefs.Format
 
 // HostFiles is an optional extension of Env: environments that can read the
 // files of the machine a script runs on implement it. The checker reads host
@@ -74,3 +60,6 @@ func (c *checker) hostFiles() (HostFiles, error) {
 	}
 	return nil, errNoHostFiles
 }
+
+// TracepointField is one field line of a tracepoint format file.
+type TracepointField = tracefs.Field

@@ -1,8 +1,7 @@
 package lang
 
 import (
-	"fmt"
-	"strings"
+	"github.com/gotrace/gotrace/format"
 
 	"github.com/gotrace/gotrace/lang/ast"
 	"github.com/gotrace/gotrace/lang/types"
@@ -32,45 +31,6 @@ func checkTime(c *checker, e *ast.Call) *types.Type {
 	return types.VoidT
 }
 
-// ParsePrintf returns the conversions of a bpftrace printf format, or an
-// error for an incomplete conversion.
-func ParsePrintf(format string) ([]string, error) {
-	var verbs []string
-	for i := 0; i < len(format); i++ {
-		if format[i] != '%' {
-			continue
-		}
-		i++
-		if i < len(format) && format[i] == '%' {
-			continue
-		}
-		for i < len(format) && strings.IndexByte("-+ #0", format[i]) >= 0 {
-			i++
-		}
-		for i < len(format) && (format[i] >= '0' && format[i] <= '9' || format[i] == '.') {
-			i++
-		}
-		start := i
-		for i < len(format) && strings.IndexByte("hlzjt", format[i]) >= 0 {
-			i++
-		}
-		if i >= len(format) {
-			return nil, fmt.Errorf("incomplete conversion at the end of the format")
-		}
-		switch format[i] {
-		case 'd', 'i', 'u', 'x', 'X', 'o', 'c', 's', 'p':
-		case 'r':
-			if i+1 < len(format) && (format[i+1] == 'x' || format[i+1] == 'h') {
-				i++
-			}
-		default:
-			return nil, fmt.Errorf("unknown conversion %%%s", format[start:i+1])
-		}
-		verbs = append(verbs, format[start:i+1])
-	}
-	return verbs, nil
-}
-
 func checkPrintf(c *checker, e *ast.Call) *types.Type {
 	if !c.wantArgs(e, 1, -1) {
 		return nil
@@ -81,11 +41,11 @@ func checkPrintf(c *checker, e *ast.Call) *types.Type {
 		return nil
 	}
 	c.expr(lit)
-	verbs, err := ParsePrintf(lit.Value)
-	if err != nil {
-		c.errorf(lit.Pos(), "%s(): %v", e.Name, err)
+	f, ok := c.printfFormat(e.Name, lit)
+	if !ok {
 		return nil
 	}
+	verbs := f.Specs
 	args := e.Args[1:]
 	if len(verbs) != len(args) {
 		c.errorf(e.Pos(), "%s(): the format has %d conversion%s but %d argument%s were given", e.Name, len(verbs), plural(len(verbs)), len(args), plural(len(args)))
@@ -98,21 +58,21 @@ func checkPrintf(c *checker, e *ast.Call) *types.Type {
 			ok = false
 			continue
 		}
-		v := verbs[i][len(verbs[i])-1:]
+		kind, _ := verbs[i].Arg()
 		switch {
 		case t.Kind == types.Void, t.IsAggregation():
 			c.errorf(a.Pos(), "%s() argument %d has no printable value (%s)", e.Name, i+1, t)
 			ok = false
-		case v == "s":
+		case kind == format.Any:
 			// %s prints anything.
-		case strings.HasPrefix(verbs[i], "r") || strings.HasSuffix(verbs[i], "r"):
+		case kind == format.Buffer:
 			// buffers: buf() results, byte arrays and strings
 			if t.Kind != types.String && !(t.Kind == types.Array && t.Elem != nil && t.Elem.Size == 1) {
-				c.errorf(a.Pos(), "%s() %%%s needs a buffer, not %s", e.Name, verbs[i], t)
+				c.errorf(a.Pos(), "%s() %s needs a buffer, not %s", e.Name, f.Texts[i], t)
 				ok = false
 			}
-		case !t.IsInt() && t.Kind != types.Pointer:
-			c.errorf(a.Pos(), "%s() %%%s needs an integer, not %s", e.Name, verbs[i], t)
+		case !t.IsInt() && t.Kind != types.Pointer && t.Kind != types.Bool:
+			c.errorf(a.Pos(), "%s() %s needs an integer, not %s", e.Name, f.Texts[i], t)
 			ok = false
 		}
 	}

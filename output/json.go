@@ -7,9 +7,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gotrace/gotrace/codegen"
 	"github.com/gotrace/gotrace/lang/ast"
 	"github.com/gotrace/gotrace/lang/types"
+	"github.com/gotrace/gotrace/object"
 )
 
 // OutputFormat is an output format, chosen with bpftrace's -f option.
@@ -267,7 +267,7 @@ func JSONMessage(isError bool, msg string, pos ast.Pos) string {
 
 // FormatPrintValueJSON renders print(value) output as a JSON line:
 // {"type": "value", "data": ...}.
-func (f *Formatter) FormatPrintValueJSON(p *codegen.Printf, record []byte) (string, error) {
+func (f *Formatter) FormatPrintValueJSON(p *object.Printf, record []byte) (string, error) {
 	if p == nil || len(p.Args) != 1 {
 		return "", fmt.Errorf("print() takes one argument: %w", ErrBadRecord)
 	}
@@ -341,7 +341,7 @@ func (h *histogram) json() string {
 // keys, or an object of values by key ({"k1": v1, "k2": v2}; keys as text,
 // multi-part keys joined by "," without spaces). A map without entries
 // prints nothing.
-func (f *Formatter) WriteMapJSON(w io.Writer, m *codegen.Map, entries []Entry, opt MapOptions) error {
+func (f *Formatter) WriteMapJSON(w io.Writer, m *object.Map, entries []Entry, opt MapOptions) error {
 	if m == nil || m.Value == nil {
 		return fmt.Errorf("map without a value type: %w", ErrBadEntry)
 	}

@@ -5,9 +5,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gotrace/gotrace/codegen"
 	"github.com/gotrace/gotrace/lang/ast"
 	"github.com/gotrace/gotrace/lang/types"
+	"github.com/gotrace/gotrace/object"
 )
 
 // The expected lines below are bpftrace's tests/runtime/json-output cases
@@ -17,7 +17,7 @@ import (
 // elements, ": " after keys, one object per line.
 
 // histCounts builds a scalar histogram's entries from the values recorded.
-func histValues(m *codegen.Map, vals ...int64) []Entry {
+func histValues(m *object.Map, vals ...int64) []Entry {
 	counts := map[uint64]uint64{}
 	for _, v := range vals {
 		if m.Value.Kind == types.Hist {
@@ -30,7 +30,7 @@ func histValues(m *codegen.Map, vals ...int64) []Entry {
 }
 
 // keyedHist builds a keyed histogram entry per recorded value.
-func keyedHist(m *codegen.Map, key []any, vals ...int64) []Entry {
+func keyedHist(m *object.Map, key []any, vals ...int64) []Entry {
 	var es []Entry
 	for _, v := range vals {
 		var b uint64
@@ -101,7 +101,7 @@ func TestWriteMapJSON(t *testing.T) {
 
 	tests := []struct {
 		name    string
-		m       *codegen.Map
+		m       *object.Map
 		entries []Entry
 		opt     MapOptions
 		want    string
@@ -243,8 +243,8 @@ func TestJSONEvents(t *testing.T) {
 	tupT := types.NewTuple([]*types.Type{types.Int64, types.Int64, types.NewString(8)}, nil)
 	boolT := types.NewTuple([]*types.Type{types.BoolT, types.BoolT}, nil)
 	pv := func(t *types.Type, b []byte) string {
-		p := &codegen.Printf{Args: []codegen.Arg{{Type: t, Offset: codegen.EventHeaderSize}}}
-		s, err := NewFormatter().FormatPrintValueJSON(p, append(make([]byte, codegen.EventHeaderSize), b...))
+		p := &object.Printf{Args: []object.Arg{{Type: t, Offset: object.EventHeaderSize}}}
+		s, err := NewFormatter().FormatPrintValueJSON(p, append(make([]byte, object.EventHeaderSize), b...))
 		if err != nil {
 			return err.Error()
 		}

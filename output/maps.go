@@ -9,8 +9,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/gotrace/gotrace/codegen"
 	"github.com/gotrace/gotrace/lang/types"
+	"github.com/gotrace/gotrace/object"
 )
 
 // Entry is one BPF map entry as read from the kernel. Values holds one
@@ -49,13 +49,13 @@ var ErrBadEntry = errors.New("malformed map entry")
 // per entry; one without prints "@m: v". Histograms print a "@m:" or
 // "@m[k]:" header line, one row per bucket from the first to the last
 // non-empty one, and a blank line. A map without entries prints nothing.
-func WriteMap(w io.Writer, m *codegen.Map, entries []Entry) error {
+func WriteMap(w io.Writer, m *object.Map, entries []Entry) error {
 	return NewFormatter().WriteMap(w, m, entries, MapOptions{})
 }
 
 // WriteMap is the package-level WriteMap with f's hooks and print()'s top and
 // div arguments.
-func (f *Formatter) WriteMap(w io.Writer, m *codegen.Map, entries []Entry, opt MapOptions) error {
+func (f *Formatter) WriteMap(w io.Writer, m *object.Map, entries []Entry, opt MapOptions) error {
 	if m == nil || m.Value == nil {
 		return fmt.Errorf("map without a value type: %w", ErrBadEntry)
 	}
@@ -84,7 +84,7 @@ type keyField struct {
 
 // keyFields returns the user-visible key components of m, and the size of
 // the key prefix they occupy.
-func keyFields(m *codegen.Map) ([]keyField, error) {
+func keyFields(m *object.Map) ([]keyField, error) {
 	if len(m.Keys) == 0 {
 		return nil, nil
 	}
@@ -165,7 +165,7 @@ type plainEntry struct {
 	text   string
 }
 
-func (f *Formatter) writePlainMap(sb *strings.Builder, m *codegen.Map, entries []Entry, opt MapOptions) error {
+func (f *Formatter) writePlainMap(sb *strings.Builder, m *object.Map, entries []Entry, opt MapOptions) error {
 	fields, items, err := f.plainItems(m, entries, opt, false)
 	if err != nil {
 		return err
@@ -189,7 +189,7 @@ func (f *Formatter) writePlainMap(sb *strings.Builder, m *codegen.Map, entries [
 
 // plainItems combines, sorts and trims the entries of a non-histogram map;
 // each item carries its text rendering, or with asJSON its JSON rendering.
-func (f *Formatter) plainItems(m *codegen.Map, entries []Entry, opt MapOptions, asJSON bool) ([]keyField, []plainEntry, error) {
+func (f *Formatter) plainItems(m *object.Map, entries []Entry, opt MapOptions, asJSON bool) ([]keyField, []plainEntry, error) {
 	fields, err := keyFields(m)
 	if err != nil {
 		return nil, nil, err
@@ -334,7 +334,7 @@ type histEntry struct {
 	hist   histogram // built by histItems
 }
 
-func (f *Formatter) writeHistMap(sb *strings.Builder, m *codegen.Map, entries []Entry, opt MapOptions) error {
+func (f *Formatter) writeHistMap(sb *strings.Builder, m *object.Map, entries []Entry, opt MapOptions) error {
 	fields, hists, err := histItems(m, entries, opt)
 	if err != nil {
 		return err
@@ -360,7 +360,7 @@ func (f *Formatter) writeHistMap(sb *strings.Builder, m *codegen.Map, entries []
 
 // histItems combines the buckets of a histogram map by key, sorts the keys
 // by total count, trims them to opt.Top and builds each histogram.
-func histItems(m *codegen.Map, entries []Entry, opt MapOptions) ([]keyField, []*histEntry, error) {
+func histItems(m *object.Map, entries []Entry, opt MapOptions) ([]keyField, []*histEntry, error) {
 	fields, err := keyFields(m)
 	if err != nil {
 		return nil, nil, err

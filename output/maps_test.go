@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gotrace/gotrace/codegen"
 	"github.com/gotrace/gotrace/lang/types"
+	"github.com/gotrace/gotrace/object"
 )
 
 // The goldens in testdata/maps were captured from bpftrace v0.17.0 (see
@@ -68,9 +68,9 @@ var (
 	str4  = types.NewString(4)
 )
 
-// newMap builds a codegen.Map the way codegen lays it out.
-func newMap(name string, value *types.Type, keys ...*types.Type) *codegen.Map {
-	m := &codegen.Map{Name: name, Value: value, Keys: keys, PerCPU: value.IsAggregation()}
+// newMap builds a object.Map the way codegen lays it out.
+func newMap(name string, value *types.Type, keys ...*types.Type) *object.Map {
+	m := &object.Map{Name: name, Value: value, Keys: keys, PerCPU: value.IsAggregation()}
 	kt := append([]*types.Type(nil), keys...)
 	if value.Kind == types.Hist || value.Kind == types.Lhist {
 		kt = append(kt, types.Uint64)
@@ -98,7 +98,7 @@ var (
 	zeroKey   = u64(0)
 	oneCPU    = func(b []byte) [][]byte { return [][]byte{b} }
 	twoCPUs   = func(a, b []byte) [][]byte { return [][]byte{a, b} }
-	noKeyHist = func(m *codegen.Map, bucket uint64, counts ...uint64) Entry {
+	noKeyHist = func(m *object.Map, bucket uint64, counts ...uint64) Entry {
 		e := Entry{Key: pack(m.Key, bucket)}
 		for _, c := range counts {
 			e.Values = append(e.Values, u64(c))
@@ -108,7 +108,7 @@ var (
 )
 
 // histEntries builds a scalar histogram map's entries from bucket -> count.
-func histEntries(m *codegen.Map, counts map[uint64]uint64) []Entry {
+func histEntries(m *object.Map, counts map[uint64]uint64) []Entry {
 	var es []Entry
 	for b, c := range counts {
 		// Split each count over two CPUs to exercise per-CPU combining.
@@ -118,7 +118,7 @@ func histEntries(m *codegen.Map, counts map[uint64]uint64) []Entry {
 }
 
 type mapCase struct {
-	m       *codegen.Map
+	m       *object.Map
 	entries []Entry
 }
 
@@ -264,7 +264,7 @@ func TestWriteMapEdgeCases(t *testing.T) {
 
 	tests := []struct {
 		name    string
-		m       *codegen.Map
+		m       *object.Map
 		entries []Entry
 		opt     MapOptions
 		want    string
@@ -344,7 +344,7 @@ func TestWriteMapErrors(t *testing.T) {
 	c := newMap("@c", countT, types.Int64)
 	tests := []struct {
 		name    string
-		m       *codegen.Map
+		m       *object.Map
 		entries []Entry
 	}{
 		{"short key", c, []Entry{{Key: []byte{1}, Values: oneCPU(u64(1))}}},
@@ -478,7 +478,7 @@ func TestGoldensMatchBpftrace017(t *testing.T) {
 func FuzzWriteMap(f *testing.F) {
 	f.Add([]byte{1, 0, 0, 0, 0, 0, 0, 0}, []byte{3, 0, 0, 0, 0, 0, 0, 0}, uint8(0))
 	f.Add([]byte{70, 0, 0, 0, 0, 0, 0, 0}, []byte{3, 0, 0, 0, 0, 0, 0, 0, 1}, uint8(1))
-	maps := []*codegen.Map{
+	maps := []*object.Map{
 		newMap("@h", histT(2), types.Int64), newMap("@l", lhistT(-10, 100, 7)), newMap("@c", countT, str4),
 		newMap("@m", minT, types.Int64), newMap("@s", statsT), newMap("@x", types.NewTuple([]*types.Type{str4, types.Int8}, nil), types.Int64),
 	}

@@ -6,137 +6,21 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gotrace/gotrace/codegen"
+	"github.com/gotrace/gotrace/format"
 	"github.com/gotrace/gotrace/lang/types"
+	"github.com/gotrace/gotrace/object"
 )
 
-// Spec is one conversion of a bpftrace format string, as matched by
-// bpftrace's regular expression
-//
-//	%(-?)(\+?)( ?)(#?)(0?)(\*|\d+)?(?:\.(\*|\d+))?([hlLjzt]*)([diouxXeEfFGaAcspn%]|gr|g|rh|rx|r)
-//
-// Flags must appear in that order; text that does not match stays literal.
-type Spec struct {
-	Left, Plus, Space, Alt, Zero bool
-	Width                        int // 0: none ("*" is accepted and ignored)
-	Precision                    int // -1: none
-	Length                       string
-	Verb                         string // "d", "x", "s", "r", "rx", "rh", "gr", "%", ...
-}
+// Spec is one conversion of a bpftrace format string (see package format,
+// the grammar the checker validates with).
+type Spec = format.Spec
 
-// Format is a parsed format string: Fragments[i] precedes Specs[i], and
-// len(Fragments) == len(Specs)+1. "%%" is folded into the fragments.
-type Format struct {
-	Fragments []string
-	Specs     []Spec
-}
-
-func isDigit(c byte) bool { return c >= '0' && c <= '9' }
-
-// matchSpec matches a conversion at s[0] == '%' and returns it and its length.
-func matchSpec(s string) (Spec, int, bool) {
-	sp := Spec{Precision: -1}
-	i := 1
-	opt := func(c byte) bool {
-		if i < len(s) && s[i] == c {
-			i++
-			return true
-		}
-		return false
-	}
-	sp.Left = opt('-')
-	sp.Plus = opt('+')
-	sp.Space = opt(' ')
-	sp.Alt = opt('#')
-	sp.Zero = opt('0')
-	num := func() (int, bool) {
-		if i < len(s) && s[i] == '*' {
-			i++
-			return 0, true
-		}
-		j := i
-		for i < len(s) && isDigit(s[i]) {
-			i++
-		}
-		if i == j {
-			return 0, false
-		}
-		n, err := strconv.Atoi(s[j:i])
-		if err != nil {
-			n = 0
-		}
-		return n, true
-	}
-	sp.Width, _ = num()
-	if i+1 < len(s) && s[i] == '.' {
-		save := i
-		i++
-		if p, ok := num(); ok {
-			sp.Precision = p
-			if s[i-1] == '*' {
-				sp.Precision = -1
-			}
-		} else {
-			i = save
-		}
-	}
-	j := i
-	for i < len(s) && strings.IndexByte("hlLjzt", s[i]) >= 0 {
-		i++
-	}
-	sp.Length = s[j:i]
-	if i >= len(s) {
-		return sp, 0, false
-	}
-	rest := s[i:]
-	switch {
-	case strings.IndexByte("diouxXeEfFGaAcspn%", rest[0]) >= 0:
-		sp.Verb = rest[:1]
-	case strings.HasPrefix(rest, "gr"):
-		sp.Verb = "gr"
-	case rest[0] == 'g':
-		sp.Verb = "g"
-	case strings.HasPrefix(rest, "rh"):
-		sp.Verb = "rh"
-	case strings.HasPrefix(rest, "rx"):
-		sp.Verb = "rx"
-	case rest[0] == 'r':
-		sp.Verb = "r"
-	default:
-		return sp, 0, false
-	}
-	return sp, i + len(sp.Verb), true
-}
+// Format is a parsed format string.
+type Format = format.Format
 
 // ParseFormat splits a bpftrace printf format string into literal fragments
-// and conversions, as bpftrace does.
-func ParseFormat(format string) *Format {
-	f := &Format{}
-	var frag strings.Builder
-	for i := 0; i < len(format); {
-		if format[i] != '%' {
-			frag.WriteByte(format[i])
-			i++
-			continue
-		}
-		sp, n, ok := matchSpec(format[i:])
-		if !ok {
-			frag.WriteByte('%')
-			i++
-			continue
-		}
-		i += n
-		if sp.Verb == "%" {
-			frag.WriteByte('%')
-			continue
-		}
-		f.Fragments = append(f.Fragments, frag.String())
-		frag.Reset()
-		f.Specs = append(f.Specs, sp)
-	}
-	f.Fragments = append(f.Fragments, frag.String())
-	return f
-}
+// and conversions, as bpftrace does (format.Parse).
+func ParseFormat(s string) *Format { return format.Parse(s) }
 
 // ErrBadRecord is wrapped by errors about events too short for their layout.
 var ErrBadRecord = errors.New("malformed event record")
@@ -161,12 +45,12 @@ var ErrBadRecord = errors.New("malformed event record")
 //     0x/0X/0 prefixes; ' ' and the precision have no effect (the precision
 //     only applies to floating point); '*' is accepted and ignored;
 //   - a value a conversion cannot print is replaced by "!{reason}".
-func FormatPrintf(p *codegen.Printf, record []byte) (string, error) {
+func FormatPrintf(p *object.Printf, record []byte) (string, error) {
 	return NewFormatter().Printf(p, record)
 }
 
 // Printf is FormatPrintf with f's hooks.
-func (f *Formatter) Printf(p *codegen.Printf, record []byte) (string, error) {
+func (f *Formatter) Printf(p *object.Printf, record []byte) (string, error) {
 	if p == nil {
 		return "", fmt.Errorf("no format: %w", ErrBadRecord)
 	}
@@ -324,6 +208,10 @@ func (f *Formatter) stringSpec(sp Spec, t *types.Type, b []byte) (head, rest str
 // pad pads s to the width as a C++ stream does: fill '0' with the '0' flag,
 // otherwise ' '; on the right when left-aligned, else on the left.
 func pad(sp Spec, s string) string {
+	if sp.Width > format.MaxWidth {
+		// The checker rejects such widths; never allocate for them.
+		sp.Width = format.MaxWidth
+	}
 	if sp.Width <= len(s) {
 		return s
 	}
@@ -360,6 +248,7 @@ func hexFormatBuffer(b []byte, keepASCII, escapeHex bool) string {
 // formatFloat approximates a C++ stream printing a double.
 func formatFloat(sp Spec, x float64) string {
 	prec := 6
+	sp.Precision = min(sp.Precision, format.MaxWidth)
 	if sp.Precision >= 0 {
 		prec = sp.Precision
 	}
@@ -388,7 +277,7 @@ func formatFloat(sp Spec, x float64) string {
 
 // FormatPrintValue formats an EventPrintValue record: print(v) of a single
 // non-map value, p.Args[0], followed by a newline.
-func (f *Formatter) FormatPrintValue(p *codegen.Printf, record []byte) (string, error) {
+func (f *Formatter) FormatPrintValue(p *object.Printf, record []byte) (string, error) {
 	if p == nil || len(p.Args) != 1 {
 		return "", fmt.Errorf("print() takes one argument: %w", ErrBadRecord)
 	}

@@ -4,8 +4,8 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/gotrace/gotrace/codegen"
 	"github.com/gotrace/gotrace/lang/types"
+	"github.com/gotrace/gotrace/object"
 )
 
 // arg is a printf argument for tests: its type and encoded bytes.
@@ -22,15 +22,15 @@ func sarg(s string, size int) arg {
 }
 
 // event lays args out after the event header, aligned, as codegen would.
-func event(format string, args ...arg) (*codegen.Printf, []byte) {
-	p := &codegen.Printf{Format: format}
-	rec := make([]byte, codegen.EventHeaderSize)
+func event(format string, args ...arg) (*object.Printf, []byte) {
+	p := &object.Printf{Format: format}
+	rec := make([]byte, object.EventHeaderSize)
 	for _, a := range args {
 		al := max(a.t.Align(), 1)
 		for len(rec)%al != 0 {
 			rec = append(rec, 0)
 		}
-		p.Args = append(p.Args, codegen.Arg{Type: a.t, Offset: len(rec)})
+		p.Args = append(p.Args, object.Arg{Type: a.t, Offset: len(rec)})
 		rec = append(rec, a.b...)
 	}
 	p.Size = len(rec)
@@ -156,10 +156,10 @@ func FuzzFormatPrintf(f *testing.F) {
 	f.Add("%d %s %-05x %rh %", []byte("0123456789abcdef0123456789abcdef0123456789"))
 	f.Fuzz(func(t *testing.T, format string, rec []byte) {
 		pf := ParseFormat(format)
-		p := &codegen.Printf{Format: format}
-		off := codegen.EventHeaderSize
+		p := &object.Printf{Format: format}
+		off := object.EventHeaderSize
 		for range pf.Specs {
-			p.Args = append(p.Args, codegen.Arg{Type: types.Int64, Offset: off})
+			p.Args = append(p.Args, object.Arg{Type: types.Int64, Offset: off})
 			off += 8
 		}
 		_, _ = FormatPrintf(p, rec)

@@ -263,3 +263,5 @@ func zeroPad(v, n int) string {
 	}
 	return s
 }
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }

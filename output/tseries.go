@@ -9,8 +9,8 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/gotrace/gotrace/codegen"
 	"github.com/gotrace/gotrace/lang/types"
+	"github.com/gotrace/gotrace/object"
 )
 
 // tsPoint is one interval of a time series: its epoch and value; ok is
@@ -80,7 +80,7 @@ type tsSeries struct {
 // tseriesItems reduces a tseries map's buckets into one series a key: from
 // each key's first interval to the map's latest, at most num_intervals,
 // keys ordered from least to most recently updated (as bpftrace does).
-func tseriesItems(m *codegen.Map, entries []Entry) ([]keyField, []tsSeries, error) {
+func tseriesItems(m *object.Map, entries []Entry) ([]keyField, []tsSeries, error) {
 	fields, err := keyFields(m)
 	if err != nil {
 		return nil, nil, err
@@ -148,7 +148,7 @@ func tseriesItems(m *codegen.Map, entries []Entry) ([]keyField, []tsSeries, erro
 }
 
 // writeTseriesMap prints tseries maps as bpftrace's text charts.
-func (f *Formatter) writeTseriesMap(sb *strings.Builder, m *codegen.Map, entries []Entry) error {
+func (f *Formatter) writeTseriesMap(sb *strings.Builder, m *object.Map, entries []Entry) error {
 	fields, all, err := tseriesItems(m, entries)
 	if err != nil {
 		return err

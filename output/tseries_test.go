@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gotrace/gotrace/codegen"
 	"github.com/gotrace/gotrace/lang/types"
+	"github.com/gotrace/gotrace/object"
 )
 
 func tsEntry(bucket uint64, slots ...[3]uint64) Entry {
@@ -28,7 +28,7 @@ func tsEntry(bucket uint64, slots ...[3]uint64) Entry {
 // chart layout (times depend on the clock, so they are matched loosely).
 func TestTseriesChart(t *testing.T) {
 	vt := &types.Type{Kind: types.Tseries, Size: 24, Signed: true, LStep: 100e6, Len: 4, Name: "sum"}
-	m := &codegen.Map{Name: "@", Key: types.Uint64, Value: vt, PerCPU: true}
+	m := &object.Map{Name: "@", Key: types.Uint64, Value: vt, PerCPU: true}
 	epoch := uint64(17000000000) // 100 ms intervals
 	entries := []Entry{
 		// bucket epoch%4, two CPUs: same epoch sums, an older epoch is ignored

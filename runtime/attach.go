@@ -12,27 +12,27 @@ import (
 	"github.com/cilium/ebpf/link"
 	"golang.org/x/sys/unix"
 
-	"github.com/gotrace/gotrace/codegen"
+	"github.com/gotrace/gotrace/object"
 )
 
 // attach attaches one probe to all its targets and returns how many attach
 // points it counts for in "Attached N probes": one per target (one for
 // interval, profile and software probes, however many CPUs they run on).
 // What it attaches is pushed on s.attached.
-func (s *session) attach(p *codegen.Probe) (int, error) {
+func (s *session) attach(p *object.Probe) (int, error) {
 	bp, err := s.program(p)
 	if err != nil {
 		return 0, err
 	}
 	switch p.Kind {
-	case codegen.ProbeTracepoint:
+	case object.ProbeTracepoint:
 		for _, t := range p.Targets {
 			if err := s.attachTracepoint(p, bp, t); err != nil {
 				return 0, err
 			}
 		}
 		return len(p.Targets), nil
-	case codegen.ProbeInterval:
+	case object.ProbeInterval:
 		if p.Period == 0 {
 			return 0, fmt.Errorf("attach %s: zero period", p.Name)
 		}
@@ -41,7 +41,7 @@ func (s *session) attach(p *codegen.Probe) (int, error) {
 			return 0, err
 		}
 		return 1, nil
-	case codegen.ProbeProfile:
+	case object.ProbeProfile:
 		if p.Freq == 0 && p.Period == 0 {
 			return 0, fmt.Errorf("attach %s: zero frequency", p.Name)
 		}
@@ -54,7 +54,7 @@ func (s *session) attach(p *codegen.Probe) (int, error) {
 			return 0, err
 		}
 		return 1, nil
-	case codegen.ProbeSoftware:
+	case object.ProbeSoftware:
 		if p.Period == 0 {
 			return 0, fmt.Errorf("attach %s: zero period", p.Name)
 		}
@@ -71,7 +71,7 @@ func (s *session) attach(p *codegen.Probe) (int, error) {
 			return 0, err
 		}
 		return 1, nil
-	case codegen.ProbeRawTracepoint:
+	case object.ProbeRawTracepoint:
 		for _, t := range p.Targets {
 			var l link.Link
 			var err error
@@ -91,16 +91,16 @@ func (s *session) attach(p *codegen.Probe) (int, error) {
 			s.attached.push(l)
 		}
 		return len(p.Targets), nil
-	case codegen.ProbeFentry, codegen.ProbeFexit:
+	case object.ProbeFentry, object.ProbeFexit:
 		l, err := link.AttachTracing(link.TracingOptions{Program: bp, AttachType: s.attachType(p)})
 		if err != nil {
 			return 0, fmt.Errorf("attach %s: %w", p.Name, err)
 		}
 		s.attached.push(l)
 		return max(len(p.Targets), 1), nil
-	case codegen.ProbeKprobe, codegen.ProbeKretprobe:
+	case object.ProbeKprobe, object.ProbeKretprobe:
 		return s.attachKprobes(p, bp)
-	case codegen.ProbeUprobe, codegen.ProbeUretprobe:
+	case object.ProbeUprobe, object.ProbeUretprobe:
 		for _, t := range p.Targets {
 			if err := s.attachUprobe(p, bp, t); err != nil {
 				return 0, err
@@ -112,7 +112,7 @@ func (s *session) attach(p *codegen.Probe) (int, error) {
 }
 
 // attachType returns the attach type the program was loaded with.
-func (s *session) attachType(p *codegen.Probe) ebpf.AttachType {
+func (s *session) attachType(p *object.Probe) ebpf.AttachType {
 	if ps := s.prog.Collection.Programs[p.Program]; ps != nil {
 		return ps.AttachType
 	}
@@ -121,7 +121,7 @@ func (s *session) attachType(p *codegen.Probe) ebpf.AttachType {
 
 // attachUprobe attaches to a target "PATH:SYMBOL", "PATH:SYMBOL+OFFSET" or
 // "PATH:0xADDRESS".
-func (s *session) attachUprobe(p *codegen.Probe, bp *ebpf.Program, target string) error {
+func (s *session) attachUprobe(p *object.Probe, bp *ebpf.Program, target string) error {
 	i := strings.LastIndexByte(target, ':')
 	if i <= 0 || i == len(target)-1 {
 		return fmt.Errorf("attach %s: bad uprobe target %q, want PATH:SYMBOL", p.Name, target)
@@ -143,7 +143,7 @@ func (s *session) attachUprobe(p *codegen.Probe, bp *ebpf.Program, target string
 		sym, uopts.Offset = sym[:j], off
 	}
 	var l link.Link
-	if p.Kind == codegen.ProbeUprobe {
+	if p.Kind == object.ProbeUprobe {
 		l, err = ex.Uprobe(sym, bp, &uopts)
 	} else {
 		l, err = ex.Uretprobe(sym, bp, &uopts)
@@ -157,7 +157,7 @@ func (s *session) attachUprobe(p *codegen.Probe, bp *ebpf.Program, target string
 
 // attachTracepoint attaches bp to the tracepoint "CATEGORY:EVENT" through a
 // PERF_TYPE_TRACEPOINT perf event.
-func (s *session) attachTracepoint(p *codegen.Probe, bp *ebpf.Program, target string) error {
+func (s *session) attachTracepoint(p *object.Probe, bp *ebpf.Program, target string) error {
 	cat, ev, ok := strings.Cut(target, ":")
 	if !ok {
 		return fmt.Errorf("attach %s: bad tracepoint %q, want CATEGORY:EVENT", p.Name, target)
@@ -198,7 +198,7 @@ func cpuClock(period, freq uint64) unix.PerfEventAttr {
 
 // attachPerf opens the perf event attr for all processes on each of cpus
 // and attaches bp to each.
-func (s *session) attachPerf(p *codegen.Probe, bp *ebpf.Program, attr *unix.PerfEventAttr, cpus []int) error {
+func (s *session) attachPerf(p *object.Probe, bp *ebpf.Program, attr *unix.PerfEventAttr, cpus []int) error {
 	attr.Size = uint32(unsafe.Sizeof(*attr))
 	for _, cpu := range cpus {
 		fd, err := unix.PerfEventOpen(attr, -1, cpu, -1, unix.PERF_FLAG_FD_CLOEXEC)

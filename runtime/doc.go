@@ -1,4 +1,4 @@
-// Package runtime runs a compiled gotrace program (a *codegen.Program) on
+// Package runtime runs a compiled gotrace program (a *object.Program) on
 // the running kernel: it loads the BPF collection, fills in the globals,
 // runs BEGIN probes, attaches every other probe, prints the events the
 // programs send through the ring buffer, and at exit runs END probes and
@@ -12,7 +12,7 @@
 // program with only BEGIN and END probes stops by itself once BEGIN's events
 // are printed.
 //
-// Events follow codegen.EventKind. Two details go beyond the codegen
+// Events follow object.EventKind. Two details go beyond the codegen
 // contract: an EventPrint record of at least 32 bytes carries print()'s top
 // and div arguments as two uint64 after the header; and when
 // Program.DroppedMap is set, its per-CPU uint64 counts are summed while

@@ -14,7 +14,7 @@ import (
 
 	"github.com/cilium/ebpf/ringbuf"
 
-	"github.com/gotrace/gotrace/codegen"
+	"github.com/gotrace/gotrace/object"
 	"github.com/gotrace/gotrace/output"
 )
 
@@ -96,14 +96,14 @@ func (s *session) handle(rec []byte) error {
 		// bpftrace ignores what comes after exit().
 		return nil
 	}
-	if len(rec) < codegen.EventHeaderSize {
+	if len(rec) < object.EventHeaderSize {
 		s.errorf("malformed event of %d bytes", len(rec))
 		return nil
 	}
-	kind := codegen.EventKind(binary.NativeEndian.Uint64(rec))
+	kind := object.EventKind(binary.NativeEndian.Uint64(rec))
 	id := binary.NativeEndian.Uint64(rec[8:])
 	switch kind {
-	case codegen.EventPrintf, codegen.EventErrorf, codegen.EventWarnf, codegen.EventSystem, codegen.EventCat:
+	case object.EventPrintf, object.EventErrorf, object.EventWarnf, object.EventSystem, object.EventCat:
 		p := s.printf(kind, id)
 		if p == nil {
 			return nil
@@ -114,53 +114,53 @@ func (s *session) handle(rec []byte) error {
 			return nil
 		}
 		switch kind {
-		case codegen.EventPrintf:
+		case object.EventPrintf:
 			if s.json() {
 				return s.write(output.JSONPrintf(str))
 			}
 			return s.write(str)
-		case codegen.EventErrorf, codegen.EventWarnf:
+		case object.EventErrorf, object.EventWarnf:
 			if s.json() {
-				return s.write(output.JSONMessage(kind == codegen.EventErrorf, str, p.Pos))
+				return s.write(output.JSONMessage(kind == object.EventErrorf, str, p.Pos))
 			}
-			if kind == codegen.EventErrorf {
+			if kind == object.EventErrorf {
 				fmt.Fprintf(s.stderr, "ERROR: %s\n", str)
 			} else {
 				fmt.Fprintf(s.stderr, "WARNING: %s\n", str)
 			}
-		case codegen.EventSystem:
+		case object.EventSystem:
 			return s.system(str)
-		case codegen.EventCat:
+		case object.EventCat:
 			return s.cat(str)
 		}
-	case codegen.EventExit:
+	case object.EventExit:
 		s.exitCode = int(int32(id))
 		s.finalizing = true
-	case codegen.EventPrint:
+	case object.EventPrint:
 		m := s.userMap(kind, id)
 		if m == nil {
 			return nil
 		}
 		var mo output.MapOptions
-		if len(rec) >= codegen.EventHeaderSize+16 {
+		if len(rec) >= object.EventHeaderSize+16 {
 			// Optional print(@m, top, div) arguments.
 			mo.Top = int(binary.NativeEndian.Uint64(rec[16:]))
 			mo.Div = uint32(binary.NativeEndian.Uint64(rec[24:]))
 		}
 		return s.printMap(m, mo, false)
-	case codegen.EventClear:
+	case object.EventClear:
 		if m := s.userMap(kind, id); m != nil {
 			if err := s.clearMap(m); err != nil {
 				s.errorf("clear(%s): %v", m.Name, err)
 			}
 		}
-	case codegen.EventZero:
+	case object.EventZero:
 		if m := s.userMap(kind, id); m != nil {
 			if err := s.zeroMap(m); err != nil {
 				s.errorf("zero(%s): %v", m.Name, err)
 			}
 		}
-	case codegen.EventTime:
+	case object.EventTime:
 		if id >= uint64(len(s.prog.Times)) {
 			s.errorf("time event with bad id %d", id)
 			return nil
@@ -170,7 +170,7 @@ func (s *session) handle(rec []byte) error {
 			return s.write(output.JSONTime(str))
 		}
 		return s.write(str)
-	case codegen.EventPrintValue:
+	case object.EventPrintValue:
 		p := s.printf(kind, id)
 		if p == nil {
 			return nil
@@ -185,19 +185,19 @@ func (s *session) handle(rec []byte) error {
 			return nil
 		}
 		return s.write(str)
-	case codegen.EventJoin:
+	case object.EventJoin:
 		return s.join(id, rec)
-	case codegen.EventHelperError:
-		if int(id) < len(s.prog.HelperSites) && len(rec) >= codegen.EventHeaderSize+8 {
+	case object.EventHelperError:
+		if int(id) < len(s.prog.HelperSites) && len(rec) >= object.EventHeaderSize+8 {
 			site := s.prog.HelperSites[id]
-			code := int64(binary.NativeEndian.Uint64(rec[codegen.EventHeaderSize:]))
+			code := int64(binary.NativeEndian.Uint64(rec[object.EventHeaderSize:]))
 			msg := syscall.Errno(-code).Error()
 			if msg != "" {
 				msg = strings.ToUpper(msg[:1]) + msg[1:]
 			}
 			fmt.Fprintf(s.stderr, "%s: WARNING: Failed to %s: %s (%d)\n", site.Pos, site.Helper, msg, code)
 		}
-	case codegen.EventDropped:
+	case object.EventDropped:
 		name := "a map"
 		if m := s.userMap(kind, id); m != nil {
 			name = m.Name
@@ -209,7 +209,7 @@ func (s *session) handle(rec []byte) error {
 	return nil
 }
 
-func (s *session) printf(kind codegen.EventKind, id uint64) *codegen.Printf {
+func (s *session) printf(kind object.EventKind, id uint64) *object.Printf {
 	if id >= uint64(len(s.prog.Printfs)) || s.prog.Printfs[id] == nil {
 		s.errorf("event kind %d with bad id %d", kind, id)
 		return nil
@@ -217,7 +217,7 @@ func (s *session) printf(kind codegen.EventKind, id uint64) *codegen.Printf {
 	return s.prog.Printfs[id]
 }
 
-func (s *session) userMap(kind codegen.EventKind, id uint64) *codegen.Map {
+func (s *session) userMap(kind object.EventKind, id uint64) *object.Map {
 	if id >= uint64(len(s.prog.Maps)) || s.prog.Maps[id] == nil {
 		s.errorf("event kind %d with bad map id %d", kind, id)
 		return nil
@@ -317,11 +317,11 @@ func (s *session) pollLost() {
 // join prints the strings of a join() event separated by the separator
 // (Format), one line.
 func (s *session) join(id uint64, rec []byte) error {
-	p := s.printf(codegen.EventJoin, id)
-	if p == nil || len(rec) < codegen.EventHeaderSize+8 {
+	p := s.printf(object.EventJoin, id)
+	if p == nil || len(rec) < object.EventHeaderSize+8 {
 		return nil
 	}
-	n := int(binary.NativeEndian.Uint64(rec[codegen.EventHeaderSize:]))
+	n := int(binary.NativeEndian.Uint64(rec[object.EventHeaderSize:]))
 	var parts []string
 	for i := 0; i < n && i < len(p.Args); i++ {
 		a := p.Args[i]

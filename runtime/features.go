@@ -5,9 +5,22 @@ import (
 	"github.com/cilium/ebpf/asm"
 	"github.com/cilium/ebpf/btf"
 	"github.com/cilium/ebpf/features"
-
-	"github.com/gotrace/gotrace/codegen"
 )
+
+// KernelFeatures are the kernel-dependent code generation choices that
+// Features probes for; they fill the fields of the same names in
+// codegen.Options.
+type KernelFeatures struct {
+	// KprobeMulti: the kernel has kprobe_multi links (Linux 5.18 with
+	// CONFIG_FPROBE).
+	KprobeMulti bool
+	// FentryMultiThreshold is the size from which an fentry wildcard is
+	// served by one kprobe_multi link; 0 disables it.
+	FentryMultiThreshold int
+	// DirectBTFLoads: trampoline and BTF raw tracepoint programs may read
+	// members through BTF-typed pointers with plain loads (Linux 5.5).
+	DirectBTFLoads bool
+}
 
 // DefaultFentryMultiThreshold is the size from which an fentry wildcard is
 // served by one kprobe_multi link: separate trampolines take ~140 ms each
@@ -22,9 +35,9 @@ const DefaultFentryMultiThreshold = 64
 //   - direct loads through BTF-typed pointers in trampoline and BTF raw
 //     tracepoint programs (Linux 5.5), probed by loading a tp_btf program
 //     that reads sched_switch's prev->pid.
-func Features(spec *btf.Spec) codegen.Options {
+func Features(spec *btf.Spec) KernelFeatures {
 	_ = raiseMemlock()
-	var o codegen.Options
+	var o KernelFeatures
 	if features.HaveBPFLinkKprobeMulti() == nil {
 		o.KprobeMulti = true
 		o.FentryMultiThreshold = DefaultFentryMultiThreshold

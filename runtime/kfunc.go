@@ -19,7 +19,7 @@ import (
 	"github.com/cilium/ebpf/link"
 	"golang.org/x/sys/unix"
 
-	"github.com/gotrace/gotrace/codegen"
+	"github.com/gotrace/gotrace/object"
 	"github.com/gotrace/gotrace/tracefs"
 )
 
@@ -52,70 +52,42 @@ func (k *kfuncState) skip(fn string) {
 }
 
 // isKfunc reports whether p probes kernel functions or raw tracepoints.
-func isKfunc(p *codegen.Probe) bool {
+func isKfunc(p *object.Probe) bool {
 	switch p.Kind {
-	case codegen.ProbeKprobe, codegen.ProbeKretprobe, codegen.ProbeFentry, codegen.ProbeFexit, codegen.ProbeRawTracepoint:
+	case object.ProbeKprobe, object.ProbeKretprobe, object.ProbeFentry, object.ProbeFexit, object.ProbeRawTracepoint:
 		return true
 	}
 	return false
 }
 
 // kindName is the provider name of a probe kind, for messages.
-func kindName(k codegen.ProbeKind) string {
+func kindName(k object.ProbeKind) string {
 	switch k {
-	case codegen.ProbeKprobe:
+	case object.ProbeKprobe:
 		return "kprobe"
-	case codegen.ProbeKretprobe:
+	case object.ProbeKretprobe:
 		return "kretprobe"
-	case codegen.ProbeFentry:
+	case object.ProbeFentry:
 		return "fentry"
-	case codegen.ProbeFexit:
+	case object.ProbeFexit:
 		return "fexit"
-	case codegen.ProbeRawTracepoint:
+	case object.ProbeRawTracepoint:
 		return "rawtracepoint"
 	}
 	return "probe"
 }
 
-// wildcardGroups returns, for every program, how many probes were expanded
-// from the same attach point: the code generator names the programs of a
-// Tracing wildcard BASE_0, BASE_1, ... A probe from a group of more than one
-// (or a kprobe with several targets) may lose members the kernel refuses;
-// a single explicit target that fails is an error.
-func wildcardGroups(prog *codegen.Program) map[string]int {
-	base := func(name string) string {
-		if i := strings.LastIndexByte(name, '_'); i > 0 {
-			if _, err := strconv.Atoi(name[i+1:]); err == nil {
-				return name[:i]
-			}
-		}
-		return name
-	}
-	count := map[string]int{}
-	for _, p := range prog.Probes {
-		count[base(p.Program)]++
-	}
-	out := map[string]int{}
-	for _, p := range prog.Probes {
-		out[p.Program] = count[base(p.Program)]
-	}
-	return out
-}
-
-// isWildcard reports whether failures of single targets of p are skipped.
-func (s *session) isWildcard(p *codegen.Probe) bool {
-	if len(p.Targets) > 1 {
-		return true
-	}
-	if s.groups == nil {
-		s.groups = wildcardGroups(s.prog)
-	}
-	return s.groups[p.Program] > 1
+// isWildcard reports whether failures of single targets of p are skipped:
+// p belongs to a group of more than one target (a kprobe with several
+// targets, or one of the programs of a trampoline wildcard). A single
+// explicit target that fails is an error.
+func (s *session) isWildcard(p *object.Probe) bool {
+	return p.Group.Wildcard()
 }
 
 // probeLabel names a probe in messages: its name, and how many more
 // functions it covers.
-func probeLabel(p *codegen.Probe) string {
+func probeLabel(p *object.Probe) string {
 	if n := len(p.Targets); n > 1 {
 		return fmt.Sprintf("%s (and %d more functions)", p.Name, n-1)
 	}
@@ -128,7 +100,7 @@ func probeLabel(p *codegen.Probe) string {
 // kernel version.
 func (s *session) preflight() error {
 	for _, p := range s.prog.Probes {
-		if p.Kind != codegen.ProbeKprobe && p.Kind != codegen.ProbeKretprobe {
+		if p.Kind != object.ProbeKprobe && p.Kind != object.ProbeKretprobe {
 			continue
 		}
 		if err := haveKprobes(s.opts.TracefsDir); err != nil {
@@ -201,7 +173,7 @@ func (s *session) loadSeparate(spec *ebpf.CollectionSpec, names []string, cache 
 	if len(names) == 0 {
 		return nil
 	}
-	probeOf := map[string]*codegen.Probe{}
+	probeOf := map[string]*object.Probe{}
 	for _, p := range s.prog.Probes {
 		probeOf[p.Program] = p
 	}
@@ -225,7 +197,7 @@ func (s *session) loadSeparate(spec *ebpf.CollectionSpec, names []string, cache 
 		ps := s.prog.Collection.Programs[r.name]
 		p := probeOf[r.name]
 		if p == nil {
-			p = &codegen.Probe{Name: r.name, Program: r.name, Kind: codegen.ProbeFentry}
+			p = &object.Probe{Name: r.name, Program: r.name, Kind: object.ProbeFentry}
 		}
 		if fe := s.trampolineFeature(p, ps, cache, r.err); fe != nil {
 			if firstErr == nil {
@@ -292,7 +264,7 @@ func (s *session) loadOne(spec *ebpf.CollectionSpec, name string, cache *btf.Cac
 // when loadErr comes from a kernel that refuses BPF trampolines altogether
 // (rather than this program or this function): it loads a trivial program
 // of the same attach type on the same function and looks at how that fails.
-func (s *session) trampolineFeature(p *codegen.Probe, ps *ebpf.ProgramSpec, cache *btf.Cache, loadErr error) error {
+func (s *session) trampolineFeature(p *object.Probe, ps *ebpf.ProgramSpec, cache *btf.Cache, loadErr error) error {
 	if ps == nil || !isSeparate(ps) || !isFeatureErrno(loadErr) {
 		return nil
 	}
@@ -341,8 +313,8 @@ func rootErrno(err error) error {
 // attachProbes attaches every probe: trampolines (fentry, fexit, tp_btf)
 // concurrently, the others in order. It returns what the "Attaching N
 // probes" count would have been reduced by skipped functions.
-func (s *session) attachProbes(probes []*codegen.Probe) error {
-	var tracing []*codegen.Probe
+func (s *session) attachProbes(probes []*object.Probe) error {
+	var tracing []*object.Probe
 	for _, p := range probes {
 		if s.stop.Load() {
 			return nil
@@ -354,7 +326,7 @@ func (s *session) attachProbes(probes []*codegen.Probe) error {
 			fmt.Fprintf(s.stderr, "%s: %s\n", p.Name, p.Via)
 		}
 		switch p.Kind {
-		case codegen.ProbeFentry, codegen.ProbeFexit, codegen.ProbeRawTracepoint:
+		case object.ProbeFentry, object.ProbeFexit, object.ProbeRawTracepoint:
 			if bp := s.coll.Programs[p.Program]; bp != nil && bp.Type() == ebpf.Tracing {
 				tracing = append(tracing, p)
 				continue
@@ -393,7 +365,7 @@ func skippedList(names []string) string {
 
 // attachTracing attaches one-target Tracing programs (fentry, fexit, tp_btf)
 // concurrently. Their links are detached concurrently too.
-func (s *session) attachTracing(probes []*codegen.Probe) error {
+func (s *session) attachTracing(probes []*object.Probe) error {
 	if len(probes) == 0 {
 		return nil
 	}
@@ -432,13 +404,13 @@ func (s *session) attachTracing(probes []*codegen.Probe) error {
 		return fmt.Errorf("the kernel refused every function (%s)", skippedList(s.kf.skipped))
 	}
 	if !s.opts.Quiet {
-		perKind := map[codegen.ProbeKind]int{}
+		perKind := map[object.ProbeKind]int{}
 		for i, p := range probes {
 			if errs[i] == nil {
 				perKind[p.Kind]++
 			}
 		}
-		for _, k := range []codegen.ProbeKind{codegen.ProbeFentry, codegen.ProbeFexit, codegen.ProbeRawTracepoint} {
+		for _, k := range []object.ProbeKind{object.ProbeFentry, object.ProbeFexit, object.ProbeRawTracepoint} {
 			if n := perKind[k]; n > 1 {
 				fmt.Fprintf(s.stderr, "%s: attached %d functions through %d trampolines in %.2fs\n", kindName(k), n, n, time.Since(start).Seconds())
 			}
@@ -464,8 +436,8 @@ func splitOffset(target string) (string, uint64, error) {
 // through one kprobe_multi link when the program was loaded for it, else
 // one kprobe per target, attached by a bounded pool of goroutines and
 // detached the same way.
-func (s *session) attachKprobes(p *codegen.Probe, bp *ebpf.Program) (int, error) {
-	ret := p.Kind == codegen.ProbeKretprobe
+func (s *session) attachKprobes(p *object.Probe, bp *ebpf.Program) (int, error) {
+	ret := p.Kind == object.ProbeKretprobe
 	if s.attachType(p) == ebpf.AttachTraceKprobeMulti {
 		return s.attachKprobeMulti(p, bp, ret)
 	}
@@ -517,7 +489,7 @@ func (s *session) attachKprobes(p *codegen.Probe, bp *ebpf.Program) (int, error)
 // attachKprobeMulti attaches every target through one kprobe_multi link.
 // When the kernel refuses the set, the functions it refuses are found by
 // bisection, skipped, and the rest attached in one link.
-func (s *session) attachKprobeMulti(p *codegen.Probe, bp *ebpf.Program, ret bool) (int, error) {
+func (s *session) attachKprobeMulti(p *object.Probe, bp *ebpf.Program, ret bool) (int, error) {
 	start := time.Now()
 	try := func(syms []string) (link.Link, error) {
 		opts := link.KprobeMultiOptions{Symbols: syms}

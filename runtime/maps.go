@@ -6,7 +6,7 @@ import (
 
 	"github.com/cilium/ebpf"
 
-	"github.com/gotrace/gotrace/codegen"
+	"github.com/gotrace/gotrace/object"
 	"github.com/gotrace/gotrace/output"
 )
 
@@ -23,7 +23,7 @@ func isArray(t ebpf.MapType) bool {
 }
 
 // bpfMap returns the kernel map of a user map.
-func (s *session) bpfMap(m *codegen.Map) (*ebpf.Map, error) {
+func (s *session) bpfMap(m *object.Map) (*ebpf.Map, error) {
 	bm := s.coll.Maps[m.BPFName]
 	if bm == nil {
 		return nil, fmt.Errorf("map %s: %q not in the collection", m.Name, m.BPFName)
@@ -70,7 +70,7 @@ func (s *session) readMap(bm *ebpf.Map) ([]output.Entry, error) {
 
 // printMap prints a map with output.WriteMap. At exit, maps without
 // entries are skipped.
-func (s *session) printMap(m *codegen.Map, mo output.MapOptions, atExit bool) error {
+func (s *session) printMap(m *object.Map, mo output.MapOptions, atExit bool) error {
 	bm, err := s.bpfMap(m)
 	if err != nil {
 		s.errorf("%v", err)
@@ -128,7 +128,7 @@ func keys(bm *ebpf.Map) ([][]byte, error) {
 
 // clearMap deletes every entry of a map (clear()); array maps, whose
 // entries cannot be deleted, are zeroed.
-func (s *session) clearMap(m *codegen.Map) error {
+func (s *session) clearMap(m *object.Map) error {
 	bm, err := s.bpfMap(m)
 	if err != nil {
 		return err
@@ -150,7 +150,7 @@ func (s *session) clearMap(m *codegen.Map) error {
 }
 
 // zeroMap sets every value of a map to zero (zero()).
-func (s *session) zeroMap(m *codegen.Map) error {
+func (s *session) zeroMap(m *object.Map) error {
 	bm, err := s.bpfMap(m)
 	if err != nil {
 		return err

@@ -8,8 +8,8 @@ import (
 
 	"github.com/cilium/ebpf"
 
-	"github.com/gotrace/gotrace/codegen"
 	"github.com/gotrace/gotrace/lang/types"
+	"github.com/gotrace/gotrace/object"
 	"github.com/gotrace/gotrace/output"
 )
 
@@ -20,7 +20,7 @@ func (s *session) json() bool { return s.opts.Format == output.FormatJSON }
 // and without a value: bpftrace prints such a map with a zero value
 // ("@m: 0"), except histograms, which print nothing. Maps with keys print
 // nothing either.
-func emptyScalar(m *codegen.Map) []output.Entry {
+func emptyScalar(m *object.Map) []output.Entry {
 	if m == nil || m.Keys != nil || m.Value == nil || m.Key == nil {
 		return nil
 	}

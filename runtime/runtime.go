@@ -21,7 +21,7 @@ import (
 	"github.com/cilium/ebpf/ringbuf"
 	"golang.org/x/sys/unix"
 
-	"github.com/gotrace/gotrace/codegen"
+	"github.com/gotrace/gotrace/object"
 	"github.com/gotrace/gotrace/output"
 	"github.com/gotrace/gotrace/tracefs"
 )
@@ -118,7 +118,7 @@ func (e *LoadError) Unwrap() error { return e.Err }
 //
 // Run needs root (CAP_BPF, CAP_PERFMON, and CAP_SYS_ADMIN to mount tracefs);
 // see the package documentation for the kernel versions each feature needs.
-func Run(ctx context.Context, prog *codegen.Program, opts Options) (exitCode int, err error) {
+func Run(ctx context.Context, prog *object.Program, opts Options) (exitCode int, err error) {
 	s := &session{prog: prog, opts: opts, stdout: opts.Stdout, stderr: opts.Stderr}
 	if s.stdout == nil {
 		s.stdout = os.Stdout
@@ -148,7 +148,7 @@ func Run(ctx context.Context, prog *codegen.Program, opts Options) (exitCode int
 // session is the state of one Run.
 type session struct {
 	usyms          *usymResolver // user symbols for usym() and ustack
-	prog           *codegen.Program
+	prog           *object.Program
 	opts           Options
 	stdout, stderr io.Writer
 
@@ -164,8 +164,7 @@ type session struct {
 	exitCode   int
 	lost       uint64 // lost events reported so far
 
-	kf     kfuncState     // kernel-function probes (kfunc.go)
-	groups map[string]int // program -> size of its wildcard group (kfunc.go)
+	kf kfuncState // kernel-function probes (kfunc.go)
 }
 
 func (s *session) closeAll() error {
@@ -186,16 +185,16 @@ func (s *session) run(ctx context.Context) error {
 	}
 	s.ncpu = ncpu
 
-	var begins, ends, probes []*codegen.Probe
+	var begins, ends, probes []*object.Probe
 	for _, p := range prog.Probes {
 		switch p.Kind {
-		case codegen.ProbeBegin:
+		case object.ProbeBegin:
 			begins = append(begins, p)
-		case codegen.ProbeEnd:
+		case object.ProbeEnd:
 			ends = append(ends, p)
 		default:
 			probes = append(probes, p)
-			if p.Kind == codegen.ProbeTracepoint && s.env == nil {
+			if p.Kind == object.ProbeTracepoint && s.env == nil {
 				dir := s.opts.TracefsDir
 				if dir == "" {
 					if dir, err = tracefs.Mount(); err != nil {
@@ -206,7 +205,7 @@ func (s *session) run(ctx context.Context) error {
 			}
 		}
 	}
-	byOrder := func(a, b *codegen.Probe) int { return cmp.Compare(a.Order, b.Order) }
+	byOrder := func(a, b *object.Probe) int { return cmp.Compare(a.Order, b.Order) }
 	slices.SortStableFunc(begins, byOrder)
 	slices.SortStableFunc(ends, byOrder)
 
@@ -408,7 +407,7 @@ func (s *session) failedProgram(err error) string {
 }
 
 // program returns the loaded program of a probe.
-func (s *session) program(p *codegen.Probe) (*ebpf.Program, error) {
+func (s *session) program(p *object.Probe) (*ebpf.Program, error) {
 	bp := s.coll.Programs[p.Program]
 	if bp == nil {
 		return nil, fmt.Errorf("probe %s: program %q not in the collection", p.Name, p.Program)
@@ -417,7 +416,7 @@ func (s *session) program(p *codegen.Probe) (*ebpf.Program, error) {
 }
 
 // runOnce runs a BEGIN or END program once with BPF_PROG_TEST_RUN.
-func (s *session) runOnce(p *codegen.Probe) error {
+func (s *session) runOnce(p *object.Probe) error {
 	bp, err := s.program(p)
 	if err != nil {
 		return err

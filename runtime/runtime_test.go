@@ -17,8 +17,8 @@ import (
 	"github.com/cilium/ebpf/asm"
 	"golang.org/x/sys/unix"
 
-	"github.com/gotrace/gotrace/codegen"
 	"github.com/gotrace/gotrace/lang/types"
+	"github.com/gotrace/gotrace/object"
 )
 
 // These tests load real programs into the running kernel; they need root.
@@ -64,9 +64,9 @@ type word struct {
 	use bool
 }
 
-func imm(v int64) word            { return word{imm: v} }
-func reg(r asm.Register) word     { return word{reg: r, use: true} }
-func ev(k codegen.EventKind) word { return imm(int64(k)) }
+func imm(v int64) word           { return word{imm: v} }
+func reg(r asm.Register) word    { return word{reg: r, use: true} }
+func ev(k object.EventKind) word { return imm(int64(k)) }
 
 func emit(words ...word) asm.Instructions {
 	base := int16(-8 * len(words))
@@ -129,8 +129,8 @@ func progSpec(name string, typ ebpf.ProgramType, insns asm.Instructions) *ebpf.P
 }
 
 // printfInt is a printf whose single int64 argument follows the header.
-func printfInt(format string) *codegen.Printf {
-	return &codegen.Printf{Format: format, Args: []codegen.Arg{{Type: types.Int64, Offset: 16}}, Size: 24}
+func printfInt(format string) *object.Printf {
+	return &object.Printf{Format: format, Args: []object.Arg{{Type: types.Int64, Offset: 16}}, Size: 24}
 }
 
 func countFDs(t *testing.T) int {
@@ -143,7 +143,7 @@ func countFDs(t *testing.T) int {
 }
 
 // run runs prog and returns its stdout and stderr.
-func run(t *testing.T, ctx context.Context, prog *codegen.Program, opts Options) (code int, stdout, stderr string) {
+func run(t *testing.T, ctx context.Context, prog *object.Program, opts Options) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errOut syncBuffer
 	opts.Stdout, opts.Stderr = &out, &errOut
@@ -157,20 +157,20 @@ func run(t *testing.T, ctx context.Context, prog *codegen.Program, opts Options)
 func TestBeginPrintfExit(t *testing.T) {
 	requireRoot(t)
 	before := countFDs(t)
-	prog := &codegen.Program{
+	prog := &object.Program{
 		Collection: &ebpf.CollectionSpec{
 			Maps: map[string]*ebpf.MapSpec{eventsMap: ringbufSpec(1 << 16)},
 			Programs: map[string]*ebpf.ProgramSpec{
 				"begin": progSpec("begin", ebpf.RawTracepoint, concat(
-					emit(ev(codegen.EventPrintf), imm(0), imm(42)),
-					emit(ev(codegen.EventExit), imm(3)),
+					emit(ev(object.EventPrintf), imm(0), imm(42)),
+					emit(ev(object.EventExit), imm(3)),
 					// Ignored: after exit().
-					emit(ev(codegen.EventPrintf), imm(0), imm(43)),
+					emit(ev(object.EventPrintf), imm(0), imm(43)),
 					ret0())),
 			},
 		},
-		Probes:    []*codegen.Probe{{Kind: codegen.ProbeBegin, Name: "BEGIN", Program: "begin"}},
-		Printfs:   []*codegen.Printf{printfInt("value %d\n")},
+		Probes:    []*object.Probe{{Kind: object.ProbeBegin, Name: "BEGIN", Program: "begin"}},
+		Printfs:   []*object.Printf{printfInt("value %d\n")},
 		EventsMap: eventsMap,
 	}
 	code, stdout, stderr := run(t, context.Background(), prog, Options{NoSignals: true})
@@ -191,21 +191,21 @@ func TestBeginPrintfExit(t *testing.T) {
 func TestBeginEndOnly(t *testing.T) {
 	requireRoot(t)
 	// Without exit() a program with only BEGIN and END stops by itself.
-	prog := &codegen.Program{
+	prog := &object.Program{
 		Collection: &ebpf.CollectionSpec{
 			Maps: map[string]*ebpf.MapSpec{eventsMap: ringbufSpec(1 << 16)},
 			Programs: map[string]*ebpf.ProgramSpec{
-				"begin2": progSpec("begin2", ebpf.RawTracepoint, concat(emit(ev(codegen.EventPrintf), imm(0), imm(2)), ret0())),
-				"begin1": progSpec("begin1", ebpf.RawTracepoint, concat(emit(ev(codegen.EventPrintf), imm(0), imm(1)), ret0())),
-				"end":    progSpec("end", ebpf.RawTracepoint, concat(emit(ev(codegen.EventPrintf), imm(1), imm(3)), ret0())),
+				"begin2": progSpec("begin2", ebpf.RawTracepoint, concat(emit(ev(object.EventPrintf), imm(0), imm(2)), ret0())),
+				"begin1": progSpec("begin1", ebpf.RawTracepoint, concat(emit(ev(object.EventPrintf), imm(0), imm(1)), ret0())),
+				"end":    progSpec("end", ebpf.RawTracepoint, concat(emit(ev(object.EventPrintf), imm(1), imm(3)), ret0())),
 			},
 		},
-		Probes: []*codegen.Probe{
-			{Kind: codegen.ProbeEnd, Name: "END", Program: "end"},
-			{Kind: codegen.ProbeBegin, Name: "BEGIN", Program: "begin2", Order: 2},
-			{Kind: codegen.ProbeBegin, Name: "BEGIN", Program: "begin1", Order: 1},
+		Probes: []*object.Probe{
+			{Kind: object.ProbeEnd, Name: "END", Program: "end"},
+			{Kind: object.ProbeBegin, Name: "BEGIN", Program: "begin2", Order: 2},
+			{Kind: object.ProbeBegin, Name: "BEGIN", Program: "begin1", Order: 1},
 		},
-		Printfs:   []*codegen.Printf{printfInt("begin %d\n"), printfInt("end %d\n")},
+		Printfs:   []*object.Printf{printfInt("begin %d\n"), printfInt("end %d\n")},
 		EventsMap: eventsMap,
 	}
 	code, stdout, stderr := run(t, context.Background(), prog, Options{NoSignals: true})
@@ -238,7 +238,7 @@ func waitFor(t *testing.T, what string, f func() bool) {
 }
 
 // runAsync starts Run in a goroutine; the returned function waits for it.
-func runAsync(t *testing.T, ctx context.Context, prog *codegen.Program, opts Options) (stdout, stderr *syncBuffer, wait func() (int, error)) {
+func runAsync(t *testing.T, ctx context.Context, prog *object.Program, opts Options) (stdout, stderr *syncBuffer, wait func() (int, error)) {
 	stdout, stderr = new(syncBuffer), new(syncBuffer)
 	opts.Stdout, opts.Stderr = stdout, stderr
 	type result struct {
@@ -291,7 +291,7 @@ func TestTracepointCount(t *testing.T) {
 		asm.Mov.Imm(asm.R0, 0).WithSymbol("out"),
 		asm.Return(),
 	})
-	prog := &codegen.Program{
+	prog := &object.Program{
 		Collection: &ebpf.CollectionSpec{
 			Maps: map[string]*ebpf.MapSpec{
 				eventsMap: ringbufSpec(1 << 16),
@@ -301,11 +301,11 @@ func TestTracepointCount(t *testing.T) {
 				"tp": progSpec("tp", ebpf.TracePoint, insns),
 			},
 		},
-		Probes: []*codegen.Probe{{
-			Kind: codegen.ProbeTracepoint, Name: "tracepoint:syscalls:sys_enter_getp*id",
+		Probes: []*object.Probe{{
+			Kind: object.ProbeTracepoint, Name: "tracepoint:syscalls:sys_enter_getp*id",
 			Program: "tp", Targets: []string{"syscalls:sys_enter_getpgid", "syscalls:sys_enter_getppid"},
 		}},
-		Maps: []*codegen.Map{{
+		Maps: []*object.Map{{
 			Name: "@", BPFName: "count", Key: types.Uint64,
 			Value: &types.Type{Kind: types.Count, Size: 8}, PerCPU: true,
 		}},
@@ -342,7 +342,7 @@ func TestTracepointCount(t *testing.T) {
 
 // intervalProg counts its firings in an array map, sends "tick N" each
 // time and exits after the third.
-func intervalProg(kind codegen.ProbeKind) *codegen.Program {
+func intervalProg(kind object.ProbeKind) *object.Program {
 	insns := concat(asm.Instructions{
 		asm.StoreImm(asm.RFP, -4, 0, asm.Word),
 		asm.LoadMapPtr(asm.R1, 0).WithReference("n"),
@@ -354,12 +354,12 @@ func intervalProg(kind codegen.ProbeKind) *codegen.Program {
 		fetchAdd64(asm.R0, asm.R7), // R7 = old value
 		asm.Add.Imm(asm.R7, 1),
 	},
-		emit(ev(codegen.EventPrintf), imm(0), reg(asm.R7)),
+		emit(ev(object.EventPrintf), imm(0), reg(asm.R7)),
 		asm.Instructions{asm.JLT.Imm(asm.R7, 3, "out")},
-		emit(ev(codegen.EventExit), imm(0)),
+		emit(ev(object.EventExit), imm(0)),
 		asm.Instructions{asm.Mov.Imm(asm.R0, 0).WithSymbol("out"), asm.Return()},
 	)
-	return &codegen.Program{
+	return &object.Program{
 		Collection: &ebpf.CollectionSpec{
 			Maps: map[string]*ebpf.MapSpec{
 				eventsMap: ringbufSpec(1 << 16),
@@ -367,8 +367,8 @@ func intervalProg(kind codegen.ProbeKind) *codegen.Program {
 			},
 			Programs: map[string]*ebpf.ProgramSpec{"tick": progSpec("tick", ebpf.PerfEvent, insns)},
 		},
-		Probes:    []*codegen.Probe{{Kind: kind, Name: "interval:ms:20", Program: "tick", Period: 20e6, Freq: 0}},
-		Printfs:   []*codegen.Printf{printfInt("tick %d\n")},
+		Probes:    []*object.Probe{{Kind: kind, Name: "interval:ms:20", Program: "tick", Period: 20e6, Freq: 0}},
+		Printfs:   []*object.Printf{printfInt("tick %d\n")},
 		EventsMap: eventsMap,
 	}
 }
@@ -377,7 +377,7 @@ func TestInterval(t *testing.T) {
 	requireRoot(t)
 	before := countFDs(t)
 	start := time.Now()
-	code, stdout, stderr := run(t, context.Background(), intervalProg(codegen.ProbeInterval), Options{NoSignals: true})
+	code, stdout, stderr := run(t, context.Background(), intervalProg(object.ProbeInterval), Options{NoSignals: true})
 	if code != 0 {
 		t.Errorf("exit code = %d", code)
 	}
@@ -398,7 +398,7 @@ func TestInterval(t *testing.T) {
 
 func TestProfile(t *testing.T) {
 	requireRoot(t)
-	prog := intervalProg(codegen.ProbeProfile)
+	prog := intervalProg(object.ProbeProfile)
 	prog.Probes[0].Period, prog.Probes[0].Freq = 0, 99
 	code, stdout, _ := run(t, context.Background(), prog, Options{NoSignals: true})
 	// Several CPUs may fire at once, so ticks may come out of order and a
@@ -425,15 +425,15 @@ func TestMapEvents(t *testing.T) {
 		asm.Mov.Imm(asm.R4, 0),
 		asm.FnMapUpdateElem.Call(),
 	},
-		emit(ev(codegen.EventPrint), imm(0)),
-		emit(ev(codegen.EventZero), imm(0)),
-		emit(ev(codegen.EventPrint), imm(0)),
-		emit(ev(codegen.EventClear), imm(0)),
-		emit(ev(codegen.EventPrint), imm(0)),
-		emit(ev(codegen.EventExit), imm(0)),
+		emit(ev(object.EventPrint), imm(0)),
+		emit(ev(object.EventZero), imm(0)),
+		emit(ev(object.EventPrint), imm(0)),
+		emit(ev(object.EventClear), imm(0)),
+		emit(ev(object.EventPrint), imm(0)),
+		emit(ev(object.EventExit), imm(0)),
 		ret0(),
 	)
-	prog := &codegen.Program{
+	prog := &object.Program{
 		Collection: &ebpf.CollectionSpec{
 			Maps: map[string]*ebpf.MapSpec{
 				eventsMap: ringbufSpec(1 << 16),
@@ -441,8 +441,8 @@ func TestMapEvents(t *testing.T) {
 			},
 			Programs: map[string]*ebpf.ProgramSpec{"begin": progSpec("begin", ebpf.RawTracepoint, insns)},
 		},
-		Probes: []*codegen.Probe{{Kind: codegen.ProbeBegin, Name: "BEGIN", Program: "begin"}},
-		Maps: []*codegen.Map{{
+		Probes: []*object.Probe{{Kind: object.ProbeBegin, Name: "BEGIN", Program: "begin"}},
+		Maps: []*object.Map{{
 			Name: "@a", BPFName: "a", Keys: []*types.Type{types.Int64},
 			Key: types.NewTuple([]*types.Type{types.Int64}, nil), Value: types.Int64,
 		}},
@@ -467,10 +467,10 @@ func TestGlobals(t *testing.T) {
 		asm.LoadMem(asm.R6, asm.R0, 8, asm.DWord),
 		asm.LoadMem(asm.R7, asm.R0, 16, asm.DWord),
 	},
-		emit(ev(codegen.EventPrintf), imm(0), reg(asm.R6), reg(asm.R7)),
+		emit(ev(object.EventPrintf), imm(0), reg(asm.R6), reg(asm.R7)),
 		asm.Instructions{asm.Mov.Imm(asm.R0, 0).WithSymbol("out"), asm.Return()},
 	)
-	prog := &codegen.Program{
+	prog := &object.Program{
 		Collection: &ebpf.CollectionSpec{
 			Maps: map[string]*ebpf.MapSpec{
 				eventsMap: ringbufSpec(1 << 16),
@@ -478,13 +478,13 @@ func TestGlobals(t *testing.T) {
 			},
 			Programs: map[string]*ebpf.ProgramSpec{"begin": progSpec("begin", ebpf.RawTracepoint, insns)},
 		},
-		Probes: []*codegen.Probe{{Kind: codegen.ProbeBegin, Name: "BEGIN", Program: "begin"}},
-		Printfs: []*codegen.Printf{{Format: "%lu %lu\n", Size: 32, Args: []codegen.Arg{
+		Probes: []*object.Probe{{Kind: object.ProbeBegin, Name: "BEGIN", Program: "begin"}},
+		Printfs: []*object.Printf{{Format: "%lu %lu\n", Size: 32, Args: []object.Arg{
 			{Type: types.Uint64, Offset: 16}, {Type: types.Uint64, Offset: 24},
 		}}},
 		EventsMap:  eventsMap,
 		GlobalsMap: "globals",
-		Globals:    codegen.GlobalsLayout{Size: 24, StartNsOffset: 8, StartBootOffset: 16},
+		Globals:    object.GlobalsLayout{Size: 24, StartNsOffset: 8, StartBootOffset: 16},
 	}
 	clock := func(id int32) uint64 {
 		var ts unix.Timespec
@@ -519,7 +519,7 @@ func TestLostEvents(t *testing.T) {
 	const total, fit = 200, (4096 - 1) / 32
 	var insns asm.Instructions
 	for i := range total {
-		insns = append(insns, emit(ev(codegen.EventPrintf), imm(0), imm(int64(i)))...)
+		insns = append(insns, emit(ev(object.EventPrintf), imm(0), imm(int64(i)))...)
 		skip := fmt.Sprintf("ok%d", i)
 		insns = append(insns,
 			asm.JEq.Imm(asm.R0, 0, skip),
@@ -536,7 +536,7 @@ func TestLostEvents(t *testing.T) {
 		)
 	}
 	insns = append(insns, asm.Return())
-	prog := &codegen.Program{
+	prog := &object.Program{
 		Collection: &ebpf.CollectionSpec{
 			Maps: map[string]*ebpf.MapSpec{
 				eventsMap: ringbufSpec(4096),
@@ -544,8 +544,8 @@ func TestLostEvents(t *testing.T) {
 			},
 			Programs: map[string]*ebpf.ProgramSpec{"begin": progSpec("begin", ebpf.RawTracepoint, insns)},
 		},
-		Probes:     []*codegen.Probe{{Kind: codegen.ProbeBegin, Name: "BEGIN", Program: "begin"}},
-		Printfs:    []*codegen.Printf{printfInt("%d\n")},
+		Probes:     []*object.Probe{{Kind: object.ProbeBegin, Name: "BEGIN", Program: "begin"}},
+		Printfs:    []*object.Printf{printfInt("%d\n")},
 		EventsMap:  eventsMap,
 		DroppedMap: "dropped",
 	}
@@ -561,7 +561,7 @@ func TestLostEvents(t *testing.T) {
 
 func TestSignal(t *testing.T) {
 	requireRoot(t)
-	prog := intervalProg(codegen.ProbeInterval)
+	prog := intervalProg(object.ProbeInterval)
 	prog.Probes[0].Period = 10e9 // never fires during the test
 	attached := make(chan struct{})
 	stdout, _, wait := runAsync(t, context.Background(), prog, Options{Attached: func() { close(attached) }})
@@ -581,7 +581,7 @@ func TestSignal(t *testing.T) {
 func TestVerifierError(t *testing.T) {
 	requireRoot(t)
 	before := countFDs(t)
-	prog := &codegen.Program{
+	prog := &object.Program{
 		Collection: &ebpf.CollectionSpec{
 			Maps: map[string]*ebpf.MapSpec{eventsMap: ringbufSpec(1 << 16)},
 			Programs: map[string]*ebpf.ProgramSpec{
@@ -593,9 +593,9 @@ func TestVerifierError(t *testing.T) {
 				}),
 			},
 		},
-		Probes: []*codegen.Probe{
-			{Kind: codegen.ProbeBegin, Name: "BEGIN", Program: "good"},
-			{Kind: codegen.ProbeEnd, Name: "END", Program: "bad"},
+		Probes: []*object.Probe{
+			{Kind: object.ProbeBegin, Name: "BEGIN", Program: "good"},
+			{Kind: object.ProbeEnd, Name: "END", Program: "bad"},
 		},
 		EventsMap: eventsMap,
 	}
@@ -626,11 +626,11 @@ func TestVerifierError(t *testing.T) {
 func TestAttachErrorCleansUp(t *testing.T) {
 	requireRoot(t)
 	before := countFDs(t)
-	prog := intervalProg(codegen.ProbeInterval)
+	prog := intervalProg(object.ProbeInterval)
 	// The second target does not exist: the first must be detached again.
 	prog.Collection.Programs["tp"] = progSpec("tp", ebpf.TracePoint, ret0())
-	prog.Probes = append(prog.Probes, &codegen.Probe{
-		Kind: codegen.ProbeTracepoint, Name: "tracepoint:syscalls:*", Program: "tp",
+	prog.Probes = append(prog.Probes, &object.Probe{
+		Kind: object.ProbeTracepoint, Name: "tracepoint:syscalls:*", Program: "tp",
 		Targets: []string{"syscalls:sys_enter_getppid", "syscalls:sys_enter_nosuch"},
 	})
 	var out, errOut bytes.Buffer
@@ -661,22 +661,22 @@ func TestAsyncActions(t *testing.T) {
 	if err := os.WriteFile(file, []byte("file contents\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	prog := &codegen.Program{
+	prog := &object.Program{
 		Collection: &ebpf.CollectionSpec{
 			Maps: map[string]*ebpf.MapSpec{eventsMap: ringbufSpec(1 << 16)},
 			Programs: map[string]*ebpf.ProgramSpec{
 				"begin": progSpec("begin", ebpf.RawTracepoint, concat(
-					emit(ev(codegen.EventCat), imm(0)),
-					emit(ev(codegen.EventSystem), imm(1)),
-					emit(ev(codegen.EventTime), imm(0)),
-					emit(ev(codegen.EventPrintValue), imm(2), imm(-7)),
-					emit(ev(codegen.EventErrorf), imm(3), imm(1)),
-					emit(ev(codegen.EventWarnf), imm(3), imm(2)),
+					emit(ev(object.EventCat), imm(0)),
+					emit(ev(object.EventSystem), imm(1)),
+					emit(ev(object.EventTime), imm(0)),
+					emit(ev(object.EventPrintValue), imm(2), imm(-7)),
+					emit(ev(object.EventErrorf), imm(3), imm(1)),
+					emit(ev(object.EventWarnf), imm(3), imm(2)),
 					ret0())),
 			},
 		},
-		Probes: []*codegen.Probe{{Kind: codegen.ProbeBegin, Name: "BEGIN", Program: "begin"}},
-		Printfs: []*codegen.Printf{
+		Probes: []*object.Probe{{Kind: object.ProbeBegin, Name: "BEGIN", Program: "begin"}},
+		Printfs: []*object.Printf{
 			{Format: file, Size: 16},
 			{Format: "echo from system", Size: 16},
 			printfInt(""),
@@ -702,7 +702,7 @@ func TestAsyncActions(t *testing.T) {
 
 func TestSoftware(t *testing.T) {
 	requireRoot(t)
-	prog := intervalProg(codegen.ProbeSoftware)
+	prog := intervalProg(object.ProbeSoftware)
 	prog.Probes[0].Name = "software:page-faults:1"
 	prog.Probes[0].Config = unix.PERF_COUNT_SW_PAGE_FAULTS
 	prog.Probes[0].Period = 1
@@ -740,7 +740,7 @@ func TestSoftware(t *testing.T) {
 func TestLoad(t *testing.T) {
 	requireRoot(t)
 	before := countFDs(t)
-	prog := intervalProg(codegen.ProbeInterval)
+	prog := intervalProg(object.ProbeInterval)
 	if err := Load(prog, Options{}); err != nil {
 		t.Fatal(err)
 	}

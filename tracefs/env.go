@@ -12,8 +12,6 @@ import (
 	"sync"
 
 	"github.com/cilium/ebpf/btf"
-
-	"github.com/gotrace/gotrace/lang"
 )
 
 // Env implements lang.Env over a tracefs directory (or a copy of one) and the
@@ -28,11 +26,6 @@ type Env struct {
 
 	funcs funcList // TraceableFunctions
 }
-
-var (
-	_ lang.Env            = (*Env)(nil)
-	_ lang.FunctionLister = (*Env)(nil)
-)
 
 // Option configures an Env.
 type Option func(*Env)
@@ -141,7 +134,7 @@ func hasMeta(s string) bool { return strings.ContainsAny(s, `*?[\`) }
 
 // TracepointFormat reads and parses events/CATEGORY/EVENT/format. The error
 // wraps fs.ErrNotExist when the tracepoint does not exist.
-func (e *Env) TracepointFormat(category, event string) (*lang.TracepointFormat, error) {
+func (e *Env) TracepointFormat(category, event string) (*Format, error) {
 	if !validName(category) || !validName(event) {
 		return nil, fmt.Errorf("tracepoint %s:%s: %w", category, event, fs.ErrNotExist)
 	}
@@ -194,3 +187,7 @@ func (e *Env) BTF() (*btf.Spec, error) {
 	})
 	return e.btfSpec, e.btfErr
 }
+
+// TracefsDir returns the tracefs directory, Root; with BTFCache it lets
+// program loads share what the checker read.
+func (e *Env) TracefsDir() string { return e.root }

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-
-	"github.com/gotrace/gotrace/lang"
 )
 
 // ParseFormat parses the text of a tracepoint format file
@@ -18,8 +16,8 @@ import (
 // gives CType "char" and ArrayLen 16; "__data_loc char[] filename" gives
 // CType "__data_loc char[]" with DataLoc set; anything else keeps its type
 // as written ("const char *", "unsigned long", "pid_t").
-func ParseFormat(category, event string, text []byte) (*lang.TracepointFormat, error) {
-	f := &lang.TracepointFormat{Category: category, Event: event}
+func ParseFormat(category, event string, text []byte) (*Format, error) {
+	f := &Format{Category: category, Event: event}
 	haveID := false
 	sc := bufio.NewScanner(bytes.NewReader(text))
 	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
@@ -57,8 +55,8 @@ func ParseFormat(category, event string, text []byte) (*lang.TracepointFormat, e
 
 // parseField parses one line such as
 // "field:const char * filename;	offset:24;	size:8;	signed:0;".
-func parseField(s string) (lang.TracepointField, error) {
-	var fld lang.TracepointField
+func parseField(s string) (Field, error) {
+	var fld Field
 	haveOffset, haveSize := false, false
 	for _, part := range strings.Split(s, ";") {
 		part = strings.TrimSpace(part)
@@ -97,7 +95,7 @@ func parseField(s string) (lang.TracepointField, error) {
 }
 
 // parseDecl splits a C declaration "TYPE NAME" or "TYPE NAME[N]" into fld.
-func parseDecl(decl string, fld *lang.TracepointField) error {
+func parseDecl(decl string, fld *Field) error {
 	decl = strings.TrimSpace(decl)
 	arrayLen := ""
 	isArray := false
@@ -141,4 +139,24 @@ func parseDecl(decl string, fld *lang.TracepointField) error {
 
 func isIdentByte(c byte) bool {
 	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+// Format is the parsed format file of a tracepoint
+// (/sys/kernel/tracing/events/CATEGORY/EVENT/format).
+type Format struct {
+	Category, Event string
+	ID              uint32
+	Fields          []Field // the event's own fields, without common_*
+}
+
+// Field is one field line of a format file, e.g.
+// "field:const char * filename;	offset:24;	size:8;	signed:0;".
+type Field struct {
+	Name     string // "filename"
+	CType    string // "const char *", "__data_loc char[]", "char[16]", "unsigned long"
+	Offset   int
+	Size     int
+	Signed   bool
+	ArrayLen int  // N for "char comm[16]" style fields (CType then holds the element type), 0 otherwise
+	DataLoc  bool // __data_loc field: a uint32 with offset (low 16 bits) and length (high 16 bits)
 }

@@ -11,7 +11,6 @@ import (
 	"testing"
 
 	"github.com/gotrace/gotrace/internal/testbtf"
-	"github.com/gotrace/gotrace/lang"
 )
 
 const snapshot = "../testdata/tracefs"
@@ -20,16 +19,16 @@ func TestParseFormat(t *testing.T) {
 	env := NewEnv(snapshot)
 	tests := []struct {
 		cat, ev string
-		fields  []lang.TracepointField
+		fields  []Field
 	}{
-		{"syscalls", "sys_enter_openat", []lang.TracepointField{
+		{"syscalls", "sys_enter_openat", []Field{
 			{Name: "__syscall_nr", CType: "int", Offset: 8, Size: 4, Signed: true},
 			{Name: "dfd", CType: "int", Offset: 16, Size: 8},
 			{Name: "filename", CType: "const char *", Offset: 24, Size: 8},
 			{Name: "flags", CType: "int", Offset: 32, Size: 8},
 			{Name: "mode", CType: "umode_t", Offset: 40, Size: 8},
 		}},
-		{"sched", "sched_switch", []lang.TracepointField{
+		{"sched", "sched_switch", []Field{
 			{Name: "prev_comm", CType: "char", Offset: 8, Size: 16, ArrayLen: 16},
 			{Name: "prev_pid", CType: "pid_t", Offset: 24, Size: 4, Signed: true},
 			{Name: "prev_prio", CType: "int", Offset: 28, Size: 4, Signed: true},
@@ -38,12 +37,12 @@ func TestParseFormat(t *testing.T) {
 			{Name: "next_pid", CType: "pid_t", Offset: 56, Size: 4, Signed: true},
 			{Name: "next_prio", CType: "int", Offset: 60, Size: 4, Signed: true},
 		}},
-		{"sched", "sched_process_exec", []lang.TracepointField{
+		{"sched", "sched_process_exec", []Field{
 			{Name: "filename", CType: "__data_loc char[]", Offset: 8, Size: 4, DataLoc: true},
 			{Name: "pid", CType: "pid_t", Offset: 12, Size: 4, Signed: true},
 			{Name: "old_pid", CType: "pid_t", Offset: 16, Size: 4, Signed: true},
 		}},
-		{"raw_syscalls", "sys_enter", []lang.TracepointField{
+		{"raw_syscalls", "sys_enter", []Field{
 			{Name: "id", CType: "long", Offset: 8, Size: 8, Signed: true},
 			{Name: "args", CType: "unsigned long", Offset: 16, Size: 48, ArrayLen: 6},
 		}},
@@ -106,7 +105,7 @@ func TestParseFormatErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []lang.TracepointField{{Name: "name", CType: "char[TASK_COMM_LEN]", Offset: 8, Size: 16, Signed: true}}
+	want := []Field{{Name: "name", CType: "char[TASK_COMM_LEN]", Offset: 8, Size: 16, Signed: true}}
 	if f.ID != 7 || !reflect.DeepEqual(f.Fields, want) {
 		t.Errorf("got %+v", f)
 	}

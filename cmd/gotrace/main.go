@@ -11,8 +11,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/gotrace/gotrace"
-	"github.com/gotrace/gotrace/codegen"
-	"github.com/gotrace/gotrace/runtime"
+	"github.com/gotrace/gotrace/object"
 )
 
 // version is the gotrace version, printed by --version.
@@ -184,8 +183,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if cfg.emit == "asm" {
 		printAsm(stdout, script.Program)
 	}
-	opts := runtime.Options{Stdout: stdout, Stderr: stderr, Quiet: cfg.quiet,
-		Unsafe: cfg.out.unsafe, Format: cfg.out.fmt, Attached: sess.attached}
+	opts := gotrace.RunOptions{Stdout: stdout, Stderr: stderr, Quiet: cfg.quiet,
+		Format: cfg.out.fmt, Attached: sess.attached}
 	if cfg.out.verbose {
 		opts.Verbose = stderr
 	}
@@ -207,7 +206,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	return exitCode
 }
 
-func printAsm(w io.Writer, prog *codegen.Program) {
+func printAsm(w io.Writer, prog *object.Program) {
 	for _, p := range prog.Probes {
 		spec := prog.Collection.Programs[p.Program]
 		fmt.Fprintf(w, "; probe %s (program %s, %s)\n", p.Name, p.Program, spec.Type)

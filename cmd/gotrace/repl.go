@@ -14,7 +14,6 @@ import (
 	"github.com/gotrace/gotrace"
 	"github.com/gotrace/gotrace/lang"
 	"github.com/gotrace/gotrace/lang/ast"
-	"github.com/gotrace/gotrace/runtime"
 )
 
 const replHelp = `gotrace REPL: enter a program, or a statement or expression to run once.
@@ -97,7 +96,7 @@ func repl(ctx context.Context, cfg *config, stdout, stderr io.Writer) int {
 			printAsm(stdout, script.Program)
 			continue
 		}
-		if _, err := script.Run(ctx, runtime.Options{Stdout: stdout, Stderr: stderr, Quiet: true}); err != nil {
+		if _, err := script.Run(ctx, gotrace.RunOptions{Stdout: stdout, Stderr: stderr, Quiet: true}); err != nil {
 			fmt.Fprint(stderr, script.FormatError(err))
 		}
 	}

@@ -18,7 +18,6 @@ import (
 	"github.com/cilium/ebpf/rlimit"
 
 	"github.com/gotrace/gotrace"
-	"github.com/gotrace/gotrace/runtime"
 	"github.com/gotrace/gotrace/tracefs"
 )
 
@@ -279,7 +278,7 @@ func benchGotrace(funcs []string) error {
 	var stderr strings.Builder
 	done := make(chan error, 1)
 	go func() {
-		_, err := script.Run(ctx, runtime.Options{
+		_, err := script.Run(ctx, gotrace.RunOptions{
 			Stdout: io.Discard, Stderr: &stderr, NoSignals: true, NoExitMaps: true,
 			Attached: func() { t2 = time.Now(); close(attached) },
 		})

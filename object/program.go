@@ -1,6 +1,8 @@
-package codegen
+package object
 
 import (
+	"sort"
+
 	"github.com/cilium/ebpf"
 
 	"github.com/gotrace/gotrace/lang/ast"
@@ -67,7 +69,28 @@ type Probe struct {
 	// Via says, for the user, when a probe is served by another mechanism
 	// than its name suggests (e.g. an fentry wildcard through kprobe_multi).
 	Via string
+	// Group is the set of targets this probe was expanded with; probes
+	// that share a Group pointer come from the same probe of the script.
+	// nil for probes the runtime makes up itself.
+	Group *Group
 }
+
+// Group is one probe of the script after expansion: the attach points as
+// written, and how many targets they expanded to. A trampoline wildcard
+// becomes one Probe (and one program) per target, all sharing one Group; a
+// kprobe wildcard is one Probe with many Targets.
+type Group struct {
+	// Written is the attach points as the script wrote them, e.g.
+	// "fentry:vfs_*" or "kprobe:vfs_read, kprobe:vfs_write".
+	Written string
+	// Size is the number of targets of the group, over all its probes.
+	Size int
+}
+
+// Wildcard reports whether the group has more than one target: the kernel
+// refusing one of them then skips that target instead of failing the
+// script. A nil group is not a wildcard.
+func (g *Group) Wildcard() bool { return g != nil && g.Size > 1 }
 
 // Map describes a user map (@name) for printing.
 type Map struct {
@@ -123,4 +146,14 @@ type Arg struct {
 type HelperSite struct {
 	Helper string // "probe_read_kernel", "map_update_elem", ...
 	Pos    string // script position, "file:line:col"
+}
+
+// ProgramNames returns the program names of p in a stable order.
+func (p *Program) ProgramNames() []string {
+	names := make([]string, 0, len(p.Collection.Programs))
+	for n := range p.Collection.Programs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
 }

@@ -1,0 +1,40 @@
+package object_test
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// TestStageDeps checks that the stages after codegen link only the
+// contract: neither the parser (participle), the checker (lang) nor the
+// code generator.
+func TestStageDeps(t *testing.T) {
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("go not on PATH")
+	}
+	forbidden := []string{
+		"github.com/alecthomas/participle",
+		"github.com/gotrace/gotrace/lang",
+		"github.com/gotrace/gotrace/codegen",
+	}
+	for _, pkg := range []string{"format", "object", "output", "runtime", "tracefs"} {
+		out, err := exec.Command(gobin, "list", "-deps", "github.com/gotrace/gotrace/"+pkg).Output()
+		if err != nil {
+			t.Fatalf("go list -deps %s: %v", pkg, err)
+		}
+		for _, dep := range strings.Fields(string(out)) {
+			for _, f := range forbidden {
+				// lang/ast and lang/types are leaves and allowed.
+				if dep == f || strings.HasPrefix(dep, f+"/") && !allowed(dep) {
+					t.Errorf("%s depends on %s", pkg, dep)
+				}
+			}
+		}
+	}
+}
+
+func allowed(dep string) bool {
+	return dep == "github.com/gotrace/gotrace/lang/ast" || dep == "github.com/gotrace/gotrace/lang/types"
+}
