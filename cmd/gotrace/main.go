@@ -130,16 +130,25 @@ func parseArgs(args []string, stderr io.Writer) (*config, int, bool) {
 }
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	// Catch SIGINT and SIGTERM from the start, not only once the probes
+	// are attached: a signal while compiling or loading still ends the run
+	// with END and the maps, and repeated signals during teardown do not
+	// lose the output (runtime.StopOnSignals).
+	sigCtx, release := runtime.StopOnSignals(ctx, stderr)
+	defer release()
 	cfg, code, done := parseArgs(args, stderr)
 	if done {
 		return code
 	}
 	if cfg.repl {
+		release() // the REPL runs each script with Run's own handling
 		return repl(ctx, cfg, stdout, stderr)
 	}
 	if cfg.list {
+		release()
 		return listProbes(stdout, stderr, cfg.params, cfg.listV)
 	}
+	ctx = sigCtx
 	name, src := "-e", cfg.program
 	switch {
 	case cfg.program != "":
@@ -185,7 +194,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		printAsm(stdout, script.Program)
 	}
 	opts := runtime.Options{Stdout: stdout, Stderr: stderr, Quiet: cfg.quiet,
-		Unsafe: cfg.out.unsafe, Format: cfg.out.fmt, Attached: sess.attached}
+		Unsafe: cfg.out.unsafe, Format: cfg.out.fmt, Attached: sess.attached, NoSignals: true}
 	if cfg.out.verbose {
 		opts.Verbose = stderr
 	}
