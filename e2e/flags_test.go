@@ -86,6 +86,26 @@ func TestOutputFile(t *testing.T) {
 	}
 }
 
+// TestOutputFileErrors: a failed write to -o's file is reported once, and
+// a script that does not compile leaves the file untouched.
+func TestOutputFileErrors(t *testing.T) {
+	got := run(t, "-o", "/dev/full", "-e", `BEGIN { printf("hello\n"); exit(); }`)
+	if n := strings.Count(got.stderr, "no space left on device"); got.code != 1 || n != 1 {
+		t.Errorf("-o /dev/full: exit %d, the error printed %d times, stderr:\n%s", got.code, n, got.stderr)
+	}
+	file := filepath.Join(t.TempDir(), "out")
+	if err := os.WriteFile(file, []byte("keep\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got = run(t, "-o", file, "-e", `BEGIN { printf("hello\n") exit(); }`)
+	if got.code != 1 || !strings.Contains(got.stderr, "unexpected token") {
+		t.Errorf("syntax error: exit %d, stderr %q", got.code, got.stderr)
+	}
+	if b, _ := os.ReadFile(file); string(b) != "keep\n" {
+		t.Errorf("a failed compile changed the output file to %q", b)
+	}
+}
+
 // TestChildCommand: -c runs the command once the probes are attached,
 // cpid is its pid, and gotrace stops (END, maps) when it exits.
 func TestChildCommand(t *testing.T) {

@@ -173,12 +173,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintf(stderr, "ERROR: %v\n", err)
 		return 1
 	}
+	var reported error // an error already printed
 	defer func() {
-		if err := sess.close(); err != nil {
+		if err := sess.close(); err != nil && !alreadyReported(err, reported) {
 			fmt.Fprintf(stderr, "ERROR: write output: %v\n", err)
 		}
 	}()
-	stdout = sess.stdout
 	copts := compileOptions(cfg)
 	copts.Unsafe, copts.Pid, copts.HelperWarnings = cfg.out.unsafe, cfg.out.pidN, cfg.out.warnings
 	if sess.child != nil {
@@ -189,6 +189,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprint(stderr, gotrace.FormatError(err, src))
 		return 1
 	}
+	if err := sess.openOutput(&cfg.out); err != nil {
+		fmt.Fprintf(stderr, "ERROR: %v\n", err)
+		return 1
+	}
+	stdout = sess.stdout
 	fmt.Fprint(stderr, script.Warnings())
 	if cfg.emit == "asm" {
 		printAsm(stdout, script.Program)
@@ -200,6 +205,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	if cfg.dryRun {
 		if err := script.Load(opts); err != nil {
+			reported = err
 			fmt.Fprint(stderr, script.FormatError(err))
 			return 1
 		}
@@ -210,10 +216,30 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	exitCode, err := script.Run(ctx, opts)
 	if err != nil {
+		reported = err
 		fmt.Fprint(stderr, script.FormatError(err))
 		return 1
 	}
 	return exitCode
+}
+
+// alreadyReported reports whether every error joined in err is in the
+// chain of reported: a failed write to the output is returned both by Run
+// and by the final flush, and is printed once.
+func alreadyReported(err, reported error) bool {
+	if reported == nil {
+		return false
+	}
+	errs := []error{err}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		errs = j.Unwrap()
+	}
+	for _, e := range errs {
+		if !errors.Is(reported, e) {
+			return false
+		}
+	}
+	return true
 }
 
 func printAsm(w io.Writer, prog *codegen.Program) {
