@@ -144,6 +144,14 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		release() // the REPL runs each script with Run's own handling
 		return repl(ctx, cfg, stdout, stderr)
 	}
+	// Everything but printing the instructions of a script needs the
+	// kernel: say once, up front, when the privileges are missing.
+	if cfg.emit == "" || cfg.dryRun || cfg.list {
+		if err := checkPrivileges(); err != nil {
+			fmt.Fprintf(stderr, "ERROR: %v\n", err)
+			return 1
+		}
+	}
 	if cfg.list {
 		release()
 		return listProbes(stdout, stderr, cfg.params, cfg.listV)
