@@ -253,3 +253,28 @@ func TestUnprivileged(t *testing.T) {
 		t.Errorf("--emit=asm as nobody: exit %d, stdout %q, stderr %q", got.code, got.stdout, got.stderr)
 	}
 }
+
+// TestREPLUnsafe: the REPL allows system() with --unsafe, as its error
+// without --unsafe says.
+func TestREPLUnsafe(t *testing.T) {
+	repl := func(args ...string) result {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, gotrace(t), append([]string{"--repl"}, args...)...)
+		cmd.Stdin = strings.NewReader("system(\"echo from-system\")\n")
+		var stdout, stderr strings.Builder
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("gotrace --repl %q: %v, stderr:\n%s", args, err, stderr.String())
+		}
+		return result{stdout.String(), stderr.String(), 0}
+	}
+	got := repl()
+	if strings.Contains(got.stdout, "from-system") || !strings.Contains(got.stderr, "run with --unsafe") {
+		t.Errorf("without --unsafe: stdout %q, stderr %q", got.stdout, got.stderr)
+	}
+	got = repl("--unsafe")
+	if !strings.Contains(got.stdout, "gotrace> from-system\n") || strings.Contains(got.stderr, "error") {
+		t.Errorf("with --unsafe: stdout %q, stderr %q", got.stdout, got.stderr)
+	}
+}

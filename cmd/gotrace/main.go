@@ -258,11 +258,13 @@ func printAsm(w io.Writer, prog *codegen.Program) {
 	}
 }
 
-// compileOptions builds the compile options from the command line and
-// bpftrace's environment variables (a config block in the script wins).
+// compileOptions builds the compile options (parameters, --unsafe) from
+// the command line and bpftrace's environment variables (a config block in
+// the script wins).
 func compileOptions(cfg *config) gotrace.Options {
 	params, named := gotrace.SplitParams(cfg.params)
-	return gotrace.Options{Params: params, NamedParams: named, ConfigEnv: gotrace.ConfigFromEnviron(os.Environ())}
+	return gotrace.Options{Params: params, NamedParams: named, ConfigEnv: gotrace.ConfigFromEnviron(os.Environ()),
+		Unsafe: cfg.out.unsafe}
 }
 
 // isTerminal reports whether f is a terminal.

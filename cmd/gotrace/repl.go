@@ -97,7 +97,7 @@ func repl(ctx context.Context, cfg *config, stdout, stderr io.Writer) int {
 			printAsm(stdout, script.Program)
 			continue
 		}
-		if _, err := script.Run(ctx, runtime.Options{Stdout: stdout, Stderr: stderr, Quiet: true}); err != nil {
+		if _, err := script.Run(ctx, runtime.Options{Stdout: stdout, Stderr: stderr, Quiet: true, Unsafe: cfg.out.unsafe}); err != nil {
 			fmt.Fprint(stderr, script.FormatError(err))
 		}
 	}
