@@ -278,3 +278,27 @@ func TestREPLUnsafe(t *testing.T) {
 		t.Errorf("with --unsafe: stdout %q, stderr %q", got.stdout, got.stderr)
 	}
 }
+
+// TestInputLimit: a program from /dev/zero, as a file or on stdin, stops
+// with an error instead of filling memory.
+func TestInputLimit(t *testing.T) {
+	const want = "gotrace: /dev/zero: the program is larger than 16 MB\n"
+	if got := run(t, "/dev/zero"); got.code != 1 || got.stderr != want {
+		t.Errorf("file /dev/zero: exit %d, stderr %q", got.code, got.stderr)
+	}
+	zero, err := os.Open("/dev/zero")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer zero.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, gotrace(t), "-")
+	cmd.Stdin = zero
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	err = cmd.Run()
+	if err == nil || ctx.Err() != nil || stderr.String() != "gotrace: reading the program from stdin: the program is larger than 16 MB\n" {
+		t.Errorf("stdin /dev/zero: %v, stderr %q", err, stderr.String())
+	}
+}

@@ -157,23 +157,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return listProbes(stdout, stderr, cfg.params, cfg.listV)
 	}
 	ctx = sigCtx
-	name, src := "-e", cfg.program
-	switch {
-	case cfg.program != "":
-	case cfg.file == "-":
-		b, err := io.ReadAll(stdin)
-		if err != nil {
-			fmt.Fprintf(stderr, "gotrace: reading the program from stdin: %v\n", err)
-			return 1
-		}
-		name, src = "stdin", string(b)
-	default:
-		b, err := os.ReadFile(cfg.file)
-		if err != nil {
-			fmt.Fprintf(stderr, "gotrace: %v\n", err)
-			return 1
-		}
-		name, src = cfg.file, string(b)
+	name, src, err := loadProgram(cfg, stdin)
+	if err != nil {
+		fmt.Fprintf(stderr, "gotrace: %v\n", err)
+		return 1
 	}
 
 	ctx, sess, err := cfg.out.open(ctx, stdout)
