@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/gotrace/gotrace/internal/difftest"
 )
 
 // normalize0_17 removes the differences between bpftrace 0.17's output
@@ -50,7 +52,7 @@ func TestCompatBpftrace017(t *testing.T) {
 				t.Fatalf("bpftrace %s: %v", f, err)
 			}
 			if g, w := normalize0_17(got.stdout), normalize0_17(string(want)); g != w {
-				t.Errorf("gotrace and bpftrace 0.17 differ.\ngotrace:\n%s\nbpftrace:\n%s\nstderr:\n%s", g, w, got.stderr)
+				t.Errorf("gotrace and bpftrace 0.17 differ (- bpftrace, + gotrace):\n%s\nstderr:\n%s", difftest.Diff(w, g), got.stderr)
 			}
 		})
 	}
