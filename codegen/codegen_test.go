@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/gotrace/gotrace/codegen"
+	"github.com/gotrace/gotrace/internal/difftest"
 	"github.com/gotrace/gotrace/internal/testbtf"
 	"github.com/gotrace/gotrace/lang"
 	"github.com/gotrace/gotrace/object"
@@ -160,7 +161,7 @@ func TestGolden(t *testing.T) {
 				return
 			}
 			if got != want {
-				t.Errorf("instructions differ from %s (go test ./codegen -update rewrites it):\n--- got\n%s", f, got)
+				t.Errorf("instructions differ from %s (go test ./codegen -update rewrites it):\n%s", f, difftest.Diff(want, got))
 			}
 		})
 	}

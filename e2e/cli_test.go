@@ -2,9 +2,11 @@ package e2e
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"syscall"
@@ -192,5 +194,111 @@ func TestConfigEnv(t *testing.T) {
 	msg, _ := cmd.CombinedOutput()
 	if !strings.Contains(string(msg), "BPFTRACE_STACK_MODE: error: stack_mode must be bpftrace, perf or raw") {
 		t.Errorf("output %q", msg)
+	}
+}
+
+// TestUnprivileged runs gotrace as nobody: every run that needs the kernel
+// fails with one line saying what is missing, and printing a script's
+// instructions, which needs no kernel, still works.
+func TestUnprivileged(t *testing.T) {
+	bin := gotrace(t)
+	// The build directory is private to root: copy the binary where nobody
+	// can run it.
+	dir, err := os.MkdirTemp("", "gotrace-nobody")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nobodyBin := filepath.Join(dir, "gotrace")
+	if err := os.WriteFile(nobodyBin, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	runAs := func(args ...string) result {
+		cmd := exec.Command(nobodyBin, args...)
+		cmd.Dir = dir
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+		var stdout, stderr strings.Builder
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		err := cmd.Run()
+		code := 0
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		return result{stdout.String(), stderr.String(), code}
+	}
+	const want = "ERROR: gotrace needs root (or the capabilities CAP_BPF and CAP_PERFMON, and CAP_SYS_ADMIN for some probe types)\n"
+	for _, args := range [][]string{
+		{"-e", `BEGIN { printf("hi\n"); exit(); }`},
+		{"-e", `tracepoint:syscalls:sys_enter_openat { @ = count(); }`},
+		{"-d", "-e", `BEGIN { exit(); }`},
+		{"-l", "tracepoint:syscalls:sys_enter_open*"},
+		{"-lv"},
+	} {
+		if got := runAs(args...); got.code != 1 || got.stdout != "" || got.stderr != want {
+			t.Errorf("gotrace %q as nobody: exit %d, stdout %q, stderr %q", args, got.code, got.stdout, got.stderr)
+		}
+	}
+	got := runAs("--emit=asm", "-e", `BEGIN { printf("hi\n"); exit(); }`)
+	if got.code != 0 || !strings.Contains(got.stdout, "; probe ") || !strings.Contains(got.stdout, "Exit") {
+		t.Errorf("--emit=asm as nobody: exit %d, stdout %q, stderr %q", got.code, got.stdout, got.stderr)
+	}
+}
+
+// TestREPLUnsafe: the REPL allows system() with --unsafe, as its error
+// without --unsafe says.
+func TestREPLUnsafe(t *testing.T) {
+	repl := func(args ...string) result {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, gotrace(t), append([]string{"--repl"}, args...)...)
+		cmd.Stdin = strings.NewReader("system(\"echo from-system\")\n")
+		var stdout, stderr strings.Builder
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("gotrace --repl %q: %v, stderr:\n%s", args, err, stderr.String())
+		}
+		return result{stdout.String(), stderr.String(), 0}
+	}
+	got := repl()
+	if strings.Contains(got.stdout, "from-system") || !strings.Contains(got.stderr, "run with --unsafe") {
+		t.Errorf("without --unsafe: stdout %q, stderr %q", got.stdout, got.stderr)
+	}
+	got = repl("--unsafe")
+	if !strings.Contains(got.stdout, "gotrace> from-system\n") || strings.Contains(got.stderr, "error") {
+		t.Errorf("with --unsafe: stdout %q, stderr %q", got.stdout, got.stderr)
+	}
+}
+
+// TestInputLimit: a program from /dev/zero, as a file or on stdin, stops
+// with an error instead of filling memory.
+func TestInputLimit(t *testing.T) {
+	const want = "gotrace: /dev/zero: the program is larger than 16 MB\n"
+	if got := run(t, "/dev/zero"); got.code != 1 || got.stderr != want {
+		t.Errorf("file /dev/zero: exit %d, stderr %q", got.code, got.stderr)
+	}
+	zero, err := os.Open("/dev/zero")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer zero.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, gotrace(t), "-")
+	cmd.Stdin = zero
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	err = cmd.Run()
+	if err == nil || ctx.Err() != nil || stderr.String() != "gotrace: reading the program from stdin: the program is larger than 16 MB\n" {
+		t.Errorf("stdin /dev/zero: %v, stderr %q", err, stderr.String())
 	}
 }

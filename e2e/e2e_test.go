@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/gotrace/gotrace/internal/difftest"
 )
 
 // binary builds cmd/gotrace once per test run.
@@ -226,7 +228,7 @@ func getppidN(n int) {
 func wantOutput(t *testing.T, got result, wantStdout string, wantCode int) {
 	t.Helper()
 	if got.stdout != wantStdout || got.code != wantCode {
-		t.Errorf("exit %d, stdout:\n%s\nwant exit %d, stdout:\n%s\nstderr:\n%s", got.code, got.stdout, wantCode, wantStdout, got.stderr)
+		t.Errorf("exit %d, want exit %d; stdout (- want, + got):\n%s\nstderr:\n%s", got.code, wantCode, difftest.Diff(wantStdout, got.stdout), got.stderr)
 	}
 }
 

@@ -86,6 +86,69 @@ func TestOutputFile(t *testing.T) {
 	}
 }
 
+// TestOutputFileErrors: a failed write to -o's file is reported once, and
+// a script that does not compile leaves the file untouched.
+func TestOutputFileErrors(t *testing.T) {
+	got := run(t, "-o", "/dev/full", "-e", `BEGIN { printf("hello\n"); exit(); }`)
+	if n := strings.Count(got.stderr, "no space left on device"); got.code != 1 || n != 1 {
+		t.Errorf("-o /dev/full: exit %d, the error printed %d times, stderr:\n%s", got.code, n, got.stderr)
+	}
+	file := filepath.Join(t.TempDir(), "out")
+	if err := os.WriteFile(file, []byte("keep\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got = run(t, "-o", file, "-e", `BEGIN { printf("hello\n") exit(); }`)
+	if got.code != 1 || !strings.Contains(got.stderr, "unexpected token") {
+		t.Errorf("syntax error: exit %d, stderr %q", got.code, got.stderr)
+	}
+	if b, _ := os.ReadFile(file); string(b) != "keep\n" {
+		t.Errorf("a failed compile changed the output file to %q", b)
+	}
+}
+
+// TestChildEnvIgnored: the variable that marks -c's stand-in process does
+// nothing on its own, whatever fd 3 is: a file, or a pipe without the run's
+// token.
+func TestChildEnvIgnored(t *testing.T) {
+	bin := gotrace(t)
+	// fd3 opens what the process gets as fd 3.
+	fd3 := map[string]func() *os.File{
+		"a file": func() *os.File {
+			f, err := os.Open("/etc/passwd")
+			if err != nil {
+				t.Fatal(err)
+			}
+			return f
+		},
+		"a pipe with another token": func() *os.File {
+			r, w, err := os.Pipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer w.Close()
+			if _, err := w.WriteString("other\x00/bin/echo\x00\x01"); err != nil {
+				t.Fatal(err)
+			}
+			return r
+		},
+	}
+	for what, open := range fd3 {
+		for _, value := range []string{"/bin/echo", "guess"} {
+			f := open()
+			cmd := exec.Command(bin, "--version")
+			cmd.Env = append(os.Environ(), "GOTRACE_CHILD_EXEC="+value)
+			cmd.ExtraFiles = []*os.File{f}
+			var stdout, stderr strings.Builder
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			err := cmd.Run()
+			f.Close()
+			if err != nil || stdout.String() != "" || !strings.HasPrefix(stderr.String(), "gotrace v") {
+				t.Errorf("GOTRACE_CHILD_EXEC=%s, fd 3 %s: %v, stdout %q, stderr %q", value, what, err, stdout.String(), stderr.String())
+			}
+		}
+	}
+}
+
 // TestChildCommand: -c runs the command once the probes are attached,
 // cpid is its pid, and gotrace stops (END, maps) when it exits.
 func TestChildCommand(t *testing.T) {

@@ -30,11 +30,13 @@
 // src/output/json.cpp: ", " between object members, "," between array
 // elements, integers a float64 cannot hold exactly quoted as strings, map
 // keys as their text rendering without parentheses or spaces, histogram
-// buckets as {"min", "max", "count"} with closed bounds. Two bpftrace
-// quirks are kept: bytes >= 0x80 in strings are escaped as \uffffffXX, and
-// an -e script is named "stdin" in errorf/warnf messages. One is not:
-// bpftrace leaves its stream in hexadecimal after such an escape, which
-// then garbles later histogram counts.
+// buckets as {"min", "max", "count"} with closed bounds. One bpftrace
+// quirk is kept: an -e script is named "stdin" in errorf/warnf messages.
+// Two are not: bpftrace escapes every string byte >= 0x80 as \uffffffXX,
+// which is not JSON (gotrace passes valid UTF-8 through and writes other
+// bytes as \u00XX, see JSONString), and it leaves its stream in
+// hexadecimal after such an escape, which then garbles later histogram
+// counts.
 //
 // The bucket functions HistBucket and LhistBucket define the bucket index
 // that generated BPF code stores in the last 8 bytes of a histogram map key;

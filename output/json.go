@@ -6,6 +6,7 @@ import (
 	"math/bits"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/gotrace/gotrace/lang/ast"
 	"github.com/gotrace/gotrace/lang/types"
@@ -37,8 +38,11 @@ func ParseOutputFormat(s string) (OutputFormat, error) {
 
 // JSONString quotes s as bpftrace's JSON output does: '"', '\\', newline,
 // carriage return and tab get their short escapes, other bytes up to 0x1f
-// are written as \u00XX. Like bpftrace (which tests a signed char), bytes
-// from 0x80 up are written as \uffffffXX rather than passed through.
+// are written as \u00XX, and valid UTF-8 passes through. A byte that is
+// not part of valid UTF-8 is written as \u00XX, the code point of the same
+// number, so that the output stays valid JSON and keeps every byte. (bpftrace
+// 0.26 tests a signed char and writes every byte from 0x80 up, valid UTF-8
+// or not, as \uffffffXX, which no JSON parser accepts.)
 func JSONString(s string) string {
 	var sb strings.Builder
 	sb.Grow(len(s) + 2)
@@ -58,8 +62,14 @@ func JSONString(s string) string {
 			sb.WriteString(`\t`)
 		case c <= 0x1f:
 			fmt.Fprintf(&sb, `\u%04x`, c)
-		case c >= 0x80:
-			fmt.Fprintf(&sb, `\u%08x`, uint32(int32(int8(c))))
+		case c >= utf8.RuneSelf:
+			r, n := utf8.DecodeRuneInString(s[i:])
+			if r == utf8.RuneError && n <= 1 {
+				fmt.Fprintf(&sb, `\u%04x`, c)
+				continue
+			}
+			sb.WriteString(s[i : i+n])
+			i += n - 1
 		default:
 			sb.WriteByte(c)
 		}

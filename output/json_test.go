@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/gotrace/gotrace/lang/ast"
 	"github.com/gotrace/gotrace/lang/types"
@@ -267,7 +268,7 @@ func TestJSONEvents(t *testing.T) {
 		{pv(tupT, pack(tupT, 1, 2, "string")), `{"type": "value", "data": [1,2,"string"]}`},
 		{pv(boolT, []byte{1, 0}), `{"type": "value", "data": [true,false]}`},
 		{JSONString("\x01\x1f"), `"\u0001\u001f"`},
-		{JSONString("é"), `"\uffffffc3\uffffffa9"`},
+		{JSONString("é"), `"é"`},
 	}
 	for _, tc := range tests {
 		want := tc.want
@@ -276,6 +277,42 @@ func TestJSONEvents(t *testing.T) {
 		}
 		if tc.got != want {
 			t.Errorf("got  %q\nwant %q", tc.got, want)
+		}
+	}
+}
+
+// TestJSONStringValid: every string, valid UTF-8 or not, becomes valid
+// JSON that decodes to the same text, each byte outside valid UTF-8 as the
+// code point of its value.
+func TestJSONStringValid(t *testing.T) {
+	for in, want := range map[string]string{
+		"\x80":              `"\u0080"`,
+		"\xff\xfe":          `"\u00ff\u00fe"`,
+		"a\xc3":             `"a\u00c3"`,            // truncated sequence
+		"\xc3\xa9\xe2\x82":  `"é\u00e2\u0082"`,      // valid, then truncated
+		"\xed\xa0\x80":      `"\u00ed\u00a0\u0080"`, // a surrogate: not UTF-8
+		"\U0001F600 \u2028": "\"\U0001F600 \u2028\"",
+	} {
+		got := JSONString(in)
+		if got != want {
+			t.Errorf("JSONString(%q) = %s, want %s", in, got, want)
+		}
+		var dec string
+		if err := json.Unmarshal([]byte(got), &dec); err != nil {
+			t.Errorf("JSONString(%q) = %s: not valid JSON: %v", in, got, err)
+			continue
+		}
+		var latin1 []rune
+		for i := 0; i < len(in); {
+			r, n := utf8.DecodeRuneInString(in[i:])
+			if r == utf8.RuneError && n <= 1 {
+				r = rune(in[i]) // a byte outside valid UTF-8
+			}
+			latin1 = append(latin1, r)
+			i += n
+		}
+		if dec != string(latin1) {
+			t.Errorf("JSONString(%q) decodes to %q", in, dec)
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gotrace/gotrace/internal/difftest"
 	"github.com/gotrace/gotrace/lang/types"
 	"github.com/gotrace/gotrace/object"
 )
@@ -243,7 +244,7 @@ func TestWriteMapGolden(t *testing.T) {
 				}
 			}
 			if want := golden(t, tc.name); buf.String() != want {
-				t.Errorf("got:\n%s\nwant:\n%s", buf.String(), want)
+				t.Errorf("output differs from testdata/maps/%s.golden (- want, + got):\n%s", tc.name, difftest.Diff(want, buf.String()))
 			}
 		})
 	}
@@ -470,7 +471,7 @@ func TestGoldensMatchBpftrace017(t *testing.T) {
 			}
 		}
 		if got, want := strings.Join(lines, ""), golden(t, name); got != want {
-			t.Errorf("%s: normalized capture\n%s\ndiffers from golden\n%s", name, got, want)
+			t.Errorf("%s: normalized capture differs from golden (- want, + got):\n%s", name, difftest.Diff(want, got))
 		}
 	}
 }

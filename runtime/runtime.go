@@ -8,12 +8,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/cilium/ebpf"
@@ -49,10 +47,11 @@ type Options struct {
 	// Unsafe allows system() (bpftrace --unsafe).
 	Unsafe bool
 	// NoSignals leaves SIGINT and SIGTERM alone. By default Run stops
-	// cleanly (END probes, maps) on the first SIGINT or SIGTERM and restores
-	// the default handling while it prints, so that a second one kills the
-	// process, as bpftrace does. With NoSignals the caller stops Run by
-	// cancelling ctx, which Run always honours the same way.
+	// cleanly (END probes, maps) on the first SIGINT or SIGTERM and keeps
+	// catching them until it returns, so that only a deliberate repeat
+	// quits before the output is complete (see StopOnSignals). With
+	// NoSignals the caller stops Run by cancelling ctx, which Run always
+	// honours the same way.
 	NoSignals bool
 	// NoExitMaps disables printing the maps at exit (bpftrace's
 	// print_maps_on_exit=0).
@@ -229,10 +228,12 @@ func (s *session) run(ctx context.Context) error {
 	}
 
 	// Stop requests: ctx and signals set s.stop and wake the reader.
-	sigs := make(chan os.Signal, 1)
+	// Signals stay caught until Run returns, so that a repeated one does
+	// not lose the output (StopOnSignals).
 	if !s.opts.NoSignals {
-		signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
-		defer signal.Stop(sigs)
+		var release func()
+		ctx, release = StopOnSignals(ctx, s.stderr)
+		defer release()
 	}
 	wake := make(chan struct{}, 1)
 	quit := make(chan struct{})
@@ -242,7 +243,6 @@ func (s *session) run(ctx context.Context) error {
 		defer wg.Done()
 		select {
 		case <-ctx.Done():
-		case <-sigs:
 		case <-quit:
 			return
 		}
@@ -258,10 +258,6 @@ func (s *session) run(ctx context.Context) error {
 	stopWatcher := sync.OnceFunc(func() {
 		close(quit)
 		wg.Wait()
-		if !s.opts.NoSignals {
-			// A second signal now kills the process, as with bpftrace.
-			signal.Stop(sigs)
-		}
 	})
 	defer stopWatcher()
 

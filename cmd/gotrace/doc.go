@@ -9,6 +9,12 @@
 // pid), -p PID (tracepoint, rawtracepoint, kprobe and fentry probes get an
 // implicit pid filter; gotrace stops when PID exits), -v, --unsafe.
 //
-// It needs root (CAP_BPF and CAP_PERFMON) and a kernel with BPF ring buffers
-// (Linux 5.8 or later).
+// SIGINT or SIGTERM, at any point, ends the run with END probes and the
+// maps; repeated signals (timeout(1) signals the process and its group)
+// do not lose the output, and only a third signal, or one more after three
+// seconds of teardown, quits at once, saying so on stderr.
+//
+// It needs root (CAP_BPF and CAP_PERFMON, CAP_SYS_ADMIN for some probe
+// types), checked once up front, and a kernel with BPF ring buffers (Linux
+// 5.8 or later). --emit=asm alone needs no privileges.
 package main

@@ -103,42 +103,13 @@ type session struct {
 	pidfd  int
 }
 
-// open sets up the output stream (-o, -B) on top of stdout, the child (-c)
-// and the watch on -p's process. ctx is cancelled when the child or the
-// process exits, which stops the run cleanly (END probes, maps).
+// open sets up the child (-c) and the watch on -p's process. ctx is
+// cancelled when the child or the process exits, which stops the run
+// cleanly (END probes, maps). The output stream is set up by openOutput,
+// once the script has compiled.
 func (o *outputFlags) open(ctx context.Context, stdout io.Writer) (context.Context, *session, error) {
 	s := &session{stdout: stdout, pidfd: -1}
 	ctx, s.cancel = context.WithCancel(ctx)
-	w := stdout
-	if o.file != "" {
-		f, err := os.Create(o.file)
-		if err != nil {
-			msg := err.Error()
-			var pe *os.PathError
-			if errors.As(err, &pe) {
-				// strerror's capitalisation, as bpftrace prints it.
-				msg = pe.Err.Error()
-				if msg != "" {
-					msg = strings.ToUpper(msg[:1]) + msg[1:]
-				}
-			}
-			s.cancel()
-			return nil, nil, fmt.Errorf("Failed to open output file: %q: %s", o.file, msg)
-		}
-		w = f
-		s.closeF = f.Close
-	}
-	switch o.buffer {
-	case "full":
-		bw := bufio.NewWriterSize(w, 8192)
-		s.stdout, s.flush = bw, bw.Flush
-	case "none":
-		s.stdout = w
-	default:
-		// bpftrace's default is line buffering, whatever the stream.
-		lw := &lineWriter{w: bufio.NewWriterSize(w, 8192)}
-		s.stdout, s.flush = lw, lw.w.Flush
-	}
 	if o.cmd != "" {
 		c, err := startChild(o.cmd)
 		if err != nil {
@@ -174,6 +145,42 @@ func (o *outputFlags) open(ctx context.Context, stdout io.Writer) (context.Conte
 		}()
 	}
 	return ctx, s, nil
+}
+
+// openOutput sets up the output stream (-o, -B) on top of stdout. It runs
+// after the script compiled, so that a script with errors leaves -o's file
+// untouched.
+func (s *session) openOutput(o *outputFlags) error {
+	w := s.stdout
+	if o.file != "" {
+		f, err := os.Create(o.file)
+		if err != nil {
+			msg := err.Error()
+			var pe *os.PathError
+			if errors.As(err, &pe) {
+				// strerror's capitalisation, as bpftrace prints it.
+				msg = pe.Err.Error()
+				if msg != "" {
+					msg = strings.ToUpper(msg[:1]) + msg[1:]
+				}
+			}
+			return fmt.Errorf("Failed to open output file: %q: %s", o.file, msg)
+		}
+		w = f
+		s.closeF = f.Close
+	}
+	switch o.buffer {
+	case "full":
+		bw := bufio.NewWriterSize(w, 8192)
+		s.stdout, s.flush = bw, bw.Flush
+	case "none":
+		s.stdout = w
+	default:
+		// bpftrace's default is line buffering, whatever the stream.
+		lw := &lineWriter{w: bufio.NewWriterSize(w, 8192)}
+		s.stdout, s.flush = lw, lw.w.Flush
+	}
+	return nil
 }
 
 // attached is called once the probes are attached: it lets the child run.

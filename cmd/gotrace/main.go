@@ -12,6 +12,7 @@ import (
 
 	"github.com/gotrace/gotrace"
 	"github.com/gotrace/gotrace/object"
+	"github.com/gotrace/gotrace/runtime"
 )
 
 // version is the gotrace version, printed by --version.
@@ -129,33 +130,37 @@ func parseArgs(args []string, stderr io.Writer) (*config, int, bool) {
 }
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	// Catch SIGINT and SIGTERM from the start, not only once the probes
+	// are attached: a signal while compiling or loading still ends the run
+	// with END and the maps, and repeated signals during teardown do not
+	// lose the output (runtime.StopOnSignals).
+	sigCtx, release := runtime.StopOnSignals(ctx, stderr)
+	defer release()
 	cfg, code, done := parseArgs(args, stderr)
 	if done {
 		return code
 	}
 	if cfg.repl {
+		release() // the REPL runs each script with Run's own handling
 		return repl(ctx, cfg, stdout, stderr)
 	}
+	// Everything but printing the instructions of a script needs the
+	// kernel: say once, up front, when the privileges are missing.
+	if cfg.emit == "" || cfg.dryRun || cfg.list {
+		if err := checkPrivileges(); err != nil {
+			fmt.Fprintf(stderr, "ERROR: %v\n", err)
+			return 1
+		}
+	}
 	if cfg.list {
+		release()
 		return listProbes(stdout, stderr, cfg.params, cfg.listV)
 	}
-	name, src := "-e", cfg.program
-	switch {
-	case cfg.program != "":
-	case cfg.file == "-":
-		b, err := io.ReadAll(stdin)
-		if err != nil {
-			fmt.Fprintf(stderr, "gotrace: reading the program from stdin: %v\n", err)
-			return 1
-		}
-		name, src = "stdin", string(b)
-	default:
-		b, err := os.ReadFile(cfg.file)
-		if err != nil {
-			fmt.Fprintf(stderr, "gotrace: %v\n", err)
-			return 1
-		}
-		name, src = cfg.file, string(b)
+	ctx = sigCtx
+	name, src, err := loadProgram(cfg, stdin)
+	if err != nil {
+		fmt.Fprintf(stderr, "gotrace: %v\n", err)
+		return 1
 	}
 
 	ctx, sess, err := cfg.out.open(ctx, stdout)
@@ -163,12 +168,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintf(stderr, "ERROR: %v\n", err)
 		return 1
 	}
+	var reported error // an error already printed
 	defer func() {
-		if err := sess.close(); err != nil {
+		if err := sess.close(); err != nil && !alreadyReported(err, reported) {
 			fmt.Fprintf(stderr, "ERROR: write output: %v\n", err)
 		}
 	}()
-	stdout = sess.stdout
 	copts := compileOptions(cfg)
 	copts.Unsafe, copts.Pid, copts.HelperWarnings = cfg.out.unsafe, cfg.out.pidN, cfg.out.warnings
 	if sess.child != nil {
@@ -179,17 +184,23 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprint(stderr, gotrace.FormatError(err, src))
 		return 1
 	}
+	if err := sess.openOutput(&cfg.out); err != nil {
+		fmt.Fprintf(stderr, "ERROR: %v\n", err)
+		return 1
+	}
+	stdout = sess.stdout
 	fmt.Fprint(stderr, script.Warnings())
 	if cfg.emit == "asm" {
 		printAsm(stdout, script.Program)
 	}
 	opts := gotrace.RunOptions{Stdout: stdout, Stderr: stderr, Quiet: cfg.quiet,
-		Format: cfg.out.fmt, Attached: sess.attached}
+		Format: cfg.out.fmt, Attached: sess.attached, NoSignals: true}
 	if cfg.out.verbose {
 		opts.Verbose = stderr
 	}
 	if cfg.dryRun {
 		if err := script.Load(opts); err != nil {
+			reported = err
 			fmt.Fprint(stderr, script.FormatError(err))
 			return 1
 		}
@@ -200,10 +211,30 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	exitCode, err := script.Run(ctx, opts)
 	if err != nil {
+		reported = err
 		fmt.Fprint(stderr, script.FormatError(err))
 		return 1
 	}
 	return exitCode
+}
+
+// alreadyReported reports whether every error joined in err is in the
+// chain of reported: a failed write to the output is returned both by Run
+// and by the final flush, and is printed once.
+func alreadyReported(err, reported error) bool {
+	if reported == nil {
+		return false
+	}
+	errs := []error{err}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		errs = j.Unwrap()
+	}
+	for _, e := range errs {
+		if !errors.Is(reported, e) {
+			return false
+		}
+	}
+	return true
 }
 
 func printAsm(w io.Writer, prog *object.Program) {
@@ -214,11 +245,13 @@ func printAsm(w io.Writer, prog *object.Program) {
 	}
 }
 
-// compileOptions builds the compile options from the command line and
-// bpftrace's environment variables (a config block in the script wins).
+// compileOptions builds the compile options (parameters, --unsafe) from
+// the command line and bpftrace's environment variables (a config block in
+// the script wins).
 func compileOptions(cfg *config) gotrace.Options {
 	params, named := gotrace.SplitParams(cfg.params)
-	return gotrace.Options{Params: params, NamedParams: named, ConfigEnv: gotrace.ConfigFromEnviron(os.Environ())}
+	return gotrace.Options{Params: params, NamedParams: named, ConfigEnv: gotrace.ConfigFromEnviron(os.Environ()),
+		Unsafe: cfg.out.unsafe}
 }
 
 // isTerminal reports whether f is a terminal.

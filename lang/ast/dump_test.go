@@ -1,6 +1,13 @@
 package ast
 
 import (
+	goast "go/ast"
+	"go/importer"
+	"go/parser"
+	"go/token"
+	"go/types"
+	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -61,6 +68,7 @@ func TestDumpEveryNode(t *testing.T) {
 		{&Tuple{Elems: []Expr{i(1), &StrLit{Value: "a"}}}, `(tuple (int 1) (str "a"))`},
 		{&Tuple{Elems: []Expr{i(1), i(2)}, Names: []string{"a", "b"}}, "(record (a (int 1)) (b (int 2)))"},
 		{&Paren{X: i(1)}, "(paren (int 1))"},
+		{&BlockExpr{Body: block(&ExprStmt{X: i(1)})}, "(blockexpr (block (expr (int 1))))"},
 		{&SizeofExpr{Type: &TypeExpr{Name: "uint32"}}, "(sizeof (type uint32))"},
 		{&SizeofExpr{X: v("$x")}, "(sizeof (var $x))"},
 		{&OffsetofExpr{Type: &TypeExpr{Name: "struct x"}, Field: []string{"a", "b"}}, "(offsetof (type struct x) a.b)"},
@@ -101,19 +109,73 @@ func TestDumpNil(t *testing.T) {
 	}
 }
 
-// TestDumpComplete makes sure no node type falls through to the default case.
+// TestDumpComplete makes sure no node type falls through to Dump's default
+// case. The node types are found in the package's source, so a new one
+// cannot be forgotten: every named type whose pointer implements Node.
 func TestDumpComplete(t *testing.T) {
-	for _, n := range []Node{
+	nodes := []Node{
 		&File{}, &CDef{}, &Config{}, &ConfigEntry{}, &Macro{}, &MacroParam{}, &MapDecl{},
 		&Probe{}, &AttachPoint{}, &Block{}, &ExprStmt{}, &AssignStmt{}, &IncDecStmt{},
 		&LetStmt{}, &IfStmt{}, &ForRangeStmt{}, &ForMapStmt{}, &WhileStmt{}, &UnrollStmt{},
 		&BranchStmt{}, &ReturnStmt{}, &BlockStmt{}, &IntLit{}, &StrLit{}, &BoolLit{},
 		&Ident{}, &Var{}, &PosParam{}, &MapRef{}, &Discard{}, &Call{}, &Binary{}, &Unary{},
 		&Ternary{}, &Field{}, &Index{}, &Cast{}, &Tuple{}, &Paren{}, &SizeofExpr{},
-		&OffsetofExpr{}, &TypeExpr{},
-	} {
+		&OffsetofExpr{}, &TypeExpr{}, &BlockExpr{},
+	}
+	listed := map[string]bool{}
+	for _, n := range nodes {
+		listed[reflect.TypeOf(n).Elem().Name()] = true
 		if got := Dump(n); strings.Contains(got, "unknown") {
 			t.Errorf("Dump(%T) = %s", n, got)
 		}
 	}
+	found := nodeTypes(t)
+	if len(found) < len(nodes) {
+		t.Fatalf("found only %d node types in the package: %v", len(found), found)
+	}
+	for _, name := range found {
+		if !listed[name] {
+			t.Errorf("node type %s is not in this test's list: add it here and to Dump", name)
+		}
+	}
+}
+
+// nodeTypes type-checks the package's source and returns the names of its
+// node types: the named types (Span itself aside) whose pointer implements
+// Node.
+func nodeTypes(t *testing.T) []string {
+	t.Helper()
+	fset := token.NewFileSet()
+	matches, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var files []*goast.File
+	for _, name := range matches {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f)
+	}
+	conf := types.Config{Importer: importer.ForCompiler(fset, "source", nil)}
+	pkg, err := conf.Check("ast", fset, files, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	node := pkg.Scope().Lookup("Node").Type().Underlying().(*types.Interface)
+	var names []string
+	for _, name := range pkg.Scope().Names() {
+		tn, ok := pkg.Scope().Lookup(name).(*types.TypeName)
+		if !ok || name == "Span" || types.IsInterface(tn.Type()) {
+			continue
+		}
+		if types.Implements(types.NewPointer(tn.Type()), node) {
+			names = append(names, name)
+		}
+	}
+	return names
 }

@@ -1,0 +1,42 @@
+package main
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestLoadProgramLimits(t *testing.T) {
+	zero, err := os.Open("/dev/zero")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer zero.Close()
+	big := filepath.Join(t.TempDir(), "big.bt")
+	if err := os.WriteFile(big, []byte(strings.Repeat("/", maxProgramSize+1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	exact := filepath.Join(t.TempDir(), "exact.bt")
+	if err := os.WriteFile(exact, []byte(strings.Repeat("/", maxProgramSize)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		what string
+		cfg  config
+	}{
+		{"file /dev/zero", config{file: "/dev/zero"}},
+		{"stdin /dev/zero", config{file: "-"}},
+		{"file past the limit", config{file: big}},
+		{"-e past the limit", config{program: strings.Repeat(" ", maxProgramSize+1)}},
+	} {
+		_, _, err := loadProgram(&tc.cfg, zero)
+		if !errors.Is(err, errTooLarge) {
+			t.Errorf("%s: err = %v, want %v", tc.what, err, errTooLarge)
+		}
+	}
+	if name, src, err := loadProgram(&config{file: exact}, zero); err != nil || name != exact || len(src) != maxProgramSize {
+		t.Errorf("a file at the limit: %q, %d bytes, %v", name, len(src), err)
+	}
+}
