@@ -2,45 +2,74 @@ package lang
 
 import (
 	"strconv"
-
-	"github.com/cilium/ebpf/btf"
 	"strings"
 
+	"github.com/cilium/ebpf/btf"
+
 	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/cmacro"
 )
 
-// preprocess evaluates the C preamble of a script: conditionals on macros
-// (#ifdef, #ifndef, #if defined(X), #else, #endif), #define of integer and
-// string constants, and #include lines, which need no headers: kernel
-// types come from BTF, so an include is accepted and types the script
-// names are looked up in BTF when used. BPFTRACE_HAVE_BTF is defined when
-// the kernel has BTF, as in bpftrace. C type definitions in active regions
-// (struct, union, enum, typedef) define script types (cdefs.go).
-func (c *checker) preprocess(defs []*ast.CDef) {
+// macroDef is one #define of the preamble.
+type macroDef struct {
+	body     string
+	funcLike bool // #define F(x) ...: known to #ifdef, not usable as a value
+}
+
+// preproc is the state of the preprocessor over one script's preamble.
+type preproc struct {
+	c       *checker
+	defs    map[string]macroDef
+	order   []string // names in definition order
+	system  bool     // an active #include <...>: the kernel macro table is visible
+	haveBTF *bool    // BPFTRACE_HAVE_BTF, looked up on first use
+}
+
+// preprocess evaluates the C preamble of a script, the preprocessor lines
+// and C definitions before the first probe, macro, map declaration or
+// config block (the parser rejects them later, as bpftrace does, so
+// conditionals cannot select probes or statements):
+//
+//   - #if, #ifdef, #ifndef, #elif, #else and #endif, with C integer
+//     expressions (defined X, arithmetic, comparisons, &&, ||, ?:) over the
+//     script's macros; BPFTRACE_HAVE_BTF is defined when the kernel has BTF,
+//     as in bpftrace;
+//   - #define of object-like macros with an integer constant expression or a
+//     string as body, which become constants of the script; function-like
+//     macros are only known to #ifdef and defined();
+//   - #undef, #error (an error when active); #pragma, #warning and #line are
+//     ignored;
+//   - #include <header>: kernel types come from BTF, and the macros come
+//     from cmacro's embedded table of kernel and UAPI macros, which is
+//     consulted for an unknown upper-case identifier once the script
+//     includes any system header (bpftrace runs clang on the includes, so
+//     without one AF_INET is unknown there too).
+//
+// C type definitions in active regions (struct, union, enum, typedef)
+// define script types (cdefs.go).
+func (c *checker) preprocess(file *ast.File) {
 	c.defines = map[string]Const{}
 	c.ctypes = map[string]btf.Type{}
-	defined := map[string]bool{}
-	// BPFTRACE_HAVE_BTF is looked up only when a conditional asks: loading
-	// the kernel's BTF costs milliseconds.
-	isDefined := func(name string) bool {
-		if name == "BPFTRACE_HAVE_BTF" && !defined[name] && c.env != nil {
-			if spec, err := c.env.BTF(); err == nil && spec != nil {
-				defined[name] = true
-			}
-		}
-		return defined[name]
+	p := &preproc{c: c, defs: map[string]macroDef{}}
+	p.run(file.Preamble)
+	p.constants()
+	if p.system {
+		p.useTable(file)
 	}
-	// active[i] tells whether the i-th nested conditional's current branch
-	// is taken; taken[i] whether one of its branches was.
-	var active, taken []bool
-	on := func() bool {
-		for _, a := range active {
-			if !a {
-				return false
-			}
-		}
-		return true
-	}
+}
+
+// cond is one open conditional: whether its current branch is taken,
+// whether one of its branches was, and whether it is inside a taken branch.
+type cond struct {
+	active, taken, parent bool
+	sawElse               bool
+	pos                   ast.Pos
+}
+
+func (p *preproc) run(defs []*ast.CDef) {
+	c := p.c
+	var stack []cond
+	on := func() bool { return len(stack) == 0 || stack[len(stack)-1].active }
 	for _, d := range defs {
 		text := strings.TrimSpace(d.Text)
 		if !strings.HasPrefix(text, "#") {
@@ -49,79 +78,230 @@ func (c *checker) preprocess(defs []*ast.CDef) {
 			}
 			continue
 		}
-		directive, rest, _ := strings.Cut(strings.TrimSpace(text[1:]), " ")
-		rest = strings.TrimSpace(rest)
+		directive, rest := splitDirective(text)
 		switch directive {
-		case "ifdef", "ifndef", "if":
-			name := rest
-			if directive == "if" {
-				name = strings.TrimSuffix(strings.TrimPrefix(strings.ReplaceAll(rest, " ", ""), "defined("), ")")
-			}
-			cond := isDefined(name)
-			if directive == "ifndef" {
-				cond = !cond
-			}
-			active = append(active, cond)
-			taken = append(taken, cond)
-		case "else":
-			if len(active) == 0 {
-				c.errorf(d.Pos(), "#else without #if")
+		case "if", "ifdef", "ifndef":
+			parent := on()
+			v := parent && p.test(d, directive, rest)
+			stack = append(stack, cond{active: v, taken: v, parent: parent, pos: d.Pos()})
+		case "elif", "else":
+			if len(stack) == 0 {
+				c.errorf(d.Pos(), "#%s without #if", directive)
 				continue
 			}
-			active[len(active)-1] = !taken[len(taken)-1]
+			top := &stack[len(stack)-1]
+			if top.sawElse {
+				c.errorf(d.Pos(), "#%s after #else", directive)
+				continue
+			}
+			v := top.parent && !top.taken
+			if v && directive == "elif" {
+				v = p.test(d, directive, rest)
+			}
+			top.sawElse = directive == "else"
+			top.active = v
+			top.taken = top.taken || v
 		case "endif":
-			if len(active) == 0 {
+			if len(stack) == 0 {
 				c.errorf(d.Pos(), "#endif without #if")
 				continue
 			}
-			active, taken = active[:len(active)-1], taken[:len(taken)-1]
-		case "include":
-			// Kernel types come from BTF.
-		case "define":
-			if !on() {
-				continue
-			}
-			name, value, _ := strings.Cut(rest, " ")
-			value = strings.TrimSpace(value)
-			defined[name] = true
-			if cv, ok := parseDefine(value); ok {
-				c.defines[name] = cv
-			}
-		case "undef":
-			if on() {
-				delete(defined, rest)
-				delete(c.defines, rest)
-			}
+			stack = stack[:len(stack)-1]
+		case "":
+			// A null directive.
 		default:
 			if on() {
-				c.errorf(d.Pos(), "preprocessor directive #%s is not supported", directive)
+				p.directive(d, directive, rest)
 			}
 		}
 	}
-	if len(active) != 0 && len(defs) > 0 {
-		c.errorf(defs[len(defs)-1].Pos(), "missing #endif")
+	if len(stack) != 0 {
+		c.errorf(stack[len(stack)-1].pos, "missing #endif")
 	}
 }
 
-// parseDefine reads the value of a #define: an integer (decimal, hex,
-// octal, with an optional integer suffix), a string, or a parenthesised
-// one of those.
-func parseDefine(v string) (Const, bool) {
-	v = strings.TrimSpace(v)
-	for strings.HasPrefix(v, "(") && strings.HasSuffix(v, ")") {
-		v = strings.TrimSpace(v[1 : len(v)-1])
+// directive handles a directive other than a conditional in an active
+// region.
+func (p *preproc) directive(d *ast.CDef, directive, rest string) {
+	c := p.c
+	switch directive {
+	case "include", "include_next":
+		if strings.HasPrefix(rest, "<") {
+			p.system = true
+		}
+		// Kernel types come from BTF.
+	case "define":
+		name, funcLike, body, ok := splitDefine(rest)
+		if !ok {
+			c.errorf(d.Pos(), "#define needs a macro name")
+			return
+		}
+		if _, seen := p.defs[name]; !seen {
+			p.order = append(p.order, name)
+		}
+		p.defs[name] = macroDef{body: body, funcLike: funcLike}
+	case "undef":
+		delete(p.defs, strings.TrimSpace(rest))
+	case "error":
+		c.errorf(d.Pos(), "#error %s", rest)
+	case "pragma", "warning", "line", "ident":
+	default:
+		c.errorf(d.Pos(), "preprocessor directive #%s is not supported", directive)
 	}
-	if s, err := strconv.Unquote(v); err == nil && strings.HasPrefix(v, `"`) {
-		return Const{IsStr: true, Str: s}, true
+}
+
+// test evaluates the condition of #if, #elif, #ifdef or #ifndef.
+func (p *preproc) test(d *ast.CDef, directive, rest string) bool {
+	switch directive {
+	case "ifdef", "ifndef":
+		name := strings.TrimSpace(rest)
+		if name == "" {
+			p.c.errorf(d.Pos(), "#%s needs a macro name", directive)
+			return false
+		}
+		_, ok := p.lookup(name)
+		return ok == (directive == "ifdef")
 	}
-	neg := strings.HasPrefix(v, "-")
-	v = strings.TrimRight(strings.TrimPrefix(v, "-"), "uUlL")
-	n, err := strconv.ParseUint(v, 0, 64)
+	v, err := cmacro.Eval(rest, p.lookup, true)
 	if err != nil {
-		return Const{}, false
+		p.c.errorf(d.Pos(), "invalid #%s condition %q: %v", directive, rest, err)
+		return false
 	}
-	if neg {
-		n = -n
+	return v != 0
+}
+
+// lookup returns the body of a macro visible at this point: the script's
+// own, BPFTRACE_HAVE_BTF, and the kernel table after a system #include.
+func (p *preproc) lookup(name string) (string, bool) {
+	if d, ok := p.defs[name]; ok {
+		if d.funcLike {
+			return "", true
+		}
+		return d.body, true
 	}
-	return Const{Int: n}, true
+	if name == "BPFTRACE_HAVE_BTF" {
+		if p.haveBTF == nil {
+			have := false
+			if p.c.env != nil {
+				if spec, err := p.c.env.BTF(); err == nil && spec != nil {
+					have = true
+				}
+			}
+			p.haveBTF = &have
+		}
+		return "1", *p.haveBTF
+	}
+	if p.system {
+		if v, ok := cmacro.Lookup(name); ok {
+			return strconv.FormatInt(v, 10), true
+		}
+	}
+	return "", false
+}
+
+// constants turns the object-like macros whose body is a string or an
+// integer constant expression into constants of the script. Other macros
+// stay unknown as values.
+func (p *preproc) constants() {
+	for _, name := range p.order {
+		d, ok := p.defs[name]
+		if !ok || d.funcLike {
+			continue
+		}
+		body := strings.TrimSpace(d.body)
+		for strings.HasPrefix(body, "(") && strings.HasSuffix(body, ")") {
+			body = strings.TrimSpace(body[1 : len(body)-1])
+		}
+		if strings.HasPrefix(body, `"`) {
+			if s, err := strconv.Unquote(body); err == nil {
+				p.c.defines[name] = Const{IsStr: true, Str: s}
+			}
+			continue
+		}
+		if v, err := cmacro.Eval(d.body, p.lookup, false); err == nil {
+			p.c.defines[name] = Const{Int: uint64(v)}
+		}
+	}
+}
+
+// useTable makes the kernel macros the script names constants, unless the
+// script defines them itself.
+func (p *preproc) useTable(file *ast.File) {
+	ast.Inspect(file, func(n ast.Node) bool {
+		if id, ok := n.(*ast.Ident); ok {
+			if _, done := p.c.defines[id.Name]; !done {
+				if v, ok := cmacro.Lookup(id.Name); ok {
+					p.c.defines[id.Name] = Const{Int: uint64(v)}
+				}
+			}
+		}
+		return true
+	})
+}
+
+// splitDirective splits a preprocessor line into its directive name and the
+// rest, with line continuations joined and comments removed.
+func splitDirective(text string) (directive, rest string) {
+	text = strings.ReplaceAll(text, "\\\r\n", " ")
+	text = strings.ReplaceAll(text, "\\\n", " ")
+	text = stripComments(strings.TrimPrefix(text, "#"))
+	text = strings.TrimSpace(text)
+	i := strings.IndexFunc(text, func(r rune) bool {
+		return !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9')
+	})
+	if i < 0 {
+		return text, ""
+	}
+	return text[:i], strings.TrimSpace(text[i:])
+}
+
+// splitDefine splits the text after #define into the macro name and body.
+func splitDefine(rest string) (name string, funcLike bool, body string, ok bool) {
+	i := 0
+	for i < len(rest) && (rest[i] == '_' || rest[i] >= 'a' && rest[i] <= 'z' || rest[i] >= 'A' && rest[i] <= 'Z' || i > 0 && rest[i] >= '0' && rest[i] <= '9') {
+		i++
+	}
+	if i == 0 {
+		return "", false, "", false
+	}
+	name, rest = rest[:i], rest[i:]
+	if strings.HasPrefix(rest, "(") {
+		return name, true, "", true
+	}
+	return name, false, strings.TrimSpace(rest), true
+}
+
+// stripComments removes C comments outside string and character literals.
+func stripComments(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		switch {
+		case s[i] == '"' || s[i] == '\'':
+			q := s[i]
+			j := i + 1
+			for j < len(s) && s[j] != q {
+				if s[j] == '\\' {
+					j++
+				}
+				j++
+			}
+			if j >= len(s) {
+				j = len(s) - 1
+			}
+			b.WriteString(s[i : j+1])
+			i = j
+		case strings.HasPrefix(s[i:], "//"):
+			return b.String()
+		case strings.HasPrefix(s[i:], "/*"):
+			end := strings.Index(s[i+2:], "*/")
+			if end < 0 {
+				return b.String()
+			}
+			b.WriteByte(' ')
+			i += 2 + end + 1
+		default:
+			b.WriteByte(s[i])
+		}
+	}
+	return b.String()
 }
