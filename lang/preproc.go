@@ -1,6 +1,11 @@
 package lang
 
 import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -10,7 +15,7 @@ import (
 	"github.com/gotrace/gotrace/lang/cmacro"
 )
 
-// macroDef is one #define of the preamble.
+// macroDef is one #define of the preamble or of an included user header.
 type macroDef struct {
 	body     string
 	funcLike bool // #define F(x) ...: known to #ifdef, not usable as a value
@@ -21,9 +26,25 @@ type preproc struct {
 	c       *checker
 	defs    map[string]macroDef
 	order   []string // names in definition order
-	system  bool     // an active #include <...>: the kernel macro table is visible
+	system  bool     // an active system #include: the kernel macro table is visible
 	haveBTF *bool    // BPFTRACE_HAVE_BTF, looked up on first use
+	depth   int      // nesting of user headers
 }
+
+// pline is one line the preprocessor reads: a preamble item of the script
+// (def is set), or a directive of an included header, reported at the
+// script position of the #include that brought it in (pos), with where
+// naming the header line.
+type pline struct {
+	text  string
+	def   *ast.CDef
+	pos   ast.Pos
+	where string // "" for the script, "in header.h:3: " for a header line
+	dir   string // directory of the file the line is in
+}
+
+// maxIncludeDepth bounds the nesting of user headers.
+const maxIncludeDepth = 32
 
 // preprocess evaluates the C preamble of a script, the preprocessor lines
 // and C definitions before the first probe, macro, map declaration or
@@ -39,19 +60,28 @@ type preproc struct {
 //     macros are only known to #ifdef and defined();
 //   - #undef, #error (an error when active); #pragma, #warning and #line are
 //     ignored;
-//   - #include <header>: kernel types come from BTF, and the macros come
-//     from cmacro's embedded table of kernel and UAPI macros, which is
-//     consulted for an unknown upper-case identifier once the script
+//   - #include: see include. Kernel types come from BTF; the kernel's
+//     macros from cmacro's embedded table of kernel and UAPI macros, which
+//     is consulted for an unknown upper-case identifier once the script
 //     includes any system header (bpftrace runs clang on the includes, so
 //     without one AF_INET is unknown there too).
 //
-// C type definitions in active regions (struct, union, enum, typedef)
-// define script types (cdefs.go).
+// Options.Includes (bpftrace --include) are included before the preamble.
+// C type definitions in active regions of the script (struct, union, enum,
+// typedef) define script types (cdefs.go).
 func (c *checker) preprocess(file *ast.File) {
 	c.defines = map[string]Const{}
 	c.ctypes = map[string]btf.Type{}
 	p := &preproc{c: c, defs: map[string]macroDef{}}
-	p.run(file.Preamble)
+	dir := filepath.Dir(file.Name)
+	var lines []pline
+	for _, inc := range c.opts.Includes {
+		lines = append(lines, pline{text: "#include \"" + inc + "\"", pos: file.Start, dir: "."})
+	}
+	for _, d := range file.Preamble {
+		lines = append(lines, pline{text: d.Text, def: d, pos: d.Pos(), dir: dir})
+	}
+	p.run(lines)
 	p.constants()
 	if p.system {
 		p.useTable(file)
@@ -63,18 +93,22 @@ func (c *checker) preprocess(file *ast.File) {
 type cond struct {
 	active, taken, parent bool
 	sawElse               bool
-	pos                   ast.Pos
+	line                  pline
 }
 
-func (p *preproc) run(defs []*ast.CDef) {
-	c := p.c
+func (p *preproc) errorf(l pline, format string, args ...any) {
+	p.c.errorf(l.pos, l.where+format, args...)
+}
+
+// run processes the lines of one file; conditionals must balance within it.
+func (p *preproc) run(lines []pline) {
 	var stack []cond
 	on := func() bool { return len(stack) == 0 || stack[len(stack)-1].active }
-	for _, d := range defs {
-		text := strings.TrimSpace(d.Text)
+	for _, l := range lines {
+		text := strings.TrimSpace(l.text)
 		if !strings.HasPrefix(text, "#") {
-			if on() {
-				c.cDefinition(d)
+			if on() && l.def != nil {
+				p.c.cDefinition(l.def)
 			}
 			continue
 		}
@@ -82,28 +116,28 @@ func (p *preproc) run(defs []*ast.CDef) {
 		switch directive {
 		case "if", "ifdef", "ifndef":
 			parent := on()
-			v := parent && p.test(d, directive, rest)
-			stack = append(stack, cond{active: v, taken: v, parent: parent, pos: d.Pos()})
+			v := parent && p.test(l, directive, rest)
+			stack = append(stack, cond{active: v, taken: v, parent: parent, line: l})
 		case "elif", "else":
 			if len(stack) == 0 {
-				c.errorf(d.Pos(), "#%s without #if", directive)
+				p.errorf(l, "#%s without #if", directive)
 				continue
 			}
 			top := &stack[len(stack)-1]
 			if top.sawElse {
-				c.errorf(d.Pos(), "#%s after #else", directive)
+				p.errorf(l, "#%s after #else", directive)
 				continue
 			}
 			v := top.parent && !top.taken
 			if v && directive == "elif" {
-				v = p.test(d, directive, rest)
+				v = p.test(l, directive, rest)
 			}
 			top.sawElse = directive == "else"
 			top.active = v
 			top.taken = top.taken || v
 		case "endif":
 			if len(stack) == 0 {
-				c.errorf(d.Pos(), "#endif without #if")
+				p.errorf(l, "#endif without #if")
 				continue
 			}
 			stack = stack[:len(stack)-1]
@@ -111,29 +145,25 @@ func (p *preproc) run(defs []*ast.CDef) {
 			// A null directive.
 		default:
 			if on() {
-				p.directive(d, directive, rest)
+				p.directive(l, directive, rest)
 			}
 		}
 	}
 	if len(stack) != 0 {
-		c.errorf(stack[len(stack)-1].pos, "missing #endif")
+		p.errorf(stack[len(stack)-1].line, "missing #endif")
 	}
 }
 
 // directive handles a directive other than a conditional in an active
 // region.
-func (p *preproc) directive(d *ast.CDef, directive, rest string) {
-	c := p.c
+func (p *preproc) directive(l pline, directive, rest string) {
 	switch directive {
 	case "include", "include_next":
-		if strings.HasPrefix(rest, "<") {
-			p.system = true
-		}
-		// Kernel types come from BTF.
+		p.include(l, rest)
 	case "define":
 		name, funcLike, body, ok := splitDefine(rest)
 		if !ok {
-			c.errorf(d.Pos(), "#define needs a macro name")
+			p.errorf(l, "#define needs a macro name")
 			return
 		}
 		if _, seen := p.defs[name]; !seen {
@@ -143,20 +173,121 @@ func (p *preproc) directive(d *ast.CDef, directive, rest string) {
 	case "undef":
 		delete(p.defs, strings.TrimSpace(rest))
 	case "error":
-		c.errorf(d.Pos(), "#error %s", rest)
+		p.errorf(l, "#error %s", rest)
 	case "pragma", "warning", "line", "ident":
 	default:
-		c.errorf(d.Pos(), "preprocessor directive #%s is not supported", directive)
+		p.errorf(l, "preprocessor directive #%s is not supported", directive)
 	}
 }
 
+// include handles #include "name" and #include <name>. A quoted name is
+// looked up in the directory of the including file (the script's for the
+// script, the current directory for Options.Includes), then in the
+// Options.IncludeDirs (-I); a bracketed name in the IncludeDirs only. A
+// header found there is a user header: its directives are processed as the
+// script's, so its object-like #defines become constants of the script,
+// while its C declarations are skipped (types come from BTF). A header not
+// found is a system header, which gotrace does not have: it makes the
+// kernel macro table visible, and is never an error.
+func (p *preproc) include(l pline, rest string) {
+	var name string
+	var dirs []string
+	switch {
+	case len(rest) >= 2 && rest[0] == '"' && strings.IndexByte(rest[1:], '"') >= 0:
+		name = rest[1 : 1+strings.IndexByte(rest[1:], '"')]
+		dirs = append([]string{l.dir}, p.c.opts.IncludeDirs...)
+	case len(rest) >= 2 && rest[0] == '<' && strings.IndexByte(rest, '>') > 0:
+		name = rest[1:strings.IndexByte(rest, '>')]
+		dirs = p.c.opts.IncludeDirs
+	default:
+		p.errorf(l, "#include expects \"FILENAME\" or <FILENAME>")
+		return
+	}
+	for _, dir := range dirs {
+		path := name
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(dir, name)
+		}
+		data, err := os.ReadFile(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			p.errorf(l, "#include %s: %v", rest, err)
+			return
+		}
+		if p.depth >= maxIncludeDepth {
+			p.errorf(l, "#include nested too deeply")
+			return
+		}
+		p.depth++
+		p.run(headerLines(string(data), path, l.pos))
+		p.depth--
+		return
+	}
+	p.system = true
+}
+
+// headerLines returns the directives of a header, with line continuations
+// joined and comments removed, each reported at pos.
+func headerLines(src, path string, pos ast.Pos) []pline {
+	var lines []pline
+	dir := filepath.Dir(path)
+	raw := strings.Split(blankComments(src), "\n")
+	for i := 0; i < len(raw); i++ {
+		n := i + 1
+		text := strings.TrimRight(raw[i], "\r")
+		for strings.HasSuffix(text, "\\") && i+1 < len(raw) {
+			i++
+			text = text[:len(text)-1] + " " + strings.TrimRight(raw[i], "\r")
+		}
+		if strings.HasPrefix(strings.TrimSpace(text), "#") {
+			lines = append(lines, pline{text: text, pos: pos, where: fmt.Sprintf("in %s:%d: ", path, n), dir: dir})
+		}
+	}
+	return lines
+}
+
+// blankComments replaces the C comments of src with spaces, keeping its
+// newlines so that line numbers stay.
+func blankComments(src string) string {
+	b := []byte(src)
+	for i := 0; i < len(b); i++ {
+		switch {
+		case b[i] == '"' || b[i] == '\'':
+			q := b[i]
+			for i++; i < len(b) && b[i] != q && b[i] != '\n'; i++ {
+				if b[i] == '\\' {
+					i++
+				}
+			}
+		case b[i] == '/' && i+1 < len(b) && b[i+1] == '/':
+			for ; i < len(b) && b[i] != '\n'; i++ {
+				b[i] = ' '
+			}
+		case b[i] == '/' && i+1 < len(b) && b[i+1] == '*':
+			b[i], b[i+1] = ' ', ' '
+			for i += 2; i < len(b) && !(b[i] == '*' && i+1 < len(b) && b[i+1] == '/'); i++ {
+				if b[i] != '\n' {
+					b[i] = ' '
+				}
+			}
+			if i < len(b) {
+				b[i], b[i+1] = ' ', ' '
+				i++
+			}
+		}
+	}
+	return string(b)
+}
+
 // test evaluates the condition of #if, #elif, #ifdef or #ifndef.
-func (p *preproc) test(d *ast.CDef, directive, rest string) bool {
+func (p *preproc) test(l pline, directive, rest string) bool {
 	switch directive {
 	case "ifdef", "ifndef":
 		name := strings.TrimSpace(rest)
 		if name == "" {
-			p.c.errorf(d.Pos(), "#%s needs a macro name", directive)
+			p.errorf(l, "#%s needs a macro name", directive)
 			return false
 		}
 		_, ok := p.lookup(name)
@@ -164,7 +295,7 @@ func (p *preproc) test(d *ast.CDef, directive, rest string) bool {
 	}
 	v, err := cmacro.Eval(rest, p.lookup, true)
 	if err != nil {
-		p.c.errorf(d.Pos(), "invalid #%s condition %q: %v", directive, rest, err)
+		p.errorf(l, "invalid #%s condition %q: %v", directive, rest, err)
 		return false
 	}
 	return v != 0
