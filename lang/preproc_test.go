@@ -1,7 +1,10 @@
 package lang_test
 
 import (
+	"errors"
 	"testing"
+
+	"github.com/cilium/ebpf/btf"
 
 	"github.com/gotrace/gotrace/lang"
 	"github.com/gotrace/gotrace/lang/ast"
@@ -72,5 +75,46 @@ func TestUserHeaderMacros(t *testing.T) {
 	file, _ := lang.Parse("t.bt", "#include <fromdir.h>\nBEGIN { @ = EPERM; }")
 	if _, err := lang.Check(file, testEnv(t), lang.Options{IncludeDirs: []string{"testdata/include/dir"}}); err == nil {
 		t.Error("EPERM resolved with only a user header included")
+	}
+}
+
+// noBTF is an environment whose kernel has no BTF.
+type noBTF struct{ lang.Env }
+
+func (noBTF) BTF() (*btf.Spec, error) { return nil, errors.New("no BTF") }
+
+// TestHaveBTF checks the pattern of bpftrace's tools (runqlat.bt,
+// tcpdrop.bt): headers without BTF, #defines with it.
+func TestHaveBTF(t *testing.T) {
+	src := "#ifndef BPFTRACE_HAVE_BTF\n#include <linux/sched.h>\n#else\n#define TASK_RUNNING 99\n#endif\n" +
+		"tracepoint:sched:sched_switch { if (args.prev_state == TASK_RUNNING) { @ = count(); } }"
+	for _, tt := range []struct {
+		env  lang.Env
+		want uint64
+	}{
+		{testEnv(t), 99},
+		{noBTF{testEnv(t)}, 0},
+	} {
+		file, err := lang.Parse("runqlat.bt", src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		prog, err := lang.Check(file, tt.env, lang.Options{})
+		if err != nil {
+			t.Fatalf("Check: %v", err)
+		}
+		found := false
+		ast.Inspect(prog.Probes[0].AST, func(n ast.Node) bool {
+			if id, ok := n.(*ast.Ident); ok && id.Name == "TASK_RUNNING" {
+				found = true
+				if cv := prog.Probes[0].Info.Consts[id]; cv.Int != tt.want {
+					t.Errorf("TASK_RUNNING = %d, want %d", cv.Int, tt.want)
+				}
+			}
+			return true
+		})
+		if !found {
+			t.Error("no TASK_RUNNING identifier")
+		}
 	}
 }
