@@ -187,8 +187,10 @@ func (p *preproc) directive(l pline, directive, rest string) {
 // header found there is a user header: its directives are processed as the
 // script's, so its object-like #defines become constants of the script,
 // while its C declarations are skipped (types come from BTF). A header not
-// found is a system header, which gotrace does not have: it makes the
-// kernel macro table visible, and is never an error.
+// found there is a system header, which gotrace needs not have: it makes
+// the kernel macro table visible. A name that is no system header either
+// (see systemHeader) is an error, "'lol/no.h' file not found", as in
+// bpftrace.
 func (p *preproc) include(l pline, rest string) {
 	var name string
 	var dirs []string
@@ -225,7 +227,37 @@ func (p *preproc) include(l pline, rest string) {
 		p.depth--
 		return
 	}
+	if !systemHeader(name) {
+		pos := l.pos
+		if l.def != nil {
+			// Point at the name, as clang does.
+			if i := strings.IndexAny(l.def.Text, "<\""); i >= 0 && !strings.Contains(l.def.Text[:i], "\n") {
+				pos.Column += i
+				pos.Offset += i
+			}
+		}
+		p.c.errorf(pos, "%s'%s' file not found", l.where, name)
+		return
+	}
 	p.system = true
+}
+
+// systemIncludeDirs are searched for headers that cmacro does not know.
+var systemIncludeDirs = []string{"/usr/local/include", "/usr/include/x86_64-linux-gnu", "/usr/include"}
+
+// systemHeader reports whether name is a system header: one cmacro knows
+// (libc, UAPI and kernel headers, whether or not installed here) or one
+// installed in the system include directories.
+func systemHeader(name string) bool {
+	if cmacro.SystemHeader(name) {
+		return true
+	}
+	for _, dir := range systemIncludeDirs {
+		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // headerLines returns the directives of a header, with line continuations

@@ -146,6 +146,12 @@ func main() {
 	for _, e := range table {
 		fmt.Fprintf(&b, "\t{%q, %d}, // %s\n", e.name, e.value, e.file)
 	}
+	fmt.Fprintf(&b, "}\n\n")
+	tops := systemHeaders(*root)
+	fmt.Fprintf(&b, "// systemHeaders holds the top-level directories (with a trailing slash)\n// and files of the system include directories, sorted.\nvar systemHeaders = [...]string{\n")
+	for _, h := range tops {
+		fmt.Fprintf(&b, "\t%q,\n", h)
+	}
 	fmt.Fprintf(&b, "}\n")
 	src, err := format.Source(b.Bytes())
 	if err != nil {
@@ -154,6 +160,68 @@ func main() {
 	if err := os.WriteFile(*out, src, 0o644); err != nil {
 		log.Fatal(err)
 	}
+}
+
+// kernelDirs are the top-level directories of the kernel's include/ tree,
+// where bpftrace finds kernel-internal headers (linux/sched.h, net/sock.h)
+// through the kernel's build directory.
+var kernelDirs = []string{
+	"acpi", "asm", "asm-generic", "clocksource", "crypto", "cxl", "drm",
+	"dt-bindings", "keys", "kunit", "kvm", "linux", "math-emu", "media",
+	"memory", "misc", "net", "pcmcia", "ras", "rdma", "rv", "scsi", "soc",
+	"sound", "target", "trace", "uapi", "ufs", "vdso", "video", "xen",
+}
+
+// compilerHeaders are the headers a C compiler provides itself (clang's
+// resource directory, which bpftrace embeds).
+var compilerHeaders = []string{
+	"float.h", "iso646.h", "stdalign.h", "stdarg.h", "stdatomic.h",
+	"stdbool.h", "stddef.h", "stdnoreturn.h", "varargs.h",
+}
+
+// packages are the Debian packages whose headers make up the system
+// include directories.
+var packages = []string{"linux-libc-dev", "libc6-dev"}
+
+// systemHeaders returns the top-level entries of the system include
+// directories: the files of packages under root and its multiarch
+// directory, as dpkg lists them, kernelDirs and compilerHeaders.
+func systemHeaders(root string) []string {
+	set := map[string]bool{}
+	for _, d := range kernelDirs {
+		set[d+"/"] = true
+	}
+	for _, h := range compilerHeaders {
+		set[h] = true
+	}
+	for _, pkg := range packages {
+		list, err := filepath.Glob("/var/lib/dpkg/info/" + pkg + ":*.list")
+		if err != nil || len(list) == 0 {
+			log.Fatalf("no dpkg file list for %s", pkg)
+		}
+		data, err := os.ReadFile(list[0])
+		if err != nil {
+			log.Fatal(err)
+		}
+		for _, f := range strings.Split(string(data), "\n") {
+			rel, ok := strings.CutPrefix(f, root+"/")
+			if !ok || !strings.HasSuffix(rel, ".h") {
+				continue
+			}
+			rel = strings.TrimPrefix(rel, "x86_64-linux-gnu/")
+			if dir, _, ok := strings.Cut(rel, "/"); ok {
+				set[dir+"/"] = true
+			} else {
+				set[rel] = true
+			}
+		}
+	}
+	var out []string
+	for h := range set {
+		out = append(out, h)
+	}
+	sort.Strings(out)
+	return out
 }
 
 // read collects the object-like #defines and enumerators of one header.
