@@ -74,3 +74,16 @@ func TestEval(t *testing.T) {
 		}
 	}
 }
+
+func TestSystemHeader(t *testing.T) {
+	for _, name := range []string{"linux/socket.h", "net/sock.h", "sys/xattr.h", "errno.h", "stdint.h", "stddef.h", "asm/unistd.h", "linux/anything/deep.h"} {
+		if !cmacro.SystemHeader(name) {
+			t.Errorf("SystemHeader(%q) = false, want true", name)
+		}
+	}
+	for _, name := range []string{"lol/no.h", "foo.h", "myheader.h", ""} {
+		if cmacro.SystemHeader(name) {
+			t.Errorf("SystemHeader(%q) = true, want false", name)
+		}
+	}
+}
