@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 
@@ -19,6 +20,10 @@ import (
 type macroDef struct {
 	body     string
 	funcLike bool // #define F(x) ...: known to #ifdef, not usable as a value
+	// raw is the body as written (comments kept, continuations as " \n"),
+	// and at its position, for parsing it as a bpftrace expression.
+	raw string
+	at  ast.Pos
 }
 
 // preproc is the state of the preprocessor over one script's preamble.
@@ -55,9 +60,12 @@ const maxIncludeDepth = 32
 //     expressions (defined X, arithmetic, comparisons, &&, ||, ?:) over the
 //     script's macros; BPFTRACE_HAVE_BTF is defined when the kernel has BTF,
 //     as in bpftrace;
-//   - #define of object-like macros with an integer constant expression or a
-//     string as body, which become constants of the script; function-like
-//     macros are only known to #ifdef and defined();
+//   - #define of object-like macros: a body that is an integer constant
+//     expression or a string makes a constant of the script; another body
+//     that parses as a bpftrace expression is substituted where the macro
+//     is named (exprMacros), as bpftrace does. Function-like macros are
+//     only known to #ifdef and defined(): calling one is an unknown
+//     function, as in bpftrace, which does not expand them either;
 //   - #undef, #error (an error when active); #pragma, #warning and #line are
 //     ignored;
 //   - #include: see include. Kernel types come from BTF; the kernel's
@@ -83,6 +91,7 @@ func (c *checker) preprocess(file *ast.File) {
 	}
 	p.run(lines)
 	p.constants()
+	p.exprMacros(file)
 	if p.system {
 		p.useTable(file)
 	}
@@ -169,7 +178,11 @@ func (p *preproc) directive(l pline, directive, rest string) {
 		if _, seen := p.defs[name]; !seen {
 			p.order = append(p.order, name)
 		}
-		p.defs[name] = macroDef{body: body, funcLike: funcLike}
+		def := macroDef{body: body, funcLike: funcLike, raw: body, at: l.pos}
+		if l.def != nil && !funcLike {
+			def.raw, def.at = rawDefineBody(l.def.Text, l.pos)
+		}
+		p.defs[name] = def
 	case "undef":
 		delete(p.defs, strings.TrimSpace(rest))
 	case "error":
@@ -385,6 +398,74 @@ func (p *preproc) constants() {
 			p.c.defines[name] = Const{Int: uint64(v)}
 		}
 	}
+}
+
+// exprMacros makes the object-like macros whose body is no constant but a
+// bpftrace expression (#define IS_ROOT (uid == 0)) macros of the script
+// without parameters, which expandMacros substitutes where they are named,
+// as bpftrace expands C macros. The expression keeps its place in the
+// script for errors (the #include line for a header's macro). Bodies that
+// do not parse as an expression are left out: naming one is an unknown
+// identifier.
+func (p *preproc) exprMacros(file *ast.File) {
+	for _, name := range p.order {
+		d, ok := p.defs[name]
+		if _, isConst := p.c.defines[name]; !ok || d.funcLike || isConst || strings.TrimSpace(d.raw) == "" {
+			continue
+		}
+		x, err := ParseExpr(d.raw)
+		if err != nil {
+			continue
+		}
+		relocate(x, d.at)
+		sp := ast.Span{Start: d.at, End: d.at}
+		file.Macros = append(file.Macros, &ast.Macro{Span: sp, Name: name,
+			Body: &ast.Block{Span: x.GetSpan(), Stmts: []ast.Stmt{&ast.ExprStmt{Span: x.GetSpan(), X: x}}}})
+	}
+}
+
+// relocate moves the positions of an expression parsed on its own (line 1,
+// column 1, no file name) to at.
+func relocate(x ast.Expr, at ast.Pos) {
+	move := func(pos ast.Pos) ast.Pos {
+		if pos.Line == 1 {
+			pos.Column += at.Column - 1
+		}
+		pos.Line += at.Line - 1
+		pos.Offset += at.Offset
+		pos.Filename = at.Filename
+		return pos
+	}
+	ast.Inspect(x, func(n ast.Node) bool {
+		v := reflect.ValueOf(n)
+		if v.Kind() == reflect.Pointer && v.Elem().Kind() == reflect.Struct {
+			if f := v.Elem().FieldByName("Span"); f.IsValid() && f.CanSet() && f.Type() == reflect.TypeOf(ast.Span{}) {
+				sp := f.Interface().(ast.Span)
+				f.Set(reflect.ValueOf(ast.Span{Start: move(sp.Start), End: move(sp.End)}))
+			}
+		}
+		return true
+	})
+}
+
+// rawDefineBody returns the body of a script's #define line as written,
+// with continuations kept as line breaks, and its position.
+func rawDefineBody(text string, pos ast.Pos) (string, ast.Pos) {
+	text = strings.ReplaceAll(text, "\\\n", " \n")
+	i := strings.Index(text, "define") + len("define")
+	for i < len(text) && (text[i] == ' ' || text[i] == '\t') {
+		i++
+	}
+	for i < len(text) && (text[i] == '_' || text[i] >= 'a' && text[i] <= 'z' || text[i] >= 'A' && text[i] <= 'Z' || text[i] >= '0' && text[i] <= '9') {
+		i++
+	}
+	if nl := strings.LastIndex(text[:i], "\n"); nl >= 0 {
+		// The name is on a continuation line: positions are approximate.
+		return text[i:], pos
+	}
+	pos.Column += i
+	pos.Offset += i
+	return text[i:], pos
 }
 
 // useTable makes the kernel macros the script names constants, unless the
