@@ -44,6 +44,10 @@ type Options struct {
 	// Pid restricts the script to one process (-p); 0 means none. See
 	// lang.Options.Pid for which probes are filtered.
 	Pid int
+	// IncludeDirs and Includes are bpftrace's -I and --include: where user
+	// headers are searched, and headers included before the script (see
+	// lang.Options).
+	IncludeDirs, Includes []string
 	// Env describes the machine; nil means the running kernel (NewKernelEnv).
 	Env Env
 	// Features holds the kernel-dependent code generation choices; nil
@@ -133,7 +137,7 @@ func Compile(name, src string, opts Options) (*Script, error) {
 		return nil, err
 	}
 	ncpus, _ := ebpf.PossibleCPU()
-	checked, err := lang.Check(file, env, lang.Options{Params: opts.Params, NamedParams: opts.NamedParams, MaxStrlen: opts.MaxStrlen, MaxMapKeys: opts.MaxMapKeys, ConfigEnv: opts.ConfigEnv, Unsafe: opts.Unsafe, NCPUs: ncpus, Cpid: opts.Cpid, Pid: opts.Pid})
+	checked, err := lang.Check(file, env, lang.Options{Params: opts.Params, NamedParams: opts.NamedParams, MaxStrlen: opts.MaxStrlen, MaxMapKeys: opts.MaxMapKeys, ConfigEnv: opts.ConfigEnv, Unsafe: opts.Unsafe, NCPUs: ncpus, Cpid: opts.Cpid, Pid: opts.Pid, IncludeDirs: opts.IncludeDirs, Includes: opts.Includes})
 	if err != nil {
 		return nil, err
 	}

@@ -105,7 +105,7 @@ func (c *checker) errorf(pos ast.Pos, format string, args ...any) {
 var posParamRe = regexp.MustCompile(`\$(\d+)`)
 
 func (c *checker) checkFile(file *ast.File) {
-	c.preprocess(file.Preamble)
+	c.preprocess(file)
 	// Config defaults from the environment (BPFTRACE_MAX_STRLEN=...), then
 	// the script's config block, which wins.
 	if env := configFromEnv(c.opts.ConfigEnv); env != nil {

@@ -345,12 +345,20 @@ func (c *converter) file(g *gFile, src string) *ast.File {
 			End:   endOfSource(c.name, src),
 		},
 	}
+	// As in bpftrace, C definitions and preprocessor lines make up the
+	// preamble: one after the config block, a macro, a map declaration or
+	// a probe is an error (so #ifdef cannot select probes).
+	late := false
 	for _, it := range g.Items {
 		switch {
 		case it.CDef != nil:
 			sp := tokSpan(it.CDef.Tok)
+			if late {
+				c.errorf(sp.Start, "C definitions must appear before probes and functions")
+			}
 			f.Preamble = append(f.Preamble, &ast.CDef{Span: sp, Text: it.CDef.Tok[0].Value})
 		case it.Config != nil:
+			late = true
 			cfg := &ast.Config{Span: tokSpan(it.Config.Tokens)}
 			for i, e := range it.Config.Entries {
 				if i > 0 && len(it.Config.Entries[i-1].Semi) == 0 {
@@ -368,18 +376,21 @@ func (c *converter) file(g *gFile, src string) *ast.File {
 			}
 			f.Config = cfg
 		case it.Macro != nil:
+			late = true
 			m := &ast.Macro{Span: tokSpan(it.Macro.Tokens), Name: it.Macro.Name, Body: c.block(it.Macro.Body)}
 			for _, p := range it.Macro.Params {
 				m.Params = append(m.Params, &ast.MacroParam{Span: tokSpan(p.Tok), Name: p.Tok[0].Value})
 			}
 			f.Macros = append(f.Macros, m)
 		case it.MapDecl != nil:
+			late = true
 			d := &ast.MapDecl{Span: tokSpan(it.MapDecl.Tokens), Name: it.MapDecl.Name, Kind: it.MapDecl.Kind}
 			for _, a := range it.MapDecl.Args {
 				d.Args = append(d.Args, a.X)
 			}
 			f.MapDecls = append(f.MapDecls, d)
 		case it.Probe != nil:
+			late = true
 			f.Probes = append(f.Probes, c.probe(it.Probe))
 		}
 	}

@@ -348,6 +348,9 @@ var errorTests = []struct{ name, src, want string }{
 	{"nesting limit", "BEGIN { $x = " + strings.Repeat("(", 600) + "1" + strings.Repeat(")", 600) + "; }", `error: expression nested too deeply`},
 	{"unary nesting limit", "BEGIN { $x = " + strings.Repeat("!", 1200) + "1; }", `error: expression nested too deeply`},
 	{"block nesting limit", "BEGIN " + strings.Repeat("{", 300) + strings.Repeat("}", 300), `error: blocks nested too deeply`},
+	{"directive after a probe", "#ifdef FOO\nBEGIN { }\n#else\nEND { }\n#endif", `t.bt:3:1: error: C definitions must appear before probes and functions`},
+	{"C definition after config", "config = { a = 1 }\n#include <x.h>\nBEGIN { }", `t.bt:2:1: error: C definitions must appear before probes and functions`},
+	{"directive in a block", "BEGIN {\n#ifdef FOO\n}", `t.bt:2:1: error: unexpected character '#'`},
 	{"tab-indented", "BEGIN {\n\t@x = ;\n}", `t.bt:2:7: error: unexpected token ";", expected expression`},
 }
 

@@ -42,6 +42,12 @@ type Options struct {
 	// rawtracepoint, kprobe, kretprobe, fentry, fexit) get an implicit
 	// `pid == Pid` test before their predicate (see addPidFilter).
 	Pid int
+	// IncludeDirs are the directories searched for user headers (bpftrace
+	// -I), after the script's own directory for #include "name".
+	IncludeDirs []string
+	// Includes are headers included before the script's preamble (bpftrace
+	// --include), searched as #include "name" from the current directory.
+	Includes []string
 }
 
 // Program is a checked script: every probe expanded, every expression typed,

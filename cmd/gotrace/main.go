@@ -33,6 +33,8 @@ OPTIONS:
     -d, --dry-run  parse, check and load the program without attaching it
     --emit=asm     print the generated BPF instructions, tagged with script positions
     -q             keep messages quiet
+    -I DIR         search DIR for headers (their #defines become constants)
+    --include FILE include FILE before the program
     --repl         interactive mode (the default with no program on a terminal)
     -l [pattern]   list probes matching pattern, e.g. 'kprobe:vfs_*'
     -lv [pattern]  list probes with their arguments
@@ -58,6 +60,9 @@ type config struct {
 	listV   bool // -lv
 	repl    bool // --repl, or no program with a terminal on stdin
 	out     outputFlags
+
+	// includeDirs and includes are -I and --include, in order.
+	includeDirs, includes []string
 }
 
 func parseArgs(args []string, stderr io.Writer) (*config, int, bool) {
@@ -71,10 +76,10 @@ func parseArgs(args []string, stderr io.Writer) (*config, int, bool) {
 	fs.StringVar(&cfg.emit, "emit", "", "emit")
 	fs.BoolVar(&cfg.quiet, "q", false, "quiet")
 	fs.BoolVar(&cfg.repl, "repl", false, "interactive")
-	// Headers are never needed (kernel types come from BTF): include
-	// directories and forced includes are accepted for compatibility.
-	fs.Func("I", "include directory", func(string) error { return nil })
-	fs.Func("include", "include file", func(string) error { return nil })
+	// Kernel types come from BTF; user headers found through -I and
+	// --include give their #defines (lang.Options).
+	fs.Func("I", "include directory", func(s string) error { cfg.includeDirs = append(cfg.includeDirs, s); return nil })
+	fs.Func("include", "include file", func(s string) error { cfg.includes = append(cfg.includes, s); return nil })
 	fs.BoolVar(&cfg.list, "l", false, "list")
 	fs.BoolVar(&cfg.listV, "lv", false, "list verbose")
 	fs.BoolVar(&help, "h", false, "help")
@@ -251,7 +256,7 @@ func printAsm(w io.Writer, prog *object.Program) {
 func compileOptions(cfg *config) gotrace.Options {
 	params, named := gotrace.SplitParams(cfg.params)
 	return gotrace.Options{Params: params, NamedParams: named, ConfigEnv: gotrace.ConfigFromEnviron(os.Environ()),
-		Unsafe: cfg.out.unsafe}
+		Unsafe: cfg.out.unsafe, IncludeDirs: cfg.includeDirs, Includes: cfg.includes}
 }
 
 // isTerminal reports whether f is a terminal.

@@ -1,0 +1,1 @@
+#define GREETING "hi from a forced include"

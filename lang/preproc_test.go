@@ -1,0 +1,120 @@
+package lang_test
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/cilium/ebpf/btf"
+
+	"github.com/gotrace/gotrace/lang"
+	"github.com/gotrace/gotrace/lang/ast"
+)
+
+// macroValues checks src and returns the constant value of each identifier
+// of its probes.
+func macroValues(t *testing.T, src string, opts lang.Options) map[string]lang.Const {
+	t.Helper()
+	file, err := lang.Parse("testdata/check/macros.bt", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prog, err := lang.Check(file, testEnv(t), opts)
+	if err != nil {
+		t.Fatalf("Check: %v", err)
+	}
+	got := map[string]lang.Const{}
+	for _, p := range prog.Probes {
+		ast.Inspect(p.AST, func(n ast.Node) bool {
+			if id, ok := n.(*ast.Ident); ok {
+				if cv, ok := p.Info.Consts[id]; ok {
+					got[id.Name] = cv
+				}
+			}
+			return true
+		})
+	}
+	return got
+}
+
+func TestKernelMacros(t *testing.T) {
+	src := "#include <linux/socket.h>\n" +
+		"BEGIN { @ = AF_INET + AF_UNSPEC + EPERM + TASK_RUNNING + DT_REG + ICMP_ECHO + AF_INET6 + TASK_UNINTERRUPTIBLE; }"
+	got := macroValues(t, src, lang.Options{})
+	for name, want := range map[string]uint64{
+		"AF_INET": 2, "AF_UNSPEC": 0, "EPERM": 1, "TASK_RUNNING": 0, "DT_REG": 8,
+		"ICMP_ECHO": 8, "AF_INET6": 10, "TASK_UNINTERRUPTIBLE": 2,
+	} {
+		if cv, ok := got[name]; !ok || cv.IsStr || cv.Int != want {
+			t.Errorf("%s = %+v (found %v), want %d", name, cv, ok, want)
+		}
+	}
+}
+
+func TestUserHeaderMacros(t *testing.T) {
+	src := "#include \"../include/user.h\"\n" +
+		"#include <fromdir.h>\n" +
+		"#define LOCAL (USER_VALUE + FROM_DIR)\n" +
+		"BEGIN { printf(\"%s %d\\n\", USER_NAME, USER_VALUE + FROM_DIR + LOCAL + FORCED); }"
+	got := macroValues(t, src, lang.Options{
+		IncludeDirs: []string{"testdata/include/dir"},
+		Includes:    []string{"testdata/include/forced.h"},
+	})
+	for name, want := range map[string]lang.Const{
+		"USER_NAME":  {IsStr: true, Str: "hello"},
+		"USER_VALUE": {Int: 42},
+		"FROM_DIR":   {Int: 7},
+		"LOCAL":      {Int: 49},
+		"FORCED":     {Int: 0xf00},
+	} {
+		if got[name] != want {
+			t.Errorf("%s = %+v, want %+v", name, got[name], want)
+		}
+	}
+	// A header found through -I is a user header, not a system one: the
+	// kernel table stays hidden.
+	file, _ := lang.Parse("t.bt", "#include <fromdir.h>\nBEGIN { @ = EPERM; }")
+	if _, err := lang.Check(file, testEnv(t), lang.Options{IncludeDirs: []string{"testdata/include/dir"}}); err == nil {
+		t.Error("EPERM resolved with only a user header included")
+	}
+}
+
+// noBTF is an environment whose kernel has no BTF.
+type noBTF struct{ lang.Env }
+
+func (noBTF) BTF() (*btf.Spec, error) { return nil, errors.New("no BTF") }
+
+// TestHaveBTF checks the pattern of bpftrace's tools (runqlat.bt,
+// tcpdrop.bt): headers without BTF, #defines with it.
+func TestHaveBTF(t *testing.T) {
+	src := "#ifndef BPFTRACE_HAVE_BTF\n#include <linux/sched.h>\n#else\n#define TASK_RUNNING 99\n#endif\n" +
+		"tracepoint:sched:sched_switch { if (args.prev_state == TASK_RUNNING) { @ = count(); } }"
+	for _, tt := range []struct {
+		env  lang.Env
+		want uint64
+	}{
+		{testEnv(t), 99},
+		{noBTF{testEnv(t)}, 0},
+	} {
+		file, err := lang.Parse("runqlat.bt", src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		prog, err := lang.Check(file, tt.env, lang.Options{})
+		if err != nil {
+			t.Fatalf("Check: %v", err)
+		}
+		found := false
+		ast.Inspect(prog.Probes[0].AST, func(n ast.Node) bool {
+			if id, ok := n.(*ast.Ident); ok && id.Name == "TASK_RUNNING" {
+				found = true
+				if cv := prog.Probes[0].Info.Consts[id]; cv.Int != tt.want {
+					t.Errorf("TASK_RUNNING = %d, want %d", cv.Int, tt.want)
+				}
+			}
+			return true
+		})
+		if !found {
+			t.Error("no TASK_RUNNING identifier")
+		}
+	}
+}

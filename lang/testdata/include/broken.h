@@ -1,0 +1,4 @@
+#define BROKEN 1
+#ifdef BROKEN
+#error broken header
+#endif

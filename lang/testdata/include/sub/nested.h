@@ -1,0 +1,2 @@
+#define NESTED \
+	21
