@@ -21,6 +21,7 @@ import (
 
 	"github.com/gotrace/gotrace/object"
 	"github.com/gotrace/gotrace/output"
+	"github.com/gotrace/gotrace/provider"
 	"github.com/gotrace/gotrace/tracefs"
 )
 
@@ -80,6 +81,11 @@ type Options struct {
 	// Verbose, when set, receives program and map information and the
 	// verifier's statistics for each program (bpftrace -v).
 	Verbose io.Writer
+	// Pid restricts the probes that can be restricted when attached
+	// (profile, software, uprobes) to one process (bpftrace -p); 0 means
+	// every process. Probes that cannot are filtered in their program by
+	// the checker.
+	Pid int
 	// Format is the output format (bpftrace -f): "" or output.FormatText
 	// for text, output.FormatJSON for one JSON object per line on Stdout
 	// (see output/json.go).
@@ -186,22 +192,17 @@ func (s *session) run(ctx context.Context) error {
 
 	var begins, ends, probes []*object.Probe
 	for _, p := range prog.Probes {
-		switch p.Kind {
-		case object.ProbeBegin:
+		def := provider.Lookup(p.Provider)
+		if def == nil || !def.Supported() {
+			return fmt.Errorf("probe %s: unknown provider %q", p.Name, p.Provider)
+		}
+		switch def.Phase {
+		case provider.Begin:
 			begins = append(begins, p)
-		case object.ProbeEnd:
+		case provider.End:
 			ends = append(ends, p)
 		default:
 			probes = append(probes, p)
-			if p.Kind == object.ProbeTracepoint && s.env == nil {
-				dir := s.opts.TracefsDir
-				if dir == "" {
-					if dir, err = tracefs.Mount(); err != nil {
-						return err
-					}
-				}
-				s.env = tracefs.NewEnv(dir)
-			}
 		}
 	}
 	byOrder := func(a, b *object.Probe) int { return cmp.Compare(a.Order, b.Order) }
@@ -347,7 +348,7 @@ func (s *session) load() error {
 	if cache == nil {
 		cache = btf.NewCache()
 	}
-	if err := s.preflight(); err != nil {
+	if err := s.require(); err != nil {
 		return err
 	}
 	// fentry/fexit programs are loaded one by one (kfunc.go).
