@@ -196,6 +196,9 @@ func (s *Script) runtimeOptions(opts RunOptions) runtime.Options {
 	if cfg.MaxCatBytes > 0 {
 		ro.MaxCatBytes = cfg.MaxCatBytes
 	}
+	if cfg.MaxProbes > 0 {
+		ro.MaxProbes = cfg.MaxProbes
+	}
 	if cfg.StackMode != "" {
 		ro.StackMode = cfg.StackMode
 	}

@@ -67,6 +67,7 @@ type Config struct {
 	StackMode       string  // stack_mode: "bpftrace" (default), "perf" or "raw"
 	StrTruncTrailer *string // str_trunc_trailer, nil for the default
 	MaxCatBytes     int     // max_cat_bytes, 0 for the default
+	MaxProbes       int     // max_probes, 0 for the default
 	Other           []string
 }
 

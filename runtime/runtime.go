@@ -29,6 +29,10 @@ import (
 // cat() prints.
 const DefaultMaxCatBytes = 10240
 
+// DefaultMaxProbes is bpftrace's default max_probes: how many probes a
+// script may attach.
+const DefaultMaxProbes = 1024
+
 // slowAttach is the attach time from which the time taken is reported.
 const slowAttach = 100 * time.Millisecond
 
@@ -78,6 +82,10 @@ type Options struct {
 	StackMode string
 	// MaxCatBytes limits cat(); 0 means DefaultMaxCatBytes.
 	MaxCatBytes int
+	// MaxProbes limits how many probes (as counted in "Attaching N
+	// probes") the script attaches, as bpftrace's max_probes; 0 means
+	// DefaultMaxProbes.
+	MaxProbes int
 	// Verbose, when set, receives program and map information and the
 	// verifier's statistics for each program (bpftrace -v).
 	Verbose io.Writer
@@ -209,6 +217,15 @@ func (s *session) run(ctx context.Context) error {
 	slices.SortStableFunc(begins, byOrder)
 	slices.SortStableFunc(ends, byOrder)
 
+	n := len(begins) + len(ends)
+	for _, p := range probes {
+		n += max(len(p.Targets), 1)
+	}
+	if limit := cmp.Or(s.opts.MaxProbes, DefaultMaxProbes); n > limit {
+		return fmt.Errorf("Can't attach to %d probes because it exceeds the current limit of %d probes.\n"+
+			"You can increase the limit through the BPFTRACE_MAX_PROBES environment variable, "+
+			"but BE CAREFUL since a high number of probes attached can cause your system to crash.", n, limit)
+	}
 	if err := s.load(); err != nil {
 		return err
 	}
@@ -262,10 +279,6 @@ func (s *session) run(ctx context.Context) error {
 	})
 	defer stopWatcher()
 
-	n := len(begins) + len(ends)
-	for _, p := range probes {
-		n += max(len(p.Targets), 1)
-	}
 	if !s.opts.Quiet && !s.json() {
 		if n == 1 {
 			fmt.Fprintln(s.stderr, "Attaching 1 probe...")
