@@ -37,9 +37,11 @@ type Options struct {
 	// cpid builtin; 0 means there is none and cpid is an error.
 	Cpid int
 	// Pid, when non-zero, restricts the script to one process (bpftrace
-	// -p): probes that cannot filter by pid when attached (tracepoint,
-	// rawtracepoint, kprobe, kretprobe, fentry, fexit) get an implicit
-	// `pid == Pid` test before their predicate (see addPidFilter).
+	// -p): probes whose provider cannot filter by pid when attached
+	// (provider.PidFilter: tracepoint, rawtracepoint, kprobe, kretprobe,
+	// fentry, fexit) get an implicit `pid == Pid` test before their
+	// predicate (see addPidFilter); profile, software and uprobes are
+	// attached for the process only (runtime.Options.Pid).
 	Pid int
 }
 
