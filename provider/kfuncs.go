@@ -242,4 +242,3 @@ func funcLister(kind string, trampoline, retval bool) func(io.Writer, ListEnv, s
 		return nil
 	}
 }
-
