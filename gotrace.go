@@ -123,6 +123,7 @@ type Script struct {
 	Program      *object.Program
 	env          Env
 	unsafe       bool
+	pid          int
 }
 
 // Compile parses, checks and compiles a script. Errors in the script are
@@ -161,13 +162,14 @@ func Compile(name, src string, opts Options) (*Script, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Script{Name: name, Source: src, Checked: checked, Program: prog, env: env, unsafe: opts.Unsafe}, nil
+	return &Script{Name: name, Source: src, Checked: checked, Program: prog, env: env, unsafe: opts.Unsafe, pid: opts.Pid}, nil
 }
 
+// needsKernelFeatures reports whether a provider of the program compiles
+// differently by kernel (provider.KernelFeatures).
 func needsKernelFeatures(p *lang.Program) bool {
 	for _, pr := range p.Probes {
-		switch pr.Provider() {
-		case "kprobe", "kretprobe", "fentry", "fexit", "rawtracepoint":
+		if pr.Def().KernelFeatures {
 			return true
 		}
 	}
@@ -185,7 +187,7 @@ func (s *Script) Warnings() string {
 // the script's config block.
 func (s *Script) runtimeOptions(opts RunOptions) runtime.Options {
 	ro := runtime.Options{
-		Stdout: opts.Stdout, Stderr: opts.Stderr, Quiet: opts.Quiet, Unsafe: s.unsafe,
+		Stdout: opts.Stdout, Stderr: opts.Stderr, Quiet: opts.Quiet, Unsafe: s.unsafe, Pid: s.pid,
 		NoSignals: opts.NoSignals, NoExitMaps: opts.NoExitMaps, Formatter: opts.Formatter,
 		Attached: opts.Attached, StackMode: opts.StackMode, MaxCatBytes: opts.MaxCatBytes,
 		Verbose: opts.Verbose, Format: opts.Format,
@@ -197,6 +199,9 @@ func (s *Script) runtimeOptions(opts RunOptions) runtime.Options {
 	}
 	if cfg.MaxCatBytes > 0 {
 		ro.MaxCatBytes = cfg.MaxCatBytes
+	}
+	if cfg.MaxProbes > 0 {
+		ro.MaxProbes = cfg.MaxProbes
 	}
 	if cfg.StackMode != "" {
 		ro.StackMode = cfg.StackMode

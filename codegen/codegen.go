@@ -12,6 +12,7 @@ import (
 	"github.com/gotrace/gotrace/lang/ast"
 	"github.com/gotrace/gotrace/lang/types"
 	"github.com/gotrace/gotrace/object"
+	"github.com/gotrace/gotrace/provider"
 )
 
 // Options are the kernel-dependent inputs of code generation, decided by the
@@ -67,8 +68,9 @@ func Compile(prog *lang.Program, opts Options) (*object.Program, error) {
 		opts.RingbufSize = 1 << 20
 	}
 	c := &compiler{
-		prog: prog,
-		opts: opts,
+		prog:  prog,
+		opts:  opts,
+		order: map[string]int{},
 		out: &object.Program{
 			Collection: &ebpf.CollectionSpec{
 				Maps:     map[string]*ebpf.MapSpec{},
@@ -112,8 +114,7 @@ type compiler struct {
 	out      *object.Program
 	mapIndex map[string]int // user map name → index in out.Maps
 	printfs  map[string]int // dedup key → index in out.Printfs
-	begins   int
-	ends     int
+	order    map[string]int // instances compiled so far, by provider
 }
 
 // mapKeyType returns the BPF key layout for a map.
@@ -190,50 +191,19 @@ func roundUp(n, a int) int { return (n + a - 1) / a * a }
 func (c *compiler) compileProbe(i int, p *lang.Probe) error {
 	pt := p.Points[0]
 	probe := &object.Probe{Name: pt.Name, Program: fmt.Sprintf("p%d", i)}
-	var typ ebpf.ProgramType
-	var attach ebpf.AttachType
-	switch pt.Provider {
-	case "begin":
-		probe.Kind, typ, probe.Order = object.ProbeBegin, ebpf.RawTracepoint, c.begins
-		c.begins++
-	case "end":
-		probe.Kind, typ, probe.Order = object.ProbeEnd, ebpf.RawTracepoint, c.ends
-		c.ends++
-	case "tracepoint":
-		probe.Kind, typ = object.ProbeTracepoint, ebpf.TracePoint
-		for _, p := range p.Points {
-			probe.Targets = append(probe.Targets, p.Category+":"+p.Event)
-		}
-	case "interval", "profile":
-		probe.Kind, typ = object.ProbeInterval, ebpf.PerfEvent
-		if pt.Provider == "profile" {
-			probe.Kind = object.ProbeProfile
-		}
-		switch pt.Unit {
-		case "s":
-			probe.Period = pt.Value * 1e9
-		case "ms":
-			probe.Period = pt.Value * 1e6
-		case "us":
-			probe.Period = pt.Value * 1e3
-		case "hz":
-			if probe.Kind == object.ProbeProfile {
-				probe.Freq = pt.Value
-			} else {
-				probe.Period = 1e9 / pt.Value
-			}
-		}
-	case "software":
-		probe.Kind, typ = object.ProbeSoftware, ebpf.PerfEvent
-		probe.Config = lang.SoftwareEvents()[pt.Event][0]
-		probe.Period = pt.Value
-	case "kprobe", "kretprobe", "fentry", "fexit", "rawtracepoint", "uprobe", "uretprobe":
-		typ, attach = c.kernelProbe(p, probe)
-	default:
+	def := provider.Lookup(pt.Provider)
+	if def == nil || !def.Supported() {
 		return &Error{Pos: pt.Pos, Err: fmt.Errorf("%s probes are not supported by the code generator", pt.Provider)}
 	}
+	// The provider says what to emit; Order counts the instances of a
+	// provider (BEGIN and END run in order of appearance).
+	prog := def.Compile(p.Points, provider.Features{KprobeMulti: c.opts.KprobeMulti, FentryMultiThreshold: c.opts.FentryMultiThreshold}, probe)
+	typ, attach := prog.Type, prog.AttachType
+	probe.Order = c.order[pt.Provider]
+	c.order[pt.Provider]++
 	probe.Group = &object.Group{Written: written(p), Size: len(probe.Targets)}
 	g := newGen(c, p)
+	g.ctx = prog.Ctx
 	insns, err := g.program()
 	if err != nil {
 		return err

@@ -82,7 +82,7 @@ func dump(p *object.Program) string {
 	}
 	for _, pr := range p.Probes {
 		spec := p.Collection.Programs[pr.Program]
-		fmt.Fprintf(&b, "probe %s kind=%d targets=%v period=%d freq=%d config=%d (%s %s attach=%s to=%q)\n", pr.Name, pr.Kind, pr.Targets, pr.Period, pr.Freq, pr.Config, pr.Program, spec.Type, spec.AttachType, spec.AttachTo)
+		fmt.Fprintf(&b, "probe %s provider=%s targets=%v period=%d freq=%d config=%d (%s %s attach=%s to=%q)\n", pr.Name, pr.Provider, pr.Targets, pr.Period, pr.Freq, pr.Config, pr.Program, spec.Type, spec.AttachType, spec.AttachTo)
 		fmt.Fprintf(&b, "%v", spec.Instructions)
 	}
 	return b.String()

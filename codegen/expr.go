@@ -11,6 +11,7 @@ import (
 	"github.com/gotrace/gotrace/lang"
 	"github.com/gotrace/gotrace/lang/ast"
 	"github.com/gotrace/gotrace/lang/types"
+	"github.com/gotrace/gotrace/provider"
 )
 
 // loadImm puts a 64-bit constant in reg with the shortest encoding.
@@ -442,7 +443,7 @@ func (g *gen) fieldScalar(e *ast.Field) {
 		g.memberScalar(e)
 		return
 	}
-	if g.probe.Provider() != "tracepoint" {
+	if g.probe.Def().Args != provider.ArgsTracepointFormat {
 		f := g.info.Members[e]
 		g.kfuncArg(f.Offset/8, f.Type, e.Pos())
 		return
@@ -647,7 +648,7 @@ func (g *gen) str(e *ast.Call) int16 {
 	switch {
 	case at.AS == types.User || (at.AS == types.NoAS && g.info.UserArgs):
 		fn = asm.FnProbeReadUserStr
-	case at.AS == types.NoAS && g.probe.Provider() != "begin" && g.probe.Provider() != "end":
+	case at.AS == types.NoAS && g.ctx != provider.CtxNone:
 		// Unknown address space: the compat helper reads either (x86).
 		fn = asm.FnProbeReadStr
 	}
@@ -762,7 +763,7 @@ func (g *gen) arrayBase(x ast.Expr) {
 	case *ast.Paren:
 		g.arrayBase(x.X)
 	case *ast.Field:
-		if isArgs(x.X) && g.probe.Provider() == "tracepoint" {
+		if isArgs(x.X) && g.probe.Def().Args == provider.ArgsTracepointFormat {
 			// an array inside the tracepoint record: its address in ctx
 			g.emit(asm.Mov.Reg(asm.R0, rCtx), asm.Add.Imm(asm.R0, int32(g.info.Members[x].Offset)))
 			return

@@ -11,6 +11,7 @@ import (
 	"github.com/gotrace/gotrace/lang/ast"
 	"github.com/gotrace/gotrace/lang/types"
 	"github.com/gotrace/gotrace/object"
+	"github.com/gotrace/gotrace/provider"
 )
 
 // Register roles. R1–R5 are helper arguments and clobbered by calls, R0 holds
@@ -24,6 +25,7 @@ type gen struct {
 	c     *compiler
 	probe *lang.Probe
 	info  *lang.Info
+	ctx   provider.CtxKind // what R1 points to, as the provider compiled it
 
 	insns   asm.Instructions
 	pending []string // labels waiting for the next instruction

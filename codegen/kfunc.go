@@ -3,14 +3,12 @@ package codegen
 import (
 	"fmt"
 
-	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/asm"
 	"github.com/cilium/ebpf/btf"
 
-	"github.com/gotrace/gotrace/lang"
 	"github.com/gotrace/gotrace/lang/ast"
 	"github.com/gotrace/gotrace/lang/types"
-	"github.com/gotrace/gotrace/object"
+	"github.com/gotrace/gotrace/provider"
 )
 
 // x86-64 struct pt_regs offsets, used when no BTF is given; with BTF the
@@ -44,76 +42,8 @@ func (c *compiler) regOffset(name string) (int, error) {
 	return off, nil
 }
 
-// kernelProbe fills in a kprobe/fentry/rawtracepoint probe. It returns the
-// program type and attach type, and the attach targets.
-func (c *compiler) kernelProbe(p *lang.Probe, probe *object.Probe) (ebpf.ProgramType, ebpf.AttachType) {
-	pt := p.Points[0]
-	for _, pp := range p.Points {
-		target := pp.Func
-		if pp.Offset != 0 {
-			target += fmt.Sprintf("+%d", pp.Offset)
-		}
-		probe.Targets = append(probe.Targets, target)
-	}
-	switch pt.Provider {
-	case "uprobe", "uretprobe":
-		probe.Kind = object.ProbeUprobe
-		if pt.Provider == "uretprobe" {
-			probe.Kind = object.ProbeUretprobe
-		}
-		probe.Targets = probe.Targets[:0]
-		for _, pp := range p.Points {
-			target := pp.Module + ":" + pp.Func
-			if pp.Offset != 0 {
-				target += fmt.Sprintf("+%d", pp.Offset)
-			}
-			probe.Targets = append(probe.Targets, target)
-		}
-		return ebpf.Kprobe, ebpf.AttachNone
-	case "kprobe", "kretprobe":
-		probe.Kind = object.ProbeKprobe
-		if pt.Provider == "kretprobe" {
-			probe.Kind = object.ProbeKretprobe
-		}
-		if c.opts.KprobeMulti && len(p.Points) > 1 {
-			return ebpf.Kprobe, ebpf.AttachTraceKprobeMulti
-		}
-		return ebpf.Kprobe, ebpf.AttachNone
-	case "fentry":
-		probe.Kind = object.ProbeFentry
-		if c.fentryViaKprobe(p) {
-			probe.Kind = object.ProbeKprobe
-			probe.Via = fmt.Sprintf("fentry wildcard of %d functions served by one kprobe_multi link", len(p.Points))
-			return ebpf.Kprobe, ebpf.AttachTraceKprobeMulti
-		}
-		return ebpf.Tracing, ebpf.AttachTraceFEntry
-	case "fexit":
-		probe.Kind = object.ProbeFexit
-		return ebpf.Tracing, ebpf.AttachTraceFExit
-	case "rawtracepoint":
-		probe.Kind = object.ProbeRawTracepoint
-		return ebpf.Tracing, ebpf.AttachTraceRawTp
-	}
-	return ebpf.UnspecifiedProgram, ebpf.AttachNone
-}
-
-// fentryViaKprobe reports whether a large fentry wildcard is compiled as one
-// kprobe_multi program (arguments then come from pt_regs): separate
-// trampolines cost ~140 ms each to detach.
-func (c *compiler) fentryViaKprobe(p *lang.Probe) bool {
-	return c.opts.KprobeMulti && c.opts.FentryMultiThreshold > 0 && len(p.Points) >= c.opts.FentryMultiThreshold
-}
-
 // isKprobeCtx reports whether the program's context is struct pt_regs.
-func (g *gen) isKprobeCtx() bool {
-	switch g.probe.Provider() {
-	case "kprobe", "kretprobe", "uprobe", "uretprobe":
-		return true
-	case "fentry":
-		return g.c.fentryViaKprobe(g.probe)
-	}
-	return false
-}
+func (g *gen) isKprobeCtx() bool { return g.ctx == provider.CtxPtRegs }
 
 // loadReg loads a pt_regs register into R0.
 func (g *gen) loadReg(name string, pos ast.Pos) {
@@ -251,12 +181,7 @@ func (g *gen) btfTrusted(x ast.Expr) bool {
 	if !g.c.opts.DirectBTFLoads {
 		return false
 	}
-	switch g.probe.Provider() {
-	case "fentry", "fexit", "rawtracepoint":
-		if g.isKprobeCtx() {
-			return false
-		}
-	default:
+	if g.ctx != provider.CtxBTFArgs {
 		return false
 	}
 	t := g.info.TypeOf(x)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gotrace/gotrace/lang/ast"
 	"github.com/gotrace/gotrace/lang/types"
+	"github.com/gotrace/gotrace/provider"
 )
 
 // Builtin is a builtin variable such as pid or comm.
@@ -58,15 +59,14 @@ func builtins() map[string]*Builtin {
 		}},
 		{Name: "jiffies", typ: fixed(types.Uint64)},
 		{Name: "ctx", typ: func(c *checker) (*types.Type, string) {
-			switch c.probe.Provider() {
-			case "begin", "end":
+			if c.probe.Def().Ctx == provider.CtxNone {
 				return nil, fmt.Sprintf("ctx is not available in %s probes", c.probe.Provider())
 			}
 			return &types.Type{Kind: types.Pointer, Size: 8, Elem: types.VoidT, AS: types.Kernel, Name: "ctx"}, ""
 		}},
 		{Name: "username", typ: fixed(&types.Type{Kind: types.Username, Size: 8})},
 		{Name: "probetype", typ: func(c *checker) (*types.Type, string) {
-			return types.NewString(len(probeType(c.probe.Provider())) + 1), ""
+			return types.NewString(len(c.probe.Def().ProbeType) + 1), ""
 		}},
 		{Name: "ustack", typ: fixed(ustackType(MaxStackFrames))},
 		{Name: "kstack", typ: func(c *checker) (*types.Type, string) {
@@ -100,9 +100,7 @@ func builtins() map[string]*Builtin {
 			return &types.Type{Kind: types.Pointer, Size: 8, Elem: btfToType(ts, types.Kernel), AS: types.Kernel}, ""
 		}},
 		{Name: "func", typ: func(c *checker) (*types.Type, string) {
-			switch c.probe.Provider() {
-			case "kprobe", "kretprobe", "fentry", "fexit", "uprobe", "uretprobe":
-			default:
+			if !c.probe.Def().Func {
 				return nil, fmt.Sprintf("func is not available in %s probes", c.probe.Provider())
 			}
 			if len(c.probe.Points) == 1 {
@@ -112,9 +110,10 @@ func builtins() map[string]*Builtin {
 		}},
 		{Name: "retval", typ: func(c *checker) (*types.Type, string) {
 			pt := c.probe.Points[0]
-			switch pt.Provider {
-			case "kretprobe", "fexit":
-			case "uretprobe":
+			from := c.probe.Def().Retval
+			switch from {
+			case provider.RetvalProto, provider.RetvalAfterArgs:
+			case provider.RetvalUser:
 				return types.Uint64, ""
 			default:
 				return nil, fmt.Sprintf("retval is not available in %s probes", pt.Provider)
@@ -124,8 +123,8 @@ func builtins() map[string]*Builtin {
 					return t, ""
 				}
 			}
-			if pt.Provider == "fexit" && len(c.probe.Points) > 1 {
-				return nil, "retval in fexit needs one function per probe (its position depends on the prototype)"
+			if from == provider.RetvalAfterArgs && len(c.probe.Points) > 1 {
+				return nil, fmt.Sprintf("retval in %s needs one function per probe (its position depends on the prototype)", pt.Provider)
 			}
 			return types.Int64, ""
 		}},
@@ -142,10 +141,8 @@ func builtins() map[string]*Builtin {
 
 // argN types the kprobe register arguments arg0...arg5.
 func argN(c *checker) (*types.Type, string) {
-	switch p := c.probe.Provider(); p {
-	case "kprobe", "rawtracepoint", "uprobe":
-	default:
-		return nil, fmt.Sprintf("argN is only available in kprobe, uprobe and rawtracepoint probes (use args.NAME in %s probes)", p)
+	if !c.probe.Def().ArgN {
+		return nil, fmt.Sprintf("argN is only available in kprobe, uprobe and rawtracepoint probes (use args.NAME in %s probes)", c.probe.Provider())
 	}
 	return types.Uint64, ""
 }
@@ -168,7 +165,7 @@ func (c *checker) ident(e *ast.Ident) *types.Type {
 	case e.Name == "func" && t.Kind == types.String:
 		c.info.Consts[e] = Const{IsStr: true, Str: c.probe.Points[0].Func}
 	case e.Name == "probetype":
-		c.info.Consts[e] = Const{IsStr: true, Str: probeType(c.probe.Provider())}
+		c.info.Consts[e] = Const{IsStr: true, Str: c.probe.Def().ProbeType}
 	case e.Name == "ncpus":
 		c.info.Consts[e] = Const{Int: uint64(max(c.opts.NCPUs, 1))}
 	case e.Name == "cpid":

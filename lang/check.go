@@ -9,6 +9,7 @@ import (
 	"github.com/cilium/ebpf/btf"
 
 	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/provider"
 )
 
 // Check resolves and type-checks a parsed script against env. On failure it
@@ -72,8 +73,6 @@ type checker struct {
 	// built once per check.
 	builtinTab map[string]*Builtin
 	funcTab    map[string]*Func
-	// funcs caches the kernel's BTF functions by name.
-	funcs map[string]*btf.Func
 }
 
 // collapse keeps one error per position: a probe expanded to many attach
@@ -146,7 +145,7 @@ func (c *checker) checkFile(file *ast.File) {
 		var groups [][]*AttachPoint
 		byProvider := map[string]int{}
 		for _, pt := range points {
-			if shared && sharesProgram(pt.Provider) {
+			if shared && provider.Lookup(pt.Provider).SharesProgram {
 				gi, ok := byProvider[pt.Provider]
 				if !ok {
 					gi = len(groups)

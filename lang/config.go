@@ -61,8 +61,14 @@ func (c *checker) checkConfig(cfg *ast.Config) {
 				continue
 			}
 			c.errorf(e.Value.Pos(), "max_cat_bytes must be a positive integer")
+		case "max_probes":
+			if v, ok := e.Value.(*ast.IntLit); ok && v.Value > 0 && v.Value <= 1<<31 {
+				c.prog.Config.MaxProbes = int(v.Value)
+				continue
+			}
+			c.errorf(e.Value.Pos(), "max_probes must be a positive integer")
 		case "perf_rb_pages", "log_size",
-			"max_bpf_progs", "max_probes", "on_stack_limit", "cpp_demangle", "lazy_symbolication",
+			"max_bpf_progs", "on_stack_limit", "cpp_demangle", "lazy_symbolication",
 			"license", "show_debug_info", "symbol_source", "max_type_res_iterations",
 			"unstable_tseries", "unstable_dw_ustack", "unstable_map_decl", "unstable_import", "unstable_macro":
 			// Accepted: these affect output details gotrace does not vary.

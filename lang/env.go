@@ -1,10 +1,9 @@
 package lang
 
 import (
-	"errors"
-
 	"github.com/cilium/ebpf/btf"
 
+	"github.com/gotrace/gotrace/provider"
 	"github.com/gotrace/gotrace/tracefs"
 )
 
@@ -44,14 +43,10 @@ type HostFiles interface {
 }
 
 // ELFSymbol is one symbol of an ELF file.
-type ELFSymbol struct {
-	Name  string // without version suffix
-	Value uint64 // address, never 0
-	Func  bool   // STT_FUNC
-}
+type ELFSymbol = provider.ELFSymbol
 
 // errNoHostFiles is reported when the environment cannot read host files.
-var errNoHostFiles = errors.New("the environment cannot read host files")
+var errNoHostFiles = provider.ErrNoHostFiles
 
 // hostFiles returns the environment's HostFiles.
 func (c *checker) hostFiles() (HostFiles, error) {

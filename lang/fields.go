@@ -9,6 +9,7 @@ import (
 
 	"github.com/gotrace/gotrace/lang/ast"
 	"github.com/gotrace/gotrace/lang/types"
+	"github.com/gotrace/gotrace/provider"
 )
 
 // kernelBTF returns the kernel's BTF or reports why it is unavailable.
@@ -44,7 +45,7 @@ func (c *checker) field(e *ast.Field) *types.Type {
 		}
 		if xt.Name == "args" {
 			what := "argument"
-			if c.probe.Provider() == "tracepoint" {
+			if c.probe.Def().Args == provider.ArgsTracepointFormat {
 				what = "field"
 			}
 			c.errorf(e.Pos(), "%s has no %s %q (%ss: %s)", c.probe.Points[0].Name, what, e.Name, what, strings.Join(names, ", "))

@@ -138,7 +138,7 @@ func checkUaddr(c *checker, e *ast.Call) *types.Type {
 		return nil
 	}
 	pt := c.probe.Points[0]
-	if pt.Provider != "uprobe" && pt.Provider != "uretprobe" {
+	if !c.probe.Def().UserBinary {
 		c.errorf(e.Pos(), "uaddr() is only available in uprobe and uretprobe probes")
 		return nil
 	}

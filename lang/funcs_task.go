@@ -9,6 +9,7 @@ import (
 
 	"github.com/gotrace/gotrace/lang/ast"
 	"github.com/gotrace/gotrace/lang/types"
+	"github.com/gotrace/gotrace/provider"
 )
 
 // Registers names reg() accepts, as members of x86-64 struct pt_regs.
@@ -23,8 +24,9 @@ func checkReg(c *checker, e *ast.Call) *types.Type {
 	if !c.wantArgs(e, 1, 1) {
 		return nil
 	}
-	if p := c.probe.Provider(); p != "kprobe" && p != "kretprobe" && p != "uprobe" && p != "uretprobe" {
-		c.errorf(e.Pos(), "reg() is only available in kprobe, kretprobe, uprobe and uretprobe probes")
+	if c.probe.Def().Ctx != provider.CtxPtRegs {
+		c.errorf(e.Pos(), "reg() is only available in %s probes",
+			provider.Names(func(p *provider.Provider) bool { return p.Ctx == provider.CtxPtRegs }))
 		return nil
 	}
 	lit, ok := e.Args[0].(*ast.StrLit)
@@ -146,14 +148,6 @@ func checkGetopt(c *checker, e *ast.Call) *types.Type {
 	return t
 }
 
-// probeType is the probetype builtin: the provider, "special" for BEGIN/END.
-func probeType(provider string) string {
-	if provider == "begin" || provider == "end" {
-		return "special"
-	}
-	return provider
-}
-
 // checkCgroupid resolves cgroupid("/sys/fs/cgroup/...") at compile time:
 // the cgroup v2 id is the inode number of the cgroup's directory.
 func checkCgroupid(c *checker, e *ast.Call) *types.Type {
@@ -183,7 +177,7 @@ func checkOverride(c *checker, e *ast.Call) *types.Type {
 	if !c.wantArgs(e, 1, 1) || c.intArg(e, 0) == nil {
 		return nil
 	}
-	if p := c.probe.Provider(); p != "kprobe" {
+	if !c.probe.Def().Override {
 		c.errorf(e.Pos(), "override() is only available in kprobe probes (it needs bpf_override_return and CONFIG_BPF_KPROBE_OVERRIDE)")
 		return nil
 	}
@@ -196,7 +190,7 @@ func checkPath(c *checker, e *ast.Call) *types.Type {
 	if !c.wantArgs(e, 1, 2) {
 		return nil
 	}
-	if p := c.probe.Provider(); p != "fentry" && p != "fexit" {
+	if !c.probe.Def().DPath {
 		c.errorf(e.Pos(), "path() is only available in fentry and fexit probes (bpf_d_path, Linux 5.10+)")
 		return nil
 	}

@@ -4,23 +4,13 @@ import (
 	"strconv"
 
 	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/provider"
 )
 
-// needsPidFilter reports whether probes of a provider must test the pid in
-// their program for -p, as bpftrace's PidFilter pass decides: these cannot
-// be restricted to a process when attached. uprobes are (bpftrace passes
-// the pid to the kernel), and interval, profile, software, BEGIN and END
-// probes are not filtered at all.
-func needsPidFilter(provider string) bool {
-	switch provider {
-	case "kprobe", "kretprobe", "fentry", "fexit", "tracepoint", "rawtracepoint":
-		return true
-	}
-	return false
-}
-
 // addPidFilter implements -p (Options.Pid): every AST probe with an attach
-// point that needs a pid filter gets the predicate `pid == Pid`, ANDed
+// point whose provider needs a pid filter (provider.PidFilter: it cannot be
+// restricted to a process when attached, as bpftrace's PidFilter pass
+// decides) gets the predicate `pid == Pid`, ANDed
 // before its own predicate. It runs once, after the attach points are
 // expanded and before the probes are checked.
 func (c *checker) addPidFilter() {
@@ -33,7 +23,7 @@ func (c *checker) addPidFilter() {
 			continue
 		}
 		for _, pt := range pr.Points {
-			if needsPidFilter(pt.Provider) {
+			if provider.Lookup(pt.Provider).PidFilter {
 				done[pr.AST] = true
 				break
 			}

@@ -3,6 +3,7 @@ package lang
 import (
 	"github.com/gotrace/gotrace/lang/ast"
 	"github.com/gotrace/gotrace/lang/types"
+	"github.com/gotrace/gotrace/provider"
 )
 
 // expandAttachMissing expands an attach point; with config missing_probes
@@ -24,17 +25,6 @@ func (c *checker) expandAttachMissing(ap *ast.AttachPoint) []*AttachPoint {
 		}
 	}
 	return pts
-}
-
-// sharesProgram reports whether attach points of a provider can share one
-// instance (one program for kprobes and tracepoints, one set of checked
-// instructions for trampolines).
-func sharesProgram(provider string) bool {
-	switch provider {
-	case "tracepoint", "kprobe", "kretprobe", "fentry", "fexit", "rawtracepoint", "uprobe", "uretprobe":
-		return true
-	}
-	return false
 }
 
 // usesIdent reports whether the probe's predicate or body mentions the bare
@@ -68,22 +58,18 @@ func (c *checker) checkProbe(pr *Probe) {
 	c.scopes = []map[string]int{{}}
 	c.nextVar = 0
 	pt := pr.Points[0]
+	def := pr.Def()
 	if len(pr.Points) == 1 {
-		switch pt.Provider {
-		case "tracepoint":
+		switch def.Args {
+		case provider.ArgsTracepointFormat:
 			c.info.ArgsType = c.tracepointArgs(pt)
-			c.info.UserArgs = pt.Category == "syscalls"
-		case "kprobe", "kretprobe", "fentry", "fexit", "rawtracepoint":
-			if pt.Provider != "kretprobe" {
-				c.info.ArgsType, c.info.ArgsErr = c.kfuncArgs(pt)
-			}
-		case "uprobe", "uretprobe":
-			c.info.ArgsErr = "args needs DWARF debug information for user functions, which gotrace does not read: use arg0...arg5"
+		case provider.ArgsFuncProto:
+			c.info.ArgsType, c.info.ArgsErr = c.kfuncArgs(pt)
+		case provider.ArgsNone:
+			c.info.ArgsErr = def.ArgsErr
 		}
 	}
-	if p := pt.Provider; p == "uprobe" || p == "uretprobe" {
-		c.info.UserArgs = true // pointers in registers are user memory
-	}
+	c.info.UserArgs = def.UserArgs(pt)
 	if pr.AST.Pred != nil {
 		t := c.expr(pr.AST.Pred)
 		if t != nil && !isCondition(t) {

@@ -3,10 +3,9 @@ package lang
 import (
 	"sort"
 
-	"github.com/cilium/ebpf/btf"
-
 	"github.com/gotrace/gotrace/lang/ast"
 	"github.com/gotrace/gotrace/lang/types"
+	"github.com/gotrace/gotrace/provider"
 )
 
 // DefaultMaxStrlen is bpftrace's default string buffer size (max_strlen).
@@ -38,9 +37,11 @@ type Options struct {
 	// cpid builtin; 0 means there is none and cpid is an error.
 	Cpid int
 	// Pid, when non-zero, restricts the script to one process (bpftrace
-	// -p): probes that cannot filter by pid when attached (tracepoint,
-	// rawtracepoint, kprobe, kretprobe, fentry, fexit) get an implicit
-	// `pid == Pid` test before their predicate (see addPidFilter).
+	// -p): probes whose provider cannot filter by pid when attached
+	// (provider.PidFilter: tracepoint, rawtracepoint, kprobe, kretprobe,
+	// fentry, fexit) get an implicit `pid == Pid` test before their
+	// predicate (see addPidFilter); profile, software and uprobes are
+	// attached for the process only (runtime.Options.Pid).
 	Pid int
 	// IncludeDirs are the directories searched for user headers (bpftrace
 	// -I), after the script's own directory for #include "name".
@@ -74,6 +75,7 @@ type Config struct {
 	StackMode       string  // stack_mode: "bpftrace" (default), "perf" or "raw"
 	StrTruncTrailer *string // str_trunc_trailer, nil for the default
 	MaxCatBytes     int     // max_cat_bytes, 0 for the default
+	MaxProbes       int     // max_probes, 0 for the default
 	Other           []string
 }
 
@@ -114,30 +116,11 @@ type Probe struct {
 // Provider returns the provider shared by every attach point of the instance.
 func (p *Probe) Provider() string { return p.Points[0].Provider }
 
+// Def returns the definition of the instance's provider.
+func (p *Probe) Def() *provider.Provider { return provider.Lookup(p.Provider()) }
+
 // AttachPoint is one expanded attach point.
-type AttachPoint struct {
-	Pos      ast.Pos
-	Provider string // canonical provider: "begin", "end", "tracepoint", "interval", "profile", "software", ...
-	Name     string // canonical full name, e.g. "tracepoint:syscalls:sys_enter_openat"
-
-	// tracepoint
-	Category, Event string
-	Format          *TracepointFormat
-
-	// kprobe, kretprobe, fentry, fexit: the kernel function, its module ("" for
-	// vmlinux), the kprobe offset, and its BTF prototype (nil without BTF).
-	// rawtracepoint: Func is the event and Proto its BTF prototype, without
-	// the leading context argument.
-	Func   string
-	Module string
-	Offset uint64
-	Proto  *btf.FuncProto
-
-	// interval, profile: Unit is "s", "ms", "us", "hz"; Value the number.
-	// software: Event is the event name and Value the sample period.
-	Unit  string
-	Value uint64
-}
+type AttachPoint = provider.Point
 
 // Info holds what the checker learned about one probe instance.
 type Info struct {

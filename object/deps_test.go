@@ -19,7 +19,7 @@ func TestStageDeps(t *testing.T) {
 		"github.com/gotrace/gotrace/lang",
 		"github.com/gotrace/gotrace/codegen",
 	}
-	for _, pkg := range []string{"format", "object", "output", "runtime", "tracefs"} {
+	for _, pkg := range []string{"format", "object", "output", "provider", "runtime", "tracefs"} {
 		out, err := exec.Command(gobin, "list", "-deps", "github.com/gotrace/gotrace/"+pkg).Output()
 		if err != nil {
 			t.Fatalf("go list -deps %s: %v", pkg, err)

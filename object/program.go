@@ -36,36 +36,19 @@ type GlobalsLayout struct {
 	StartBootOffset int // uint64 bpf_ktime_get_boot_ns() at startup; -1 if unused
 }
 
-// ProbeKind is the kind of an attach point.
-type ProbeKind uint8
-
-// Probe kinds.
-const (
-	ProbeBegin         ProbeKind = iota + 1 // run once before all others (BPF_PROG_TEST_RUN on a raw_tracepoint program)
-	ProbeEnd                                // run once at exit, the same way
-	ProbeTracepoint                         // perf-event tracepoint; Targets are "category:event"
-	ProbeInterval                           // perf software cpu-clock on one CPU; Period in ns
-	ProbeProfile                            // perf software cpu-clock on every CPU; Freq in Hz or Period in ns
-	ProbeSoftware                           // perf software event Config with Period (sample_period)
-	ProbeRawTracepoint                      // tp_btf / raw_tp; Targets are event names
-	ProbeKprobe
-	ProbeKretprobe
-	ProbeFentry
-	ProbeFexit
-	ProbeUprobe
-	ProbeUretprobe
-)
-
 // Probe is one BPF program and the attach points it serves.
 type Probe struct {
-	Kind    ProbeKind
-	Name    string   // the probe as written after expansion, e.g. "tracepoint:syscalls:sys_enter_openat"
-	Program string   // program name in Program.Collection.Programs
-	Targets []string // what to attach to: tracepoints "cat:event", kernel functions ("vfs_read", "do_sys_open+16"), raw tracepoint events
-	Period  uint64   // interval/profile/software: sample period (ns for cpu-clock, events otherwise)
-	Freq    uint64   // profile:hz: sample frequency
-	Config  uint64   // software: PERF_COUNT_SW_* value
-	Order   int      // BEGIN/END: order of appearance
+	// Provider is the name of the provider (package provider) that
+	// attaches the probe: "begin", "tracepoint", "kprobe", ... An fentry
+	// wildcard served by kprobe_multi says "kprobe".
+	Provider string
+	Name     string   // the probe as written after expansion, e.g. "tracepoint:syscalls:sys_enter_openat"
+	Program  string   // program name in Program.Collection.Programs
+	Targets  []string // what to attach to: tracepoints "cat:event", kernel functions ("vfs_read", "do_sys_open+16"), raw tracepoint events
+	Period   uint64   // interval/profile/software: sample period (ns for cpu-clock, events otherwise)
+	Freq     uint64   // profile:hz: sample frequency
+	Config   uint64   // software: PERF_COUNT_SW_* value
+	Order    int      // order of appearance among the probes of its provider (BEGIN and END run in it)
 	// Via says, for the user, when a probe is served by another mechanism
 	// than its name suggests (e.g. an fentry wildcard through kprobe_multi).
 	Via string

@@ -21,12 +21,17 @@ import (
 
 	"github.com/gotrace/gotrace/object"
 	"github.com/gotrace/gotrace/output"
+	"github.com/gotrace/gotrace/provider"
 	"github.com/gotrace/gotrace/tracefs"
 )
 
 // DefaultMaxCatBytes is bpftrace's default max_cat_bytes: how much of a file
 // cat() prints.
 const DefaultMaxCatBytes = 10240
+
+// DefaultMaxProbes is bpftrace's default max_probes: how many probes a
+// script may attach.
+const DefaultMaxProbes = 1024
 
 // slowAttach is the attach time from which the time taken is reported.
 const slowAttach = 100 * time.Millisecond
@@ -77,9 +82,18 @@ type Options struct {
 	StackMode string
 	// MaxCatBytes limits cat(); 0 means DefaultMaxCatBytes.
 	MaxCatBytes int
+	// MaxProbes limits how many probes (as counted in "Attaching N
+	// probes") the script attaches, as bpftrace's max_probes; 0 means
+	// DefaultMaxProbes.
+	MaxProbes int
 	// Verbose, when set, receives program and map information and the
 	// verifier's statistics for each program (bpftrace -v).
 	Verbose io.Writer
+	// Pid restricts the probes that can be restricted when attached
+	// (profile, software, uprobes) to one process (bpftrace -p); 0 means
+	// every process. Probes that cannot are filtered in their program by
+	// the checker.
+	Pid int
 	// Format is the output format (bpftrace -f): "" or output.FormatText
 	// for text, output.FormatJSON for one JSON object per line on Stdout
 	// (see output/json.go).
@@ -186,28 +200,32 @@ func (s *session) run(ctx context.Context) error {
 
 	var begins, ends, probes []*object.Probe
 	for _, p := range prog.Probes {
-		switch p.Kind {
-		case object.ProbeBegin:
+		def := provider.Lookup(p.Provider)
+		if def == nil || !def.Supported() {
+			return fmt.Errorf("probe %s: unknown provider %q", p.Name, p.Provider)
+		}
+		switch def.Phase {
+		case provider.Begin:
 			begins = append(begins, p)
-		case object.ProbeEnd:
+		case provider.End:
 			ends = append(ends, p)
 		default:
 			probes = append(probes, p)
-			if p.Kind == object.ProbeTracepoint && s.env == nil {
-				dir := s.opts.TracefsDir
-				if dir == "" {
-					if dir, err = tracefs.Mount(); err != nil {
-						return err
-					}
-				}
-				s.env = tracefs.NewEnv(dir)
-			}
 		}
 	}
 	byOrder := func(a, b *object.Probe) int { return cmp.Compare(a.Order, b.Order) }
 	slices.SortStableFunc(begins, byOrder)
 	slices.SortStableFunc(ends, byOrder)
 
+	n := len(begins) + len(ends)
+	for _, p := range probes {
+		n += max(len(p.Targets), 1)
+	}
+	if limit := cmp.Or(s.opts.MaxProbes, DefaultMaxProbes); n > limit {
+		return fmt.Errorf("Can't attach to %d probes because it exceeds the current limit of %d probes.\n"+
+			"You can increase the limit through the BPFTRACE_MAX_PROBES environment variable, "+
+			"but BE CAREFUL since a high number of probes attached can cause your system to crash.", n, limit)
+	}
 	if err := s.load(); err != nil {
 		return err
 	}
@@ -261,10 +279,6 @@ func (s *session) run(ctx context.Context) error {
 	})
 	defer stopWatcher()
 
-	n := len(begins) + len(ends)
-	for _, p := range probes {
-		n += max(len(p.Targets), 1)
-	}
 	if !s.opts.Quiet && !s.json() {
 		if n == 1 {
 			fmt.Fprintln(s.stderr, "Attaching 1 probe...")
@@ -347,7 +361,7 @@ func (s *session) load() error {
 	if cache == nil {
 		cache = btf.NewCache()
 	}
-	if err := s.preflight(); err != nil {
+	if err := s.require(); err != nil {
 		return err
 	}
 	// fentry/fexit programs are loaded one by one (kfunc.go).

@@ -169,7 +169,7 @@ func TestBeginPrintfExit(t *testing.T) {
 					ret0())),
 			},
 		},
-		Probes:    []*object.Probe{{Kind: object.ProbeBegin, Name: "BEGIN", Program: "begin"}},
+		Probes:    []*object.Probe{{Provider: "begin", Name: "BEGIN", Program: "begin"}},
 		Printfs:   []*object.Printf{printfInt("value %d\n")},
 		EventsMap: eventsMap,
 	}
@@ -201,9 +201,9 @@ func TestBeginEndOnly(t *testing.T) {
 			},
 		},
 		Probes: []*object.Probe{
-			{Kind: object.ProbeEnd, Name: "END", Program: "end"},
-			{Kind: object.ProbeBegin, Name: "BEGIN", Program: "begin2", Order: 2},
-			{Kind: object.ProbeBegin, Name: "BEGIN", Program: "begin1", Order: 1},
+			{Provider: "end", Name: "END", Program: "end"},
+			{Provider: "begin", Name: "BEGIN", Program: "begin2", Order: 2},
+			{Provider: "begin", Name: "BEGIN", Program: "begin1", Order: 1},
 		},
 		Printfs:   []*object.Printf{printfInt("begin %d\n"), printfInt("end %d\n")},
 		EventsMap: eventsMap,
@@ -302,7 +302,7 @@ func TestTracepointCount(t *testing.T) {
 			},
 		},
 		Probes: []*object.Probe{{
-			Kind: object.ProbeTracepoint, Name: "tracepoint:syscalls:sys_enter_getp*id",
+			Provider: "tracepoint", Name: "tracepoint:syscalls:sys_enter_getp*id",
 			Program: "tp", Targets: []string{"syscalls:sys_enter_getpgid", "syscalls:sys_enter_getppid"},
 		}},
 		Maps: []*object.Map{{
@@ -342,7 +342,7 @@ func TestTracepointCount(t *testing.T) {
 
 // intervalProg counts its firings in an array map, sends "tick N" each
 // time and exits after the third.
-func intervalProg(kind object.ProbeKind) *object.Program {
+func intervalProg(kind string) *object.Program {
 	insns := concat(asm.Instructions{
 		asm.StoreImm(asm.RFP, -4, 0, asm.Word),
 		asm.LoadMapPtr(asm.R1, 0).WithReference("n"),
@@ -367,7 +367,7 @@ func intervalProg(kind object.ProbeKind) *object.Program {
 			},
 			Programs: map[string]*ebpf.ProgramSpec{"tick": progSpec("tick", ebpf.PerfEvent, insns)},
 		},
-		Probes:    []*object.Probe{{Kind: kind, Name: "interval:ms:20", Program: "tick", Period: 20e6, Freq: 0}},
+		Probes:    []*object.Probe{{Provider: kind, Name: "interval:ms:20", Program: "tick", Period: 20e6, Freq: 0}},
 		Printfs:   []*object.Printf{printfInt("tick %d\n")},
 		EventsMap: eventsMap,
 	}
@@ -377,7 +377,7 @@ func TestInterval(t *testing.T) {
 	requireRoot(t)
 	before := countFDs(t)
 	start := time.Now()
-	code, stdout, stderr := run(t, context.Background(), intervalProg(object.ProbeInterval), Options{NoSignals: true})
+	code, stdout, stderr := run(t, context.Background(), intervalProg("interval"), Options{NoSignals: true})
 	if code != 0 {
 		t.Errorf("exit code = %d", code)
 	}
@@ -398,7 +398,7 @@ func TestInterval(t *testing.T) {
 
 func TestProfile(t *testing.T) {
 	requireRoot(t)
-	prog := intervalProg(object.ProbeProfile)
+	prog := intervalProg("profile")
 	prog.Probes[0].Period, prog.Probes[0].Freq = 0, 99
 	code, stdout, _ := run(t, context.Background(), prog, Options{NoSignals: true})
 	// Several CPUs may fire at once, so ticks may come out of order and a
@@ -441,7 +441,7 @@ func TestMapEvents(t *testing.T) {
 			},
 			Programs: map[string]*ebpf.ProgramSpec{"begin": progSpec("begin", ebpf.RawTracepoint, insns)},
 		},
-		Probes: []*object.Probe{{Kind: object.ProbeBegin, Name: "BEGIN", Program: "begin"}},
+		Probes: []*object.Probe{{Provider: "begin", Name: "BEGIN", Program: "begin"}},
 		Maps: []*object.Map{{
 			Name: "@a", BPFName: "a", Keys: []*types.Type{types.Int64},
 			Key: types.NewTuple([]*types.Type{types.Int64}, nil), Value: types.Int64,
@@ -478,7 +478,7 @@ func TestGlobals(t *testing.T) {
 			},
 			Programs: map[string]*ebpf.ProgramSpec{"begin": progSpec("begin", ebpf.RawTracepoint, insns)},
 		},
-		Probes: []*object.Probe{{Kind: object.ProbeBegin, Name: "BEGIN", Program: "begin"}},
+		Probes: []*object.Probe{{Provider: "begin", Name: "BEGIN", Program: "begin"}},
 		Printfs: []*object.Printf{{Format: "%lu %lu\n", Size: 32, Args: []object.Arg{
 			{Type: types.Uint64, Offset: 16}, {Type: types.Uint64, Offset: 24},
 		}}},
@@ -544,7 +544,7 @@ func TestLostEvents(t *testing.T) {
 			},
 			Programs: map[string]*ebpf.ProgramSpec{"begin": progSpec("begin", ebpf.RawTracepoint, insns)},
 		},
-		Probes:     []*object.Probe{{Kind: object.ProbeBegin, Name: "BEGIN", Program: "begin"}},
+		Probes:     []*object.Probe{{Provider: "begin", Name: "BEGIN", Program: "begin"}},
 		Printfs:    []*object.Printf{printfInt("%d\n")},
 		EventsMap:  eventsMap,
 		DroppedMap: "dropped",
@@ -561,7 +561,7 @@ func TestLostEvents(t *testing.T) {
 
 func TestSignal(t *testing.T) {
 	requireRoot(t)
-	prog := intervalProg(object.ProbeInterval)
+	prog := intervalProg("interval")
 	prog.Probes[0].Period = 10e9 // never fires during the test
 	attached := make(chan struct{})
 	stdout, _, wait := runAsync(t, context.Background(), prog, Options{Attached: func() { close(attached) }})
@@ -594,8 +594,8 @@ func TestVerifierError(t *testing.T) {
 			},
 		},
 		Probes: []*object.Probe{
-			{Kind: object.ProbeBegin, Name: "BEGIN", Program: "good"},
-			{Kind: object.ProbeEnd, Name: "END", Program: "bad"},
+			{Provider: "begin", Name: "BEGIN", Program: "good"},
+			{Provider: "end", Name: "END", Program: "bad"},
 		},
 		EventsMap: eventsMap,
 	}
@@ -626,11 +626,11 @@ func TestVerifierError(t *testing.T) {
 func TestAttachErrorCleansUp(t *testing.T) {
 	requireRoot(t)
 	before := countFDs(t)
-	prog := intervalProg(object.ProbeInterval)
+	prog := intervalProg("interval")
 	// The second target does not exist: the first must be detached again.
 	prog.Collection.Programs["tp"] = progSpec("tp", ebpf.TracePoint, ret0())
 	prog.Probes = append(prog.Probes, &object.Probe{
-		Kind: object.ProbeTracepoint, Name: "tracepoint:syscalls:*", Program: "tp",
+		Provider: "tracepoint", Name: "tracepoint:syscalls:*", Program: "tp",
 		Targets: []string{"syscalls:sys_enter_getppid", "syscalls:sys_enter_nosuch"},
 	})
 	var out, errOut bytes.Buffer
@@ -675,7 +675,7 @@ func TestAsyncActions(t *testing.T) {
 					ret0())),
 			},
 		},
-		Probes: []*object.Probe{{Kind: object.ProbeBegin, Name: "BEGIN", Program: "begin"}},
+		Probes: []*object.Probe{{Provider: "begin", Name: "BEGIN", Program: "begin"}},
 		Printfs: []*object.Printf{
 			{Format: file, Size: 16},
 			{Format: "echo from system", Size: 16},
@@ -702,7 +702,7 @@ func TestAsyncActions(t *testing.T) {
 
 func TestSoftware(t *testing.T) {
 	requireRoot(t)
-	prog := intervalProg(object.ProbeSoftware)
+	prog := intervalProg("software")
 	prog.Probes[0].Name = "software:page-faults:1"
 	prog.Probes[0].Config = unix.PERF_COUNT_SW_PAGE_FAULTS
 	prog.Probes[0].Period = 1
@@ -740,7 +740,7 @@ func TestSoftware(t *testing.T) {
 func TestLoad(t *testing.T) {
 	requireRoot(t)
 	before := countFDs(t)
-	prog := intervalProg(object.ProbeInterval)
+	prog := intervalProg("interval")
 	if err := Load(prog, Options{}); err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,77 @@
+package provider
+
+import (
+	"errors"
+	"io"
+
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/btf"
+
+	"github.com/gotrace/gotrace/object"
+	"github.com/gotrace/gotrace/tracefs"
+)
+
+// ExpandEnv is what expanding attach points needs to know about the
+// machine: lang's Env satisfies it, and its optional extensions
+// FunctionLister and HostFiles are used when present.
+type ExpandEnv interface {
+	// Tracepoints returns the "category:event" names matching a glob, sorted.
+	Tracepoints(pattern string) ([]string, error)
+	// BTF returns the kernel's BTF, or nil with an error.
+	BTF() (*btf.Spec, error)
+}
+
+// FunctionLister is an optional extension of ExpandEnv: environments that
+// know which kernel functions can be traced (available_filter_functions
+// minus the kprobe blacklist) implement it, and wildcards expand only to
+// those.
+type FunctionLister interface {
+	// TraceableFunctions returns the traceable functions, or nil when the
+	// kernel does not say (the list is then not filtered).
+	TraceableFunctions() (map[string]bool, error)
+}
+
+// Binaries is an optional extension of ExpandEnv: environments that can
+// read the executables of the machine (uprobe targets) implement it.
+type Binaries interface {
+	// ResolveBinary returns the file of uprobe:TARGET:...
+	ResolveBinary(target string) (string, error)
+	// ELFSymbols lists the symbols with a non-zero address of an ELF file.
+	ELFSymbols(file string) ([]ELFSymbol, error)
+}
+
+// ELFSymbol is one symbol of an ELF file.
+type ELFSymbol struct {
+	Name  string // without version suffix
+	Value uint64 // address, never 0
+	Func  bool   // STT_FUNC
+}
+
+// ErrNoHostFiles is reported when the environment cannot read host files.
+var ErrNoHostFiles = errors.New("the environment cannot read host files")
+
+// ListEnv is what -l needs: an ExpandEnv that also reads tracepoint
+// formats (and implements FunctionLister and Binaries when it can).
+type ListEnv interface {
+	ExpandEnv
+	TracepointFormat(category, event string) (*tracefs.Format, error)
+}
+
+// Attacher is what attaching needs from the runtime session.
+type Attacher interface {
+	// Push registers something to close when detaching.
+	Push(c io.Closer)
+	// Tracefs returns the tracefs environment, mounting tracefs if needed.
+	Tracefs() (*tracefs.Env, error)
+	// OnlineCPUs lists the online CPUs.
+	OnlineCPUs() ([]int, error)
+	// Pid is the process the script is restricted to (-p), 0 for none.
+	Pid() int
+	// AttachType returns the attach type p's program was loaded with.
+	AttachType(p *object.Probe) ebpf.AttachType
+	// AttachKprobes attaches a kprobe (or kretprobe, ret) program to all
+	// p's targets: through one kprobe_multi link when loaded for it, else
+	// one kprobe per target; functions the kernel refuses in a wildcard
+	// are skipped.
+	AttachKprobes(p *object.Probe, prog *ebpf.Program, ret bool) (int, error)
+}

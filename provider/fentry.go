@@ -1,0 +1,62 @@
+package provider
+
+import (
+	"fmt"
+
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/link"
+
+	"github.com/gotrace/gotrace/object"
+)
+
+// fentryProvider is fentry:[vmlinux:]FUNCTION: a BPF trampoline whose
+// arguments are typed by BTF. A large wildcard is served by one
+// kprobe_multi link (arguments then come from pt_regs): separate
+// trampolines cost ~140 ms each to detach.
+var fentryProvider = trampoline("fentry", []string{"f", "kfunc"}, ebpf.AttachTraceFEntry)
+
+// fexitProvider is fexit:[vmlinux:]FUNCTION: a trampoline run on return,
+// with the arguments and retval.
+var fexitProvider = trampoline("fexit", []string{"fr", "kretfunc"}, ebpf.AttachTraceFExit)
+
+func trampoline(name string, aliases []string, at ebpf.AttachType) *Provider {
+	exit := at == ebpf.AttachTraceFExit
+	p := &Provider{
+		Name:           name,
+		Aliases:        aliases,
+		Expand:         kfuncExpander(name, false, true),
+		Args:           ArgsFuncProto,
+		Ctx:            CtxBTFArgs,
+		Func:           true,
+		UserArgs:       never,
+		ProbeType:      name,
+		DPath:          true,
+		SharesProgram:  true,
+		PidFilter:      true,
+		KernelFeatures: true,
+		Compile: func(pts []*Point, f Features, probe *object.Probe) Program {
+			probe.Provider = name
+			probe.Targets = funcTargets(pts)
+			if !exit && f.KprobeMulti && f.FentryMultiThreshold > 0 && len(pts) >= f.FentryMultiThreshold {
+				probe.Provider = kprobeProvider.Name
+				probe.Via = fmt.Sprintf("fentry wildcard of %d functions served by one kprobe_multi link", len(pts))
+				return Program{Type: ebpf.Kprobe, AttachType: ebpf.AttachTraceKprobeMulti, Ctx: CtxPtRegs}
+			}
+			return Program{Type: ebpf.Tracing, AttachType: at, Ctx: CtxBTFArgs}
+		},
+		Attach: func(a Attacher, p *object.Probe, prog *ebpf.Program) (int, error) {
+			l, err := link.AttachTracing(link.TracingOptions{Program: prog, AttachType: a.AttachType(p)})
+			if err != nil {
+				return 0, fmt.Errorf("attach %s: %w", p.Name, err)
+			}
+			a.Push(l)
+			return max(len(p.Targets), 1), nil
+		},
+		List:    funcLister(name, true, exit),
+		ListAll: true,
+	}
+	if exit {
+		p.Retval = RetvalAfterArgs
+	}
+	return p
+}

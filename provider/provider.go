@@ -1,0 +1,216 @@
+package provider
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/cilium/ebpf"
+
+	"github.com/gotrace/gotrace/object"
+)
+
+// ArgsFrom says where the args builtin of a provider gets its fields.
+type ArgsFrom uint8
+
+// Sources of args.
+const (
+	ArgsNone             ArgsFrom = iota // args is not available
+	ArgsTracepointFormat                 // the tracepoint's format file, read from the record ctx points to
+	ArgsFuncProto                        // the BTF prototype of the function (kernel functions, raw tracepoints)
+)
+
+// CtxKind says what the program's context (R1, the ctx builtin) points to.
+type CtxKind uint8
+
+// Contexts.
+const (
+	CtxNone             CtxKind = iota // no context (BEGIN, END): ctx is not available
+	CtxTracepointRecord                // the tracepoint's record
+	CtxPtRegs                          // struct pt_regs: arguments in registers
+	CtxBTFArgs                         // an array of u64 arguments (trampolines, BTF raw tracepoints)
+	CtxPerfSample                      // struct bpf_perf_event_data
+)
+
+// RetvalFrom says how the retval builtin is typed and read.
+type RetvalFrom uint8
+
+// Sources of retval.
+const (
+	RetvalNone      RetvalFrom = iota // retval is not available
+	RetvalProto                       // the return register, typed by the BTF prototype (int64 without one)
+	RetvalUser                        // the return register of a user function, uint64
+	RetvalAfterArgs                   // the slot after the arguments (fexit), typed by the prototype
+)
+
+// Phase says when the runtime runs a provider's programs.
+type Phase uint8
+
+// Phases.
+const (
+	Attached Phase = iota // attached to events for the whole run
+	Begin                 // run once before the others attach (BPF_PROG_TEST_RUN)
+	End                   // run once at exit
+)
+
+// Provider is one probe kind.
+type Provider struct {
+	Name    string
+	Aliases []string
+	// Needs says what a provider that gotrace does not support yet would
+	// need; such a provider has no hooks and is refused when expanded.
+	Needs string
+
+	// Expand turns an attach point, split on ':' outside quotes (parts
+	// after the provider), into expanded points, wildcards included.
+	// raw is the attach point as written.
+	Expand func(env ExpandEnv, raw string, parts []string) ([]*Point, error)
+
+	// Typing of the builtins.
+	Args     ArgsFrom
+	ArgsErr  string // why args is unavailable for one attach point when Args is ArgsNone ("" for the generic message)
+	Ctx      CtxKind
+	Retval   RetvalFrom
+	ArgN     bool              // arg0...argN exist
+	Func     bool              // func exists
+	UserArgs func(*Point) bool // pointers read from args (or argN) are user memory
+	// ProbeType is the value of the probetype builtin.
+	ProbeType string
+	// Override: override() works (bpf_override_return on a kprobe).
+	Override bool
+	// DPath: path() works (bpf_d_path in trampolines).
+	DPath bool
+	// UserBinary: the point's Module is a user binary (uaddr, ustack
+	// symbols).
+	UserBinary bool
+
+	// SharesProgram: attach points of this provider in one probe of the
+	// script can share one instance (one program or one set of checked
+	// instructions).
+	SharesProgram bool
+	// PidFilter: -p needs an implicit `pid == PID` test in the program,
+	// because the attachment cannot be restricted to a process.
+	PidFilter bool
+	// KernelFeatures: compiling needs the kernel's BTF and features
+	// (kprobe_multi, direct BTF loads).
+	KernelFeatures bool
+
+	// Compile fills in the attach part of a compiled probe (targets,
+	// periods) for the expanded points of one instance and says which
+	// program to emit.
+	Compile func(pts []*Point, f Features, probe *object.Probe) Program
+	// Phase says when the programs run.
+	Phase Phase
+	// Require checks, before anything is loaded, that the kernel has what
+	// the provider needs, and returns a one-line refusal naming it.
+	Require func(a Attacher, p *object.Probe) error
+	// Attach attaches a loaded program to the probe's targets and returns
+	// how many attach points it counts for; what it attaches is pushed on
+	// the Attacher, which detaches it.
+	Attach func(a Attacher, p *object.Probe, prog *ebpf.Program) (int, error)
+	// List writes the probes matching pattern (the part after the
+	// provider) the way bpftrace -l does, with arguments when verbose.
+	// nil when there is nothing to list (BEGIN, END).
+	List func(w io.Writer, env ListEnv, pattern string, verbose bool) error
+	// ListAll: -l without a provider (or with a wildcard one) lists it.
+	ListAll bool
+}
+
+// Program is what the code generator emits for an instance.
+type Program struct {
+	Type       ebpf.ProgramType
+	AttachType ebpf.AttachType
+	// Ctx is the context the program gets; it differs from the provider's
+	// when another mechanism serves it (an fentry wildcard served by
+	// kprobe_multi gets pt_regs).
+	Ctx CtxKind
+}
+
+// Features are the kernel-dependent choices the code generator is given.
+type Features struct {
+	// KprobeMulti: kprobe wildcards attach through one kprobe_multi link.
+	KprobeMulti bool
+	// FentryMultiThreshold: fentry wildcards of at least this many
+	// functions are served by kprobe_multi (0: never).
+	FentryMultiThreshold int
+}
+
+// Supported reports whether gotrace implements the provider.
+func (p *Provider) Supported() bool { return p.Needs == "" }
+
+// Refusal is the error for a provider gotrace does not support.
+func (p *Provider) Refusal() error {
+	return fmt.Errorf("%s probes are not supported yet (they need %s)", p.Name, p.Needs)
+}
+
+// table is every provider; the kernel ones come first in the order a bare
+// -l lists them.
+var table = []*Provider{
+	beginProvider, endProvider,
+	kprobeProvider, kretprobeProvider,
+	fentryProvider, fexitProvider,
+	rawTracepointProvider,
+	tracepointProvider,
+	intervalProvider, profileProvider,
+	softwareProvider,
+	uprobeProvider, uretprobeProvider,
+	usdtProvider, hardwareProvider, watchpointProvider, asyncWatchpointProvider, iterProvider,
+}
+
+// All returns every provider, supported or not, in listing order.
+func All() []*Provider { return table }
+
+// Lookup returns the provider with the name or alias, or nil.
+func Lookup(name string) *Provider {
+	for _, p := range table {
+		if p.Name == name {
+			return p
+		}
+		for _, a := range p.Aliases {
+			if a == name {
+				return p
+			}
+		}
+	}
+	return nil
+}
+
+// Names returns the names of the providers p selects, joined for a
+// message: "kprobe, uprobe and rawtracepoint".
+func Names(sel func(*Provider) bool) string {
+	var names []string
+	for _, p := range table {
+		if p.Supported() && sel(p) {
+			names = append(names, p.Name)
+		}
+	}
+	sort.Strings(names)
+	if len(names) <= 1 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}
+
+// SplitAttach splits an attach point on ':' outside double quotes and
+// removes the quotes.
+func SplitAttach(raw string) []string {
+	var parts []string
+	var cur strings.Builder
+	inQuote := false
+	for _, r := range raw {
+		switch {
+		case r == '"':
+			inQuote = !inQuote
+		case r == ':' && !inQuote:
+			parts = append(parts, cur.String())
+			cur.Reset()
+		default:
+			cur.WriteRune(r)
+		}
+	}
+	return append(parts, cur.String())
+}
+
+func never(*Point) bool  { return false }
+func always(*Point) bool { return true }

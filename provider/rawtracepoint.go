@@ -1,0 +1,184 @@
+package provider
+
+import (
+	"fmt"
+	"io"
+	"path"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/btf"
+	"github.com/cilium/ebpf/link"
+
+	"github.com/gotrace/gotrace/object"
+)
+
+// rawTracepointProvider is rawtracepoint:[vmlinux:]EVENT: a BTF raw
+// tracepoint (tp_btf) whose arguments are typed by btf_trace_EVENT.
+var rawTracepointProvider = &Provider{
+	Name:           "rawtracepoint",
+	Aliases:        []string{"rt"},
+	Expand:         expandRawTracepoint,
+	Args:           ArgsFuncProto,
+	Ctx:            CtxBTFArgs,
+	ArgN:           true,
+	UserArgs:       never,
+	ProbeType:      "rawtracepoint",
+	SharesProgram:  true,
+	PidFilter:      true,
+	KernelFeatures: true,
+	Compile: func(pts []*Point, _ Features, probe *object.Probe) Program {
+		probe.Provider = "rawtracepoint"
+		probe.Targets = funcTargets(pts)
+		return Program{Type: ebpf.Tracing, AttachType: ebpf.AttachTraceRawTp, Ctx: CtxBTFArgs}
+	},
+	Attach: func(a Attacher, p *object.Probe, prog *ebpf.Program) (int, error) {
+		for _, t := range p.Targets {
+			var l link.Link
+			var err error
+			if prog.Type() == ebpf.Tracing {
+				// tp_btf: the target was fixed when loading.
+				l, err = link.AttachTracing(link.TracingOptions{Program: prog, AttachType: a.AttachType(p)})
+			} else {
+				name := t
+				if i := strings.LastIndexByte(name, ':'); i >= 0 {
+					name = name[i+1:]
+				}
+				l, err = link.AttachRawTracepoint(link.RawTracepointOptions{Name: name, Program: prog})
+			}
+			if err != nil {
+				return 0, fmt.Errorf("attach %s to %s: %w", p.Name, t, err)
+			}
+			a.Push(l)
+		}
+		return len(p.Targets), nil
+	},
+	List:    listRawTracepoints,
+	ListAll: true,
+}
+
+// rawTracepointProto returns the prototype of a raw tracepoint from its
+// btf_trace_<event> typedef, with parameter names from
+// __bpf_trace_<event> when it has the same prototype.
+func rawTracepointProto(spec *btf.Spec, name string, td *btf.Typedef) *btf.FuncProto {
+	ptr, ok := td.Type.(*btf.Pointer)
+	if !ok {
+		return nil
+	}
+	proto, ok := ptr.Target.(*btf.FuncProto)
+	if !ok {
+		return nil
+	}
+	var named *btf.Func
+	if spec.TypeByName("__bpf_trace_"+name, &named) == nil {
+		if np, ok := named.Type.(*btf.FuncProto); ok && len(np.Params) == len(proto.Params) {
+			proto = np
+		}
+	}
+	return proto
+}
+
+// expandRawTracepoint expands rawtracepoint:[module:]event through the BTF
+// typedefs btf_trace_<event>.
+func expandRawTracepoint(env ExpandEnv, raw string, parts []string) ([]*Point, error) {
+	var ev string
+	switch len(parts) {
+	case 1:
+		ev = parts[0]
+	case 2:
+		if parts[0] != "vmlinux" {
+			return nil, fmt.Errorf("kernel module raw tracepoints are not supported yet (%s)", parts[0])
+		}
+		ev = parts[1]
+	default:
+		return nil, fmt.Errorf("rawtracepoint must be rawtracepoint:[module:]event, got %q", raw)
+	}
+	if env == nil {
+		return nil, fmt.Errorf("raw tracepoints are unavailable: no environment")
+	}
+	spec, err := env.BTF()
+	if err != nil || spec == nil {
+		return nil, fmt.Errorf("raw tracepoints need kernel BTF (/sys/kernel/btf/vmlinux): %v", err)
+	}
+	var out []*Point
+	add := func(name string, td *btf.Typedef) {
+		proto := rawTracepointProto(spec, name, td)
+		if proto == nil || len(proto.Params) == 0 {
+			return
+		}
+		p := *proto
+		p.Params = proto.Params[1:] // drop void *__data
+		out = append(out, &Point{Name: "rawtracepoint:" + name, Func: name, Proto: &p})
+	}
+	if !HasGlob(ev) {
+		var td *btf.Typedef
+		if err := spec.TypeByName("btf_trace_"+ev, &td); err != nil {
+			return nil, fmt.Errorf("raw tracepoint %s not found in BTF", ev)
+		}
+		add(ev, td)
+		return out, nil
+	}
+	for t, err := range spec.All() {
+		if err != nil {
+			break
+		}
+		td, ok := t.(*btf.Typedef)
+		if !ok || !strings.HasPrefix(td.Name, "btf_trace_") {
+			continue
+		}
+		name := strings.TrimPrefix(td.Name, "btf_trace_")
+		if ok, _ := path.Match(ev, name); ok {
+			add(name, td)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no raw tracepoints match %s", ev)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Func < out[j].Func })
+	return out, nil
+}
+
+// listRawTracepoints lists the BTF raw tracepoints (btf_trace_<event>).
+func listRawTracepoints(w io.Writer, env ListEnv, pattern string, verbose bool) error {
+	spec, err := env.BTF()
+	if err != nil {
+		return err
+	}
+	type rt struct {
+		name  string
+		proto *btf.FuncProto
+	}
+	var list []rt
+	for t, err := range spec.All() {
+		if err != nil {
+			break
+		}
+		td, ok := t.(*btf.Typedef)
+		if !ok || !strings.HasPrefix(td.Name, "btf_trace_") {
+			continue
+		}
+		name := strings.TrimPrefix(td.Name, "btf_trace_")
+		if !matchModule(pattern, name) {
+			continue
+		}
+		list = append(list, rt{name, rawTracepointProto(spec, name, td)})
+	}
+	slices.SortFunc(list, func(a, b rt) int { return strings.Compare(a.name, b.name) })
+	for _, r := range list {
+		fmt.Fprintf(w, "rawtracepoint:vmlinux:%s\n", r.name)
+		if !verbose || r.proto == nil || len(r.proto.Params) == 0 {
+			continue
+		}
+		for i, p := range r.proto.Params[1:] { // without void *__data
+			name := p.Name
+			if name == "" {
+				name = "arg" + strconv.Itoa(i)
+			}
+			fmt.Fprintf(w, "    %s\n", Declare(p.Type, name))
+		}
+	}
+	return nil
+}

@@ -1,0 +1,223 @@
+package provider
+
+import (
+	"fmt"
+	"io"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/link"
+
+	"github.com/gotrace/gotrace/object"
+)
+
+// uprobeProvider is uprobe:BINARY:FUNCTION[+OFFSET] or
+// uprobe:BINARY:0xADDRESS: arguments in pt_regs, user memory.
+var uprobeProvider = uprobe("uprobe", "u", false)
+
+// uretprobeProvider is uretprobe:BINARY:FUNCTION: retval in pt_regs.
+var uretprobeProvider = uprobe("uretprobe", "ur", true)
+
+func uprobe(name, alias string, ret bool) *Provider {
+	p := &Provider{
+		Name:    name,
+		Aliases: []string{alias},
+		Expand: func(env ExpandEnv, raw string, parts []string) ([]*Point, error) {
+			return expandUprobe(name, env, raw, parts)
+		},
+		ArgsErr:       "args needs DWARF debug information for user functions, which gotrace does not read: use arg0...arg5",
+		Ctx:           CtxPtRegs,
+		Func:          true,
+		UserArgs:      always, // pointers in registers are user memory
+		ProbeType:     name,
+		UserBinary:    true,
+		SharesProgram: true,
+		Compile: func(pts []*Point, _ Features, probe *object.Probe) Program {
+			probe.Provider = name
+			for _, pp := range pts {
+				target := pp.Module + ":" + pp.Func
+				if pp.Offset != 0 {
+					target += fmt.Sprintf("+%d", pp.Offset)
+				}
+				probe.Targets = append(probe.Targets, target)
+			}
+			return Program{Type: ebpf.Kprobe, AttachType: ebpf.AttachNone, Ctx: CtxPtRegs}
+		},
+		Attach: func(a Attacher, p *object.Probe, prog *ebpf.Program) (int, error) {
+			for _, t := range p.Targets {
+				if err := attachUprobe(a, p, prog, t, ret); err != nil {
+					return 0, err
+				}
+			}
+			return len(p.Targets), nil
+		},
+		List: func(w io.Writer, env ListEnv, pattern string, _ bool) error {
+			return listUprobes(w, name, env, pattern)
+		},
+	}
+	if ret {
+		p.Retval = RetvalUser
+	} else {
+		p.ArgN = true
+	}
+	return p
+}
+
+// binaries returns the environment's Binaries.
+func binaries(env ExpandEnv) (Binaries, error) {
+	if b, ok := env.(Binaries); ok {
+		return b, nil
+	}
+	return nil, ErrNoHostFiles
+}
+
+// elfFunctions lists the function symbols of an ELF file.
+func elfFunctions(b Binaries, file string) (map[string]bool, error) {
+	syms, err := b.ELFSymbols(file)
+	if err != nil {
+		return nil, err
+	}
+	funcs := map[string]bool{}
+	for _, s := range syms {
+		if s.Func {
+			funcs[s.Name] = true
+		}
+	}
+	return funcs, nil
+}
+
+// expandUprobe expands uprobe:BINARY:FUNC[+OFF], uprobe:BINARY:0xADDR and
+// wildcards over the binary's function symbols (uretprobe likewise).
+func expandUprobe(kind string, env ExpandEnv, raw string, parts []string) ([]*Point, error) {
+	if len(parts) != 2 || parts[0] == "" || parts[1] == "" {
+		return nil, fmt.Errorf("%s must be %s:BINARY:FUNCTION, got %q", kind, kind, raw)
+	}
+	b, err := binaries(env)
+	if err != nil {
+		return nil, err
+	}
+	bin, err := b.ResolveBinary(parts[0])
+	if err != nil {
+		return nil, err
+	}
+	fn := parts[1]
+	if strings.HasPrefix(fn, "0x") {
+		if _, err := strconv.ParseUint(fn, 0, 64); err != nil {
+			return nil, fmt.Errorf("invalid address %q", fn)
+		}
+		return []*Point{{Name: kind + ":" + bin + ":" + fn, Module: bin, Func: fn}}, nil
+	}
+	var offset uint64
+	if i := strings.IndexByte(fn, '+'); i >= 0 {
+		v, err := strconv.ParseUint(fn[i+1:], 0, 64)
+		if err != nil {
+			return nil, fmt.Errorf("invalid uprobe offset %q", fn[i+1:])
+		}
+		fn, offset = fn[:i], v
+	}
+	funcs, err := elfFunctions(b, bin)
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	if HasGlob(fn) {
+		for name := range funcs {
+			if ok, _ := path.Match(fn, name); ok {
+				names = append(names, name)
+			}
+		}
+		sort.Strings(names)
+		if len(names) == 0 {
+			return nil, fmt.Errorf("no functions of %s match %s", bin, fn)
+		}
+	} else {
+		if !funcs[fn] {
+			return nil, fmt.Errorf("function %s not found in %s", fn, bin)
+		}
+		names = []string{fn}
+	}
+	var out []*Point
+	for _, n := range names {
+		pt := &Point{Name: kind + ":" + bin + ":" + n, Module: bin, Func: n, Offset: offset}
+		if offset != 0 {
+			pt.Name += fmt.Sprintf("+%d", offset)
+		}
+		out = append(out, pt)
+	}
+	return out, nil
+}
+
+// listUprobes lists the functions of a binary: the pattern is
+// BINARY:FUNCTION-GLOB (a binary is needed: bpftrace does not search every
+// file either).
+func listUprobes(w io.Writer, kind string, env ListEnv, pattern string) error {
+	target, fnPattern, ok := strings.Cut(pattern, ":")
+	if !ok || target == "" || HasGlob(target) {
+		return fmt.Errorf("%s listing needs a binary: %s:BINARY:FUNCTION", kind, kind)
+	}
+	if fnPattern == "" {
+		fnPattern = "*"
+	}
+	b, err := binaries(env)
+	if err != nil {
+		return err
+	}
+	bin, err := b.ResolveBinary(target)
+	if err != nil {
+		return err
+	}
+	funcs, err := elfFunctions(b, bin)
+	if err != nil {
+		return err
+	}
+	names := make([]string, 0, len(funcs))
+	for n := range funcs {
+		if matchGlob(fnPattern, n) {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "%s:%s:%s\n", kind, bin, n)
+	}
+	return nil
+}
+
+// attachUprobe attaches to a target "PATH:SYMBOL", "PATH:SYMBOL+OFFSET" or
+// "PATH:0xADDRESS", for the -p process only when given.
+func attachUprobe(a Attacher, p *object.Probe, prog *ebpf.Program, target string, ret bool) error {
+	i := strings.LastIndexByte(target, ':')
+	if i <= 0 || i == len(target)-1 {
+		return fmt.Errorf("attach %s: bad uprobe target %q, want PATH:SYMBOL", p.Name, target)
+	}
+	file, sym := target[:i], target[i+1:]
+	ex, err := link.OpenExecutable(file)
+	if err != nil {
+		return fmt.Errorf("attach %s: %w", p.Name, err)
+	}
+	uopts := link.UprobeOptions{PID: a.Pid()}
+	if addr, err := strconv.ParseUint(sym, 0, 64); err == nil && strings.HasPrefix(sym, "0x") {
+		uopts.Address = addr
+		sym = ""
+	} else if j := strings.LastIndexByte(sym, '+'); j > 0 {
+		off, err := strconv.ParseUint(sym[j+1:], 0, 64)
+		if err != nil {
+			return fmt.Errorf("attach %s: bad offset in %q", p.Name, target)
+		}
+		sym, uopts.Offset = sym[:j], off
+	}
+	var l link.Link
+	if ret {
+		l, err = ex.Uretprobe(sym, prog, &uopts)
+	} else {
+		l, err = ex.Uprobe(sym, prog, &uopts)
+	}
+	if err != nil {
+		return fmt.Errorf("attach %s to %s: %w", p.Name, target, err)
+	}
+	a.Push(l)
+	return nil
+}

@@ -1,0 +1,80 @@
+package runtime
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/link"
+
+	"github.com/gotrace/gotrace/object"
+)
+
+// splitOffset splits a kprobe target "func+offset".
+func splitOffset(target string) (string, uint64, error) {
+	fn, off, ok := strings.Cut(target, "+")
+	if !ok {
+		return target, 0, nil
+	}
+	v, err := strconv.ParseUint(off, 0, 64)
+	if err != nil {
+		return "", 0, fmt.Errorf("bad kprobe offset in %q", target)
+	}
+	return fn, v, nil
+}
+
+// AttachKprobes implements provider.Attacher: it attaches a kprobe or kretprobe program to its targets:
+// through one kprobe_multi link when the program was loaded for it, else
+// one kprobe per target, attached by a bounded pool of goroutines and
+// detached the same way.
+func (s *session) AttachKprobes(p *object.Probe, bp *ebpf.Program, ret bool) (int, error) {
+	if s.AttachType(p) == ebpf.AttachTraceKprobeMulti {
+		return s.attachKprobeMulti(p, bp, ret)
+	}
+	start := time.Now()
+	links := make([]link.Link, len(p.Targets))
+	errs := make([]error, len(p.Targets))
+	parallel(len(p.Targets), attachWorkers, func(i int) {
+		fn, off, err := splitOffset(p.Targets[i])
+		if err != nil {
+			errs[i] = err
+			return
+		}
+		opts := &link.KprobeOptions{Offset: off, TraceFSPrefix: "gotrace"}
+		if ret {
+			links[i], errs[i] = link.Kretprobe(fn, bp, opts)
+		} else {
+			links[i], errs[i] = link.Kprobe(fn, bp, opts)
+		}
+	})
+	var got []io.Closer
+	var firstErr error
+	for i, t := range p.Targets {
+		if errs[i] == nil {
+			got = append(got, links[i])
+			continue
+		}
+		if len(p.Targets) > 1 {
+			s.kf.skip(t)
+			continue
+		}
+		if firstErr == nil {
+			firstErr = fmt.Errorf("attach %s to %s: %w", p.Name, t, errs[i])
+		}
+	}
+	s.attached.push(closeGroup(got))
+	if firstErr != nil {
+		return 0, firstErr
+	}
+	if len(got) == 0 {
+		return 0, fmt.Errorf("attach %s: the kernel refused every function (%s)", p.Name, skippedList(s.kf.skipped))
+	}
+	if len(p.Targets) > 1 && !s.opts.Quiet {
+		fmt.Fprintf(s.stderr, "%s: attached %d functions through %d separate %ss in %.2fs (no kprobe_multi)\n",
+			p.Provider, len(got), len(got), p.Provider, time.Since(start).Seconds())
+	}
+	return len(got), nil
+}

@@ -1,0 +1,83 @@
+package runtime
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/link"
+
+	"github.com/gotrace/gotrace/object"
+)
+
+// attachKprobeMulti attaches every target through one kprobe_multi link.
+// When the kernel refuses the set, the functions it refuses are found by
+// bisection, skipped, and the rest attached in one link.
+func (s *session) attachKprobeMulti(p *object.Probe, bp *ebpf.Program, ret bool) (int, error) {
+	start := time.Now()
+	try := func(syms []string) (link.Link, error) {
+		opts := link.KprobeMultiOptions{Symbols: syms}
+		if ret {
+			return link.KretprobeMulti(bp, opts)
+		}
+		return link.KprobeMulti(bp, opts)
+	}
+	syms := make([]string, 0, len(p.Targets))
+	for _, t := range p.Targets {
+		fn, off, err := splitOffset(t)
+		if err != nil {
+			return 0, err
+		}
+		if off != 0 {
+			return 0, fmt.Errorf("attach %s: kprobe_multi cannot attach at an offset (%s)", p.Name, t)
+		}
+		syms = append(syms, fn)
+	}
+	l, err := try(syms)
+	if err != nil {
+		if len(syms) == 1 {
+			return 0, fmt.Errorf("attach %s: %w", p.Name, err)
+		}
+		if errors.Is(err, ebpf.ErrNotSupported) {
+			return 0, fmt.Errorf("attach %s: kprobe_multi: %w", p.Name, err)
+		}
+		var bad []string
+		good := bisectRefused(syms, try, &bad)
+		for _, b := range bad {
+			s.kf.skip(b)
+		}
+		if len(good) == 0 {
+			return 0, fmt.Errorf("attach %s: the kernel refused every function (%s): %w", p.Name, skippedList(bad), err)
+		}
+		if l, err = try(good); err != nil {
+			return 0, fmt.Errorf("attach %s: %w", p.Name, err)
+		}
+		syms = good
+	}
+	s.attached.push(l)
+	if len(syms) > 1 && !s.opts.Quiet {
+		fmt.Fprintf(s.stderr, "%s: attached %d functions through one kprobe_multi link in %.2fs\n",
+			p.Provider, len(syms), time.Since(start).Seconds())
+	}
+	return len(syms), nil
+}
+
+// bisectRefused returns the symbols of syms that try accepts together,
+// appending the ones it refuses to bad. Every trial link is closed.
+func bisectRefused(syms []string, try func([]string) (link.Link, error), bad *[]string) []string {
+	l, err := try(syms)
+	if err == nil {
+		_ = l.Close()
+		return syms
+	}
+	if len(syms) == 1 {
+		*bad = append(*bad, syms[0])
+		return nil
+	}
+	mid := len(syms) / 2
+	left := bisectRefused(syms[:mid], try, bad)
+	right := bisectRefused(syms[mid:], try, bad)
+	return append(slices.Clip(left), right...)
+}
