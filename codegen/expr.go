@@ -71,8 +71,7 @@ func (g *gen) scalar(e ast.Expr) {
 		g.binary(e)
 	case *ast.Ternary:
 		elseL, endL := g.newLabel("telse"), g.newLabel("tend")
-		g.scalar(e.Cond)
-		g.emit(asm.JEq.Imm(asm.R0, 0, elseL))
+		g.branch(e.Cond, elseL, false)
 		g.scalar(e.Then)
 		g.emit(asm.Ja.Label(endL))
 		g.mark(elseL)
@@ -121,19 +120,12 @@ func (g *gen) unary(e *ast.Unary) {
 		g.deref(e)
 		return
 	}
+	if e.Op == "!" {
+		g.boolValue(e)
+		return
+	}
 	g.scalar(e.X)
 	switch e.Op {
-	case "!":
-		t, end := g.newLabel("not"), g.newLabel("notend")
-		g.emit(
-			asm.JEq.Imm(asm.R0, 0, t),
-			asm.Mov.Imm(asm.R0, 0),
-			asm.Ja.Label(end),
-		)
-		g.mark(t)
-		g.emit(asm.Mov.Imm(asm.R0, 1))
-		g.mark(end)
-		g.emit(asm.Mov.Reg(asm.R0, asm.R0))
 	case "~":
 		g.emit(asm.Xor.Imm(asm.R0, -1))
 	case "*":
@@ -170,7 +162,7 @@ func (g *gen) binary(e *ast.Binary) {
 	xt, yt := g.info.TypeOf(e.X), g.info.TypeOf(e.Y)
 	switch e.Op {
 	case "&&", "||":
-		g.logical(e)
+		g.boolValue(e)
 		return
 	case "==", "!=":
 		if xt.Kind == types.String {
@@ -287,24 +279,6 @@ func (g *gen) divide(mod, signed bool) {
 	}
 	g.emit(asm.JEq.Imm(asm.R2, 0, l3), asm.Neg.Imm(asm.R0, 0))
 	g.mark(l3)
-	g.emit(asm.Mov.Reg(asm.R0, asm.R0))
-}
-
-func (g *gen) logical(e *ast.Binary) {
-	short, end := g.newLabel("sc"), g.newLabel("scend")
-	// && stops at the first false operand, || at the first true one.
-	stop := asm.JEq
-	result := int32(1)
-	if e.Op == "||" {
-		stop, result = asm.JNE, 0
-	}
-	g.scalar(e.X)
-	g.emit(stop.Imm(asm.R0, 0, short))
-	g.scalar(e.Y)
-	g.emit(stop.Imm(asm.R0, 0, short), asm.Mov.Imm(asm.R0, result), asm.Ja.Label(end))
-	g.mark(short)
-	g.emit(asm.Mov.Imm(asm.R0, 1-result))
-	g.mark(end)
 	g.emit(asm.Mov.Reg(asm.R0, asm.R0))
 }
 
@@ -570,8 +544,7 @@ func (g *gen) buffer(e ast.Expr) int16 {
 	case *ast.Ternary:
 		off := g.alloc(t.Size, e.Pos())
 		elseL, endL := g.newLabel("telse"), g.newLabel("tend")
-		g.scalar(e.Cond)
-		g.emit(asm.JEq.Imm(asm.R0, 0, elseL))
+		g.branch(e.Cond, elseL, false)
 		g.copyInto(off, t.Size, e.Then)
 		g.emit(asm.Ja.Label(endL))
 		g.mark(elseL)
