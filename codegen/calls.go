@@ -184,17 +184,21 @@ func (g *gen) output(off int16, size int) {
 // bumpCounter adds one to element index of a per-CPU uint64 array; a
 // failed lookup jumps to skip.
 func (g *gen) bumpCounter(mapName string, index int, skip string) {
-	key := g.alloc(8, ast.Pos{})
 	g.emit(
-		stImm(g.fp, key, int64(index)),
 		asm.LoadMapPtr(asm.R1, 0).WithReference(mapName),
-		asm.Mov.Reg(asm.R2, g.fp),
-		asm.Add.Imm(asm.R2, int32(key)),
+		g.constPtr(asm.R2, index),
 		asm.FnMapLookupElem.Call(),
 		asm.JEq.Imm(asm.R0, 0, skip),
 		asm.Mov.Imm(asm.R1, 1),
 		asm.StoreXAdd(asm.R0, asm.R1, asm.DWord),
 	)
+}
+
+// constPtr loads into reg a pointer to a uint64 holding n (n less than
+// the number of user maps, or 1) in the constants map.
+func (g *gen) constPtr(reg asm.Register, n int) asm.Instruction {
+	g.c.useConsts()
+	return asm.LoadMapValue(reg, 0, uint32(8*n)).WithReference(constsMapName)
 }
 
 // event sends a header-only event.
@@ -258,60 +262,110 @@ func (g *gen) printValue(v ast.Expr, pos ast.Pos) {
 	g.printf(EventPrintValue, "", []ast.Expr{v}, pos)
 }
 
+// rArg holds the argument of an aggregation across the map lookup; it is
+// callee-saved, so it survives helper calls.
+const rArg = asm.R8
+
 // aggregate implements @m[k] = count()/sum()/... on a per-CPU map: one
-// lookup, then an in-place update of this CPU's slot; the first event for a
-// key inserts it.
+// lookup, then an in-place update of this CPU's slot. In a hash, the first
+// event for a key inserts it (the cold path, with the map-full
+// accounting); a keyless map held in a per-CPU array (see arrayMap) always
+// has its slots and never takes that path.
 func (g *gen) aggregate(m *ast.MapRef, call *ast.Call, t *types.Type) {
 	mi := g.mapInfo(m.Name)
-	// Evaluate the argument first: it may call helpers.
-	var arg int16
-	if len(call.Args) > 0 {
-		g.scalar(call.Args[0])
-		arg = g.spill(call.Pos())
-	}
-	key, _ := g.mapKey(m.Name, m.Keys, m.Pos())
 	if t.Kind == types.Tseries {
+		g.scalar(call.Args[0])
+		arg := g.spill(call.Pos())
+		key, _ := g.mapKey(m.Name, m.Keys, m.Pos())
 		g.tseries(mi, key, arg, t, m.Pos())
 		return
 	}
+	array := g.c.isArray(mi)
+	key := g.alloc(mi.Key.Size, m.Pos())
+	// The argument first: it may call helpers. A histogram needs only its
+	// bucket, stored straight into the key; the others keep it in rArg.
 	switch t.Kind {
-	case types.Hist:
-		g.emit(asm.LoadMem(asm.R1, g.fp, arg, asm.DWord))
-		g.log2Bucket()
-		g.emit(asm.StoreMem(g.fp, key+bucketOffset(mi), asm.R0, asm.DWord))
-	case types.Lhist:
-		g.emit(asm.LoadMem(asm.R1, g.fp, arg, asm.DWord))
-		g.linearBucket(mi.Value)
-		g.emit(asm.StoreMem(g.fp, key+bucketOffset(mi), asm.R0, asm.DWord))
+	case types.Hist, types.Lhist:
+		g.scalar(call.Args[0])
+		g.emit(asm.Mov.Reg(asm.R1, asm.R0))
+		if t.Kind == types.Hist {
+			g.log2Bucket()
+		} else {
+			g.linearBucket(mi.Value)
+		}
+		at := key
+		if !array {
+			at += bucketOffset(mi)
+		}
+		g.emit(asm.StoreMem(g.fp, at, asm.R0, asm.DWord))
+	case types.Count:
+		if array {
+			g.emit(stImm(g.fp, key, 0))
+		}
+	default:
+		g.scalar(call.Args[0])
+		g.emit(asm.Mov.Reg(rArg, asm.R0))
+		if array {
+			g.emit(stImm(g.fp, key, 0))
+		}
+	}
+	if !array {
+		g.mapKeyAt(key, mi, m.Keys, t.Kind == types.Hist || t.Kind == types.Lhist)
 	}
 	g.lookup(mi, key)
-	g.emit(asm.Mov.Reg(rPtr, asm.R0))
 	missing, end := g.newLabel("aggnew"), g.newLabel("aggend")
-	g.emit(asm.JEq.Imm(rPtr, 0, missing))
-	// Existing key: update this CPU's value in place.
+	if array {
+		missing = end // an index out of range; never for count
+	}
+	g.emit(asm.JEq.Imm(asm.R0, 0, missing))
+	g.aggregateInPlace(t, end)
+	if array {
+		g.mark(end)
+		return
+	}
+	g.emit(asm.Ja.Label(end))
+	// New key: insert this CPU's first value.
+	g.mark(missing)
+	switch t.Kind {
+	case types.Count, types.Hist, types.Lhist:
+		g.updateOne(mi, key)
+	case types.Sum:
+		val := g.alloc(8, m.Pos())
+		g.emit(asm.StoreMem(g.fp, val, rArg, asm.DWord))
+		g.update(mi, key, val)
+	default: // Avg, Stats, Min, Max: {value, 1}
+		val := g.alloc(16, m.Pos())
+		g.emit(asm.StoreMem(g.fp, val, rArg, asm.DWord), stImm(g.fp, val+8, 1))
+		g.update(mi, key, val)
+	}
+	g.mark(end)
+}
+
+// aggregateInPlace updates the value R0 points at (this CPU's slot) with
+// rArg; Min and Max jump to end when the value stays.
+func (g *gen) aggregateInPlace(t *types.Type, end string) {
+	p := asm.R0
 	switch t.Kind {
 	case types.Count, types.Hist, types.Lhist:
 		g.emit(
-			asm.LoadMem(asm.R1, rPtr, 0, asm.DWord),
+			asm.LoadMem(asm.R1, p, 0, asm.DWord),
 			asm.Add.Imm(asm.R1, 1),
-			asm.StoreMem(rPtr, 0, asm.R1, asm.DWord),
+			asm.StoreMem(p, 0, asm.R1, asm.DWord),
 		)
 	case types.Sum:
 		g.emit(
-			asm.LoadMem(asm.R1, rPtr, 0, asm.DWord),
-			asm.LoadMem(asm.R2, g.fp, arg, asm.DWord),
-			asm.Add.Reg(asm.R1, asm.R2),
-			asm.StoreMem(rPtr, 0, asm.R1, asm.DWord),
+			asm.LoadMem(asm.R1, p, 0, asm.DWord),
+			asm.Add.Reg(asm.R1, rArg),
+			asm.StoreMem(p, 0, asm.R1, asm.DWord),
 		)
 	case types.Avg, types.Stats:
 		g.emit(
-			asm.LoadMem(asm.R1, rPtr, 0, asm.DWord),
-			asm.LoadMem(asm.R2, g.fp, arg, asm.DWord),
-			asm.Add.Reg(asm.R1, asm.R2),
-			asm.StoreMem(rPtr, 0, asm.R1, asm.DWord),
-			asm.LoadMem(asm.R1, rPtr, 8, asm.DWord),
+			asm.LoadMem(asm.R1, p, 0, asm.DWord),
+			asm.Add.Reg(asm.R1, rArg),
+			asm.StoreMem(p, 0, asm.R1, asm.DWord),
+			asm.LoadMem(asm.R1, p, 8, asm.DWord),
 			asm.Add.Imm(asm.R1, 1),
-			asm.StoreMem(rPtr, 8, asm.R1, asm.DWord),
+			asm.StoreMem(p, 8, asm.R1, asm.DWord),
 		)
 	case types.Min, types.Max:
 		set := g.newLabel("minmaxset")
@@ -320,66 +374,51 @@ func (g *gen) aggregate(m *ast.MapRef, call *ast.Call, t *types.Type) {
 			better = asm.JSGT
 		}
 		g.emit(
-			asm.LoadMem(asm.R2, g.fp, arg, asm.DWord),
-			asm.LoadMem(asm.R1, rPtr, 8, asm.DWord),
+			asm.LoadMem(asm.R1, p, 8, asm.DWord),
 			asm.JEq.Imm(asm.R1, 0, set),
-			asm.LoadMem(asm.R1, rPtr, 0, asm.DWord),
-			better.Reg(asm.R2, asm.R1, set),
+			asm.LoadMem(asm.R1, p, 0, asm.DWord),
+			better.Reg(rArg, asm.R1, set),
 			asm.Ja.Label(end),
 		)
 		g.mark(set)
 		g.emit(
-			asm.StoreMem(rPtr, 0, asm.R2, asm.DWord),
-			stImm(rPtr, 8, 1),
+			asm.StoreMem(p, 0, rArg, asm.DWord),
+			stImm(p, 8, 1),
 		)
 	}
-	g.emit(asm.Ja.Label(end))
-	// New key: insert this CPU's first value.
-	g.mark(missing)
-	val := g.alloc(16, m.Pos())
-	switch t.Kind {
-	case types.Count, types.Hist, types.Lhist:
-		g.emit(stImm(g.fp, val, 1))
-	case types.Sum:
-		g.emit(asm.LoadMem(asm.R1, g.fp, arg, asm.DWord), asm.StoreMem(g.fp, val, asm.R1, asm.DWord))
-	case types.Avg, types.Stats, types.Min, types.Max:
-		g.emit(
-			asm.LoadMem(asm.R1, g.fp, arg, asm.DWord),
-			asm.StoreMem(g.fp, val, asm.R1, asm.DWord),
-			stImm(g.fp, val+8, 1),
-		)
-	}
-	g.update(mi, key, val)
-	g.mark(end)
-	g.emit(asm.Mov.Reg(asm.R0, asm.R0))
 }
 
 // log2Bucket computes the hist bucket of the signed value in R1 into R0:
 // 0 for negative values, 1 for 0, and 2+floor(log2(v)) otherwise.
 func (g *gen) log2Bucket() {
-	done, pos := g.newLabel("log2done"), g.newLabel("log2pos")
+	done := g.newLabel("log2done")
 	g.emit(
 		asm.Mov.Imm(asm.R0, 0),
 		asm.JSLT.Imm(asm.R1, 0, done),
 		asm.Mov.Imm(asm.R0, 1),
 		asm.JEq.Imm(asm.R1, 0, done),
 		asm.Mov.Imm(asm.R0, 2),
-		asm.Ja.Label(pos),
 	)
-	g.mark(pos)
-	for _, shift := range []int32{32, 16, 8, 4, 2, 1} {
+	// 2^32 does not fit an immediate: test the high word by shifting.
+	skip := g.newLabel("log2")
+	g.emit(
+		asm.Mov.Reg(asm.R2, asm.R1),
+		asm.RSh.Imm(asm.R2, 32),
+		asm.JEq.Imm(asm.R2, 0, skip),
+		asm.Mov.Reg(asm.R1, asm.R2),
+		asm.Add.Imm(asm.R0, 32),
+	)
+	g.mark(skip)
+	for _, shift := range []int32{16, 8, 4, 2, 1} {
 		skip := g.newLabel("log2")
 		g.emit(
-			asm.Mov.Reg(asm.R2, asm.R1),
-			asm.RSh.Imm(asm.R2, shift),
-			asm.JEq.Imm(asm.R2, 0, skip),
-			asm.Mov.Reg(asm.R1, asm.R2),
+			asm.JLT.Imm(asm.R1, 1<<shift, skip),
+			asm.RSh.Imm(asm.R1, shift),
 			asm.Add.Imm(asm.R0, shift),
 		)
 		g.mark(skip)
 	}
 	g.mark(done)
-	g.emit(asm.Mov.Reg(asm.R0, asm.R0))
 }
 
 // linearBucket computes the lhist bucket of the signed value in R1 into R0:

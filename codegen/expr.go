@@ -174,10 +174,23 @@ func (g *gen) binary(e *ast.Binary) {
 		g.pointerArith(e, xt, yt)
 		return
 	}
+	if op, ok := immOps[e.Op]; ok {
+		if cv, ok := g.info.Consts[e.Y]; ok && !cv.IsStr && int64(cv.Int) >= math.MinInt32 && int64(cv.Int) <= math.MaxInt32 {
+			// A constant operand that fits 32 bits is an immediate (sign
+			// extended, as loadImm's would be).
+			g.scalar(e.X)
+			g.emit(op.Imm(asm.R0, int32(int64(cv.Int))))
+			return
+		}
+	}
 	g.operands(e.X, e.Y)
 	signed := signedOp(xt, yt)
 	g.arith(e.Op, signed, e.Pos())
 }
+
+// immOps are the operators whose BPF instruction has an immediate form with
+// the same result as the register form.
+var immOps = map[string]asm.ALUOp{"+": asm.Add, "-": asm.Sub, "*": asm.Mul, "&": asm.And, "|": asm.Or, "^": asm.Xor}
 
 // pointerArith computes p + n or p - n, with n scaled by the size of *p.
 func (g *gen) pointerArith(e *ast.Binary, xt, yt *types.Type) {
@@ -472,13 +485,7 @@ func (g *gen) buffer(e ast.Expr) int16 {
 		}
 		if e.Name == "comm" {
 			off := g.alloc(16, e.Pos())
-			g.zero(off, 16)
-			g.emit(
-				asm.Mov.Reg(asm.R1, g.fp),
-				asm.Add.Imm(asm.R1, int32(off)),
-				asm.Mov.Imm(asm.R2, 16),
-				asm.FnGetCurrentComm.Call(),
-			)
+			g.comm(off)
 			return off
 		}
 	case *ast.Call:
@@ -560,12 +567,47 @@ func (g *gen) buffer(e ast.Expr) int16 {
 // copyInto evaluates the buffer expression e and copies it into the
 // size-byte slot at dst, zero-filling the rest.
 func (g *gen) copyInto(dst int16, size int, e ast.Expr) {
+	if g.buildInto(dst, size, e) {
+		return
+	}
 	src := g.buffer(e)
 	n := roundUp(min(g.info.TypeOf(e).Size, size), 8)
 	g.copyMem(g.fp, dst, g.fp, src, n)
 	for i := n; i < roundUp(size, 8); i += 8 {
 		g.emit(stImm(g.fp, dst+int16(i), 0))
 	}
+}
+
+// buildInto evaluates the buffer expression e straight into the size-byte
+// slot at dst, zero-filling the rest, when its value can be built in place
+// (a map key, an event record): no temporary and no copy. It reports false
+// for expressions it leaves to buffer and copyInto.
+func (g *gen) buildInto(dst int16, size int, e ast.Expr) bool {
+	switch x := e.(type) {
+	case *ast.Paren:
+		return g.buildInto(dst, size, x.X)
+	case *ast.Ident:
+		if x.Name == "comm" && size >= 16 {
+			g.comm(dst)
+			for i := 16; i < roundUp(size, 8); i += 8 {
+				g.emit(stImm(g.fp, dst+int16(i), 0))
+			}
+			return true
+		}
+	}
+	return false
+}
+
+// comm writes the current task's name into the 16 bytes at off. The
+// helper pads the name with zeros (and zeroes the buffer on failure), so
+// the slot needs no clearing first.
+func (g *gen) comm(off int16) {
+	g.emit(
+		asm.Mov.Reg(asm.R1, g.fp),
+		asm.Add.Imm(asm.R1, int32(off)),
+		asm.Mov.Imm(asm.R2, 16),
+		asm.FnGetCurrentComm.Call(),
+	)
 }
 
 // stringConst materialises a string constant in a size-byte stack buffer.
