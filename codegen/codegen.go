@@ -112,9 +112,9 @@ type compiler struct {
 	prog     *lang.Program
 	opts     Options
 	out      *Program
-	mapIndex map[string]int // user map name → index in out.Maps
+	mapIndex map[string]int  // user map name → index in out.Maps
 	needHash map[string]bool // maps used in ways a per-CPU array cannot serve
-	printfs  map[string]int // dedup key → index in out.Printfs
+	printfs  map[string]int  // dedup key → index in out.Printfs
 	begins   int
 	ends     int
 }
