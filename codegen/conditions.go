@@ -1,7 +1,9 @@
 package codegen
 
 import (
+	"encoding/binary"
 	"math"
+	"strings"
 
 	"github.com/cilium/ebpf/asm"
 
@@ -67,6 +69,10 @@ func (g *gen) branchLogical(e *ast.Binary, target string, when bool) {
 // pointer arithmetic).
 func (g *gen) branchCompare(e *ast.Binary, target string, when bool) bool {
 	xt, yt := g.info.TypeOf(e.X), g.info.TypeOf(e.Y)
+	if xt.Kind == types.String && yt.Kind == types.String && (e.Op == "==" || e.Op == "!=") {
+		g.branchStrings(e, target, when)
+		return true
+	}
 	if xt.Kind == types.String || xt.Kind == types.Pointer && yt.IsInt() || yt.Kind == types.Pointer && xt.IsInt() {
 		return false
 	}
@@ -84,6 +90,50 @@ func (g *gen) branchCompare(e *ast.Binary, target string, when bool) bool {
 	g.operands(e.X, e.Y)
 	g.emit(jmp.Reg(asm.R0, asm.R1, target))
 	return true
+}
+
+// branchStrings branches on the equality of two zero-padded strings,
+// word by word; a constant right operand is compared as immediates,
+// without building it on the stack.
+func (g *gen) branchStrings(e *ast.Binary, target string, when bool) {
+	xt, yt := g.info.TypeOf(e.X), g.info.TypeOf(e.Y)
+	n := roundUp(min(xt.Size, yt.Size), 8)
+	wantEqual := (e.Op == "==") == when
+	a := g.buffer(e.X)
+	var words []int64
+	var b int16
+	if cv, ok := g.info.Consts[e.Y]; ok && cv.IsStr {
+		str := cv.Str
+		if i := strings.IndexByte(str, 0); i >= 0 {
+			str = str[:i]
+		}
+		buf := make([]byte, roundUp(max(n, len(str)+1), 8))
+		copy(buf, str)
+		for i := 0; i < n; i += 8 {
+			words = append(words, int64(binary.LittleEndian.Uint64(buf[i:])))
+		}
+	} else {
+		b = g.buffer(e.Y)
+	}
+	differ := target
+	if wantEqual {
+		differ = g.newLabel("strne")
+	}
+	for i := 0; i < n; i += 8 {
+		g.emit(asm.LoadMem(asm.R1, g.fp, a+int16(i), asm.DWord))
+		switch {
+		case words == nil:
+			g.emit(asm.LoadMem(asm.R2, g.fp, b+int16(i), asm.DWord), asm.JNE.Reg(asm.R1, asm.R2, differ))
+		case words[i/8] >= math.MinInt32 && words[i/8] <= math.MaxInt32:
+			g.emit(asm.JNE.Imm(asm.R1, int32(words[i/8]), differ))
+		default:
+			g.emit(asm.LoadImm(asm.R2, words[i/8], asm.DWord), asm.JNE.Reg(asm.R1, asm.R2, differ))
+		}
+	}
+	if wantEqual {
+		g.emit(asm.Ja.Label(target))
+		g.mark(differ)
+	}
 }
 
 // negated maps a comparison to its negation.

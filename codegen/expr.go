@@ -142,22 +142,6 @@ func (g *gen) spill(pos ast.Pos) int16 {
 	return off
 }
 
-// operands evaluates x into R0 and y into R1.
-func (g *gen) operands(x, y ast.Expr) {
-	if cv, ok := g.info.Consts[y]; ok && !cv.IsStr {
-		g.scalar(x)
-		g.loadImm(asm.R1, int64(cv.Int))
-		return
-	}
-	g.scalar(x)
-	tmp := g.spill(x.Pos())
-	g.scalar(y)
-	g.emit(
-		asm.Mov.Reg(asm.R1, asm.R0),
-		asm.LoadMem(asm.R0, g.fp, tmp, asm.DWord),
-	)
-}
-
 func (g *gen) binary(e *ast.Binary) {
 	xt, yt := g.info.TypeOf(e.X), g.info.TypeOf(e.Y)
 	switch e.Op {
