@@ -94,7 +94,7 @@ func Compile(prog *lang.Program, opts Options) (*Program, error) {
 		MaxEntries: 1,
 	}
 	c.out.Globals = GlobalsLayout{Size: 16, StartNsOffset: 0, StartBootOffset: 8}
-	c.needHash = mapsNeedingHash(prog.File)
+	c.needHash = mapsNeedingHash(prog)
 	for _, name := range prog.MapNames() {
 		if err := c.declareMap(prog.Maps[name]); err != nil {
 			return nil, err
@@ -214,9 +214,9 @@ func (c *compiler) isArray(m *Map) bool {
 
 // mapsNeedingHash returns the maps whose uses need a hash map: zero(),
 // delete(), len(), has_key() and for.
-func mapsNeedingHash(f *ast.File) map[string]bool {
+func mapsNeedingHash(prog *lang.Program) map[string]bool {
 	need := map[string]bool{}
-	ast.Inspect(f, func(n ast.Node) bool {
+	visit := func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.Call:
 			switch n.Name {
@@ -231,7 +231,12 @@ func mapsNeedingHash(f *ast.File) map[string]bool {
 			need[n.Map.Name] = true
 		}
 		return true
-	})
+	}
+	// The probes as compiled (macros expanded), and the file as written.
+	for _, p := range prog.Probes {
+		ast.Inspect(p.AST, visit)
+	}
+	ast.Inspect(prog.File, visit)
 	return need
 }
 
