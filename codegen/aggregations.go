@@ -183,7 +183,6 @@ func (g *gen) linearBucket(t *types.Type) {
 	g.loadImm(asm.R2, t.LStep)
 	g.emit(asm.Div.Reg(asm.R0, asm.R2), asm.Add.Imm(asm.R0, 1))
 	g.mark(done)
-	g.emit(asm.Mov.Reg(asm.R0, asm.R0))
 }
 
 // tseries records n in the interval the current TAI time falls in: the

@@ -111,7 +111,6 @@ func (g *gen) arith(op string, signed bool, pos ast.Pos) {
 		g.mark(t)
 		g.emit(asm.Mov.Imm(asm.R0, 1))
 		g.mark(end)
-		g.emit(asm.Mov.Reg(asm.R0, asm.R0))
 	default:
 		g.fail(pos, fmt.Errorf("operator %s not supported by the code generator", op))
 	}
@@ -144,5 +143,4 @@ func (g *gen) divide(mod, signed bool) {
 	}
 	g.emit(asm.JEq.Imm(asm.R2, 0, l3), asm.Neg.Imm(asm.R0, 0))
 	g.mark(l3)
-	g.emit(asm.Mov.Reg(asm.R0, asm.R0))
 }

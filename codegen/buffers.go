@@ -119,7 +119,6 @@ func (g *gen) buffer(e ast.Expr) int16 {
 		g.mark(elseL)
 		g.copyInto(off, t.Size, e.Else)
 		g.mark(endL)
-		g.emit(asm.Mov.Reg(asm.R0, asm.R0))
 		return off
 	}
 	g.fail(e.Pos(), fmt.Errorf("%s value not supported by the code generator", t))
@@ -321,7 +320,6 @@ func (g *gen) stringEqual(e *ast.Binary) {
 	g.mark(ne)
 	g.emit(asm.Mov.Imm(asm.R0, 1-eq))
 	g.mark(end)
-	g.emit(asm.Mov.Reg(asm.R0, asm.R0))
 }
 
 // ntop builds an inet value {family, address} on the stack.

@@ -82,7 +82,6 @@ func (g *gen) call(e *ast.Call) {
 		g.mark(notFound)
 		g.emit(asm.Mov.Imm(asm.R0, 0))
 		g.mark(notFound + "_end")
-		g.emit(asm.Mov.Reg(asm.R0, asm.R0))
 	case "has_key":
 		m := e.Args[0].(*ast.MapRef)
 		keys := []ast.Expr{e.Args[1]}
@@ -177,7 +176,6 @@ func (g *gen) output(off int16, size int) {
 	// Lost event: bump the per-CPU drop counter.
 	g.bumpCounter(droppedMapName, 0, ok)
 	g.mark(ok)
-	g.emit(asm.Mov.Reg(asm.R0, asm.R0))
 }
 
 // bumpCounter adds one to element index of a per-CPU uint64 array; a
@@ -363,5 +361,4 @@ func (g *gen) find(e *ast.Call) {
 	g.copyMem(g.fp, off, asm.R0, 0, slotSize(t))
 	g.emit(asm.Mov.Imm(asm.R0, 1))
 	g.mark(missing)
-	g.emit(asm.Mov.Reg(asm.R0, asm.R0))
 }

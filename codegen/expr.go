@@ -74,7 +74,6 @@ func (g *gen) scalar(e ast.Expr) {
 		g.mark(elseL)
 		g.scalar(e.Else)
 		g.mark(endL)
-		g.emit(asm.Mov.Reg(asm.R0, asm.R0))
 	case *ast.Field:
 		g.fieldScalar(e)
 	case *ast.BlockExpr:
@@ -105,7 +104,6 @@ func (g *gen) boolify() {
 	l := g.newLabel("bool")
 	g.emit(asm.JEq.Imm(asm.R0, 0, l), asm.Mov.Imm(asm.R0, 1))
 	g.mark(l)
-	g.emit(asm.Mov.Reg(asm.R0, asm.R0))
 }
 
 func (g *gen) unary(e *ast.Unary) {

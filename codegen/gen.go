@@ -350,7 +350,6 @@ func (g *gen) while(s *ast.WhileStmt) {
 	g.loops = g.loops[:len(g.loops)-1]
 	g.emit(asm.Ja.Label(top))
 	g.mark(end)
-	g.emit(asm.Mov.Reg(asm.R0, asm.R0))
 }
 
 // forRange compiles for ($i : lo..hi) with constant bounds.
@@ -375,7 +374,6 @@ func (g *gen) forRange(s *ast.ForRangeStmt) {
 		asm.Ja.Label(top),
 	)
 	g.mark(end)
-	g.emit(asm.Mov.Reg(asm.R0, asm.R0))
 }
 
 var (

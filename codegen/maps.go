@@ -159,7 +159,6 @@ func (g *gen) mapReadScalar(m *ast.MapRef) {
 		g.emit(asm.LoadMem(asm.R0, asm.R0, 0, asm.DWord))
 	}
 	g.mark(none)
-	g.emit(asm.Mov.Reg(asm.R0, asm.R0))
 }
 
 func (g *gen) mapReadBuffer(m *ast.MapRef) int16 {
@@ -174,7 +173,6 @@ func (g *gen) mapReadBuffer(m *ast.MapRef) int16 {
 	g.mark(none)
 	g.zero(dst, size)
 	g.mark(end)
-	g.emit(asm.Mov.Reg(asm.R0, asm.R0))
 	return dst
 }
 
@@ -275,7 +273,6 @@ func (g *gen) mapCompound(m *ast.MapRef, op string, v ast.Expr, delta int64, res
 		g.emit(asm.LoadMem(asm.R0, g.fp, val, asm.DWord))
 	}
 	g.mark(end)
-	g.emit(asm.Mov.Reg(asm.R0, asm.R0))
 }
 
 // incDec implements x++ / x-- as a statement.

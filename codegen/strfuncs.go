@@ -21,7 +21,6 @@ func (g *gen) strlen(e *ast.Call) {
 		)
 	}
 	g.mark(done)
-	g.emit(asm.Mov.Reg(asm.R0, asm.R0))
 }
 
 // strncmp compares at most n bytes of two strings: 0 when equal.
@@ -49,7 +48,6 @@ func (g *gen) strncmp(e *ast.Call) {
 	g.mark(eq)
 	g.emit(asm.Mov.Imm(asm.R0, 0))
 	g.mark(end)
-	g.emit(asm.Mov.Reg(asm.R0, asm.R0))
 }
 
 // memcmp compares count bytes: 0 when equal, else the difference of the
@@ -70,7 +68,6 @@ func (g *gen) memcmp(e *ast.Call) {
 		)
 	}
 	g.mark(end)
-	g.emit(asm.Mov.Reg(asm.R0, asm.R0))
 }
 
 // strstr finds needle in haystack, unrolled over both buffers: the index
@@ -100,7 +97,6 @@ func (g *gen) strstr(e *ast.Call) {
 	g.mark(end)
 	g.emit(asm.Mov.Imm(asm.R0, -1), asm.Ja.Label(found+"_out"))
 	g.mark(found)
-	g.emit(asm.Mov.Reg(asm.R0, asm.R0))
 	g.mark(found + "_out")
 	if e.Name == "strcontains" {
 		t := g.newLabel("contains")
@@ -109,5 +105,4 @@ func (g *gen) strstr(e *ast.Call) {
 		g.emit(asm.Mov.Imm(asm.R0, 1))
 		g.mark(t + "_end")
 	}
-	g.emit(asm.Mov.Reg(asm.R0, asm.R0))
 }
