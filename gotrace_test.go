@@ -26,8 +26,11 @@ func TestVerifierErrorPosition(t *testing.T) {
 	found := false
 	for i, ins := range insns {
 		if src := ins.Source(); src != nil && strings.HasPrefix(src.String(), "verifier.bt:3:2 ") {
-			// Keep the tag, break the instruction: R9 was never written.
-			insns[i] = asm.LoadMem(asm.R0, asm.R9, 0, asm.DWord).WithSource(src)
+			// Keep the tag (and a label jumped to), break the
+			// instruction: R9 was never written.
+			broken := asm.LoadMem(asm.R0, asm.R9, 0, asm.DWord)
+			broken.Metadata = ins.Metadata
+			insns[i] = broken
 			found = true
 			break
 		}

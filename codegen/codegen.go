@@ -1,6 +1,7 @@
 package codegen
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"strings"
@@ -95,6 +96,7 @@ func Compile(prog *lang.Program, opts Options) (*object.Program, error) {
 		MaxEntries: 1,
 	}
 	c.out.Globals = object.GlobalsLayout{Size: 16, StartNsOffset: 0, StartBootOffset: 8}
+	c.needHash = mapsNeedingHash(prog)
 	for _, name := range prog.MapNames() {
 		if err := c.declareMap(prog.Maps[name]); err != nil {
 			return nil, err
@@ -112,9 +114,10 @@ type compiler struct {
 	prog     *lang.Program
 	opts     Options
 	out      *object.Program
-	mapIndex map[string]int // user map name → index in out.Maps
-	printfs  map[string]int // dedup key → index in out.Printfs
-	order    map[string]int // instances compiled so far, by provider
+	mapIndex map[string]int  // user map name → index in out.Maps
+	needHash map[string]bool // maps used in ways a per-CPU array cannot serve
+	printfs  map[string]int  // dedup key → index in out.Printfs
+	order    map[string]int  // instances compiled so far, by provider
 }
 
 // mapKeyType returns the BPF key layout for a map.
@@ -161,10 +164,81 @@ func (c *compiler) declareMap(mt *lang.MapType) error {
 			spec.Type = ebpf.LRUCPUHash
 		}
 	}
+	if n := c.arrayEntries(mt); n > 0 {
+		m.Key = types.Uint32
+		spec.Type, spec.KeySize, spec.MaxEntries = ebpf.PerCPUArray, 4, uint32(n)
+	}
 	c.mapIndex[mt.Name] = len(c.out.Maps)
 	c.out.Maps = append(c.out.Maps, m)
 	c.out.Collection.Maps[m.BPFName] = spec
 	return nil
+}
+
+// arrayEntries returns the number of entries of the per-CPU array that
+// holds a keyless aggregation, or 0 when the map stays a hash.
+//
+// A keyless count(), min(), max(), avg(), stats(), hist() or lhist() needs
+// no hash: its value, or each histogram bucket, is one per-CPU array slot
+// indexed by 0 or by the bucket, and an event costs one lookup and an
+// in-place update, with no insertion path. A slot that was never written is
+// all zeros on every CPU, and only then (counts and the set flags of min,
+// max, avg and stats are non-zero once written); the runtime reads such a
+// slot as a missing entry, so a map whose probe never fired prints
+// nothing, as a hash with no entry does, and clear() (zeroing the slots)
+// empties it. Kept as hashes: sum() (a written sum can be 0), tseries, maps
+// declared with an explicit type, and maps that zero() (which must keep
+// the entry, printing 0), delete(), len(), has_key() or for would see
+// differently.
+func (c *compiler) arrayEntries(mt *lang.MapType) int {
+	if len(mt.Keys) > 0 || mt.Decl != "" || c.needHash[mt.Name] {
+		return 0
+	}
+	switch v := mt.Value; v.Kind {
+	case types.Count, types.Min, types.Max, types.Avg, types.Stats:
+		return 1
+	case types.Hist:
+		if v.Bits == 0 {
+			return 65 // buckets 0 (negative), 1 (zero), 2+log2(v) up to 64
+		}
+	case types.Lhist:
+		if v.LStep > 0 && v.LMax >= v.LMin {
+			return int((v.LMax-v.LMin)/v.LStep) + 2
+		}
+	}
+	return 0
+}
+
+// isArray reports whether a user map is a per-CPU array (arrayEntries).
+func (c *compiler) isArray(m *object.Map) bool {
+	return c.out.Collection.Maps[m.BPFName].Type == ebpf.PerCPUArray
+}
+
+// mapsNeedingHash returns the maps whose uses need a hash map: zero(),
+// delete(), len(), has_key() and for.
+func mapsNeedingHash(prog *lang.Program) map[string]bool {
+	need := map[string]bool{}
+	visit := func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.Call:
+			switch n.Name {
+			case "zero", "delete", "len", "has_key":
+				if len(n.Args) > 0 {
+					if m, ok := n.Args[0].(*ast.MapRef); ok {
+						need[m.Name] = true
+					}
+				}
+			}
+		case *ast.ForMapStmt:
+			need[n.Map.Name] = true
+		}
+		return true
+	}
+	// The probes as compiled (macros expanded), and the file as written.
+	for _, p := range prog.Probes {
+		ast.Inspect(p.AST, visit)
+	}
+	ast.Inspect(prog.File, visit)
+	return need
 }
 
 func bpfMapName(i int) string { return fmt.Sprintf("m%d", i) }
@@ -279,6 +353,33 @@ func (c *compiler) useFullMap() {
 		KeySize:    4,
 		ValueSize:  8,
 		MaxEntries: uint32(max(len(c.out.Maps), 1)),
+	}
+}
+
+// constsMapName is a one-element array whose value is the words 0, 1, 2,
+// ... (at least as many as there are user maps): helper arguments that
+// point at a constant (the value 1 inserted by a first count, the index of
+// a counter) point into it with one instruction instead of a stack store
+// and a frame pointer computation. Direct map value access needs Linux 5.2.
+const constsMapName = "consts"
+
+// useConsts makes sure the constants map exists.
+func (c *compiler) useConsts() {
+	if _, ok := c.out.Collection.Maps[constsMapName]; ok {
+		return
+	}
+	n := max(len(c.out.Maps), 2)
+	words := make([]byte, 8*n)
+	for i := 0; i < n; i++ {
+		binary.LittleEndian.PutUint64(words[8*i:], uint64(i))
+	}
+	c.out.Collection.Maps[constsMapName] = &ebpf.MapSpec{
+		Name:       constsMapName,
+		Type:       ebpf.Array,
+		KeySize:    4,
+		ValueSize:  uint32(len(words)),
+		MaxEntries: 1,
+		Contents:   []ebpf.MapKV{{Key: uint32(0), Value: words}},
 	}
 }
 

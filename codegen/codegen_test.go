@@ -197,3 +197,107 @@ fentry:vfs_write { @w = count(); }
 		t.Error("the programs of one wildcard do not share their Group")
 	}
 }
+
+// programSlots returns the instruction slots of each program in a golden
+// dump (a 64-bit immediate load takes 2), from the slot offsets it prints.
+func programSlots(dump string) []int {
+	var slots []int
+	for _, line := range strings.Split(dump, "\n") {
+		if strings.HasPrefix(line, "probe ") {
+			slots = append(slots, 0)
+			continue
+		}
+		f := strings.Fields(line)
+		if len(slots) == 0 || len(f) < 2 || !strings.HasSuffix(f[0], ":") {
+			continue
+		}
+		var off int
+		if _, err := fmt.Sscanf(f[0], "%d:", &off); err != nil {
+			continue
+		}
+		size := 1
+		switch f[1] {
+		case "LoadMapPtr", "LoadMapValue", "LdImmDW":
+			size = 2
+		}
+		slots[len(slots)-1] = off + size
+	}
+	return slots
+}
+
+// TestSlotBudget checks the goldens that carry a "max-slots: N" comment:
+// hot paths must stay as short as a hand-written program.
+func TestSlotBudget(t *testing.T) {
+	files, _ := filepath.Glob("testdata/*.txtar")
+	budgets := 0
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := parseArchive(string(data))
+		var max int
+		for _, line := range strings.Split(a.comment, "\n") {
+			if rest, ok := strings.CutPrefix(line, "max-slots:"); ok {
+				fmt.Sscanf(strings.TrimSpace(rest), "%d", &max)
+			}
+		}
+		if max == 0 {
+			continue
+		}
+		budgets++
+		want, _ := a.get("want.asm")
+		slots := programSlots(want)
+		if len(slots) == 0 {
+			t.Errorf("%s: no program in want.asm", f)
+		}
+		for _, n := range slots {
+			if n > max {
+				t.Errorf("%s: %d instruction slots, want at most %d", f, n, max)
+			}
+		}
+	}
+	if budgets < 4 {
+		t.Errorf("%d goldens with a slot budget, want at least 4", budgets)
+	}
+}
+
+// TestNoIdleInstructions checks that no golden executes an instruction
+// that does nothing: a register moved onto itself or a jump to the next
+// instruction.
+func TestNoIdleInstructions(t *testing.T) {
+	files, _ := filepath.Glob("testdata/*.txtar")
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := parseArchive(string(data)).get("want.asm")
+		lines := strings.Split(want, "\n")
+		for i, line := range lines {
+			fields := strings.Fields(line)
+			if len(fields) < 2 {
+				continue
+			}
+			switch fields[1] {
+			case "MovReg":
+				// "MovReg dst: rX src: rX"
+				if len(fields) >= 6 && fields[3] == fields[5] {
+					t.Errorf("%s: %s", f, strings.TrimSpace(line))
+				}
+			case "Ja":
+				ref := fields[len(fields)-1]
+				for _, next := range lines[i+1:] {
+					next = strings.TrimSpace(next)
+					if strings.HasPrefix(next, ";") {
+						continue
+					}
+					if next == strings.Trim(ref, "<>")+":" {
+						t.Errorf("%s: jump to the next instruction: %s", f, strings.TrimSpace(line))
+					}
+					break
+				}
+			}
+		}
+	}
+}

@@ -151,8 +151,7 @@ func (g *gen) program() (asm.Instructions, error) {
 	}
 	if pred := g.probe.AST.Pred; pred != nil {
 		g.tag(pred)
-		g.scalar(pred)
-		g.emit(asm.JEq.Imm(asm.R0, 0, g.exitLbl))
+		g.branch(pred, g.exitLbl, false)
 	}
 	g.block(g.probe.AST.Body)
 	g.mark(g.exitLbl)
@@ -176,7 +175,7 @@ func (g *gen) program() (asm.Instructions, error) {
 			}
 		}
 	}
-	return g.insns, nil
+	return peephole(g.insns), nil
 }
 
 func (g *gen) block(b *ast.Block) {
@@ -265,8 +264,7 @@ func (g *gen) stmt(s ast.Stmt) {
 
 func (g *gen) ifStmt(s *ast.IfStmt) {
 	elseL, endL := g.newLabel("else"), g.newLabel("endif")
-	g.scalar(s.Cond)
-	g.emit(asm.JEq.Imm(asm.R0, 0, elseL))
+	g.branch(s.Cond, elseL, false)
 	g.block(s.Then)
 	if s.Else != nil {
 		g.emit(asm.Ja.Label(endL))
@@ -349,14 +347,12 @@ func (g *gen) let(s *ast.LetStmt) {
 func (g *gen) while(s *ast.WhileStmt) {
 	top, end := g.newLabel("while"), g.newLabel("wend")
 	g.mark(top)
-	g.scalar(s.Cond)
-	g.emit(asm.JEq.Imm(asm.R0, 0, end))
+	g.branch(s.Cond, end, false)
 	g.loops = append(g.loops, loopLabels{brk: end, cont: top})
 	g.block(s.Body)
 	g.loops = g.loops[:len(g.loops)-1]
 	g.emit(asm.Ja.Label(top))
 	g.mark(end)
-	g.emit(asm.Mov.Reg(asm.R0, asm.R0))
 }
 
 // forRange compiles for ($i : lo..hi) with constant bounds.
@@ -381,7 +377,6 @@ func (g *gen) forRange(s *ast.ForRangeStmt) {
 		asm.Ja.Label(top),
 	)
 	g.mark(end)
-	g.emit(asm.Mov.Reg(asm.R0, asm.R0))
 }
 
 var (

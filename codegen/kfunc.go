@@ -119,10 +119,15 @@ func (g *gen) structAddr(x ast.Expr) {
 }
 
 // readKernel reads size bytes from the kernel address in R0 into the stack
-// slot at dst (zeroed first, so a failed read yields zeros).
+// slot at dst; a failed read yields zeros (the helpers clear the
+// destination on failure, Linux 5.5+). The padding after a size that is
+// not a multiple of 8 is zeroed first, as string comparisons read whole
+// words.
 func (g *gen) readKernel(dst int16, size int, as types.AddrSpace) {
 	g.emit(asm.Mov.Reg(asm.R3, asm.R0))
-	g.zero(dst, size)
+	if size%8 != 0 {
+		g.zero(dst, size)
+	}
 	fn := asm.FnProbeReadKernel
 	switch as {
 	case types.User:

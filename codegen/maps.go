@@ -21,27 +21,67 @@ func (g *gen) mapInfo(name string) *object.Map { return g.c.out.Maps[g.c.mapInde
 func (g *gen) mapKey(name string, keys []ast.Expr, pos ast.Pos) (int16, *object.Map) {
 	mi := g.mapInfo(name)
 	off := g.alloc(mi.Key.Size, pos)
-	g.zero(off, mi.Key.Size)
+	g.mapKeyAt(off, mi, keys, false)
+	return off, mi
+}
+
+// mapKeyAt builds the key of mi in place at off. Every key component is
+// evaluated straight into its field; only the bytes no component writes
+// (padding, and the bucket unless bucketSet) are zeroed.
+func (g *gen) mapKeyAt(off int16, mi *object.Map, keys []ast.Expr, bucketSet bool) {
 	if len(keys) == 1 && len(mi.Keys) > 1 {
 		// @m[$t]: a tuple holding all the keys, laid out like the key.
+		g.zero(off, mi.Key.Size)
 		src := g.buffer(keys[0])
 		n := roundUp(min(g.info.TypeOf(keys[0]).Size, tupleSize(mi.Keys)), 8)
 		g.copyMem(g.fp, off, g.fp, src, n)
-		return off, mi
+		return
 	}
+	written := make([]bool, roundUp(mi.Key.Size, 8)/8)
+	cover := func(at, n int) {
+		for i := at / 8; i < (at+n)/8 && i < len(written); i++ {
+			written[i] = true
+		}
+	}
+	if bucketSet {
+		cover(int(bucketOffset(mi)), 8)
+	}
+	for i := range keys {
+		f := mi.Key.Fields[i]
+		kt := mi.Keys[i]
+		if f.Offset%8 != 0 {
+			// not word aligned: build it over zeroed words
+			g.zero(off, mi.Key.Size)
+			g.keyFields(off, mi, keys)
+			return
+		}
+		if kt.IsBuffer() {
+			cover(f.Offset, roundUp(kt.Size, 8))
+		} else {
+			cover(f.Offset, 8)
+		}
+	}
+	for i, w := range written {
+		if !w {
+			g.emit(stImm(g.fp, off+int16(8*i), 0))
+		}
+	}
+	g.keyFields(off, mi, keys)
+}
+
+// keyFields evaluates the key components into their fields of the key at
+// off.
+func (g *gen) keyFields(off int16, mi *object.Map, keys []ast.Expr) {
 	for i, k := range keys {
 		f := mi.Key.Fields[i]
 		kt := mi.Keys[i]
 		if kt.IsBuffer() {
-			src := g.buffer(k)
-			n := roundUp(min(g.info.TypeOf(k).Size, kt.Size), 8)
-			g.copyMem(g.fp, off+int16(f.Offset), g.fp, src, n)
+			g.copyInto(off+int16(f.Offset), kt.Size, k)
 			continue
 		}
 		g.scalar(k)
 		g.emit(asm.StoreMem(g.fp, off+int16(f.Offset), asm.R0, asm.DWord))
 	}
-	return off, mi
 }
 
 // bucketOffset is the offset of a histogram key's bucket field.
@@ -65,16 +105,28 @@ func (g *gen) lookup(mi *object.Map, key int16) {
 
 // update stores the value at val under key (BPF_ANY).
 func (g *gen) update(mi *object.Map, key, val int16) {
+	g.emit(asm.Mov.Reg(asm.R3, g.fp), asm.Add.Imm(asm.R3, int32(val)))
+	g.updateR3(mi, key)
+}
+
+// updateOne stores the value 1 under key: the first event of a count or a
+// histogram bucket.
+func (g *gen) updateOne(mi *object.Map, key int16) {
+	g.emit(g.constPtr(asm.R3, 1))
+	g.updateR3(mi, key)
+}
+
+// updateR3 stores the value R3 points at under key (BPF_ANY). A full map
+// (-E2BIG) drops the update; the failure branch counts it for the warning
+// at exit.
+func (g *gen) updateR3(mi *object.Map, key int16) {
 	g.mapPtr(asm.R1, mi)
 	g.emit(
 		asm.Mov.Reg(asm.R2, g.fp),
 		asm.Add.Imm(asm.R2, int32(key)),
-		asm.Mov.Reg(asm.R3, g.fp),
-		asm.Add.Imm(asm.R3, int32(val)),
 		asm.Mov.Imm(asm.R4, 0),
 		asm.FnMapUpdateElem.Call(),
 	)
-	// A full map (-E2BIG) drops the update: count it for the warning at exit.
 	if g.c.opts.HelperWarnings {
 		failed := g.newLabel("updfail")
 		g.emit(asm.JNE.Imm(asm.R0, -7, failed+"_other"), asm.Ja.Label(failed))
@@ -84,14 +136,12 @@ func (g *gen) update(mi *object.Map, key, val int16) {
 		g.mark(failed)
 		g.emit(asm.Mov.Imm(asm.R0, -7))
 		g.mark(failed + "_end")
-		g.emit(asm.Mov.Reg(asm.R0, asm.R0))
 	}
 	ok := g.newLabel("updated")
 	g.c.useFullMap()
 	g.emit(asm.JNE.Imm(asm.R0, -7, ok))
 	g.bumpCounter(fullMapName, g.c.mapIndex[mi.Name], ok)
 	g.mark(ok)
-	g.emit(asm.Mov.Reg(asm.R0, asm.R0))
 }
 
 func (g *gen) mapReadScalar(m *ast.MapRef) {
@@ -110,7 +160,6 @@ func (g *gen) mapReadScalar(m *ast.MapRef) {
 		g.emit(asm.LoadMem(asm.R0, asm.R0, 0, asm.DWord))
 	}
 	g.mark(none)
-	g.emit(asm.Mov.Reg(asm.R0, asm.R0))
 }
 
 func (g *gen) mapReadBuffer(m *ast.MapRef) int16 {
@@ -125,7 +174,6 @@ func (g *gen) mapReadBuffer(m *ast.MapRef) int16 {
 	g.mark(none)
 	g.zero(dst, size)
 	g.mark(end)
-	g.emit(asm.Mov.Reg(asm.R0, asm.R0))
 	return dst
 }
 
@@ -226,7 +274,6 @@ func (g *gen) mapCompound(m *ast.MapRef, op string, v ast.Expr, delta int64, res
 		g.emit(asm.LoadMem(asm.R0, g.fp, val, asm.DWord))
 	}
 	g.mark(end)
-	g.emit(asm.Mov.Reg(asm.R0, asm.R0))
 }
 
 // incDec implements x++ / x-- as a statement.

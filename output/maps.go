@@ -385,10 +385,15 @@ func histItems(m *object.Map, entries []Entry, opt MapOptions) ([]keyField, []*h
 	byKey := map[string]*histEntry{}
 	var hists []*histEntry
 	for i, e := range entries {
-		if len(e.Key) < bucketOff+8 {
-			return nil, nil, fmt.Errorf("entry %d: key has %d bytes, want %d: %w", i, len(e.Key), bucketOff+8, ErrBadEntry)
+		// A keyless histogram held in a per-CPU array has a uint32 index.
+		width := 8
+		if m.Key.Size == 4 {
+			width = 4
 		}
-		bucket := readUint(e.Key[bucketOff:], 8)
+		if len(e.Key) < bucketOff+width {
+			return nil, nil, fmt.Errorf("entry %d: key has %d bytes, want %d: %w", i, len(e.Key), bucketOff+width, ErrBadEntry)
+		}
+		bucket := readUint(e.Key[bucketOff:], width)
 		if bucket > maxIndex {
 			return nil, nil, fmt.Errorf("entry %d: bucket %d out of range 0..%d: %w", i, bucket, maxIndex, ErrBadEntry)
 		}

@@ -59,13 +59,30 @@ func (s *session) readMap(bm *ebpf.Map) ([]output.Entry, error) {
 		} else {
 			e.Values = [][]byte{val}
 		}
-		entries = append(entries, e)
+		// An array slot is always there: one that was never written (all
+		// zeros; codegen keeps maps whose written values can be zero in
+		// hashes) is a missing entry.
+		if !isArray(bm.Type()) || !allZero(e.Values) {
+			entries = append(entries, e)
+		}
 		key, val = nil, nil
 	}
 	if err := it.Err(); err != nil {
 		return nil, fmt.Errorf("read map: %w", err)
 	}
 	return entries, nil
+}
+
+// allZero reports whether every byte of every value is zero.
+func allZero(values [][]byte) bool {
+	for _, v := range values {
+		for _, b := range v {
+			if b != 0 {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // printMap prints a map with output.WriteMap. At exit, maps without

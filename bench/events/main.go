@@ -1,0 +1,185 @@
+package main
+
+import (
+	"bufio"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"runtime"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/link"
+)
+
+func main() {
+	gotrace := flag.String("gotrace", "./gotrace", "gotrace binary")
+	bpftrace := flag.String("bpftrace", "bpftrace", "bpftrace binary (skipped when not found)")
+	rounds := flag.Int("rounds", 7, "interleaved rounds")
+	calls := flag.Int("calls", 1000000, "getppid calls per measurement")
+	flag.Parse()
+	if err := run(*gotrace, *bpftrace, *rounds, *calls); err != nil {
+		fmt.Fprintln(os.Stderr, "events:", err)
+		os.Exit(1)
+	}
+}
+
+// A variant traces the loop; start returns the function that stops it.
+type variant struct {
+	name  string
+	start func(script string) (stop func(), err error)
+}
+
+type script struct {
+	name string
+	src  string
+	hand func() (*ebpf.Collection, link.Link, error)
+}
+
+func run(gotrace, bpftrace string, rounds, calls int) error {
+	pid := os.Getpid()
+	scripts := []script{
+		{"count", `tracepoint:syscalls:sys_enter_getppid { @ = count(); }`, handCount},
+		{"hist", fmt.Sprintf(`tracepoint:raw_syscalls:sys_enter /pid == %d/ { @ = hist(nsecs & 1023); }`, pid), func() (*ebpf.Collection, link.Link, error) { return handHist(pid) }},
+	}
+	var variants []variant
+	variants = append(variants, variant{"hand", nil})
+	if _, err := os.Stat(gotrace); err != nil {
+		return fmt.Errorf("gotrace binary: %w (build it with go build -o %s ./cmd/gotrace)", err, gotrace)
+	}
+	variants = append(variants, variant{"gotrace", func(src string) (func(), error) { return startTool(gotrace, src) }})
+	if p, err := exec.LookPath(bpftrace); err == nil {
+		variants = append(variants, variant{"bpftrace", func(src string) (func(), error) { return startTool(p, src) }})
+	}
+
+	type key struct{ script, variant string }
+	traced := map[key][]float64{}
+	added := map[key][]float64{}
+	for r := 0; r < rounds; r++ {
+		for _, s := range scripts {
+			// Rotate the order each round.
+			for i := range variants {
+				v := variants[(i+r)%len(variants)]
+				before := perCall(calls)
+				var stop func()
+				var err error
+				if v.name == "hand" {
+					stop, err = startHand(s.hand)
+				} else {
+					stop, err = v.start(s.src)
+				}
+				if err != nil {
+					return fmt.Errorf("%s %s: %w", s.name, v.name, err)
+				}
+				on := perCall(calls)
+				stop()
+				off := (before + perCall(calls)) / 2
+				k := key{s.name, v.name}
+				traced[k] = append(traced[k], on)
+				added[k] = append(added[k], on-off)
+				traced[key{s.name, "none"}] = append(traced[key{s.name, "none"}], off)
+			}
+		}
+	}
+	fmt.Printf("%d rounds of %d getppid calls, %s\n", rounds, calls, runtime.Version())
+	fmt.Printf("%-6s %-9s %12s %12s %10s\n", "script", "variant", "ns/call", "added ns", "vs hand")
+	for _, s := range scripts {
+		fmt.Printf("%-6s %-9s %12.1f\n", s.name, "none", median(traced[key{s.name, "none"}]))
+		hand := median(added[key{s.name, "hand"}])
+		for _, v := range variants {
+			k := key{s.name, v.name}
+			a := median(added[k])
+			fmt.Printf("%-6s %-9s %12.1f %12.1f %9.0f%%\n", s.name, v.name, median(traced[k]), a, 100*(a-hand)/hand)
+		}
+	}
+	return nil
+}
+
+// perCall times calls getppid calls on one thread; the best of three.
+func perCall(calls int) float64 {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	best := 0.0
+	for j := 0; j < 3; j++ {
+		start := time.Now()
+		for i := 0; i < calls; i++ {
+			syscall.Getppid()
+		}
+		ns := float64(time.Since(start).Nanoseconds()) / float64(calls)
+		if j == 0 || ns < best {
+			best = ns
+		}
+	}
+	return best
+}
+
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+// startTool runs a tracer on src and returns once it has attached.
+func startTool(tool, src string) (func(), error) {
+	cmd := exec.Command(tool, "-e", src)
+	// bpftrace says "Attaching" on stdout, gotrace on stderr.
+	stderr, w := io.Pipe()
+	cmd.Stdout, cmd.Stderr = w, w
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	go func() { _ = cmd.Wait(); w.Close() }()
+	ready := make(chan bool, 1)
+	exited := make(chan struct{}) // closed when the output ends
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		sent := false
+		for sc.Scan() {
+			if !sent && strings.Contains(sc.Text(), "Attaching") {
+				ready <- true
+				sent = true
+			}
+		}
+		if !sent {
+			ready <- false
+		}
+		close(exited)
+	}()
+	select {
+	case ok := <-ready:
+		if !ok {
+			return nil, fmt.Errorf("%s exited before attaching", tool)
+		}
+	case <-time.After(30 * time.Second):
+		_ = cmd.Process.Kill()
+		<-exited
+		return nil, fmt.Errorf("%s did not attach", tool)
+	}
+	// "Attaching" is printed before the attach completes.
+	time.Sleep(time.Second)
+	return func() {
+		_ = cmd.Process.Signal(os.Interrupt)
+		select {
+		case <-exited:
+		case <-time.After(10 * time.Second):
+			_ = cmd.Process.Kill()
+			<-exited
+		}
+	}, nil
+}
+
+func startHand(load func() (*ebpf.Collection, link.Link, error)) (func(), error) {
+	coll, l, err := load()
+	if err != nil {
+		return nil, err
+	}
+	return func() { l.Close(); coll.Close() }, nil
+}

@@ -1,0 +1,430 @@
+package codegen
+
+import (
+	"encoding/binary"
+	"fmt"
+	"strings"
+
+	"github.com/cilium/ebpf/asm"
+
+	"github.com/gotrace/gotrace/lang"
+	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/types"
+	"github.com/gotrace/gotrace/provider"
+)
+
+// buffer evaluates a string expression into a zero-padded stack buffer of
+// roundUp(size, 8) bytes and returns its offset.
+func (g *gen) buffer(e ast.Expr) int16 {
+	t := g.info.TypeOf(e)
+	if cv, ok := g.info.Consts[e]; ok && cv.IsStr {
+		if t.Kind == types.Array {
+			return g.bytesConst(cv.Str, t.Size, e.Pos())
+		}
+		return g.stringConst(cv.Str, t.Size, e.Pos())
+	}
+	switch e := e.(type) {
+	case *ast.Paren:
+		return g.buffer(e.X)
+	case *ast.Var:
+		off, _ := g.varSlot(e)
+		return off
+	case *ast.MapRef:
+		return g.mapReadBuffer(e)
+	case *ast.Ident:
+		if e.Name == "ustack" {
+			return g.ustack(e.Pos())
+		}
+		if e.Name == "pcomm" {
+			// curtask->group_leader->comm
+			l := g.c.prog.Task
+			tmp := g.alloc(8, e.Pos())
+			off := g.alloc(16, e.Pos())
+			g.emit(asm.FnGetCurrentTask.Call(), asm.Add.Imm(asm.R0, int32(l.GroupLeader)))
+			g.readKernel(tmp, 8, types.Kernel)
+			g.emit(asm.LoadMem(asm.R0, g.fp, tmp, asm.DWord), asm.Add.Imm(asm.R0, int32(l.Comm)))
+			g.readKernel(off, 16, types.Kernel)
+			return off
+		}
+		if e.Name == "comm" {
+			off := g.alloc(16, e.Pos())
+			g.comm(off)
+			return off
+		}
+	case *ast.Call:
+		switch e.Name {
+		case "str":
+			return g.str(e)
+		case "ntop":
+			return g.ntop(e)
+		case "usym":
+			off := g.alloc(16, e.Pos())
+			g.scalar(e.Args[0])
+			g.emit(asm.StoreMem(g.fp, off, asm.R0, asm.DWord), asm.FnGetCurrentPidTgid.Call(), asm.RSh.Imm(asm.R0, 32), asm.StoreMem(g.fp, off+8, asm.R0, asm.DWord))
+			return off
+		case "ustack":
+			return g.ustack(e.Pos())
+		case "buf":
+			return g.buf(e)
+		case "str_concat":
+			return g.strConcat(e)
+		case "path":
+			off := g.alloc(t.Size, e.Pos())
+			g.zero(off, t.Size)
+			g.scalar(e.Args[0])
+			g.emit(
+				asm.Mov.Reg(asm.R1, asm.R0),
+				asm.Mov.Reg(asm.R2, g.fp),
+				asm.Add.Imm(asm.R2, int32(off)),
+				asm.Mov.Imm(asm.R3, int32(t.Size)),
+				asm.FnDPath.Call(),
+			)
+			return off
+		}
+	case *ast.Field:
+		return g.fieldBuffer(e)
+	case *ast.BlockExpr:
+		var off int16
+		g.blockValue(e.Body, func(x ast.Expr) { off = g.buffer(x) })
+		return off
+	case *ast.Cast:
+		// (T[N])x: the bytes of x
+		off := g.alloc(t.Size, e.Pos())
+		g.zero(off, t.Size)
+		if xt := g.info.TypeOf(e.X); xt.IsBuffer() {
+			g.copyInto(off, t.Size, e.X)
+			return off
+		}
+		g.scalar(e.X)
+		g.emit(asm.StoreMem(g.fp, off, asm.R0, sizeOf(&types.Type{Kind: types.Int, Size: t.Size})))
+		return off
+	case *ast.Tuple:
+		off := g.alloc(t.Size, e.Pos())
+		g.zero(off, t.Size)
+		for i, x := range e.Elems {
+			f := t.Fields[i]
+			if f.Type.IsBuffer() {
+				g.copyInto(off+int16(f.Offset), f.Type.Size, x)
+				continue
+			}
+			g.scalar(x)
+			g.emit(asm.StoreMem(g.fp, off+int16(f.Offset), asm.R0, sizeOf(f.Type)))
+		}
+		return off
+	case *ast.Ternary:
+		off := g.alloc(t.Size, e.Pos())
+		elseL, endL := g.newLabel("telse"), g.newLabel("tend")
+		g.branch(e.Cond, elseL, false)
+		g.copyInto(off, t.Size, e.Then)
+		g.emit(asm.Ja.Label(endL))
+		g.mark(elseL)
+		g.copyInto(off, t.Size, e.Else)
+		g.mark(endL)
+		return off
+	}
+	g.fail(e.Pos(), fmt.Errorf("%s value not supported by the code generator", t))
+	return g.alloc(t.Size, e.Pos())
+}
+
+// copyInto evaluates the buffer expression e and copies it into the
+// size-byte slot at dst, zero-filling the rest.
+func (g *gen) copyInto(dst int16, size int, e ast.Expr) {
+	if g.buildInto(dst, size, e) {
+		return
+	}
+	src := g.buffer(e)
+	n := roundUp(min(g.info.TypeOf(e).Size, size), 8)
+	g.copyMem(g.fp, dst, g.fp, src, n)
+	for i := n; i < roundUp(size, 8); i += 8 {
+		g.emit(stImm(g.fp, dst+int16(i), 0))
+	}
+}
+
+// buildInto evaluates the buffer expression e straight into the size-byte
+// slot at dst, zero-filling the rest, when its value can be built in place
+// (a map key, an event record): no temporary and no copy. It reports false
+// for expressions it leaves to buffer and copyInto.
+func (g *gen) buildInto(dst int16, size int, e ast.Expr) bool {
+	switch x := e.(type) {
+	case *ast.Paren:
+		return g.buildInto(dst, size, x.X)
+	case *ast.Ident:
+		if x.Name == "comm" && size >= 16 {
+			g.comm(dst)
+			for i := 16; i < roundUp(size, 8); i += 8 {
+				g.emit(stImm(g.fp, dst+int16(i), 0))
+			}
+			return true
+		}
+	}
+	return false
+}
+
+// comm writes the current task's name into the 16 bytes at off. The
+// helper pads the name with zeros (and zeroes the buffer on failure), so
+// the slot needs no clearing first.
+func (g *gen) comm(off int16) {
+	g.emit(
+		asm.Mov.Reg(asm.R1, g.fp),
+		asm.Add.Imm(asm.R1, int32(off)),
+		asm.Mov.Imm(asm.R2, 16),
+		asm.FnGetCurrentComm.Call(),
+	)
+}
+
+// stringConst materialises a string constant in a size-byte stack buffer.
+func (g *gen) stringConst(s string, size int, pos ast.Pos) int16 {
+	// A string ends at its first NUL; the bytes after it stay zero, which
+	// word-wise comparison relies on.
+	if i := strings.IndexByte(s, 0); i >= 0 {
+		s = s[:i]
+	}
+	return g.bytesConst(s, max(size, len(s)+1), pos)
+}
+
+// bytesConst materialises constant bytes in a zero-padded stack buffer.
+func (g *gen) bytesConst(s string, size int, pos ast.Pos) int16 {
+	size = roundUp(max(size, len(s)), 8)
+	off := g.alloc(size, pos)
+	b := make([]byte, size)
+	copy(b, s)
+	for i := 0; i < size; i += 8 {
+		v := int64(binary.LittleEndian.Uint64(b[i:]))
+		if v == 0 {
+			g.emit(stImm(g.fp, off+int16(i), 0))
+			continue
+		}
+		g.emit(asm.LoadImm(asm.R1, v, asm.DWord), asm.StoreMem(g.fp, off+int16(i), asm.R1, asm.DWord))
+	}
+	return off
+}
+
+// str reads a NUL-terminated string through a pointer.
+func (g *gen) str(e *ast.Call) int16 {
+	t := g.info.TypeOf(e)
+	arg := e.Args[0]
+	at := g.info.TypeOf(arg)
+	if at.Kind == types.String {
+		off := g.alloc(t.Size, e.Pos())
+		g.copyInto(off, t.Size, arg)
+		// A truncated copy has no NUL in its t.Size bytes: bpftrace's sign of
+		// truncation, printed with str_trunc_trailer.
+		for i := roundUp(t.Size, 8) - 1; i >= t.Size; i-- {
+			g.emit(asm.StoreImm(g.fp, off+int16(i), 0, asm.Byte))
+		}
+		return off
+	}
+	// One byte more than the string: a string that fills t.Size bytes keeps
+	// its terminator outside them, which marks it truncated when printed.
+	off := g.alloc(t.Size+1, e.Pos())
+	g.scalar(arg)
+	g.emit(asm.Mov.Reg(asm.R3, asm.R0))
+	g.zero(off, t.Size+1)
+	fn := asm.FnProbeReadKernelStr
+	switch {
+	case at.AS == types.User || (at.AS == types.NoAS && g.info.UserArgs):
+		fn = asm.FnProbeReadUserStr
+	case at.AS == types.NoAS && g.ctx != provider.CtxNone:
+		// Unknown address space: the compat helper reads either (x86).
+		fn = asm.FnProbeReadStr
+	}
+	size := int32(t.Size + 1)
+	if len(e.Args) == 2 {
+		if cv, ok := g.info.Consts[e.Args[1]]; !ok || cv.IsStr {
+			// A run-time length: clamp it to the buffer.
+			g.emit(asm.StoreMem(g.fp, off, asm.R3, asm.DWord)) // park the pointer
+			g.scalar(e.Args[1])
+			ok := g.newLabel("strlen")
+			g.emit(
+				asm.Add.Imm(asm.R0, 1),
+				asm.JLE.Imm(asm.R0, size, ok),
+				asm.Mov.Imm(asm.R0, size),
+			)
+			g.mark(ok)
+			g.emit(
+				asm.Mov.Reg(asm.R2, asm.R0),
+				asm.LoadMem(asm.R3, g.fp, off, asm.DWord),
+				stImm(g.fp, off, 0),
+				asm.Mov.Reg(asm.R1, g.fp),
+				asm.Add.Imm(asm.R1, int32(off)),
+				fn.Call(),
+			)
+			return off
+		}
+	}
+	g.emit(
+		asm.Mov.Reg(asm.R1, g.fp),
+		asm.Add.Imm(asm.R1, int32(off)),
+		asm.Mov.Imm(asm.R2, size),
+		fn.Call(),
+	)
+	g.checkHelper(helperName(fn))
+	return off
+}
+
+// fieldBuffer reads a string field of a tracepoint record.
+func (g *gen) fieldBuffer(e *ast.Field) int16 {
+	if g.isTupleField(e) {
+		return g.buffer(e.X) + int16(g.info.Members[e].Offset)
+	}
+	if !isArgs(e.X) {
+		return g.memberBuffer(e)
+	}
+	f := g.argsField(e)
+	if f == nil {
+		g.fail(e.Pos(), fmt.Errorf("field %s not found", e.Name))
+		return 0
+	}
+	t := f.Type
+	off := g.alloc(t.Size, e.Pos())
+	g.zero(off, t.Size)
+	g.emit(asm.Mov.Reg(asm.R1, g.fp), asm.Add.Imm(asm.R1, int32(off)))
+	switch t.Name {
+	case lang.DataLocString:
+		// The field holds offset (low 16 bits) and length of the string.
+		g.emit(
+			asm.LoadMem(asm.R3, rCtx, int16(f.Offset), asm.Word),
+			asm.And.Imm(asm.R3, 0xffff),
+			asm.Add.Reg(asm.R3, rCtx),
+			asm.Mov.Imm(asm.R2, int32(t.Size)),
+			asm.FnProbeReadKernelStr.Call(),
+		)
+	default: // inline char array
+		g.emit(
+			asm.Mov.Reg(asm.R3, rCtx),
+			asm.Add.Imm(asm.R3, int32(f.Offset)),
+			asm.Mov.Imm(asm.R2, int32(t.Size)),
+			asm.FnProbeReadKernel.Call(),
+		)
+	}
+	return off
+}
+
+// stringEqual compares two zero-padded string buffers word by word.
+func (g *gen) stringEqual(e *ast.Binary) {
+	a := g.buffer(e.X)
+	b := g.buffer(e.Y)
+	n := roundUp(min(g.info.TypeOf(e.X).Size, g.info.TypeOf(e.Y).Size), 8)
+	ne, end := g.newLabel("strne"), g.newLabel("strend")
+	for i := 0; i < n; i += 8 {
+		g.emit(
+			asm.LoadMem(asm.R1, g.fp, a+int16(i), asm.DWord),
+			asm.LoadMem(asm.R2, g.fp, b+int16(i), asm.DWord),
+			asm.JNE.Reg(asm.R1, asm.R2, ne),
+		)
+	}
+	eq := int32(1)
+	if e.Op == "!=" {
+		eq = 0
+	}
+	g.emit(asm.Mov.Imm(asm.R0, eq), asm.Ja.Label(end))
+	g.mark(ne)
+	g.emit(asm.Mov.Imm(asm.R0, 1-eq))
+	g.mark(end)
+}
+
+// ntop builds an inet value {family, address} on the stack.
+func (g *gen) ntop(e *ast.Call) int16 {
+	off := g.alloc(24, e.Pos())
+	g.zero(off, 24)
+	addr := e.Args[len(e.Args)-1]
+	at := g.info.TypeOf(addr)
+	family := int64(2) // AF_INET
+	if at.Size == 16 && !at.IsInt() {
+		family = 10 // AF_INET6
+	}
+	if len(e.Args) == 2 {
+		g.scalar(e.Args[0])
+		g.emit(asm.StoreMem(g.fp, off, asm.R0, asm.DWord))
+	} else {
+		g.emit(stImm(g.fp, off, family))
+	}
+	switch {
+	case at.IsInt():
+		g.scalar(addr)
+		g.emit(asm.StoreMem(g.fp, off+8, asm.R0, asm.Word))
+	case at.Kind == types.String:
+		src := g.buffer(addr)
+		g.copyMem(g.fp, off+8, g.fp, src, roundUp(at.Size, 8))
+	default: // an array in kernel memory or the tracepoint record
+		g.arrayBase(addr)
+		tmp := g.alloc(16, e.Pos())
+		g.readKernel(tmp, at.Size, types.Kernel)
+		g.copyMem(g.fp, off+8, g.fp, tmp, 16)
+	}
+	return off
+}
+
+// buf reads a fixed number of bytes for %r.
+func (g *gen) buf(e *ast.Call) int16 {
+	t := g.info.TypeOf(e)
+	at := g.info.TypeOf(e.Args[0])
+	off := g.alloc(t.Size, e.Pos())
+	switch {
+	case at.Kind == types.String, at.Kind == types.Array && at.BTF == nil && !isTracepointField(e.Args[0]):
+		// a value in BPF memory (a string, pton(), another buffer)
+		g.copyInto(off, t.Size, e.Args[0])
+		return off
+	case at.Kind == types.Array:
+		g.arrayBase(e.Args[0])
+		as := at.AS
+		if isTracepointField(e.Args[0]) || as == types.NoAS {
+			as = types.Kernel
+		}
+		g.readKernel(off, t.Size, as)
+	default:
+		g.scalar(e.Args[0])
+		as := at.AS
+		if as == types.NoAS && g.info.UserArgs {
+			as = types.User
+		}
+		g.readKernel(off, t.Size, as)
+	}
+	return off
+}
+
+// strConcat concatenates two strings: a is copied, then b after a's
+// length, unrolled over the positions where a can end.
+func (g *gen) strConcat(e *ast.Call) int16 {
+	t := g.info.TypeOf(e)
+	as, bs := g.info.TypeOf(e.Args[0]).Size, g.info.TypeOf(e.Args[1]).Size
+	off := g.alloc(t.Size, e.Pos())
+	g.copyInto(off, t.Size, e.Args[0])
+	b := g.buffer(e.Args[1])
+	done := g.newLabel("concat")
+	for k := 0; k < as; k++ {
+		next := g.newLabel("concatnext")
+		g.emit(
+			asm.LoadMem(asm.R1, g.fp, off+int16(k), asm.Byte),
+			asm.JNE.Imm(asm.R1, 0, next),
+		)
+		for j := 0; j < bs && k+j < t.Size; j++ {
+			g.emit(
+				asm.LoadMem(asm.R1, g.fp, b+int16(j), asm.Byte),
+				asm.StoreMem(g.fp, off+int16(k+j), asm.R1, asm.Byte),
+			)
+		}
+		g.emit(asm.Ja.Label(done))
+		g.mark(next)
+	}
+	g.mark(done)
+	g.emit(asm.Mov.Imm(asm.R0, 0))
+	return off
+}
+
+// ustack records the user stack of the current task: {stack id, pid}.
+func (g *gen) ustack(pos ast.Pos) int16 {
+	g.c.useStacks()
+	off := g.alloc(16, pos)
+	g.emit(
+		asm.Mov.Reg(asm.R1, rCtx),
+		asm.LoadMapPtr(asm.R2, 0).WithReference(stackMapName),
+		asm.Mov.Imm(asm.R3, 1<<8), // BPF_F_USER_STACK
+		asm.FnGetStackid.Call(),
+		asm.StoreMem(g.fp, off, asm.R0, asm.DWord),
+		asm.FnGetCurrentPidTgid.Call(),
+		asm.RSh.Imm(asm.R0, 32),
+		asm.StoreMem(g.fp, off+8, asm.R0, asm.DWord),
+	)
+	return off
+}
