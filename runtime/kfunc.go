@@ -131,7 +131,7 @@ func haveKprobes(tracefsDir string) error {
 	if _, err := os.Stat(events); err == nil {
 		return nil
 	}
-	return fmt.Errorf("this kernel has no kprobes (CONFIG_KPROBES is not set: %s is missing)", events)
+	return &cannotAttach{fmt.Errorf("this kernel has no kprobes (CONFIG_KPROBES is not set: %s is missing)", events)}
 }
 
 // isSeparate reports whether a program is loaded on its own rather than in
@@ -288,7 +288,7 @@ func (s *session) trampolineFeature(p *object.Probe, ps *ebpf.ProgramSpec, cache
 	if ps.AttachType == ebpf.AttachTraceFExit {
 		kind = "fexit"
 	}
-	return fmt.Errorf("%s: the kernel refused to load a BPF trampoline (%s): %v", p.Name, kind, rootErrno(err))
+	return &cannotAttach{fmt.Errorf("%s: the kernel refused to load a BPF trampoline (%s): %v", p.Name, kind, rootErrno(err))}
 }
 
 // isFeatureErrno reports whether err is the kind of error a kernel without
