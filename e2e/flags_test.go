@@ -291,8 +291,8 @@ func TestNewFlags(t *testing.T) {
 		`BEGIN { printf("begin\n"); } interval:ms:100 { printf("bad\n"); exit(); } interval:ms:200 { printf("a\n"); } interval:ms:300 { printf("b\n"); exit(); } END { printf("end\n"); }`)
 	wantOutput(t, got, "begin\na\nb\nend\n\n\n", 0)
 	got = run(t, "--probe-filter", "nomatch", "-e", `tracepoint:syscalls:sys_enter_openat { exit(); }`)
-	if got.code != 1 || got.stderr != "ERROR: No probes to attach\n" {
-		t.Errorf("--probe-filter nomatch: exit %d, stderr %q", got.code, got.stderr)
+	if got.code != 1 || got.stdout != "No probes to attach\n" || got.stderr != "" {
+		t.Errorf("--probe-filter nomatch: exit %d, stdout %q, stderr %q", got.code, got.stdout, got.stderr)
 	}
 	got = run(t, "--probe-filter", "[x", "-e", `BEGIN { exit(); }`)
 	if got.code != 1 || !strings.HasPrefix(got.stderr, "ERROR: Invalid --probe-filter regex '[x': ") {
@@ -308,7 +308,9 @@ func TestNewFlags(t *testing.T) {
 // -lv 'struct X' prints the struct from BTF; -v after -l's pattern is -lv.
 func TestListProgram(t *testing.T) {
 	got := run(t, "-l", "-e", `tracepoint:syscalls:sys_enter_openat* { exit(); } BEGIN { } interval:s:1 { }`)
-	wantOutput(t, got, "tracepoint:syscalls:sys_enter_openat\ntracepoint:syscalls:sys_enter_openat2\ninterval:s:1\n", 0)
+	wantOutput(t, got, "tracepoint:syscalls:sys_enter_openat\ntracepoint:syscalls:sys_enter_openat2\ninterval:s:\n", 0)
+	got = run(t, "-l", "-e", `fentry:vfs_read { exit(); } software:cpu-clock:1000 { }`)
+	wantOutput(t, got, "fentry:vmlinux:vfs_read\nsoftware:cpu-clock:\n", 0)
 	script := filepath.Join(t.TempDir(), "x.bt")
 	if err := os.WriteFile(script, []byte("tracepoint:syscalls:sys_enter_openat { exit(); }\n"), 0o644); err != nil {
 		t.Fatal(err)

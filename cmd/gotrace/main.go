@@ -296,7 +296,15 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprint(stderr, script.Warnings())
 	}
 	if cfg.probeFilter != "" {
-		if err := filterProbes(script.Program, cfg.probeFilter); err != nil {
+		err := filterProbes(script.Program, cfg.probeFilter)
+		if errors.Is(err, errNoProbes) {
+			// bpftrace says so on stdout, unless quiet.
+			if !cfg.quiet {
+				fmt.Fprintln(stdout, err)
+			}
+			return 1
+		}
+		if err != nil {
 			fmt.Fprintf(stderr, "ERROR: %v\n", err)
 			return 1
 		}
