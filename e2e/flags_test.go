@@ -302,6 +302,10 @@ func TestNewFlags(t *testing.T) {
 	if got.code != 0 || !strings.HasPrefix(got.stdout, "; probe ") || !strings.HasSuffix(got.stdout, "Exit\n\nx\n\n\n") {
 		t.Errorf("-d codegen: exit %d, stdout %q, stderr %q", got.code, got.stdout, got.stderr)
 	}
+	got = run(t, "-q", "--debug", "ast", "-e", `BEGIN { exit(); }`)
+	if want := "AST\n-------------------\n(file\n  (probe (attach \"BEGIN\") (block (expr (call exit)))))\n"; got.code != 0 || got.stderr != want {
+		t.Errorf("-d ast: exit %d, stderr %q, want %q", got.code, got.stderr, want)
+	}
 }
 
 // TestListProgram: -l with a program lists its expanded attach points;

@@ -12,6 +12,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/gotrace/gotrace"
+	"github.com/gotrace/gotrace/lang/ast"
 	"github.com/gotrace/gotrace/object"
 	"github.com/gotrace/gotrace/runtime"
 )
@@ -49,8 +50,9 @@ TROUBLESHOOTING OPTIONS:
     --dry-run      parse, check and load the program without attaching it
     -d, --debug STAGE
                    debug info for stages of the run ('all', 'ast', 'types',
-                   'codegen', 'codegen-opt', 'dis', 'libbpf', 'verifier');
-                   the codegen stages print the generated BPF instructions
+                   'codegen', 'codegen-opt', 'dis', 'libbpf', 'verifier'):
+                   ast prints the checked tree, the codegen stages the BPF
+                   instructions, verifier the verifier statistics
     --emit=asm     print the generated BPF instructions, tagged with script positions
 
 EXAMPLES:
@@ -294,6 +296,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	stdout = sess.stdout
 	if !cfg.out.noWarnings {
 		fmt.Fprint(stderr, script.Warnings())
+	}
+	if cfg.debug["ast"] || cfg.debug["parse"] {
+		// The checked tree: macros expanded, -p's filters added.
+		fmt.Fprintf(stderr, "AST\n-------------------\n%s\n", ast.Dump(script.Checked.File))
 	}
 	if cfg.probeFilter != "" {
 		err := filterProbes(script.Program, cfg.probeFilter)
