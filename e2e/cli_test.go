@@ -242,6 +242,7 @@ func TestUnprivileged(t *testing.T) {
 		{"-e", `BEGIN { printf("hi\n"); exit(); }`},
 		{"-e", `tracepoint:syscalls:sys_enter_openat { @ = count(); }`},
 		{"--dry-run", "-e", `BEGIN { exit(); }`},
+		{"--info"},
 		{"-l", "tracepoint:syscalls:sys_enter_open*"},
 		{"-lv"},
 	} {

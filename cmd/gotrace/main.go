@@ -233,6 +233,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	if cfg.info {
 		release()
+		// The feature probes load programs: without privileges every
+		// answer would be "no".
+		if err := checkPrivileges(); err != nil {
+			fmt.Fprintf(stderr, "ERROR: %v\n", err)
+			return 1
+		}
 		return printInfo(stdout)
 	}
 	if cfg.repl {
