@@ -22,10 +22,12 @@ func Load(prog *object.Program, opts Options) error {
 		return err
 	}
 	s := &session{prog: prog, opts: opts, dryRun: true}
+	// What the kernel lacks to attach the probes is reported after
+	// every program it can load is loaded.
 	cannot := s.preflight()
 	err := s.load()
-	if err == nil {
-		err = cannot
+	if err == nil && cannot != nil {
+		err = &cannotAttach{cannot}
 	}
 	return errors.Join(err, s.closeAll())
 }

@@ -131,7 +131,7 @@ func haveKprobes(tracefsDir string) error {
 	if _, err := os.Stat(events); err == nil {
 		return nil
 	}
-	return &cannotAttach{fmt.Errorf("this kernel has no kprobes (CONFIG_KPROBES is not set: %s is missing)", events)}
+	return fmt.Errorf("this kernel has no kprobes (CONFIG_KPROBES is not set: %s is missing)", events)
 }
 
 // isSeparate reports whether a program is loaded on its own rather than in
