@@ -31,10 +31,11 @@ func TestStdinProgramAndQuiet(t *testing.T) {
 }
 
 func TestHelpAndVersion(t *testing.T) {
-	if got := run(t, "--version"); got.code != 0 || !strings.HasPrefix(got.stderr, "gotrace v") {
+	// Both print to stdout, as bpftrace's do.
+	if got := run(t, "--version"); got.code != 0 || !regexp.MustCompile(`^gotrace v\d+\.\d+\.\d+\n$`).MatchString(got.stdout) {
 		t.Errorf("--version: %+v", got)
 	}
-	if got := run(t, "--help"); got.code != 0 || !strings.Contains(got.stderr, "USAGE:") {
+	if got := run(t, "--help"); got.code != 0 || !strings.Contains(got.stdout, "USAGE:") {
 		t.Errorf("--help: %+v", got)
 	}
 	if got := run(t); got.code != 1 || !strings.Contains(got.stderr, "USAGE:") {
@@ -240,7 +241,8 @@ func TestUnprivileged(t *testing.T) {
 	for _, args := range [][]string{
 		{"-e", `BEGIN { printf("hi\n"); exit(); }`},
 		{"-e", `tracepoint:syscalls:sys_enter_openat { @ = count(); }`},
-		{"-d", "-e", `BEGIN { exit(); }`},
+		{"--dry-run", "-e", `BEGIN { exit(); }`},
+		{"--info"},
 		{"-l", "tracepoint:syscalls:sys_enter_open*"},
 		{"-lv"},
 	} {

@@ -142,7 +142,7 @@ func TestChildEnvIgnored(t *testing.T) {
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr
 			err := cmd.Run()
 			f.Close()
-			if err != nil || stdout.String() != "" || !strings.HasPrefix(stderr.String(), "gotrace v") {
+			if err != nil || stderr.String() != "" || !strings.HasPrefix(stdout.String(), "gotrace v") {
 				t.Errorf("GOTRACE_CHILD_EXEC=%s, fd 3 %s: %v, stdout %q, stderr %q", value, what, err, stdout.String(), stderr.String())
 			}
 		}
@@ -227,4 +227,124 @@ func TestFlagErrors(t *testing.T) {
 	}
 	got := run(t, "--unsafe", "-q", "-f", "json", "-e", `BEGIN { system("echo a b c"); exit(); }`)
 	wantOutput(t, got, `{"type": "syscall", "data": "a b c\n"}`+"\n", 0)
+}
+
+// TestOptionOrder: options go before or after the script, as with
+// bpftrace's getopt_long; "--" ends them and is not a parameter; named
+// parameters come after it.
+func TestOptionOrder(t *testing.T) {
+	script := filepath.Join(t.TempDir(), "x.bt")
+	if err := os.WriteFile(script, []byte(`BEGIN { printf("%s %s %d\n", $1, $2, $#); exit(); }`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got := run(t, script, "a", "-q", "b")
+	wantOutput(t, got, "a b 2\n\n\n", 0)
+	if got.stderr != "" {
+		t.Errorf("stderr %q: -q after the script was not an option", got.stderr)
+	}
+	got = run(t, "-q", script, "a", "--", "-q")
+	wantOutput(t, got, "a -q 2\n\n\n", 0)
+	got = run(t, "-e", `BEGIN { print(($1, getopt("aa", 10), $2, getopt("cc", "hello"), getopt("dd"))); exit(); }`,
+		"pos1", "-q", "--", "--aa=20", "--cc=bye", "pos2", "--dd")
+	wantOutput(t, got, "(pos1, 20, pos2, bye, true)\n\n\n", 0)
+	// Named parameters before "--" are unknown options.
+	got = run(t, "-e", `BEGIN { exit(); }`, "--aa=20")
+	if got.code != 1 || !strings.Contains(got.stderr, "unrecognized option '--aa=20'") || !strings.Contains(got.stderr, "USAGE:") {
+		t.Errorf("--aa=20 before --: exit %d, stderr %q", got.code, got.stderr)
+	}
+}
+
+// TestNamedParams: getopt's values (hex, booleans in any case), and
+// bpftrace's errors for parameters the program does not read.
+func TestNamedParams(t *testing.T) {
+	got := run(t, "-e", `BEGIN { print((getopt("aa", 1), getopt("bb", true), getopt("cc", false), getopt("dd", -1))); exit(); }`,
+		"--", "--aa=0x10", "--bb=False", "--cc=YES", "--dd=-10")
+	wantOutput(t, got, "(16, false, true, -10)\n\n\n", 0)
+	got = run(t, "-e", `BEGIN { print(getopt("aa", 10)); exit(); }`, "--", "--bb")
+	want := "ERROR: unexpected program command line options: --bb\nHINT: expected program options: --aa\n"
+	if got.code != 1 || got.stdout != "" || got.stderr != want {
+		t.Errorf("--bb: exit %d, stdout %q, stderr %q; want %q", got.code, got.stdout, got.stderr, want)
+	}
+	got = run(t, "-e", `BEGIN { print((getopt("aa", 10, "Description of aa"), getopt("bb", 1), getopt("cc"))); exit(); }`, "--", "--help")
+	want = "HINT: expected program options:\n--aa: Description of aa\n--bb\n--cc\n"
+	if got.code != 1 || got.stdout != "" || got.stderr != want {
+		t.Errorf("--help: exit %d, stdout %q, stderr %q; want %q", got.code, got.stdout, got.stderr, want)
+	}
+	got = run(t, "-e", `BEGIN { print(getopt("aa", 10)); exit(); }`, "--", "--aa=False")
+	if got.code != 1 || !strings.Contains(got.stderr, "program command line option --aa invalid integer (value: False)") {
+		t.Errorf("--aa=False: exit %d, stderr %q", got.code, got.stderr)
+	}
+}
+
+// TestNewFlags: --info, --no-warnings, --probe-filter, -d.
+func TestNewFlags(t *testing.T) {
+	got := run(t, "--info")
+	if got.code != 0 || !regexp.MustCompile(`(?s)^System\n  OS: Linux .*\n  kprobe_session: (yes|no)\n`).MatchString(got.stdout) {
+		t.Errorf("--info: exit %d, stdout %q, stderr %q", got.code, got.stdout, got.stderr)
+	}
+	got = run(t, "-e", `BEGIN { warnf("no warn"); printf("done\n"); exit(); }`, "--no-warnings")
+	wantOutput(t, got, "done\n\n\n", 0)
+	if strings.Contains(got.stderr, "no warn") {
+		t.Errorf("--no-warnings: stderr %q", got.stderr)
+	}
+	got = run(t, "-q", "--probe-filter", "interval:ms:(200|300)", "-e",
+		`BEGIN { printf("begin\n"); } interval:ms:100 { printf("bad\n"); exit(); } interval:ms:200 { printf("a\n"); } interval:ms:300 { printf("b\n"); exit(); } END { printf("end\n"); }`)
+	wantOutput(t, got, "begin\na\nb\nend\n\n\n", 0)
+	got = run(t, "--probe-filter", "nomatch", "-e", `tracepoint:syscalls:sys_enter_openat { exit(); }`)
+	if got.code != 1 || got.stdout != "No probes to attach\n" || got.stderr != "" {
+		t.Errorf("--probe-filter nomatch: exit %d, stdout %q, stderr %q", got.code, got.stdout, got.stderr)
+	}
+	got = run(t, "--probe-filter", "[x", "-e", `BEGIN { exit(); }`)
+	if got.code != 1 || !strings.HasPrefix(got.stderr, "ERROR: Invalid --probe-filter regex '[x': ") {
+		t.Errorf("--probe-filter [x: exit %d, stderr %q", got.code, got.stderr)
+	}
+	got = run(t, "-q", "-d", "codegen", "-e", `BEGIN { printf("x\n"); exit(); }`)
+	if got.code != 0 || !strings.HasPrefix(got.stdout, "; probe ") || !strings.HasSuffix(got.stdout, "Exit\n\nx\n\n\n") {
+		t.Errorf("-d codegen: exit %d, stdout %q, stderr %q", got.code, got.stdout, got.stderr)
+	}
+	got = run(t, "-q", "--debug", "ast", "-e", `BEGIN { exit(); }`)
+	if want := "AST\n-------------------\n(file\n  (probe (attach \"BEGIN\") (block (expr (call exit)))))\n"; got.code != 0 || got.stderr != want {
+		t.Errorf("-d ast: exit %d, stderr %q, want %q", got.code, got.stderr, want)
+	}
+}
+
+// TestListProgram: -l with a program lists its expanded attach points;
+// -lv 'struct X' prints the struct from BTF; -v after -l's pattern is -lv.
+func TestListProgram(t *testing.T) {
+	got := run(t, "-l", "-e", `tracepoint:syscalls:sys_enter_openat* { exit(); } BEGIN { } interval:s:1 { }`)
+	wantOutput(t, got, "tracepoint:syscalls:sys_enter_openat\ntracepoint:syscalls:sys_enter_openat2\ninterval:s:\n", 0)
+	got = run(t, "-l", "-e", `fentry:vfs_read { exit(); } software:cpu-clock:1000 { }`)
+	wantOutput(t, got, "fentry:vmlinux:vfs_read\nsoftware:cpu-clock:\n", 0)
+	script := filepath.Join(t.TempDir(), "x.bt")
+	if err := os.WriteFile(script, []byte("tracepoint:syscalls:sys_enter_openat { exit(); }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got = run(t, "-l", script, "-v")
+	if got.code != 0 || !strings.HasPrefix(got.stdout, "tracepoint:syscalls:sys_enter_openat\n    int __syscall_nr\n") {
+		t.Errorf("-l FILE -v: exit %d, stdout %q, stderr %q", got.code, got.stdout, got.stderr)
+	}
+	got = run(t, "-lv", "struct file,struct task_struct")
+	if got.code != 0 || !strings.HasPrefix(got.stdout, "struct file {\n\t") || !strings.Contains(got.stdout, "};\nstruct task_struct {\n\tstruct thread_info thread_info;\n") {
+		t.Errorf("-lv structs: exit %d, stdout %.300q, stderr %q", got.code, got.stdout, got.stderr)
+	}
+	got = run(t, "-l", "nonexistent_file.bt")
+	if want := "WARNING: It appears that 'nonexistent_file.bt' is a filename but the file does not exist. Treating 'nonexistent_file.bt' as a search pattern.\n"; !strings.HasPrefix(got.stderr, want) {
+		t.Errorf("-l nonexistent_file.bt: stderr %q", got.stderr)
+	}
+}
+
+// TestConfigEnvWins: the environment overrides the config block, which
+// accepts the BPFTRACE_ and upper-case spellings of the options.
+func TestConfigEnvWins(t *testing.T) {
+	for _, key := range []string{"max_strlen", "MAX_STRLEN", "BPFTRACE_MAX_STRLEN"} {
+		src := `config = { ` + key + ` = 6 } BEGIN { printf("%s\n", str("abcdefghij")); exit(); }`
+		got := run(t, "-q", "-e", src)
+		wantOutput(t, got, "abcdef\n\n\n", 0)
+		cmd := exec.Command(gotrace(t), "-q", "-e", src)
+		cmd.Env = append(os.Environ(), "BPFTRACE_MAX_STRLEN=3")
+		out, err := cmd.Output()
+		if err != nil || string(out) != "abc\n\n\n" {
+			t.Errorf("%s with BPFTRACE_MAX_STRLEN=3: stdout %q, err %v", key, out, err)
+		}
+	}
 }

@@ -105,13 +105,13 @@ var posParamRe = regexp.MustCompile(`\$(\d+)`)
 
 func (c *checker) checkFile(file *ast.File) {
 	c.preprocess(file)
-	// Config defaults from the environment (BPFTRACE_MAX_STRLEN=...), then
-	// the script's config block, which wins.
-	if env := configFromEnv(c.opts.ConfigEnv); env != nil {
-		c.checkConfig(env)
-	}
+	// The script's config block, then the environment
+	// (BPFTRACE_MAX_STRLEN=...), which wins, as in bpftrace.
 	if file.Config != nil {
 		c.checkConfig(file.Config)
+	}
+	if env := configFromEnv(c.opts.ConfigEnv); env != nil {
+		c.checkConfig(env)
 	}
 	c.expandMacros(file)
 	for _, d := range file.MapDecls {

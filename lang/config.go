@@ -11,7 +11,8 @@ import (
 func (c *checker) checkConfig(cfg *ast.Config) {
 	for _, e := range cfg.Entries {
 		val := configValue(e.Value)
-		switch e.Key {
+		// BPFTRACE_STACK_MODE, STACK_MODE and stack_mode are one option.
+		switch key := strings.TrimPrefix(strings.ToLower(e.Key), "bpftrace_"); key {
 		case "max_strlen":
 			if v, ok := e.Value.(*ast.IntLit); ok && v.Value > 0 && v.Value <= 1024 {
 				c.opts.MaxStrlen = int(v.Value)
@@ -72,7 +73,7 @@ func (c *checker) checkConfig(cfg *ast.Config) {
 			"license", "show_debug_info", "symbol_source", "max_type_res_iterations",
 			"unstable_tseries", "unstable_dw_ustack", "unstable_map_decl", "unstable_import", "unstable_macro":
 			// Accepted: these affect output details gotrace does not vary.
-			c.prog.Config.Other = append(c.prog.Config.Other, e.Key+"="+val)
+			c.prog.Config.Other = append(c.prog.Config.Other, key+"="+val)
 		default:
 			c.errorf(e.Pos(), "unknown config option %q", e.Key)
 		}

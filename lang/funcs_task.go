@@ -1,6 +1,7 @@
 package lang
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -110,9 +111,22 @@ func checkGetopt(c *checker, e *ast.Call) *types.Type {
 		return nil
 	}
 	c.expr(lit)
+	if c.prog.Getopts == nil {
+		c.prog.Getopts = map[string]string{}
+	}
+	if _, ok := c.prog.Getopts[lit.Value]; !ok {
+		c.prog.Getopts[lit.Value] = ""
+	}
 	val, given := c.opts.NamedParams[lit.Value]
 	if len(e.Args) == 1 {
-		b := given && val != "false" && val != "0"
+		b := false
+		if given {
+			var ok bool
+			if b, ok = parseOptBool(val); !ok {
+				c.errorf(e.Pos(), "program command line option --%s expects a boolean (e.g. 'true') (value: %s)", lit.Value, val)
+				return nil
+			}
+		}
 		c.info.Consts[e] = Const{Int: map[bool]uint64{false: 0, true: 1}[b]}
 		return types.BoolT
 	}
@@ -128,6 +142,9 @@ func checkGetopt(c *checker, e *ast.Call) *types.Type {
 	}
 	if len(e.Args) == 3 {
 		c.expr(e.Args[2])
+		if d, ok := e.Args[2].(*ast.StrLit); ok {
+			c.prog.Getopts[lit.Value] = d.Value
+		}
 	}
 	switch {
 	case !given:
@@ -136,16 +153,43 @@ func checkGetopt(c *checker, e *ast.Call) *types.Type {
 		c.info.Consts[e] = Const{IsStr: true, Str: val}
 		return types.NewString(len(val) + 1)
 	case t.Kind == types.Bool:
-		c.info.Consts[e] = Const{Int: map[bool]uint64{false: 0, true: 1}[val != "false" && val != "0"]}
+		b, ok := parseOptBool(val)
+		if !ok {
+			c.errorf(e.Pos(), "program command line option --%s expects a boolean (e.g. 'true') (value: %s)", lit.Value, val)
+			return nil
+		}
+		c.info.Consts[e] = Const{Int: map[bool]uint64{false: 0, true: 1}[b]}
 	default:
+		// Decimal, 0x hex, 0b binary, 0 octal, with _ separators;
+		// unsigned values up to 2^64-1.
 		n, err := strconv.ParseInt(val, 0, 64)
 		if err != nil {
-			c.errorf(e.Pos(), "getopt(%q): --%s=%s is not an integer", lit.Value, lit.Value, val)
-			return nil
+			u, uerr := strconv.ParseUint(val, 0, 64)
+			if uerr != nil {
+				msg := "invalid integer"
+				if errors.Is(err, strconv.ErrRange) {
+					msg = "value is out of range"
+				}
+				c.errorf(e.Pos(), "program command line option --%s %s (value: %s)", lit.Value, msg, val)
+				return nil
+			}
+			n = int64(u)
 		}
 		c.info.Consts[e] = Const{Int: uint64(n)}
 	}
 	return t
+}
+
+// parseOptBool reads a boolean named parameter as bpftrace does: 1, true,
+// on, yes and 0, false, off, no, in any case.
+func parseOptBool(s string) (value, ok bool) {
+	switch strings.ToLower(s) {
+	case "1", "true", "on", "yes":
+		return true, true
+	case "0", "false", "off", "no":
+		return false, true
+	}
+	return false, false
 }
 
 // checkCgroupid resolves cgroupid("/sys/fs/cgroup/...") at compile time:

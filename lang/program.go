@@ -63,6 +63,9 @@ type Program struct {
 	// Task holds task_struct member offsets for ppid and pcomm, set when a
 	// probe uses them.
 	Task TaskLayout
+	// Getopts are the named parameters the program reads with getopt(),
+	// by name, with their descriptions ("" when none is given).
+	Getopts map[string]string
 	// Warnings are problems that do not stop the script (missing probes
 	// with missing_probes = warn).
 	Warnings ErrorList

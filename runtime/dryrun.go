@@ -9,7 +9,11 @@ import (
 // Load loads prog into the kernel, so that the verifier checks every
 // program, and closes it again without attaching anything (gotrace
 // --dry-run). Like Run, it returns a *LoadError wrapping *ebpf.VerifierError
-// when the verifier rejects a program. Of opts, only BTFCache is used.
+// when the verifier rejects a program. Programs of a probe type the kernel
+// cannot attach (no kprobes) are loaded all the same, and the error says
+// so with ErrCannotAttach; a kernel that refuses the trampoline programs
+// (fentry, fexit) returns ErrCannotAttach too. Of opts, only BTFCache is
+// used.
 func Load(prog *object.Program, opts Options) error {
 	if prog == nil || prog.Collection == nil {
 		return errors.New("runtime: no program")
@@ -17,7 +21,25 @@ func Load(prog *object.Program, opts Options) error {
 	if err := raiseMemlock(); err != nil {
 		return err
 	}
-	s := &session{prog: prog, opts: opts}
+	s := &session{prog: prog, opts: opts, dryRun: true}
+	// What the kernel lacks to attach the probes is reported after
+	// every program it can load is loaded.
+	cannot := s.require()
 	err := s.load()
+	if err == nil && cannot != nil {
+		err = &cannotAttach{cannot}
+	}
 	return errors.Join(err, s.closeAll())
 }
+
+// ErrCannotAttach is in the chain of errors saying that the kernel lacks
+// what a probe type needs (kprobes, BPF trampolines), as opposed to errors
+// in the program.
+var ErrCannotAttach = errors.New("the kernel cannot attach this probe type")
+
+// cannotAttach marks an error as ErrCannotAttach, keeping its message.
+type cannotAttach struct{ err error }
+
+func (e *cannotAttach) Error() string        { return e.err.Error() }
+func (e *cannotAttach) Unwrap() error        { return e.err }
+func (e *cannotAttach) Is(target error) bool { return target == ErrCannotAttach }

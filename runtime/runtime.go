@@ -166,6 +166,7 @@ type session struct {
 	stdout, stderr io.Writer
 
 	coll     *ebpf.Collection
+	dryRun   bool // Load: load without the attach preflight checks
 	reader   *ringbuf.Reader
 	env      *tracefs.Env
 	ncpu     int         // possible CPUs: the length of per-CPU values
@@ -361,8 +362,10 @@ func (s *session) load() error {
 	if cache == nil {
 		cache = btf.NewCache()
 	}
-	if err := s.require(); err != nil {
-		return err
+	if !s.dryRun {
+		if err := s.require(); err != nil {
+			return err
+		}
 	}
 	// fentry/fexit programs are loaded one by one (kfunc.go).
 	stripped := withoutSources(s.prog.Collection)

@@ -171,7 +171,7 @@ func (s *session) trampolineFeature(p *object.Probe, ps *ebpf.ProgramSpec, cache
 	if kind == "" {
 		kind = ps.AttachType.String()
 	}
-	return fmt.Errorf("%s: the kernel refused to load a BPF trampoline (%s): %v", p.Name, kind, rootErrno(err))
+	return &cannotAttach{fmt.Errorf("%s: the kernel refused to load a BPF trampoline (%s): %v", p.Name, kind, rootErrno(err))}
 }
 
 // isFeatureErrno reports whether err is the kind of error a kernel without

@@ -8,6 +8,9 @@
 // attached by re-executing gotrace as a stand-in that execs CMD; cpid is its
 // pid), -p PID (tracepoint, rawtracepoint, kprobe and fentry probes get an
 // implicit pid filter; gotrace stops when PID exits), -v, --unsafe.
+// The command line is read as bpftrace's getopt_long reads it (getopt.go):
+// options may follow the script, short options cluster, and "--" ends
+// them; named parameters after it reach getopt().
 //
 // SIGINT or SIGTERM, at any point, ends the run with END probes and the
 // maps; repeated signals (timeout(1) signals the process and its group)

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -28,6 +27,8 @@ type outputFlags struct {
 	verbose  bool   // -v, --verbose
 	warnings bool   // -k, --warnings
 	kk       bool   // -kk (deprecated in bpftrace)
+	// noWarnings is --no-warnings: no warning messages at all.
+	noWarnings bool
 
 	fmt  output.OutputFormat // parsed -f
 	pidN int                 // parsed -p
@@ -39,27 +40,40 @@ const outputUsage = `    -o, --output FILE
     -B MODE        output buffering mode ('line', 'full', 'none')
     -p, --pid PID  filter actions on PID, and exit when it exits
     -c, --cmd CMD  run CMD (started once the probes are attached; cpid is its pid)
-    -v, --verbose  print program and map information and verifier statistics
     -k, --warnings emit a warning when a probe read or map update fails
+    --no-warnings  disable all warning messages
     --unsafe       allow unsafe functionality (system())
 `
 
-// addOutputFlags registers the options on fs.
-func addOutputFlags(fs *flag.FlagSet, o *outputFlags) {
-	fs.StringVar(&o.format, "f", "", "format")
-	fs.StringVar(&o.file, "o", "", "output file")
-	fs.StringVar(&o.file, "output", "", "output file")
-	fs.StringVar(&o.buffer, "B", "", "buffering")
-	fs.StringVar(&o.cmd, "c", "", "command")
-	fs.StringVar(&o.cmd, "cmd", "", "command")
-	fs.StringVar(&o.pid, "p", "", "pid")
-	fs.StringVar(&o.pid, "pid", "", "pid")
-	fs.BoolVar(&o.unsafe, "unsafe", false, "unsafe")
-	fs.BoolVar(&o.verbose, "v", false, "verbose")
-	fs.BoolVar(&o.verbose, "verbose", false, "verbose")
-	fs.BoolVar(&o.warnings, "k", false, "warnings")
-	fs.BoolVar(&o.warnings, "warnings", false, "warnings")
-	fs.BoolVar(&o.kk, "kk", false, "deprecated")
+// outputOptions are the options that set o.
+func outputOptions(o *outputFlags) []option {
+	str := func(p *string) func(string) error { return func(v string) error { *p = v; return nil } }
+	return []option{
+		{short: 'f', hasArg: true, set: str(&o.format)},
+		{short: 'o', long: "output", hasArg: true, set: str(&o.file)},
+		{short: 'B', hasArg: true, set: str(&o.buffer)},
+		{short: 'c', long: "cmd", hasArg: true, set: str(&o.cmd)},
+		{short: 'p', long: "pid", hasArg: true, set: str(&o.pid)},
+		{long: "unsafe", set: func(string) error { o.unsafe = true; return nil }},
+		{short: 'v', long: "verbose", set: func(string) error { o.verbose = true; return nil }},
+		{short: 'k', long: "warnings", set: func(string) error {
+			switch {
+			case o.noWarnings:
+				return errors.New("USAGE: -k, --warnings conflicts with --no-warnings")
+			case o.warnings:
+				o.kk = true
+			}
+			o.warnings = true
+			return nil
+		}},
+		{long: "no-warnings", set: func(string) error {
+			if o.warnings {
+				return errors.New("USAGE: -k, --warnings conflicts with --no-warnings")
+			}
+			o.noWarnings = true
+			return nil
+		}},
+	}
 }
 
 // check validates the options, with bpftrace's messages.
@@ -80,14 +94,11 @@ func (o *outputFlags) check() error {
 		return errors.New("USAGE: Cannot use both -c and -p.")
 	}
 	if o.pid != "" {
-		n, perr := strconv.ParseUint(o.pid, 10, 64)
-		switch {
-		case perr != nil:
-			return fmt.Errorf("Failed to parse pid: %q is not a valid number", o.pid)
-		case n == 0 || n > 0x400000:
-			return fmt.Errorf("Pid out of range: %d", n)
+		n, err := parsePid(o.pid)
+		if err != nil {
+			return err
 		}
-		o.pidN = int(n)
+		o.pidN = n
 	}
 	return nil
 }
@@ -217,4 +228,27 @@ func (l *lineWriter) Write(p []byte) (int, error) {
 		err = l.w.Flush()
 	}
 	return n, err
+}
+
+// parsePid parses -p's pid with bpftrace's checks and messages: a number
+// with nothing after it, at most 0x400000 (the largest pid_max).
+func parsePid(s string) (int, error) {
+	i := 0
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	switch {
+	case i == 0:
+		return 0, fmt.Errorf("Failed to parse pid: invalid integer: %s", s)
+	case i < len(s):
+		return 0, fmt.Errorf("Failed to parse pid: invalid trailing bytes: %s", s)
+	}
+	n, err := strconv.ParseUint(s, 10, 64)
+	if err != nil || n > 0x400000 {
+		return 0, fmt.Errorf("Pid out of range: %s", s)
+	}
+	if n == 0 {
+		return 0, fmt.Errorf("Pid out of range: %d", n)
+	}
+	return int(n), nil
 }

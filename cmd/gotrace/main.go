@@ -3,14 +3,16 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
+	"slices"
+	"strings"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/gotrace/gotrace"
+	"github.com/gotrace/gotrace/lang/ast"
 	"github.com/gotrace/gotrace/object"
 	"github.com/gotrace/gotrace/runtime"
 )
@@ -27,20 +29,34 @@ const usage = `USAGE:
     gotrace [options] filename [args...]
     gotrace [options] - [args...]
     gotrace [options] -e 'program' [args...]
+    use -- after filename/-e 'program' for named script parameters
 
 OPTIONS:
     -e 'program'   execute this program
-    -d, --dry-run  parse, check and load the program without attaching it
-    --emit=asm     print the generated BPF instructions, tagged with script positions
-    -q             keep messages quiet
+    -l, --list [search|filename]
+                   list kernel probes or probes in a program
+    -v, --verbose  print program and map information and verifier statistics;
+                   with -l, also show probe arguments
+    -q, --quiet    keep messages quiet
     -I DIR         search DIR for headers (their #defines become constants)
     --include FILE include FILE before the program
     --repl         interactive mode (the default with no program on a terminal)
-    -l [pattern]   list probes matching pattern, e.g. 'kprobe:vfs_*'
-    -lv [pattern]  list probes with their arguments
     -h, --help     show this help message
     -V, --version  print the version
+    --info         print information about the kernel's BPF support
+    --probe-filter REGEX
+                   only attach the probes whose name matches REGEX
+                   (BEGIN and END always run)
 ` + outputUsage + `
+TROUBLESHOOTING OPTIONS:
+    --dry-run      parse, check and load the program without attaching it
+    -d, --debug STAGE
+                   debug info for stages of the run ('all', 'ast', 'types',
+                   'codegen', 'codegen-opt', 'dis', 'libbpf', 'verifier'):
+                   ast prints the checked tree, the codegen stages the BPF
+                   instructions, verifier the verifier statistics
+    --emit=asm     print the generated BPF instructions, tagged with script positions
+
 EXAMPLES:
 gotrace -e 'tracepoint:syscalls:sys_enter_openat { printf("%s %s\n", comm, str(args.filename)); }'
     trace the files processes open
@@ -50,79 +66,149 @@ gotrace -e 'tracepoint:raw_syscalls:sys_enter { @[comm] = count(); }'
 
 // config is the parsed command line.
 type config struct {
-	program string // -e
-	file    string // script file, "-" for stdin
-	params  []string
-	dryRun  bool
-	emit    string
-	quiet   bool
-	list    bool // -l, -lv
-	listV   bool // -lv
-	repl    bool // --repl, or no program with a terminal on stdin
-	out     outputFlags
+	program     string // -e
+	file        string // script file, "-" for stdin
+	params      []string
+	dryRun      bool
+	emit        string
+	quiet       bool
+	list        bool   // -l
+	listV       bool   // -l with -v
+	search      string // -l's pattern
+	repl        bool   // --repl, or no program with a terminal on stdin
+	info        bool   // --info
+	probeFilter string // --probe-filter
+	debug       map[string]bool
+	out         outputFlags
 
 	// includeDirs and includes are -I and --include, in order.
 	includeDirs, includes []string
 }
 
-func parseArgs(args []string, stderr io.Writer) (*config, int, bool) {
-	fs := flag.NewFlagSet("gotrace", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
+// debugStages are the stages -d accepts, bpftrace's names.
+var debugStages = []string{"ast", "codegen", "codegen-opt", "dis", "libbpf", "parse", "types", "verifier"}
+
+// parseDebug adds -d's comma-separated stages to cfg.debug.
+func (cfg *config) parseDebug(arg string) error {
+	if cfg.debug == nil {
+		cfg.debug = map[string]bool{}
+	}
+	for _, st := range strings.Split(arg, ",") {
+		switch {
+		case st == "":
+		case st == "all":
+			for _, s := range debugStages {
+				cfg.debug[s] = true
+			}
+		case slices.Contains(debugStages, st):
+			cfg.debug[st] = true
+		default:
+			return fmt.Errorf("USAGE: invalid option for -d: %s", st)
+		}
+	}
+	return nil
+}
+
+// options returns the command line's options, which set cfg and the
+// flags that end the parse early.
+func (cfg *config) options(help, showVersion *bool) []option {
+	flag := func(p *bool) func(string) error { return func(string) error { *p = true; return nil } }
+	str := func(p *string) func(string) error { return func(v string) error { *p = v; return nil } }
+	ignore := func(string) error { return nil }
+	opts := []option{
+		{short: 'e', hasArg: true, set: str(&cfg.program)},
+		{short: 'd', long: "debug", hasArg: true, set: cfg.parseDebug},
+		{long: "dry-run", set: flag(&cfg.dryRun)},
+		{long: "emit", hasArg: true, set: str(&cfg.emit)},
+		{short: 'q', long: "quiet", set: flag(&cfg.quiet)},
+		{long: "repl", set: flag(&cfg.repl)},
+		{short: 'l', long: "list", set: flag(&cfg.list)},
+		{short: 'h', long: "help", set: flag(help)},
+		{short: 'V', long: "version", set: flag(showVersion)},
+		{long: "info", set: flag(&cfg.info)},
+		{long: "probe-filter", hasArg: true, set: str(&cfg.probeFilter)},
+		// Kernel types come from BTF; user headers found through -I and
+		// --include give their #defines (lang.Options). Debug info is
+		// never needed: -b and --debuginfo are accepted for compatibility.
+		{short: 'I', hasArg: true, set: func(s string) error { cfg.includeDirs = append(cfg.includeDirs, s); return nil }},
+		{long: "include", hasArg: true, set: func(s string) error { cfg.includes = append(cfg.includes, s); return nil }},
+		{short: 'b', long: "btf", set: ignore},
+		{long: "debuginfo", hasArg: true, set: ignore},
+		{long: "usdt-file-activation", set: ignore},
+	}
+	return append(opts, outputOptions(&cfg.out)...)
+}
+
+// parseArgs reads the command line as bpftrace does (see getopt): the
+// options, then the program (-e or the first operand), then its
+// parameters: positional ones, and named ones (--name[=value], which only
+// reach the program after "--").
+func parseArgs(args []string, stdout, stderr io.Writer) (*config, int, bool) {
 	cfg := &config{}
 	var help, showVersion bool
-	fs.StringVar(&cfg.program, "e", "", "program")
-	fs.BoolVar(&cfg.dryRun, "d", false, "dry run")
-	fs.BoolVar(&cfg.dryRun, "dry-run", false, "dry run")
-	fs.StringVar(&cfg.emit, "emit", "", "emit")
-	fs.BoolVar(&cfg.quiet, "q", false, "quiet")
-	fs.BoolVar(&cfg.repl, "repl", false, "interactive")
-	// Kernel types come from BTF; user headers found through -I and
-	// --include give their #defines (lang.Options).
-	fs.Func("I", "include directory", func(s string) error { cfg.includeDirs = append(cfg.includeDirs, s); return nil })
-	fs.Func("include", "include file", func(s string) error { cfg.includes = append(cfg.includes, s); return nil })
-	fs.BoolVar(&cfg.list, "l", false, "list")
-	fs.BoolVar(&cfg.listV, "lv", false, "list verbose")
-	fs.BoolVar(&help, "h", false, "help")
-	fs.BoolVar(&help, "help", false, "help")
-	fs.BoolVar(&showVersion, "V", false, "version")
-	fs.BoolVar(&showVersion, "version", false, "version")
-	addOutputFlags(fs, &cfg.out)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			io.WriteString(stderr, usage)
-			return nil, 0, true
+	operands, err := getopt(args, cfg.options(&help, &showVersion))
+	if err != nil {
+		if ue, ok := err.(*usageError); ok {
+			fmt.Fprintf(stderr, "gotrace: %v\n%s", ue, usage)
+		} else {
+			fmt.Fprintf(stderr, "ERROR: %v\n", err)
 		}
-		fmt.Fprintf(stderr, "gotrace: %v\n%s", err, usage)
 		return nil, 1, true
 	}
 	if help {
-		io.WriteString(stderr, usage)
+		io.WriteString(stdout, usage)
 		return nil, 0, true
 	}
 	if showVersion {
-		fmt.Fprintln(stderr, version)
+		fmt.Fprintln(stdout, version)
 		return nil, 0, true
 	}
-	rest := fs.Args()
-	if cfg.list || cfg.listV {
-		cfg.list, cfg.params = true, rest
+	if cfg.info {
 		return cfg, 0, false
 	}
-	if cfg.program == "" && !cfg.repl && !cfg.list {
-		if len(rest) == 0 {
+	if cfg.out.cmd != "" && cfg.out.pid != "" {
+		fmt.Fprintf(stderr, "ERROR: USAGE: Cannot use both -c and -p.\n%s", usage)
+		return nil, 1, true
+	}
+	if cfg.list {
+		cfg.listV = cfg.out.verbose
+		switch len(operands) {
+		case 0:
+		case 1:
+			if cfg.program == "" && fileExists(operands[0]) {
+				cfg.file = operands[0]
+			} else {
+				cfg.search = operands[0]
+				if cfg.program == "" && strings.HasSuffix(cfg.search, ".bt") {
+					fmt.Fprintf(stderr, "WARNING: It appears that '%s' is a filename but the file does not exist. Treating '%s' as a search pattern.\n", cfg.search, cfg.search)
+				}
+			}
+		default:
+			io.WriteString(stderr, usage)
+			return nil, 1, true
+		}
+		if err := cfg.out.check(); err != nil {
+			fmt.Fprintf(stderr, "ERROR: %v\n", err)
+			return nil, 1, true
+		}
+		return cfg, 0, false
+	}
+	if cfg.program == "" && !cfg.repl {
+		if len(operands) == 0 {
 			if isTerminal(os.Stdin) {
 				cfg.repl = true
 				return cfg, 0, false
 			}
-			io.WriteString(stderr, usage)
+			if len(args) == 0 {
+				io.WriteString(stderr, usage)
+			} else {
+				io.WriteString(stderr, "ERROR: USAGE: filename or -e 'program' required.\n")
+			}
 			return nil, 1, true
 		}
-		cfg.file, rest = rest[0], rest[1:]
+		cfg.file, operands = operands[0], operands[1:]
 	}
-	if len(rest) > 0 && rest[0] == "--" {
-		rest = rest[1:]
-	}
-	cfg.params = rest
+	cfg.params = operands
 	if cfg.emit != "" && cfg.emit != "asm" {
 		fmt.Fprintf(stderr, "gotrace: unknown --emit value %q (want asm)\n", cfg.emit)
 		return nil, 1, true
@@ -134,6 +220,12 @@ func parseArgs(args []string, stderr io.Writer) (*config, int, bool) {
 	return cfg, 0, false
 }
 
+// fileExists reports whether a file (or anything) is at path.
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// Catch SIGINT and SIGTERM from the start, not only once the probes
 	// are attached: a signal while compiling or loading still ends the run
@@ -141,9 +233,19 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	// lose the output (runtime.StopOnSignals).
 	sigCtx, release := runtime.StopOnSignals(ctx, stderr)
 	defer release()
-	cfg, code, done := parseArgs(args, stderr)
+	cfg, code, done := parseArgs(args, stdout, stderr)
 	if done {
 		return code
+	}
+	if cfg.info {
+		release()
+		// The feature probes load programs: without privileges every
+		// answer would be "no".
+		if err := checkPrivileges(); err != nil {
+			fmt.Fprintf(stderr, "ERROR: %v\n", err)
+			return 1
+		}
+		return printInfo(stdout)
 	}
 	if cfg.repl {
 		release() // the REPL runs each script with Run's own handling
@@ -157,15 +259,22 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			return 1
 		}
 	}
-	if cfg.list {
+	if cfg.out.noWarnings {
+		stderr = &noWarnings{w: stderr}
+	}
+	if cfg.list && cfg.program == "" && cfg.file == "" {
 		release()
-		return listProbes(stdout, stderr, cfg.params, cfg.listV)
+		return listSearch(stdout, stderr, cfg.search, cfg.listV)
 	}
 	ctx = sigCtx
 	name, src, err := loadProgram(cfg, stdin)
 	if err != nil {
 		fmt.Fprintf(stderr, "gotrace: %v\n", err)
 		return 1
+	}
+	if cfg.list {
+		release()
+		return listProgram(stdout, stderr, cfg, name, src)
 	}
 
 	ctx, sess, err := cfg.out.open(ctx, stdout)
@@ -189,22 +298,51 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprint(stderr, gotrace.FormatError(err, src))
 		return 1
 	}
+	if !checkNamedParams(stderr, cfg.params, script.Checked.Getopts) {
+		return 1
+	}
 	if err := sess.openOutput(&cfg.out); err != nil {
 		fmt.Fprintf(stderr, "ERROR: %v\n", err)
 		return 1
 	}
 	stdout = sess.stdout
-	fmt.Fprint(stderr, script.Warnings())
-	if cfg.emit == "asm" {
+	if !cfg.out.noWarnings {
+		fmt.Fprint(stderr, script.Warnings())
+	}
+	if cfg.debug["ast"] || cfg.debug["parse"] {
+		// The checked tree: macros expanded, -p's filters added.
+		fmt.Fprintf(stderr, "AST\n-------------------\n%s\n", ast.Dump(script.Checked.File))
+	}
+	if cfg.probeFilter != "" {
+		err := filterProbes(script.Program, cfg.probeFilter)
+		if errors.Is(err, errNoProbes) {
+			// bpftrace says so on stdout, unless quiet.
+			if !cfg.quiet {
+				fmt.Fprintln(stdout, err)
+			}
+			return 1
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "ERROR: %v\n", err)
+			return 1
+		}
+	}
+	if cfg.emit == "asm" || cfg.debug["codegen"] || cfg.debug["codegen-opt"] || cfg.debug["dis"] {
 		printAsm(stdout, script.Program)
 	}
 	opts := gotrace.RunOptions{Stdout: stdout, Stderr: stderr, Quiet: cfg.quiet,
 		Format: cfg.out.fmt, Attached: sess.attached, NoSignals: true}
-	if cfg.out.verbose {
+	if cfg.out.verbose || cfg.debug["verifier"] {
 		opts.Verbose = stderr
 	}
 	if cfg.dryRun {
-		if err := script.Load(opts); err != nil {
+		err := script.Load(opts)
+		if errors.Is(err, runtime.ErrCannotAttach) {
+			// The script is valid: only this kernel cannot run it.
+			fmt.Fprintf(stderr, "dry run: the script is valid, but this kernel cannot attach it: %v\n", err)
+			return 0
+		}
+		if err != nil {
 			reported = err
 			fmt.Fprint(stderr, script.FormatError(err))
 			return 1
