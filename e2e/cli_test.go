@@ -40,7 +40,7 @@ func TestHelpAndVersion(t *testing.T) {
 	if got := run(t); got.code != 1 || !strings.Contains(got.stderr, "USAGE:") {
 		t.Errorf("no arguments: %+v", got)
 	}
-	if got := run(t, "/nonexistent/script.bt"); got.code != 1 || !strings.Contains(got.stderr, "no such file") {
+	if got := run(t, "/nonexistent/script.bt"); got.code != 1 || got.stderr != "ERROR: failed to open file '/nonexistent/script.bt': No such file or directory\n" {
 		t.Errorf("missing file: %+v", got)
 	}
 }
@@ -112,7 +112,7 @@ func TestEnvAndNamedParams(t *testing.T) {
 // TestHelperWarnings: -k reports failing probe reads with their position.
 func TestHelperWarnings(t *testing.T) {
 	got := run(t, "-k", "-e", `BEGIN { @x = *(uint64 *)16; exit(); }`)
-	if got.code != 0 || !regexp.MustCompile(`-e:1:9: WARNING: Failed to probe_read_kernel: .* \(-\d+\)`).MatchString(got.stderr) {
+	if got.code != 0 || !regexp.MustCompile(`stdin:1:9: WARNING: Failed to probe_read_kernel: .* \(-\d+\)`).MatchString(got.stderr) {
 		t.Errorf("exit %d stderr %q", got.code, got.stderr)
 	}
 	if got := run(t, "-e", `BEGIN { @x = *(uint64 *)16; exit(); }`); strings.Contains(got.stderr, "WARNING") {
@@ -142,7 +142,7 @@ func TestREPL(t *testing.T) {
 	if strings.Contains(string(out), "not reached") {
 		t.Errorf("\\q did not quit:\n%s", out)
 	}
-	if !strings.Contains(stderr.String(), "<repl>:1:") || !strings.Contains(stderr.String(), "error: unexpected token") {
+	if !strings.Contains(stderr.String(), "<repl>:1:") || !strings.Contains(stderr.String(), "ERROR: unexpected token") {
 		t.Errorf("stderr lacks the positioned error:\n%s", stderr.String())
 	}
 }
@@ -192,7 +192,7 @@ func TestConfigEnv(t *testing.T) {
 	cmd = exec.CommandContext(ctx, gotrace(t), "-e", `BEGIN { exit(); }`)
 	cmd.Env = append(os.Environ(), "BPFTRACE_STACK_MODE=bogus")
 	msg, _ := cmd.CombinedOutput()
-	if !strings.Contains(string(msg), "BPFTRACE_STACK_MODE: error: stack_mode must be bpftrace, perf or raw") {
+	if !strings.Contains(string(msg), "BPFTRACE_STACK_MODE: ERROR: stack_mode must be bpftrace, perf or raw") {
 		t.Errorf("output %q", msg)
 	}
 }
@@ -274,7 +274,7 @@ func TestREPLUnsafe(t *testing.T) {
 		t.Errorf("without --unsafe: stdout %q, stderr %q", got.stdout, got.stderr)
 	}
 	got = repl("--unsafe")
-	if !strings.Contains(got.stdout, "gotrace> from-system\n") || strings.Contains(got.stderr, "error") {
+	if !strings.Contains(got.stdout, "gotrace> from-system\n") || strings.Contains(strings.ToLower(got.stderr), "error") {
 		t.Errorf("with --unsafe: stdout %q, stderr %q", got.stdout, got.stderr)
 	}
 }
@@ -282,7 +282,7 @@ func TestREPLUnsafe(t *testing.T) {
 // TestInputLimit: a program from /dev/zero, as a file or on stdin, stops
 // with an error instead of filling memory.
 func TestInputLimit(t *testing.T) {
-	const want = "gotrace: /dev/zero: the program is larger than 16 MB\n"
+	const want = "ERROR: /dev/zero: the program is larger than 16 MB\n"
 	if got := run(t, "/dev/zero"); got.code != 1 || got.stderr != want {
 		t.Errorf("file /dev/zero: exit %d, stderr %q", got.code, got.stderr)
 	}
@@ -298,7 +298,7 @@ func TestInputLimit(t *testing.T) {
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	err = cmd.Run()
-	if err == nil || ctx.Err() != nil || stderr.String() != "gotrace: reading the program from stdin: the program is larger than 16 MB\n" {
+	if err == nil || ctx.Err() != nil || stderr.String() != "ERROR: reading the program from stdin: the program is larger than 16 MB\n" {
 		t.Errorf("stdin /dev/zero: %v, stderr %q", err, stderr.String())
 	}
 }

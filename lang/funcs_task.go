@@ -24,12 +24,12 @@ func checkReg(c *checker, e *ast.Call) *types.Type {
 		return nil
 	}
 	if p := c.probe.Provider(); p != "kprobe" && p != "kretprobe" && p != "uprobe" && p != "uretprobe" {
-		c.errorf(e.Pos(), "reg() is only available in kprobe, kretprobe, uprobe and uretprobe probes")
+		c.errorf(e, "reg() is only available in kprobe, kretprobe, uprobe and uretprobe probes")
 		return nil
 	}
 	lit, ok := e.Args[0].(*ast.StrLit)
 	if !ok || !regNames[lit.Value] {
-		c.errorf(e.Args[0].Pos(), "reg() needs a register name such as \"di\" or \"ip\"")
+		c.errorf(e.Args[0], "reg() needs a register name such as \"di\" or \"ip\"")
 		return nil
 	}
 	c.expr(lit)
@@ -57,7 +57,7 @@ func checkSignal(c *checker, e *ast.Call) *types.Type {
 		}
 		n, ok := signalNumbers[name]
 		if !ok {
-			c.errorf(lit.Pos(), "unknown signal %q", lit.Value)
+			c.errorf(lit, "unknown signal %q", lit.Value)
 			return nil
 		}
 		c.expr(lit)
@@ -104,7 +104,7 @@ func checkGetopt(c *checker, e *ast.Call) *types.Type {
 	}
 	lit, ok := e.Args[0].(*ast.StrLit)
 	if !ok {
-		c.errorf(e.Args[0].GetSpan().Start, "getopt() needs the parameter name as a string literal")
+		c.errorf(e.Args[0], "getopt() needs the parameter name as a string literal")
 		return nil
 	}
 	c.expr(lit)
@@ -121,7 +121,7 @@ func checkGetopt(c *checker, e *ast.Call) *types.Type {
 	}
 	dv, ok := c.info.Consts[def]
 	if !ok {
-		c.errorf(def.Pos(), "getopt() default must be a constant")
+		c.errorf(def, "getopt() default must be a constant")
 		return nil
 	}
 	if len(e.Args) == 3 {
@@ -138,7 +138,7 @@ func checkGetopt(c *checker, e *ast.Call) *types.Type {
 	default:
 		n, err := strconv.ParseInt(val, 0, 64)
 		if err != nil {
-			c.errorf(e.Pos(), "getopt(%q): --%s=%s is not an integer", lit.Value, lit.Value, val)
+			c.errorf(e, "getopt(%q): --%s=%s is not an integer", lit.Value, lit.Value, val)
 			return nil
 		}
 		c.info.Consts[e] = Const{Int: uint64(n)}
@@ -162,7 +162,7 @@ func checkCgroupid(c *checker, e *ast.Call) *types.Type {
 	}
 	lit, ok := e.Args[0].(*ast.StrLit)
 	if !ok {
-		c.errorf(e.Args[0].GetSpan().Start, "cgroupid() needs a path as a string literal")
+		c.errorf(e.Args[0], "cgroupid() needs a path as a string literal")
 		return nil
 	}
 	c.expr(lit)
@@ -172,7 +172,7 @@ func checkCgroupid(c *checker, e *ast.Call) *types.Type {
 		ino, err = h.Inode(lit.Value)
 	}
 	if err != nil {
-		c.errorf(lit.Pos(), "cgroupid(%q): %v", lit.Value, err)
+		c.errorf(lit, "cgroupid(%q): %v", lit.Value, err)
 		return nil
 	}
 	c.info.Consts[e] = Const{Int: ino}
@@ -184,7 +184,7 @@ func checkOverride(c *checker, e *ast.Call) *types.Type {
 		return nil
 	}
 	if p := c.probe.Provider(); p != "kprobe" {
-		c.errorf(e.Pos(), "override() is only available in kprobe probes (it needs bpf_override_return and CONFIG_BPF_KPROBE_OVERRIDE)")
+		c.errorf(e, "override() is only available in kprobe probes (it needs bpf_override_return and CONFIG_BPF_KPROBE_OVERRIDE)")
 		return nil
 	}
 	return types.VoidT
@@ -197,7 +197,7 @@ func checkPath(c *checker, e *ast.Call) *types.Type {
 		return nil
 	}
 	if p := c.probe.Provider(); p != "fentry" && p != "fexit" {
-		c.errorf(e.Pos(), "path() is only available in fentry and fexit probes (bpf_d_path, Linux 5.10+)")
+		c.errorf(e, "path() is only available in fentry and fexit probes (bpf_d_path, Linux 5.10+)")
 		return nil
 	}
 	t := c.expr(e.Args[0])
@@ -205,7 +205,7 @@ func checkPath(c *checker, e *ast.Call) *types.Type {
 		return nil
 	}
 	if t.Kind != types.Pointer {
-		c.errorf(e.Args[0].Pos(), "path() needs a struct path pointer, not %s", t)
+		c.errorf(e.Args[0], "path() needs a struct path pointer, not %s", t)
 		return nil
 	}
 	size := c.opts.MaxStrlen
@@ -232,7 +232,7 @@ func checkCgroupPath(c *checker, e *ast.Call) *types.Type {
 	if len(e.Args) == 2 {
 		lit, ok := e.Args[1].(*ast.StrLit)
 		if !ok {
-			c.errorf(e.Args[1].GetSpan().Start, "cgroup_path() filter must be a string literal")
+			c.errorf(e.Args[1], "cgroup_path() filter must be a string literal")
 			return nil
 		}
 		c.expr(lit)

@@ -23,7 +23,7 @@ func (c *checker) expandMacros(file *ast.File) {
 	c.macros = map[string]*ast.Macro{}
 	for _, m := range file.Macros {
 		if _, dup := c.macros[m.Name]; dup {
-			c.errorf(m.Pos(), "macro %s is defined twice", m.Name)
+			c.errorf(m, "macro %s is defined twice", m.Name)
 			continue
 		}
 		c.macros[m.Name] = m
@@ -66,12 +66,12 @@ func (ex *expander) lookup(name string, args []ast.Expr, pos ast.Pos) (*ast.Macr
 		switch p.Name[0] {
 		case '$':
 			if _, ok := a.(*ast.Var); !ok {
-				ex.c.errorf(a.Pos(), "macro %s expects a scratch variable for %s", name, p.Name)
+				ex.c.errorf(a, "macro %s expects a scratch variable for %s", name, p.Name)
 				return nil, nil
 			}
 		case '@':
 			if mr, ok := a.(*ast.MapRef); !ok || mr.Keys != nil {
-				ex.c.errorf(a.Pos(), "macro %s expects a map for %s", name, p.Name)
+				ex.c.errorf(a, "macro %s expects a map for %s", name, p.Name)
 				return nil, nil
 			}
 		}

@@ -87,7 +87,7 @@ func (c *checker) checkProbe(pr *Probe) {
 	if pr.AST.Pred != nil {
 		t := c.expr(pr.AST.Pred)
 		if t != nil && !isCondition(t) {
-			c.errorf(pr.AST.Pred.Pos(), "predicate must be an integer, bool or pointer, not %s", t)
+			c.errorf(pr.AST.Pred, "predicate must be an integer, bool or pointer, not %s", t)
 		}
 	}
 	c.block(pr.AST.Body)

@@ -81,16 +81,16 @@ func (c *checker) expandAttach(ap *ast.AttachPoint) []*AttachPoint {
 	parts := splitAttach(ap.Raw)
 	p := lookupProvider(parts[0])
 	if p == nil {
-		c.errorf(ap.Pos(), "unknown probe type %q", parts[0])
+		c.errorf(ap, "unknown probe type %q", parts[0])
 		return nil
 	}
 	if p.expand == nil {
-		c.errorf(ap.Pos(), "%s probes are not supported yet (they need %s)", p.name, p.needs)
+		c.errorf(ap, "%s probes are not supported yet (they need %s)", p.name, p.needs)
 		return nil
 	}
 	points, err := p.expand(c, ap, parts[1:])
 	if err != nil {
-		c.errorf(ap.Pos(), "%s", err)
+		c.errorf(ap, "%s", err)
 		return nil
 	}
 	for _, pt := range points {

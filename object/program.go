@@ -131,9 +131,10 @@ type Printf struct {
 	Format string
 	Args   []Arg
 	Size   int // total record size, including the header
-	// Pos is the position of the errorf()/warnf() call, for output formats
-	// that report it (-f json); zero for other events.
-	Pos ast.Pos
+	// Pos and End delimit the errorf()/warnf() call (End exclusive), which
+	// the text output names as file:line:col-endcol and -f json as
+	// filename, line and col; zero for other events.
+	Pos, End ast.Pos
 }
 
 // Arg is one printf argument: its type and its offset from the start of the record.

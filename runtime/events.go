@@ -14,6 +14,7 @@ import (
 
 	"github.com/cilium/ebpf/ringbuf"
 
+	"github.com/gotrace/gotrace/lang/ast"
 	"github.com/gotrace/gotrace/object"
 	"github.com/gotrace/gotrace/output"
 )
@@ -123,11 +124,7 @@ func (s *session) handle(rec []byte) error {
 			if s.json() {
 				return s.write(output.JSONMessage(kind == object.EventErrorf, str, p.Pos))
 			}
-			if kind == object.EventErrorf {
-				fmt.Fprintf(s.stderr, "ERROR: %s\n", str)
-			} else {
-				fmt.Fprintf(s.stderr, "WARNING: %s\n", str)
-			}
+			fmt.Fprint(s.stderr, output.Message(kind == object.EventErrorf, str, ast.Span{Start: p.Pos, End: p.End}))
 		case object.EventSystem:
 			return s.system(str)
 		case object.EventCat:
