@@ -85,7 +85,7 @@ func TestKstack(t *testing.T) {
 // TestMapFull: updates a full map drops are counted and reported per map.
 func TestMapFull(t *testing.T) {
 	got := run(t, "-e", `config = { max_map_keys = 4 } BEGIN { for ($i : 0..10) { @m[$i] = $i; } exit(); }`)
-	want := "WARNING: map @m is full (4 entries): 6 updates were dropped; raise max_map_keys or declare it larger, e.g. let @m = hash(8);\n"
+	want := "WARNING: Map full; can't update element of @m (4 entries): 6 updates were dropped; raise max_map_keys or declare it larger, e.g. let @m = hash(8);\n"
 	if got.code != 0 || !strings.Contains(got.stderr, want) || !strings.Contains(got.stdout, "@m[3]: 3\n") {
 		t.Errorf("exit %d stdout %q stderr %q", got.code, got.stdout, got.stderr)
 	}
@@ -300,5 +300,34 @@ func TestInputLimit(t *testing.T) {
 	err = cmd.Run()
 	if err == nil || ctx.Err() != nil || stderr.String() != "ERROR: reading the program from stdin: the program is larger than 16 MB\n" {
 		t.Errorf("stdin /dev/zero: %v, stderr %q", err, stderr.String())
+	}
+}
+
+// TestRuntimeMessages: errorf()/warnf() lines name the call's location,
+// and cat() of a missing file gives the system's reason, as bpftrace does.
+func TestRuntimeMessages(t *testing.T) {
+	got := run(t, "-e", `BEGIN { errorf("bad %d", 10); warnf("odd"); cat("/does/not/exist"); exit(); }`)
+	want := "Attached 1 probe\n" +
+		"stdin:1:9-29: ERROR: bad 10\n" +
+		"stdin:1:31-43: WARNING: odd\n" +
+		"ERROR: failed to open file '/does/not/exist' (No such file or directory)\n"
+	if got.code != 0 || got.stderr != want {
+		t.Errorf("exit %d, stderr:\n%s\nwant:\n%s", got.code, got.stderr, want)
+	}
+}
+
+// TestMissingProbeWarning: with missing_probes = "warn" a probe that does
+// not exist is skipped with a positioned warning in bpftrace's words.
+func TestMissingProbeWarning(t *testing.T) {
+	src := `config = { missing_probes = "warn" } tracepoint:syscalls:sys_enter_getpid,tracepoint:nonsense:nonsense { exit(); } BEGIN { exit(); }`
+	got := run(t, "-e", src)
+	want := "stdin:1:75-103: WARNING: No matches for tracepoint nonsense:nonsense. Skipping.\n" + src + "\n" +
+		strings.Repeat(" ", 74) + strings.Repeat("~", 28) + "\nAttached 2 probes\n"
+	if got.code != 0 || got.stderr != want {
+		t.Errorf("exit %d, stderr:\n%s\nwant:\n%s", got.code, got.stderr, want)
+	}
+	got = run(t, "-e", `tracepoint:nonsense:nonsense { exit(); }`)
+	if want := "stdin:1:1-29: ERROR: No matches for tracepoint nonsense:nonsense.\n"; got.code != 1 || !strings.HasPrefix(got.stderr, want) {
+		t.Errorf("exit %d, stderr %q, want prefix %q", got.code, got.stderr, want)
 	}
 }

@@ -344,6 +344,9 @@ func TestErrors(t *testing.T) {
 		name, script, want string
 	}{
 		{"syntax", "BEGIN { @x = ; }", "stdin:1:14-15: ERROR: unexpected token \";\", expected expression\nBEGIN { @x = ; }\n             ~\n"},
+		{"kaddr", `begin { print(kaddr("asdfzzzzzzz")) }`, "stdin:1:15-35: ERROR: Failed to resolve kernel symbol: asdfzzzzzzz\nbegin { print(kaddr(\"asdfzzzzzzz\")) }\n              ~~~~~~~~~~~~~~~~~~~~\n"},
+		{"config", `config = { bad_config=raw } begin {}`, "stdin:1:12-26: ERROR: bad_config: not a known configuration option\nconfig = { bad_config=raw } begin {}\n           ~~~~~~~~~~~~~~\n"},
+		{"lines", "BEGIN {\n\twhile (1) {\n\t}\n}", "stdin:2-3: ERROR: this loop never ends: the verifier rejects loops it cannot bound (use for ($i : 0..N) or break)\n    while (1) {\n    }\n"},
 		{"type", "BEGIN { @x = 1; @x = \"a\"; }", "stdin:1:17-19: ERROR: type mismatch for @x: assigning string[8] to a map holding int64\nBEGIN { @x = 1; @x = \"a\"; }\n                ~~\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -68,7 +68,7 @@ func (c *checker) checkConfig(cfg *ast.Config) {
 			// Accepted: these affect output details gotrace does not vary.
 			c.prog.Config.Other = append(c.prog.Config.Other, e.Key+"="+val)
 		default:
-			c.errorf(e, "unknown config option %q", e.Key)
+			c.errorf(e, "%s: not a known configuration option", e.Key)
 		}
 	}
 }

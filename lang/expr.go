@@ -329,7 +329,7 @@ func (c *checker) index(e *ast.Index) *types.Type {
 		return types.Uint8
 	case types.Array:
 		if isConst && int(cv.Int) >= xt.Len {
-			c.errorf(e.Index, "index %d is out of bounds for %s", cv.Int, xt)
+			c.errorf(e.Index, "the index %d is out of bounds for array of size %d", cv.Int, xt.Len)
 			return nil
 		}
 		if !isConst && xt.BTF == nil && !isArgsField(e.X) {

@@ -1,6 +1,8 @@
 package lang
 
 import (
+	"errors"
+
 	"github.com/gotrace/gotrace/lang/ast"
 	"github.com/gotrace/gotrace/lang/types"
 )
@@ -90,8 +92,12 @@ func checkKaddr(c *checker, e *ast.Call) *types.Type {
 		return nil
 	}
 	addr, err := sr.KernelSymbol(lit.Value)
+	if errors.Is(err, ErrNoSymbol) {
+		c.errorf(e, "Failed to resolve kernel symbol: %s", lit.Value)
+		return nil
+	}
 	if err != nil {
-		c.errorf(lit, "kaddr(%q): %v", lit.Value, err)
+		c.errorf(e, "Failed to resolve kernel symbol: %s: %v", lit.Value, err)
 		return nil
 	}
 	c.info.Consts[e] = Const{Int: addr}

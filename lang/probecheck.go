@@ -20,7 +20,7 @@ func (c *checker) expandAttachMissing(ap *ast.AttachPoint) []*AttachPoint {
 		c.errs = c.errs[:before]
 		c.quiet = quiet
 		if c.prog.Config.MissingProbes == "warn" {
-			c.prog.Warnings = append(c.prog.Warnings, &Error{Pos: ap.Pos(), Msg: msg + " (skipped: missing_probes = warn)"})
+			c.prog.Warnings.Add(ap, "%s Skipping.", msg)
 		}
 	}
 	return pts

@@ -119,7 +119,7 @@ func expandTracepoint(c *checker, ap *ast.AttachPoint, parts []string) ([]*Attac
 		return nil, fmt.Errorf("listing tracepoints: %w", err)
 	}
 	if len(names) == 0 {
-		return nil, fmt.Errorf("tracepoint not found: %s:%s", parts[0], parts[1])
+		return nil, fmt.Errorf("No matches for tracepoint %s:%s.", parts[0], parts[1])
 	}
 	var out []*AttachPoint
 	for _, n := range names {

@@ -1,6 +1,7 @@
 package lang
 
 import (
+	"errors"
 	"sort"
 
 	"github.com/cilium/ebpf/btf"
@@ -183,5 +184,11 @@ type TaskLayout struct {
 // SymbolResolver is an optional extension of Env: environments that can
 // resolve kernel symbols to addresses (kaddr()) implement it.
 type SymbolResolver interface {
+	// KernelSymbol returns the address of a kernel symbol, or an error
+	// wrapping ErrNoSymbol when the kernel has no such symbol.
 	KernelSymbol(name string) (uint64, error)
 }
+
+// ErrNoSymbol is wrapped by SymbolResolver errors for a symbol that does
+// not exist.
+var ErrNoSymbol = errors.New("no such kernel symbol")

@@ -177,8 +177,15 @@ func (c *checker) unroll(s *ast.UnrollStmt) {
 		return
 	}
 	cv, ok := c.info.Consts[s.Count]
-	if !ok || cv.IsStr || int64(cv.Int) < 1 || int64(cv.Int) > MaxUnroll {
+	switch {
+	case !ok || cv.IsStr:
 		c.errorf(s.Count, "unroll() needs a constant between 1 and %d", MaxUnroll)
+		return
+	case int64(cv.Int) < 1:
+		c.errorf(s.Count, "unroll minimum value is 1")
+		return
+	case int64(cv.Int) > MaxUnroll:
+		c.errorf(s.Count, "unroll maximum value is %d", MaxUnroll)
 		return
 	}
 	c.block(s.Body)

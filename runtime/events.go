@@ -188,10 +188,7 @@ func (s *session) handle(rec []byte) error {
 		if int(id) < len(s.prog.HelperSites) && len(rec) >= object.EventHeaderSize+8 {
 			site := s.prog.HelperSites[id]
 			code := int64(binary.NativeEndian.Uint64(rec[object.EventHeaderSize:]))
-			msg := syscall.Errno(-code).Error()
-			if msg != "" {
-				msg = strings.ToUpper(msg[:1]) + msg[1:]
-			}
+			msg := strerror(syscall.Errno(-code))
 			fmt.Fprintf(s.stderr, "%s: WARNING: Failed to %s: %s (%d)\n", site.Pos, site.Helper, msg, code)
 		}
 	case object.EventDropped:
@@ -230,6 +227,16 @@ func (s *session) write(str string) error {
 	return nil
 }
 
+// strerror renders an errno as C's strerror does ("No such file or
+// directory"), the way bpftrace words system errors.
+func strerror(err error) string {
+	msg := err.Error()
+	if msg == "" {
+		return msg
+	}
+	return strings.ToUpper(msg[:1]) + msg[1:]
+}
+
 // errorf reports a runtime problem on stderr the way bpftrace logs errors.
 func (s *session) errorf(format string, args ...any) {
 	fmt.Fprintf(s.stderr, "ERROR: "+format+"\n", args...)
@@ -264,7 +271,12 @@ func (s *session) system(cmd string) error {
 func (s *session) cat(name string) error {
 	f, err := os.Open(name)
 	if err != nil {
-		s.errorf("failed to open file '%s'", name)
+		reason := err.Error()
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			reason = strerror(pe.Err)
+		}
+		s.errorf("failed to open file '%s' (%s)", name, reason)
 		return nil
 	}
 	defer f.Close()
