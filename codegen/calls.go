@@ -231,6 +231,9 @@ func (g *gen) printf(kind object.EventKind, format string, args []ast.Expr, at a
 	p := &object.Printf{Format: format}
 	if kind == object.EventErrorf || kind == object.EventWarnf {
 		p.Pos, p.End = sp.Start, sp.End
+		if call, ok := at.(*ast.Call); ok {
+			p.Expanded = g.c.prog.Expansions[call]
+		}
 	}
 	off := object.EventHeaderSize
 	for _, a := range args {

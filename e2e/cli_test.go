@@ -331,3 +331,16 @@ func TestMissingProbeWarning(t *testing.T) {
 		t.Errorf("exit %d, stderr %q, want prefix %q", got.code, got.stderr, want)
 	}
 }
+
+// TestMacroErrorf: errorf() in a macro names the macro use it was
+// expanded from, with the source line, as bpftrace does.
+func TestMacroErrorf(t *testing.T) {
+	src := `macro bad() { errorf("Something bad"); } BEGIN { bad(); exit(); }`
+	got := run(t, "-e", src)
+	want := "Attached 1 probe\n" +
+		"stdin:1:15-38: ERROR: Something bad\n" +
+		"stdin:1:50-55: ERROR: expanded from\n" + src + "\n" + strings.Repeat(" ", 49) + "~~~~~\n"
+	if got.code != 0 || got.stderr != want {
+		t.Errorf("exit %d, stderr:\n%s\nwant:\n%s", got.code, got.stderr, want)
+	}
+}

@@ -60,6 +60,10 @@ type Program struct {
 	// Warnings are problems that do not stop the script (missing probes
 	// with missing_probes = warn).
 	Warnings ErrorList
+	// Expansions holds, for a call copied out of a macro body, the spans
+	// of the macro uses it was expanded from, innermost first; errorf()
+	// and warnf() name them ("expanded from") as bpftrace does.
+	Expansions map[*ast.Call][]ast.Span
 }
 
 // Config holds the config block settings that reach the runtime.

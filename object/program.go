@@ -26,6 +26,9 @@ type Program struct {
 	// HelperSites are the helper calls whose failures are reported with
 	// -k (Options.HelperWarnings), indexed by EventHelperError's ID.
 	HelperSites []HelperSite
+	// Source is the script's text, for messages that show its lines at
+	// run time (the "expanded from" notes of errorf and warnf).
+	Source string
 }
 
 // GlobalsLayout is the layout of the single value of GlobalsMap, which the
@@ -135,6 +138,10 @@ type Printf struct {
 	// the text output names as file:line:col-endcol and -f json as
 	// filename, line and col; zero for other events.
 	Pos, End ast.Pos
+	// Expanded are the macro uses an errorf()/warnf() call was expanded
+	// from, innermost first; the text output adds an "expanded from" note
+	// with the source line (Program.Source) for each.
+	Expanded []ast.Span
 }
 
 // Arg is one printf argument: its type and its offset from the start of the record.

@@ -124,7 +124,7 @@ func (s *session) handle(rec []byte) error {
 			if s.json() {
 				return s.write(output.JSONMessage(kind == object.EventErrorf, str, p.Pos))
 			}
-			fmt.Fprint(s.stderr, output.Message(kind == object.EventErrorf, str, ast.Span{Start: p.Pos, End: p.End}))
+			fmt.Fprint(s.stderr, output.Message(kind == object.EventErrorf, str, ast.Span{Start: p.Pos, End: p.End}, p.Expanded, s.prog.Source))
 		case object.EventSystem:
 			return s.system(str)
 		case object.EventCat:
