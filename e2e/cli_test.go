@@ -107,6 +107,10 @@ func TestEnvAndNamedParams(t *testing.T) {
 	if string(out) != "10 1\n\n\n@s: abcdefgh..\n" {
 		t.Errorf("stdout %q", out)
 	}
+	got := run(t, "-e", `begin { print(getopt("aa", 10)); }`, "--", "--aa=False")
+	if want := "ERROR: program command line option --aa invalid integer (value: False)\n"; got.code != 1 || got.stderr != want {
+		t.Errorf("a bad integer option: exit %d, stderr %q, want %q", got.code, got.stderr, want)
+	}
 }
 
 // TestHelperWarnings: -k reports failing probe reads with their position.

@@ -20,7 +20,15 @@ func (e *Error) Span() ast.Span { return ast.Span{Start: e.Pos, End: e.End} }
 
 // Error renders the error's first line, as bpftrace does:
 // "file:line:col-endcol: ERROR: message".
-func (e *Error) Error() string { return e.Span().Location() + ": ERROR: " + e.Msg }
+func (e *Error) Error() string { return prefix(e.Span()) + "ERROR: " + e.Msg }
+
+// prefix is the location of sp followed by ": ", or "" when sp is nowhere.
+func prefix(sp ast.Span) string {
+	if loc := sp.Location(); loc != "" {
+		return loc + ": "
+	}
+	return ""
+}
 
 // ErrorList is a list of errors, sorted by position. It implements error.
 type ErrorList []*Error
@@ -102,11 +110,12 @@ func render(list ErrorList, src string, sev Severity) string {
 	return b.String()
 }
 
-// Diagnostic renders one diagnostic at sp: "location: SEVERITY: msg", then
-// the source context of sp in src, each line ending in a newline.
+// Diagnostic renders one diagnostic at sp: "location: SEVERITY: msg" (just
+// "SEVERITY: msg" for the zero span), then the source context of sp in
+// src, each line ending in a newline.
 func Diagnostic(sev Severity, sp ast.Span, msg, src string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %s: %s\n", sp.Location(), sev, msg)
+	fmt.Fprintf(&b, "%s%s: %s\n", prefix(sp), sev, msg)
 	for _, l := range sp.Context(src) {
 		b.WriteString(l)
 		b.WriteByte('\n')

@@ -31,6 +31,7 @@ func TestRender(t *testing.T) {
 			"stdin:4:1-2: ERROR: unexpected end of input\n\n~\n"},
 		{"no line", &lang.Error{Pos: ast.Pos{Filename: "BPFTRACE_MAX_STRLEN"}, Msg: "bad value"},
 			"BPFTRACE_MAX_STRLEN: ERROR: bad value\n"},
+		{"nowhere", &lang.Error{Msg: "bad option"}, "ERROR: bad option\n"},
 		{"no name", &lang.Error{Pos: ast.Pos{Line: 1, Column: 1}, End: ast.Pos{Line: 1, Column: 6}, Msg: "x"},
 			"stdin:1:1-6: ERROR: x\nBEGIN {\n~~~~~\n"},
 	} {

@@ -138,7 +138,8 @@ func checkGetopt(c *checker, e *ast.Call) *types.Type {
 	default:
 		n, err := strconv.ParseInt(val, 0, 64)
 		if err != nil {
-			c.errorf(e, "getopt(%q): --%s=%s is not an integer", lit.Value, lit.Value, val)
+			// A problem on the command line, not in the script: no position.
+			c.errorf(ast.Pos{}, "program command line option --%s invalid integer (value: %s)", lit.Value, val)
 			return nil
 		}
 		c.info.Consts[e] = Const{Int: uint64(n)}

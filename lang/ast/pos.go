@@ -59,16 +59,17 @@ func (p Pos) GetSpan() Span { return Span{Start: p} }
 // Location renders the span the way bpftrace names a place in its
 // diagnostics: "file:line:col-endcol" (endcol exclusive) on one line,
 // "file:line-endline" over several, the bare file name when the span has no
-// line (e.g. it came from an environment variable). A span whose end is
-// unknown or not after its start covers one column.
+// line (e.g. it came from an environment variable), and "" for the zero
+// span (a problem outside the script, such as a command-line value). A span
+// whose end is unknown or not after its start covers one column.
 func (s Span) Location() string {
 	p := s.Start
 	name := p.Filename
-	if name == "" {
-		name = "stdin"
-	}
 	if p.Line == 0 {
 		return name
+	}
+	if name == "" {
+		name = "stdin"
 	}
 	if s.End.Line > p.Line {
 		return fmt.Sprintf("%s:%d-%d", name, p.Line, s.End.Line)
