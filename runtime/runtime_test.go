@@ -753,3 +753,21 @@ func TestLoad(t *testing.T) {
 		t.Errorf("fds: %d before, %d after", before, after)
 	}
 }
+
+// TestAttachedLine checks bpftrace 0.26's banner and the time added when
+// attaching was slow.
+func TestAttachedLine(t *testing.T) {
+	for _, tc := range []struct {
+		n    int
+		took time.Duration
+		want string
+	}{
+		{1, 0, "Attached 1 probe"},
+		{3, time.Millisecond, "Attached 3 probes"},
+		{40, 2500 * time.Millisecond, "Attached 40 probes in 2.50s"},
+	} {
+		if got := attachedLine(tc.n, tc.took); got != tc.want {
+			t.Errorf("attachedLine(%d, %v) = %q, want %q", tc.n, tc.took, got, tc.want)
+		}
+	}
+}
