@@ -311,7 +311,7 @@ func rootErrno(err error) error {
 }
 
 // attachProbes attaches every probe: trampolines (fentry, fexit, tp_btf)
-// concurrently, the others in order. It returns what the "Attached N
+// concurrently, the others in order. It returns what the "Attaching N
 // probes" count would have been reduced by skipped functions.
 func (s *session) attachProbes(probes []*object.Probe) error {
 	var tracing []*object.Probe
