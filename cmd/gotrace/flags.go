@@ -82,12 +82,8 @@ func (o *outputFlags) check() error {
 	if o.pid != "" {
 		n, perr := strconv.ParseUint(o.pid, 10, 64)
 		switch {
-		case errors.Is(perr, strconv.ErrRange):
-			return fmt.Errorf("Pid out of range: %s", o.pid)
-		case perr != nil && o.pid[0] >= '0' && o.pid[0] <= '9':
-			return fmt.Errorf("Failed to parse pid: invalid trailing bytes: %s", o.pid)
 		case perr != nil:
-			return fmt.Errorf("Failed to parse pid: invalid integer: %s", o.pid)
+			return fmt.Errorf("Failed to parse pid: %q is not a valid number", o.pid)
 		case n == 0 || n > 0x400000:
 			return fmt.Errorf("Pid out of range: %d", n)
 		}
