@@ -65,13 +65,13 @@ func (c *checker) preprocess(defs []*ast.CDef) {
 			taken = append(taken, cond)
 		case "else":
 			if len(active) == 0 {
-				c.errorf(d, "#else without #if")
+				c.errorf(d.Pos(), "#else without #if")
 				continue
 			}
 			active[len(active)-1] = !taken[len(taken)-1]
 		case "endif":
 			if len(active) == 0 {
-				c.errorf(d, "#endif without #if")
+				c.errorf(d.Pos(), "#endif without #if")
 				continue
 			}
 			active, taken = active[:len(active)-1], taken[:len(taken)-1]
@@ -94,7 +94,7 @@ func (c *checker) preprocess(defs []*ast.CDef) {
 			}
 		default:
 			if on() {
-				c.errorf(d, "preprocessor directive #%s is not supported", directive)
+				c.errorf(d.Pos(), "preprocessor directive #%s is not supported", directive)
 			}
 		}
 	}
