@@ -1,6 +1,6 @@
 // Package gotrace compiles and runs bpftrace scripts from Go, without LLVM:
 //
-//	script, err := gotrace.Compile("-e", `BEGIN { printf("hi\n"); exit(); }`, gotrace.Options{})
+//	script, err := gotrace.Compile("stdin", `BEGIN { printf("hi\n"); exit(); }`, gotrace.Options{})
 //	if err != nil {
 //		fmt.Fprint(os.Stderr, gotrace.FormatError(err, src))
 //	}

@@ -123,7 +123,7 @@ func (k *KernelEnv) KernelSymbol(name string) (uint64, error) {
 	if err := sc.Err(); err != nil {
 		return 0, fmt.Errorf("reading kernel symbols: %w", err)
 	}
-	return 0, fmt.Errorf("no kernel symbol %q", name)
+	return 0, fmt.Errorf("%q: %w", name, lang.ErrNoSymbol)
 }
 
 // ResolveBinary implements lang.HostFiles on the local file system.

@@ -86,10 +86,10 @@ type Features struct {
 // RunOptions configure Script.Run and Script.Load.
 type RunOptions struct {
 	// Stdout receives the script's output (printf, print, maps at exit);
-	// Stderr the "Attaching N probes..." line, errorf/warnf and warnings.
+	// Stderr the "Attached N probes" line, errorf/warnf and warnings.
 	// Nil means os.Stdout and os.Stderr.
 	Stdout, Stderr io.Writer
-	// Quiet suppresses the "Attaching N probes..." line (bpftrace -q).
+	// Quiet suppresses the "Attached N probes" line (bpftrace -q).
 	Quiet bool
 	// NoSignals leaves SIGINT and SIGTERM alone; the caller then stops Run
 	// by cancelling ctx. By default the first SIGINT or SIGTERM stops the
@@ -232,7 +232,8 @@ func (s *Script) Load(opts RunOptions) error {
 }
 
 // FormatError renders an error from Compile, Run or Load for a terminal:
-// positioned errors as file:line:col with the source line and a caret,
+// positioned errors as bpftrace prints them, "file:line:col-endcol: ERROR:
+// msg" with the source line and '~' under the span,
 // verifier rejections at the script position that produced the failing
 // instructions.
 func (s *Script) FormatError(err error) string {

@@ -43,7 +43,7 @@ func TestVerifierErrorPosition(t *testing.T) {
 		t.Fatal("the verifier accepted a read through an uninitialised register")
 	}
 	got := script.FormatError(err)
-	want := "verifier.bt:3:2: error: the BPF verifier rejected the code generated here: R9 !read_ok\n\t@b = 2;\n\t^\n"
+	want := "verifier.bt:3:2-3: ERROR: the BPF verifier rejected the code generated here: R9 !read_ok\n    @b = 2;\n    ~\n"
 	if !strings.HasPrefix(got, want) {
 		t.Errorf("got:\n%s\nwant prefix:\n%s", got, want)
 	}
@@ -53,7 +53,7 @@ func TestVerifierErrorPosition(t *testing.T) {
 func TestCompileErrors(t *testing.T) {
 	src := "BEGIN { @x = nosuch; }"
 	_, err := gotrace.Compile("-e", src, gotrace.Options{})
-	want := "-e:1:14: error: unknown identifier \"nosuch\"\nBEGIN { @x = nosuch; }\n             ^\n"
+	want := "-e:1:14-20: ERROR: unknown identifier \"nosuch\"\nBEGIN { @x = nosuch; }\n             ~~~~~~\n"
 	if got := gotrace.FormatError(err, src); got != want {
 		t.Errorf("got:\n%s\nwant:\n%s", got, want)
 	}

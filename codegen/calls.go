@@ -97,9 +97,9 @@ func (g *gen) call(e *ast.Call) {
 	case "reg":
 		g.loadReg(e.Args[0].(*ast.StrLit).Value, e.Pos())
 	case "errorf":
-		g.printf(object.EventErrorf, e.Args[0].(*ast.StrLit).Value, e.Args[1:], e.Pos())
+		g.printf(object.EventErrorf, e.Args[0].(*ast.StrLit).Value, e.Args[1:], e)
 	case "warnf":
-		g.printf(object.EventWarnf, e.Args[0].(*ast.StrLit).Value, e.Args[1:], e.Pos())
+		g.printf(object.EventWarnf, e.Args[0].(*ast.StrLit).Value, e.Args[1:], e)
 	case "system":
 		g.printf(object.EventSystem, e.Args[0].(*ast.StrLit).Value, e.Args[1:], e.Pos())
 	case "cat":
@@ -224,11 +224,17 @@ func argType(t *types.Type) *types.Type {
 	return t
 }
 
-// printf builds a record {kind, id, args...} on the stack and sends it.
-func (g *gen) printf(kind object.EventKind, format string, args []ast.Expr, pos ast.Pos) {
+// printf builds a record {kind, id, args...} on the stack and sends it;
+// at is the call (its span, for errorf and warnf) or its position.
+func (g *gen) printf(kind object.EventKind, format string, args []ast.Expr, at ast.Spanned) {
+	sp := at.GetSpan()
+	pos := sp.Start
 	p := &object.Printf{Format: format}
 	if kind == object.EventErrorf || kind == object.EventWarnf {
-		p.Pos = pos
+		p.Pos, p.End = sp.Start, sp.End
+		if call, ok := at.(*ast.Call); ok {
+			p.Expanded = g.c.prog.Expansions[call]
+		}
 	}
 	off := object.EventHeaderSize
 	for _, a := range args {

@@ -83,6 +83,9 @@ func Compile(prog *lang.Program, opts Options) (*object.Program, error) {
 		mapIndex: map[string]int{},
 		printfs:  map[string]int{},
 	}
+	if prog.File != nil {
+		c.out.Source = prog.File.Src
+	}
 	c.out.Collection.Maps[eventsMapName] = &ebpf.MapSpec{
 		Name:       eventsMapName,
 		Type:       ebpf.RingBuf,
@@ -315,7 +318,7 @@ func (c *compiler) compileProbe(i int, p *lang.Probe) error {
 // addPrintf registers a printf-style event layout and returns its index.
 func (c *compiler) addPrintf(p *object.Printf) int {
 	var key strings.Builder
-	fmt.Fprintf(&key, "%q %v", p.Format, p.Pos)
+	fmt.Fprintf(&key, "%q %v %v", p.Format, p.Pos, p.Expanded)
 	for _, a := range p.Args {
 		fmt.Fprintf(&key, "|%s@%d", a.Type, a.Offset)
 	}

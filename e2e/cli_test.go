@@ -41,7 +41,7 @@ func TestHelpAndVersion(t *testing.T) {
 	if got := run(t); got.code != 1 || !strings.Contains(got.stderr, "USAGE:") {
 		t.Errorf("no arguments: %+v", got)
 	}
-	if got := run(t, "/nonexistent/script.bt"); got.code != 1 || !strings.Contains(got.stderr, "no such file") {
+	if got := run(t, "/nonexistent/script.bt"); got.code != 1 || got.stderr != "ERROR: failed to open file '/nonexistent/script.bt': No such file or directory\n" {
 		t.Errorf("missing file: %+v", got)
 	}
 }
@@ -86,7 +86,7 @@ func TestKstack(t *testing.T) {
 // TestMapFull: updates a full map drops are counted and reported per map.
 func TestMapFull(t *testing.T) {
 	got := run(t, "-e", `config = { max_map_keys = 4 } BEGIN { for ($i : 0..10) { @m[$i] = $i; } exit(); }`)
-	want := "WARNING: map @m is full (4 entries): 6 updates were dropped; raise max_map_keys or declare it larger, e.g. let @m = hash(8);\n"
+	want := "WARNING: Map full; can't update element of @m (4 entries): 6 updates were dropped; raise max_map_keys or declare it larger, e.g. let @m = hash(8);\n"
 	if got.code != 0 || !strings.Contains(got.stderr, want) || !strings.Contains(got.stdout, "@m[3]: 3\n") {
 		t.Errorf("exit %d stdout %q stderr %q", got.code, got.stdout, got.stderr)
 	}
@@ -108,12 +108,16 @@ func TestEnvAndNamedParams(t *testing.T) {
 	if string(out) != "10 1\n\n\n@s: abcdefgh..\n" {
 		t.Errorf("stdout %q", out)
 	}
+	got := run(t, "-e", `begin { print(getopt("aa", 10)); }`, "--", "--aa=False")
+	if want := "ERROR: program command line option --aa invalid integer (value: False)\n"; got.code != 1 || got.stderr != want {
+		t.Errorf("a bad integer option: exit %d, stderr %q, want %q", got.code, got.stderr, want)
+	}
 }
 
 // TestHelperWarnings: -k reports failing probe reads with their position.
 func TestHelperWarnings(t *testing.T) {
 	got := run(t, "-k", "-e", `BEGIN { @x = *(uint64 *)16; exit(); }`)
-	if got.code != 0 || !regexp.MustCompile(`-e:1:9: WARNING: Failed to probe_read_kernel: .* \(-\d+\)`).MatchString(got.stderr) {
+	if got.code != 0 || !regexp.MustCompile(`stdin:1:9: WARNING: Failed to probe_read_kernel: .* \(-\d+\)`).MatchString(got.stderr) {
 		t.Errorf("exit %d stderr %q", got.code, got.stderr)
 	}
 	if got := run(t, "-e", `BEGIN { @x = *(uint64 *)16; exit(); }`); strings.Contains(got.stderr, "WARNING") {
@@ -143,7 +147,7 @@ func TestREPL(t *testing.T) {
 	if strings.Contains(string(out), "not reached") {
 		t.Errorf("\\q did not quit:\n%s", out)
 	}
-	if !strings.Contains(stderr.String(), "<repl>:1:") || !strings.Contains(stderr.String(), "error: unexpected token") {
+	if !strings.Contains(stderr.String(), "<repl>:1:") || !strings.Contains(stderr.String(), "ERROR: unexpected token") {
 		t.Errorf("stderr lacks the positioned error:\n%s", stderr.String())
 	}
 }
@@ -193,7 +197,7 @@ func TestConfigEnv(t *testing.T) {
 	cmd = exec.CommandContext(ctx, gotrace(t), "-e", `BEGIN { exit(); }`)
 	cmd.Env = append(os.Environ(), "BPFTRACE_STACK_MODE=bogus")
 	msg, _ := cmd.CombinedOutput()
-	if !strings.Contains(string(msg), "BPFTRACE_STACK_MODE: error: stack_mode must be bpftrace, perf or raw") {
+	if !strings.Contains(string(msg), "BPFTRACE_STACK_MODE: ERROR: stack_mode must be bpftrace, perf or raw") {
 		t.Errorf("output %q", msg)
 	}
 }
@@ -276,7 +280,7 @@ func TestREPLUnsafe(t *testing.T) {
 		t.Errorf("without --unsafe: stdout %q, stderr %q", got.stdout, got.stderr)
 	}
 	got = repl("--unsafe")
-	if !strings.Contains(got.stdout, "gotrace> from-system\n") || strings.Contains(got.stderr, "error") {
+	if !strings.Contains(got.stdout, "gotrace> from-system\n") || strings.Contains(strings.ToLower(got.stderr), "error") {
 		t.Errorf("with --unsafe: stdout %q, stderr %q", got.stdout, got.stderr)
 	}
 }
@@ -284,7 +288,7 @@ func TestREPLUnsafe(t *testing.T) {
 // TestInputLimit: a program from /dev/zero, as a file or on stdin, stops
 // with an error instead of filling memory.
 func TestInputLimit(t *testing.T) {
-	const want = "gotrace: /dev/zero: the program is larger than 16 MB\n"
+	const want = "ERROR: /dev/zero: the program is larger than 16 MB\n"
 	if got := run(t, "/dev/zero"); got.code != 1 || got.stderr != want {
 		t.Errorf("file /dev/zero: exit %d, stderr %q", got.code, got.stderr)
 	}
@@ -300,7 +304,49 @@ func TestInputLimit(t *testing.T) {
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	err = cmd.Run()
-	if err == nil || ctx.Err() != nil || stderr.String() != "gotrace: reading the program from stdin: the program is larger than 16 MB\n" {
+	if err == nil || ctx.Err() != nil || stderr.String() != "ERROR: reading the program from stdin: the program is larger than 16 MB\n" {
 		t.Errorf("stdin /dev/zero: %v, stderr %q", err, stderr.String())
+	}
+}
+
+// TestRuntimeMessages: errorf()/warnf() lines name the call's location,
+// and cat() of a missing file gives the system's reason, as bpftrace does.
+func TestRuntimeMessages(t *testing.T) {
+	got := run(t, "-e", `BEGIN { errorf("bad %d", 10); warnf("odd"); cat("/does/not/exist"); exit(); }`)
+	want := "Attached 1 probe\n" +
+		"stdin:1:9-29: ERROR: bad 10\n" +
+		"stdin:1:31-43: WARNING: odd\n" +
+		"ERROR: failed to open file '/does/not/exist' (No such file or directory)\n"
+	if got.code != 0 || got.stderr != want {
+		t.Errorf("exit %d, stderr:\n%s\nwant:\n%s", got.code, got.stderr, want)
+	}
+}
+
+// TestMissingProbeWarning: with missing_probes = "warn" a probe that does
+// not exist is skipped with a positioned warning in bpftrace's words.
+func TestMissingProbeWarning(t *testing.T) {
+	src := `config = { missing_probes = "warn" } tracepoint:syscalls:sys_enter_getpid,tracepoint:nonsense:nonsense { exit(); } BEGIN { exit(); }`
+	got := run(t, "-e", src)
+	want := "stdin:1:75-103: WARNING: No matches for tracepoint nonsense:nonsense. Skipping.\n" + src + "\n" +
+		strings.Repeat(" ", 74) + strings.Repeat("~", 28) + "\nAttached 2 probes\n"
+	if got.code != 0 || got.stderr != want {
+		t.Errorf("exit %d, stderr:\n%s\nwant:\n%s", got.code, got.stderr, want)
+	}
+	got = run(t, "-e", `tracepoint:nonsense:nonsense { exit(); }`)
+	if want := "stdin:1:1-29: ERROR: No matches for tracepoint nonsense:nonsense.\n"; got.code != 1 || !strings.HasPrefix(got.stderr, want) {
+		t.Errorf("exit %d, stderr %q, want prefix %q", got.code, got.stderr, want)
+	}
+}
+
+// TestMacroErrorf: errorf() in a macro names the macro use it was
+// expanded from, with the source line, as bpftrace does.
+func TestMacroErrorf(t *testing.T) {
+	src := `macro bad() { errorf("Something bad"); } BEGIN { bad(); exit(); }`
+	got := run(t, "-e", src)
+	want := "Attached 1 probe\n" +
+		"stdin:1:15-38: ERROR: Something bad\n" +
+		"stdin:1:50-55: ERROR: expanded from\n" + src + "\n" + strings.Repeat(" ", 49) + "~~~~~\n"
+	if got.code != 0 || got.stderr != want {
+		t.Errorf("exit %d, stderr:\n%s\nwant:\n%s", got.code, got.stderr, want)
 	}
 }

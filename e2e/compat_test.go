@@ -19,7 +19,7 @@ import (
 // map; the current format is checked byte for byte by the output package.
 func normalize0_17(s string) string {
 	var out []string
-	attaching := regexp.MustCompile(`^Attaching \d+ probes?\.\.\.$`)
+	attaching := regexp.MustCompile(`^(Attaching \d+ probes?\.\.\.|Attached \d+ probes?)$`)
 	for _, l := range strings.Split(s, "\n") {
 		l = strings.TrimRight(l, " ")
 		if l == "" || attaching.MatchString(l) {

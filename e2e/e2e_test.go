@@ -237,8 +237,8 @@ func example(name string) string { return filepath.Join("..", "examples", name) 
 func TestHello(t *testing.T) {
 	got := run(t, "-e", `BEGIN { printf("hello %s %d\n", "world", 6 * 7); exit(); }`)
 	wantOutput(t, got, "hello world 42\n\n\n", 0)
-	if !strings.Contains(got.stderr, "Attaching 1 probe...") {
-		t.Errorf("stderr %q lacks the Attaching line", got.stderr)
+	if !strings.Contains(got.stderr, "Attached 1 probe") {
+		t.Errorf("stderr %q lacks the Attached line", got.stderr)
 	}
 	wantOutput(t, run(t, example("hello.bt")), "hello world 42\n\n\n", 0)
 }
@@ -253,7 +253,7 @@ func TestGetppidCount(t *testing.T) {
 	getppidN(n)
 	got := s.stop(syscall.SIGINT)
 	wantOutput(t, got, fmt.Sprintf("\n\n@: %d\n", n), 0)
-	if got.stderr != "Attaching 1 probe...\n" {
+	if got.stderr != "Attached 1 probe\n" {
 		t.Errorf("stderr = %q", got.stderr)
 	}
 }
@@ -343,8 +343,11 @@ func TestErrors(t *testing.T) {
 	for _, tc := range []struct {
 		name, script, want string
 	}{
-		{"syntax", "BEGIN { @x = ; }", "-e:1:14: error: unexpected token \";\", expected expression\nBEGIN { @x = ; }\n             ^\n"},
-		{"type", "BEGIN { @x = 1; @x = \"a\"; }", "-e:1:17: error: type mismatch for @x: assigning string[8] to a map holding int64\nBEGIN { @x = 1; @x = \"a\"; }\n                ^\n"},
+		{"syntax", "BEGIN { @x = ; }", "stdin:1:14-15: ERROR: unexpected token \";\", expected expression\nBEGIN { @x = ; }\n             ~\n"},
+		{"kaddr", `begin { print(kaddr("asdfzzzzzzz")) }`, "stdin:1:15-35: ERROR: Failed to resolve kernel symbol: asdfzzzzzzz\nbegin { print(kaddr(\"asdfzzzzzzz\")) }\n              ~~~~~~~~~~~~~~~~~~~~\n"},
+		{"config", `config = { bad_config=raw } begin {}`, "stdin:1:12-26: ERROR: bad_config: not a known configuration option\nconfig = { bad_config=raw } begin {}\n           ~~~~~~~~~~~~~~\n"},
+		{"lines", "BEGIN {\n\twhile (1) {\n\t}\n}", "stdin:2-3: ERROR: this loop never ends: the verifier rejects loops it cannot bound (use for ($i : 0..N) or break)\n    while (1) {\n    }\n"},
+		{"type", "BEGIN { @x = 1; @x = \"a\"; }", "stdin:1:17-19: ERROR: type mismatch for @x: assigning string[8] to a map holding int64\nBEGIN { @x = 1; @x = \"a\"; }\n                ~~\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := run(t, "-e", tc.script)
@@ -359,7 +362,7 @@ func TestDryRunAndEmit(t *testing.T) {
 	got := run(t, "--dry-run", example("opensnoop.bt"))
 	wantOutput(t, got, "", 0)
 	got = run(t, "--emit=asm", "-e", `BEGIN { @x = 1; }`)
-	if got.code != 0 || !strings.Contains(got.stdout, "; -e:1:9 @x = 1") {
+	if got.code != 0 || !strings.Contains(got.stdout, "; stdin:1:9 @x = 1") {
 		t.Errorf("--emit=asm output lacks the source tag:\n%s", got.stdout)
 	}
 }

@@ -63,8 +63,8 @@ func TestNoKprobesMessage(t *testing.T) {
 			t.Errorf("%s: exit %d, stdout %q; want exit 1 and no output", tc.script, got.code, got.stdout)
 		}
 		const want = ": this kernel has no kprobes (CONFIG_KPROBES is not set: /sys/kernel/tracing/kprobe_events is missing)\n"
-		if !strings.HasPrefix(got.stderr, "error: "+strings.TrimSuffix(tc.probe, "*")) || !strings.HasSuffix(got.stderr, want) || strings.Count(got.stderr, "\n") != 1 {
-			t.Errorf("%s: stderr = %q, want one line \"error: %s%s\"", tc.script, got.stderr, tc.probe, want)
+		if !strings.HasPrefix(got.stderr, "ERROR: "+strings.TrimSuffix(tc.probe, "*")) || !strings.HasSuffix(got.stderr, want) || strings.Count(got.stderr, "\n") != 1 {
+			t.Errorf("%s: stderr = %q, want one line \"ERROR: %s%s\"", tc.script, got.stderr, tc.probe, want)
 		}
 	}
 	// --dry-run loads the kprobe program, which this kernel can do, and
@@ -90,9 +90,9 @@ func TestNoTrampolineMessage(t *testing.T) {
 		t.Skip("this kernel loads fentry programs; the fentry tests run in e2e/vm")
 	}
 	for _, tc := range []struct{ script, want string }{
-		{`fentry:vfs_read { @ = count(); }`, "error: fentry:vfs_read: the kernel refused to load a BPF trampoline (fentry): operation not permitted\n"},
-		{`fexit:vfs_read { @ = hist(retval); }`, "error: fexit:vfs_read: the kernel refused to load a BPF trampoline (fexit): operation not permitted\n"},
-		{`fentry:vfs_rea* { @[func] = count(); }`, "error: fentry:vfs_read: the kernel refused to load a BPF trampoline (fentry): operation not permitted\n"},
+		{`fentry:vfs_read { @ = count(); }`, "ERROR: fentry:vfs_read: the kernel refused to load a BPF trampoline (fentry): operation not permitted\n"},
+		{`fexit:vfs_read { @ = hist(retval); }`, "ERROR: fexit:vfs_read: the kernel refused to load a BPF trampoline (fexit): operation not permitted\n"},
+		{`fentry:vfs_rea* { @[func] = count(); }`, "ERROR: fentry:vfs_read: the kernel refused to load a BPF trampoline (fentry): operation not permitted\n"},
 	} {
 		got := run(t, "-e", tc.script)
 		if got.code != 1 || got.stdout != "" || got.stderr != tc.want {

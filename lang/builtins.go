@@ -150,12 +150,12 @@ func argN(c *checker) (*types.Type, string) {
 func (c *checker) ident(e *ast.Ident) *types.Type {
 	b := c.builtinTab[e.Name]
 	if b == nil {
-		c.errorf(e.Pos(), "unknown identifier %q", e.Name)
+		c.errorf(e, "unknown identifier %q", e.Name)
 		return nil
 	}
 	t, msg := b.typ(c)
 	if t == nil {
-		c.errorf(e.Pos(), "%s", msg)
+		c.errorf(e, "%s", msg)
 		return nil
 	}
 	c.info.Idents[e] = b

@@ -27,18 +27,18 @@ func (c *checker) cast(e *ast.Cast) *types.Type {
 	switch {
 	case nt.Kind == types.Pointer:
 		if !t.IsInt() && t.Kind != types.Pointer {
-			c.errorf(e.Pos(), "cannot cast %s to %s", t, nt)
+			c.errorf(e, "cannot cast %s to %s", t, nt)
 			return nil
 		}
 	case nt.IsInt() && t.Kind == types.Array && t.Size == nt.Size:
 		// reinterpret the bytes of an array (e.g. (uint32)pton("1.2.3.4"))
 	case nt.IsInt():
 		if !t.IsInt() && t.Kind != types.Pointer {
-			c.errorf(e.Pos(), "cannot cast %s to %s", t, nt)
+			c.errorf(e, "cannot cast %s to %s", t, nt)
 			return nil
 		}
 	default:
-		c.errorf(e.Pos(), "cannot cast to %s: only integer and pointer casts are supported", nt)
+		c.errorf(e, "cannot cast to %s: only integer and pointer casts are supported", nt)
 		return nil
 	}
 	return nt
@@ -64,12 +64,12 @@ func (c *checker) resolveType(te *ast.TypeExpr) *types.Type {
 		}
 		bt, err := lookupKernelType(spec, te.Name)
 		if err != nil {
-			c.errorf(te.Pos(), "unknown type %q: not found in the kernel's BTF", te.Name)
+			c.errorf(te, "unknown type %q: not found in the kernel's BTF", te.Name)
 			return nil
 		}
 		t = btfToType(bt, types.Kernel)
 		if t == nil {
-			c.errorf(te.Pos(), "type %q is not supported", te.Name)
+			c.errorf(te, "type %q is not supported", te.Name)
 			return nil
 		}
 	}
@@ -144,7 +144,7 @@ func (c *checker) arrayCast(e *ast.Cast, t *types.Type) *types.Type {
 		return nil
 	}
 	if !elem.IsInt() || te.ArrayLen <= 0 {
-		c.errorf(e.Pos(), "cannot cast to %s: arrays of integers with a length are supported", typeExprString(te))
+		c.errorf(e, "cannot cast to %s: arrays of integers with a length are supported", typeExprString(te))
 		return nil
 	}
 	size := elem.Size * te.ArrayLen
@@ -153,7 +153,7 @@ func (c *checker) arrayCast(e *ast.Cast, t *types.Type) *types.Type {
 		src = 8
 	}
 	if !(t.IsInt() || t.Kind == types.Array || t.Kind == types.String) || src != size {
-		c.errorf(e.Pos(), "cannot cast %s (%d bytes) to %s (%d bytes): the sizes must match", t, src, typeExprString(te), size)
+		c.errorf(e, "cannot cast %s (%d bytes) to %s (%d bytes): the sizes must match", t, src, typeExprString(te), size)
 		return nil
 	}
 	return &types.Type{Kind: types.Array, Size: size, Len: te.ArrayLen, Elem: elem}

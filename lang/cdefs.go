@@ -20,7 +20,7 @@ import (
 func (c *checker) cDefinition(d *ast.CDef) {
 	p := &cParser{c: c, toks: cTokens(d.Text), pos: d.Pos()}
 	if err := p.definition(); err != nil {
-		c.errorf(d.Pos(), "C definition: %v", err)
+		c.errorf(d, "C definition: %v", err)
 	}
 }
 

@@ -94,11 +94,11 @@ func collapse(errs ErrorList) ErrorList {
 	return out
 }
 
-func (c *checker) errorf(pos ast.Pos, format string, args ...any) {
+func (c *checker) errorf(at ast.Spanned, format string, args ...any) {
 	if c.quiet {
 		return
 	}
-	c.errs.Add(pos, format, args...)
+	c.errs.Add(at, format, args...)
 }
 
 var posParamRe = regexp.MustCompile(`\$(\d+)`)

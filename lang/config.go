@@ -19,14 +19,14 @@ func (c *checker) checkConfig(cfg *ast.Config) {
 				c.prog.MaxStrlen = int(v.Value)
 				continue
 			}
-			c.errorf(e.Value.Pos(), "max_strlen must be an integer between 1 and 1024")
+			c.errorf(e.Value, "max_strlen must be an integer between 1 and 1024")
 		case "max_map_keys":
 			if v, ok := e.Value.(*ast.IntLit); ok && v.Value > 0 {
 				c.opts.MaxMapKeys = int(v.Value)
 				c.prog.MaxMapKeys = int(v.Value)
 				continue
 			}
-			c.errorf(e.Value.Pos(), "max_map_keys must be a positive integer")
+			c.errorf(e.Value, "max_map_keys must be a positive integer")
 		case "print_maps_on_exit":
 			switch val {
 			case "true", "1":
@@ -34,25 +34,25 @@ func (c *checker) checkConfig(cfg *ast.Config) {
 			case "false", "0":
 				c.prog.Config.NoExitMaps = true
 			default:
-				c.errorf(e.Value.Pos(), "print_maps_on_exit must be true or false")
+				c.errorf(e.Value, "print_maps_on_exit must be true or false")
 			}
 		case "missing_probes":
 			switch val {
 			case "error", "warn", "ignore":
 				c.prog.Config.MissingProbes = val
 			default:
-				c.errorf(e.Value.Pos(), "missing_probes must be error, warn or ignore")
+				c.errorf(e.Value, "missing_probes must be error, warn or ignore")
 			}
 		case "stack_mode":
 			switch val {
 			case "bpftrace", "perf", "raw":
 				c.prog.Config.StackMode = val
 			default:
-				c.errorf(e.Value.Pos(), "stack_mode must be bpftrace, perf or raw")
+				c.errorf(e.Value, "stack_mode must be bpftrace, perf or raw")
 			}
 		case "str_trunc_trailer":
 			if _, ok := e.Value.(*ast.StrLit); !ok {
-				c.errorf(e.Value.Pos(), "str_trunc_trailer must be a string")
+				c.errorf(e.Value, "str_trunc_trailer must be a string")
 				continue
 			}
 			c.prog.Config.StrTruncTrailer = &val
@@ -61,13 +61,13 @@ func (c *checker) checkConfig(cfg *ast.Config) {
 				c.prog.Config.MaxCatBytes = int(v.Value)
 				continue
 			}
-			c.errorf(e.Value.Pos(), "max_cat_bytes must be a positive integer")
+			c.errorf(e.Value, "max_cat_bytes must be a positive integer")
 		case "max_probes":
 			if v, ok := e.Value.(*ast.IntLit); ok && v.Value > 0 && v.Value <= 1<<31 {
 				c.prog.Config.MaxProbes = int(v.Value)
 				continue
 			}
-			c.errorf(e.Value.Pos(), "max_probes must be a positive integer")
+			c.errorf(e.Value, "max_probes must be a positive integer")
 		case "perf_rb_pages", "log_size",
 			"max_bpf_progs", "on_stack_limit", "cpp_demangle", "lazy_symbolication",
 			"license", "show_debug_info", "symbol_source", "max_type_res_iterations",
@@ -75,7 +75,7 @@ func (c *checker) checkConfig(cfg *ast.Config) {
 			// Accepted: these affect output details gotrace does not vary.
 			c.prog.Config.Other = append(c.prog.Config.Other, key+"="+val)
 		default:
-			c.errorf(e.Pos(), "unknown config option %q", e.Key)
+			c.errorf(e, "%s: not a known configuration option", e.Key)
 		}
 	}
 }

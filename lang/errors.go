@@ -8,20 +8,35 @@ import (
 	"github.com/gotrace/gotrace/lang/ast"
 )
 
-// Error is a user-facing error at a position in a script.
+// Error is a user-facing error at a span of a script.
 type Error struct {
-	Pos ast.Pos
+	Pos ast.Pos // start of the span
+	End ast.Pos // end of the span (exclusive); zero when only Pos is known
 	Msg string
 }
 
-func (e *Error) Error() string { return fmt.Sprintf("%s: error: %s", e.Pos, e.Msg) }
+// Span returns the span the error points at.
+func (e *Error) Span() ast.Span { return ast.Span{Start: e.Pos, End: e.End} }
+
+// Error renders the error's first line, as bpftrace does:
+// "file:line:col-endcol: ERROR: message".
+func (e *Error) Error() string { return prefix(e.Span()) + "ERROR: " + e.Msg }
+
+// prefix is the location of sp followed by ": ", or "" when sp is nowhere.
+func prefix(sp ast.Span) string {
+	if loc := sp.Location(); loc != "" {
+		return loc + ": "
+	}
+	return ""
+}
 
 // ErrorList is a list of errors, sorted by position. It implements error.
 type ErrorList []*Error
 
-// Add appends an error at pos.
-func (l *ErrorList) Add(pos ast.Pos, format string, args ...any) {
-	*l = append(*l, &Error{Pos: pos, Msg: fmt.Sprintf(format, args...)})
+// Add appends an error at the span of at (a node, a span or a position).
+func (l *ErrorList) Add(at ast.Spanned, format string, args ...any) {
+	sp := at.GetSpan()
+	*l = append(*l, &Error{Pos: sp.Start, End: sp.End, Msg: fmt.Sprintf(format, args...)})
 }
 
 // Sort orders the list by position.
@@ -53,17 +68,27 @@ func (l ErrorList) Error() string {
 	return fmt.Sprintf("%s (and %d more errors)", l[0], len(l)-1)
 }
 
-// RenderWarnings formats warnings like Render, labelled "warning".
+// Severity labels a rendered diagnostic.
+type Severity string
+
+// The severities, spelled as bpftrace prints them.
+const (
+	SeverityError   Severity = "ERROR"
+	SeverityWarning Severity = "WARNING"
+)
+
+// RenderWarnings formats warnings like Render, labelled "WARNING".
 func RenderWarnings(l ErrorList, src string) string {
 	if len(l) == 0 {
 		return ""
 	}
-	return strings.ReplaceAll(Render(l, src), ": error: ", ": warning: ")
+	return render(l, src, SeverityWarning)
 }
 
-// Render formats err for a terminal: for each positioned error,
-// "file:line:col: error: message", the source line, and a caret under the
-// column. Errors that are not from this package are rendered as "error: msg".
+// Render formats err for a terminal the way bpftrace prints diagnostics:
+// for each positioned error, "file:line:col-endcol: ERROR: message", the
+// source line, and a row of '~' under the span (see ast.Span.Context).
+// Errors that are not from this package are rendered as "ERROR: msg".
 func Render(err error, src string) string {
 	var list ErrorList
 	switch e := err.(type) {
@@ -72,31 +97,28 @@ func Render(err error, src string) string {
 	case *Error:
 		list = ErrorList{e}
 	default:
-		return fmt.Sprintf("error: %v\n", err)
+		return fmt.Sprintf("ERROR: %v\n", err)
 	}
-	lines := strings.Split(src, "\n")
+	return render(list, src, SeverityError)
+}
+
+func render(list ErrorList, src string, sev Severity) string {
 	var b strings.Builder
 	for _, e := range list {
-		b.WriteString(e.Error())
+		b.WriteString(Diagnostic(sev, e.Span(), e.Msg, src))
+	}
+	return b.String()
+}
+
+// Diagnostic renders one diagnostic at sp: "location: SEVERITY: msg" (just
+// "SEVERITY: msg" for the zero span), then the source context of sp in
+// src, each line ending in a newline.
+func Diagnostic(sev Severity, sp ast.Span, msg, src string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s%s: %s\n", prefix(sp), sev, msg)
+	for _, l := range sp.Context(src) {
+		b.WriteString(l)
 		b.WriteByte('\n')
-		if e.Pos.Line >= 1 && e.Pos.Line <= len(lines) {
-			line := strings.TrimRight(lines[e.Pos.Line-1], "\r")
-			b.WriteString(line)
-			b.WriteByte('\n')
-			// Keep tabs so the caret lines up under tab-indented source.
-			col := e.Pos.Column - 1
-			if col > len(line) {
-				col = len(line)
-			}
-			for _, r := range line[:max(col, 0)] {
-				if r == '\t' {
-					b.WriteByte('\t')
-				} else {
-					b.WriteByte(' ')
-				}
-			}
-			b.WriteString("^\n")
-		}
 	}
 	return b.String()
 }

@@ -22,7 +22,7 @@ func (c *checker) expr1(e ast.Expr) *types.Type {
 	case *ast.IntLit:
 		v, err := scaleDuration(e)
 		if err != nil {
-			c.errorf(e.Pos(), "%s", err)
+			c.errorf(e, "%s", err)
 			return nil
 		}
 		c.info.Consts[e] = Const{Int: v}
@@ -57,12 +57,12 @@ func (c *checker) expr1(e ast.Expr) *types.Type {
 		}
 		if mt.Value == nil {
 			if !c.quiet {
-				c.errorf(e.Pos(), "map %s is read but never assigned", e.Name)
+				c.errorf(e, "map %s is read but never assigned", e.Name)
 			}
 			return nil
 		}
 		if e.Keys == nil && mt.Keys != nil && mt.Value.Kind != types.Count {
-			c.errorf(e.Pos(), "map %s has keys: use %s[...]", e.Name, e.Name)
+			c.errorf(e, "map %s has keys: use %s[...]", e.Name, e.Name)
 			return nil
 		}
 		switch mt.Value.Kind {
@@ -70,7 +70,7 @@ func (c *checker) expr1(e ast.Expr) *types.Type {
 			// Reading an aggregation yields its integer value.
 			return types.NewInt(8, mt.Value.Signed || mt.Value.Kind == types.Min || mt.Value.Kind == types.Max || mt.Value.Kind == types.Avg)
 		case types.Hist, types.Lhist, types.Stats, types.Tseries:
-			c.errorf(e.Pos(), "the value of %s (%s) can only be printed", e.Name, mt.Value)
+			c.errorf(e, "the value of %s (%s) can only be printed", e.Name, mt.Value)
 			return nil
 		}
 		return mt.Value
@@ -89,7 +89,7 @@ func (c *checker) expr1(e ast.Expr) *types.Type {
 		return c.ident(e)
 	case *ast.Call:
 		if f := c.funcTab[e.Name]; f != nil && f.agg {
-			c.errorf(e.Pos(), "%s() must be assigned to a map, e.g. @x = %s(...)", e.Name, e.Name)
+			c.errorf(e, "%s() must be assigned to a map, e.g. @x = %s(...)", e.Name, e.Name)
 			return nil
 		}
 		return c.call(e)
@@ -104,7 +104,7 @@ func (c *checker) expr1(e ast.Expr) *types.Type {
 			return nil
 		}
 		if !isCondition(ct) {
-			c.errorf(e.Cond.Pos(), "condition must be an integer, bool or pointer, not %s", ct)
+			c.errorf(e.Cond, "condition must be an integer, bool or pointer, not %s", ct)
 			return nil
 		}
 		if a.Kind == types.Void && b.Kind == types.Void {
@@ -118,7 +118,7 @@ func (c *checker) expr1(e ast.Expr) *types.Type {
 		}
 		u, ok := unify(a, b)
 		if !ok {
-			c.errorf(e.Pos(), "ternary branches have different types: %s and %s", a, b)
+			c.errorf(e, "ternary branches have different types: %s and %s", a, b)
 			return nil
 		}
 		return u
@@ -127,7 +127,7 @@ func (c *checker) expr1(e ast.Expr) *types.Type {
 	case *ast.Cast:
 		return c.cast(e)
 	case *ast.Discard:
-		c.errorf(e.Pos(), "_ can only be assigned to")
+		c.errorf(e, "_ can only be assigned to")
 		return nil
 	case *ast.SizeofExpr:
 		return c.sizeof(e)
@@ -140,7 +140,7 @@ func (c *checker) expr1(e ast.Expr) *types.Type {
 	case *ast.Index:
 		return c.index(e)
 	}
-	c.errorf(e.GetSpan().Start, "unexpected expression")
+	c.errorf(e, "unexpected expression")
 	return nil
 }
 
@@ -206,13 +206,13 @@ func (c *checker) unary(e *ast.Unary) *types.Type {
 	switch e.Op {
 	case "!":
 		if !isCondition(t) {
-			c.errorf(e.Pos(), "! needs an integer, bool or pointer operand, not %s", t)
+			c.errorf(e, "! needs an integer, bool or pointer operand, not %s", t)
 			return nil
 		}
 		return types.BoolT
 	case "~", "-":
 		if !t.IsInt() {
-			c.errorf(e.Pos(), "%s needs an integer operand, not %s", e.Op, t)
+			c.errorf(e, "%s needs an integer operand, not %s", e.Op, t)
 			return nil
 		}
 		if cv, ok := c.info.Consts[e.X]; ok && !cv.IsStr && e.Op == "-" {
@@ -224,16 +224,16 @@ func (c *checker) unary(e *ast.Unary) *types.Type {
 		return storageType(t)
 	case "*":
 		if t.Kind != types.Pointer || t.Elem == nil || t.Elem.Kind == types.Void {
-			c.errorf(e.Pos(), "cannot dereference %s", t)
+			c.errorf(e, "cannot dereference %s", t)
 			return nil
 		}
 		if !t.Elem.IsInt() && t.Elem.Kind != types.Pointer && t.Elem.Kind != types.Struct {
-			c.errorf(e.Pos(), "dereferencing %s is not supported yet", t)
+			c.errorf(e, "dereferencing %s is not supported yet", t)
 			return nil
 		}
 		return t.Elem
 	}
-	c.errorf(e.Pos(), "unary %s is not supported yet", e.Op)
+	c.errorf(e, "unary %s is not supported yet", e.Op)
 	return nil
 }
 
@@ -245,7 +245,7 @@ func (c *checker) binary(e *ast.Binary) *types.Type {
 	switch e.Op {
 	case "&&", "||":
 		if !isCondition(a) || !isCondition(b) {
-			c.errorf(e.Pos(), "%s needs integer, bool or pointer operands, not %s and %s", e.Op, a, b)
+			c.errorf(e, "%s needs integer, bool or pointer operands, not %s and %s", e.Op, a, b)
 			return nil
 		}
 		return types.BoolT
@@ -258,7 +258,7 @@ func (c *checker) binary(e *ast.Binary) *types.Type {
 		if (a.IsInt() || a.Kind == types.Pointer) && (b.IsInt() || b.Kind == types.Pointer) {
 			return types.BoolT
 		}
-		c.errorf(e.Pos(), "cannot compare %s with %s", a, b)
+		c.errorf(e, "cannot compare %s with %s", a, b)
 		return nil
 	}
 	// Pointer arithmetic: p + n, n + p and p - n, scaled by the pointee's
@@ -269,11 +269,11 @@ func (c *checker) binary(e *ast.Binary) *types.Type {
 	case b.Kind == types.Pointer && a.IsInt() && e.Op == "+":
 		return b
 	case a.Kind == types.Pointer || b.Kind == types.Pointer:
-		c.errorf(e.Pos(), "pointer arithmetic allows only pointer + integer and pointer - integer, not %s %s %s", a, e.Op, b)
+		c.errorf(e, "pointer arithmetic allows only pointer + integer and pointer - integer, not %s %s %s", a, e.Op, b)
 		return nil
 	}
 	if !a.IsInt() || !b.IsInt() {
-		c.errorf(e.Pos(), "%s needs integer operands, not %s and %s", e.Op, a, b)
+		c.errorf(e, "%s needs integer operands, not %s and %s", e.Op, a, b)
 		return nil
 	}
 	rt := promote(a, b)
@@ -299,7 +299,7 @@ func (c *checker) tuple(e *ast.Tuple) *types.Type {
 		switch {
 		case t.IsInt(), t.Kind == types.String, t.Kind == types.Pointer, t.Kind == types.Tuple, t.Kind == types.Record, t.Kind == types.Ksym:
 		default:
-			c.errorf(x.Pos(), "%s cannot be a tuple element", t)
+			c.errorf(x, "%s cannot be a tuple element", t)
 			return nil
 		}
 		elems = append(elems, storageType(t))
@@ -316,35 +316,35 @@ func (c *checker) index(e *ast.Index) *types.Type {
 		return nil
 	}
 	if !it.IsInt() {
-		c.errorf(e.Index.Pos(), "an index must be an integer, not %s", it)
+		c.errorf(e.Index, "an index must be an integer, not %s", it)
 		return nil
 	}
 	cv, isConst := c.info.Consts[e.Index]
 	switch xt.Kind {
 	case types.String:
 		if !isConst || int(cv.Int) >= xt.Size {
-			c.errorf(e.Index.Pos(), "a string index must be a constant below %d", xt.Size)
+			c.errorf(e.Index, "a string index must be a constant below %d", xt.Size)
 			return nil
 		}
 		return types.Uint8
 	case types.Array:
 		if isConst && int(cv.Int) >= xt.Len {
-			c.errorf(e.Index.Pos(), "index %d is out of bounds for %s", cv.Int, xt)
+			c.errorf(e.Index, "the index %d is out of bounds for array of size %d", cv.Int, xt.Len)
 			return nil
 		}
 		if !isConst && xt.BTF == nil && !isArgsField(e.X) {
-			c.errorf(e.Index.Pos(), "an index into a %s value must be a constant", xt)
+			c.errorf(e.Index, "an index into a %s value must be a constant", xt)
 			return nil
 		}
 		return xt.Elem
 	case types.Pointer:
 		if xt.Elem == nil || xt.Elem.Kind == types.Void {
-			c.errorf(e.Pos(), "cannot index %s", xt)
+			c.errorf(e, "cannot index %s", xt)
 			return nil
 		}
 		return xt.Elem
 	}
-	c.errorf(e.Pos(), "cannot index %s", xt)
+	c.errorf(e, "cannot index %s", xt)
 	return nil
 }
 
@@ -353,7 +353,7 @@ func (c *checker) index(e *ast.Index) *types.Type {
 func (c *checker) blockExpr(e *ast.BlockExpr) *types.Type {
 	stmts := e.Body.Stmts
 	if len(stmts) == 0 {
-		c.errorf(e.Pos(), "a block used as a value must end with an expression")
+		c.errorf(e, "a block used as a value must end with an expression")
 		return nil
 	}
 	last, ok := stmts[len(stmts)-1].(*ast.ExprStmt)

@@ -48,21 +48,21 @@ func (c *checker) field(e *ast.Field) *types.Type {
 			if c.probe.Def().Args == provider.ArgsTracepointFormat {
 				what = "field"
 			}
-			c.errorf(e.Pos(), "%s has no %s %q (%ss: %s)", c.probe.Points[0].Name, what, e.Name, what, strings.Join(names, ", "))
+			c.errorf(e, "%s has no %s %q (%ss: %s)", c.probe.Points[0].Name, what, e.Name, what, strings.Join(names, ", "))
 		} else {
-			c.errorf(e.Pos(), "%s has no field %q", xt, e.Name)
+			c.errorf(e, "%s has no field %q", xt, e.Name)
 		}
 		return nil
 	case types.Pointer:
 		if xt.Elem.Kind != types.Struct {
-			c.errorf(e.Pos(), "cannot access field %q of %s", e.Name, xt)
+			c.errorf(e, "cannot access field %q of %s", e.Name, xt)
 			return nil
 		}
 		return c.member(e, xt.Elem)
 	case types.Struct:
 		return c.member(e, xt)
 	}
-	c.errorf(e.Pos(), "cannot access field %q of %s", e.Name, xt)
+	c.errorf(e, "cannot access field %q of %s", e.Name, xt)
 	return nil
 }
 
@@ -70,7 +70,7 @@ func (c *checker) field(e *ast.Field) *types.Type {
 // of anonymous structs and unions.
 func (c *checker) member(e *ast.Field, st *types.Type) *types.Type {
 	if st.BTF == nil {
-		c.errorf(e.Pos(), "%s has no type information", st)
+		c.errorf(e, "%s has no type information", st)
 		return nil
 	}
 	f, mt, err := findMember(st.BTF, e.Name)
@@ -79,12 +79,12 @@ func (c *checker) member(e *ast.Field, st *types.Type) *types.Type {
 		if near := closeMatches(e.Name, memberNames(st.BTF, nil), 5); len(near) > 0 {
 			msg += fmt.Sprintf(" (did you mean %s?)", strings.Join(near, ", "))
 		}
-		c.errorf(e.Pos(), "%s", msg)
+		c.errorf(e, "%s", msg)
 		return nil
 	}
 	ft := btfToType(mt, st.AS)
 	if ft == nil {
-		c.errorf(e.Pos(), "member %s of %s has an unsupported type (%s)", e.Name, st.Name, mt.TypeName())
+		c.errorf(e, "member %s of %s has an unsupported type (%s)", e.Name, st.Name, mt.TypeName())
 		return nil
 	}
 	if f.BitSize > 0 && ft.Kind == types.Int {
@@ -142,7 +142,7 @@ func (c *checker) offsetof(e *ast.OffsetofExpr) *types.Type {
 		t = t.Elem
 	}
 	if t.Kind != types.Struct || t.BTF == nil {
-		c.errorf(e.Pos(), "offsetof() needs a struct or union, not %s", t)
+		c.errorf(e, "offsetof() needs a struct or union, not %s", t)
 		return nil
 	}
 	bt := t.BTF
@@ -150,7 +150,7 @@ func (c *checker) offsetof(e *ast.OffsetofExpr) *types.Type {
 	for _, name := range e.Field {
 		f, mt, err := findMember(bt, name)
 		if err != nil {
-			c.errorf(e.Pos(), "%s has no member %q", compositeName(stripQualifiers(bt)), name)
+			c.errorf(e, "%s has no member %q", compositeName(stripQualifiers(bt)), name)
 			return nil
 		}
 		off += f.Offset

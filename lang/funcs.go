@@ -94,7 +94,7 @@ func (c *checker) call(e *ast.Call) *types.Type {
 			}
 			return t
 		}
-		c.errorf(e.Pos(), "unknown function %s()", e.Name)
+		c.errorf(e, "unknown function %s()", e.Name)
 		return nil
 	}
 	c.info.Calls[e] = f
@@ -108,11 +108,11 @@ func (c *checker) wantArgs(e *ast.Call, lo, hi int) bool {
 	}
 	switch {
 	case lo == hi:
-		c.errorf(e.Pos(), "%s() takes %d argument%s, got %d", e.Name, lo, plural(lo), n)
+		c.errorf(e, "%s() takes %d argument%s, got %d", e.Name, lo, plural(lo), n)
 	case hi < 0:
-		c.errorf(e.Pos(), "%s() takes at least %d argument%s, got %d", e.Name, lo, plural(lo), n)
+		c.errorf(e, "%s() takes at least %d argument%s, got %d", e.Name, lo, plural(lo), n)
 	default:
-		c.errorf(e.Pos(), "%s() takes %d to %d arguments, got %d", e.Name, lo, hi, n)
+		c.errorf(e, "%s() takes %d to %d arguments, got %d", e.Name, lo, hi, n)
 	}
 	return false
 }
@@ -131,7 +131,7 @@ func (c *checker) intArg(e *ast.Call, i int) *types.Type {
 		return nil
 	}
 	if !t.IsInt() {
-		c.errorf(e.Args[i].Pos(), "%s() argument %d must be an integer, not %s", e.Name, i+1, t)
+		c.errorf(e.Args[i], "%s() argument %d must be an integer, not %s", e.Name, i+1, t)
 		return nil
 	}
 	return t
@@ -144,7 +144,7 @@ func (c *checker) constInt(e *ast.Call, i int) (int64, bool) {
 	}
 	cv, ok := c.info.Consts[e.Args[i]]
 	if !ok || cv.IsStr {
-		c.errorf(e.Args[i].Pos(), "%s() argument %d must be a constant integer", e.Name, i+1)
+		c.errorf(e.Args[i], "%s() argument %d must be a constant integer", e.Name, i+1)
 		return 0, false
 	}
 	return int64(cv.Int), true
@@ -166,7 +166,7 @@ func (c *checker) constIntOrExpr(e *ast.Call, i int) (int64, bool) {
 func unsafeFunc(check func(*checker, *ast.Call) *types.Type) func(*checker, *ast.Call) *types.Type {
 	return func(c *checker, e *ast.Call) *types.Type {
 		if !c.opts.Unsafe {
-			c.errorf(e.Pos(), "%s() is unsafe: it changes the traced system; run with --unsafe to allow it", e.Name)
+			c.errorf(e, "%s() is unsafe: it changes the traced system; run with --unsafe to allow it", e.Name)
 			return nil
 		}
 		return check(c, e)
@@ -187,7 +187,7 @@ func intFunc(k types.Kind) func(*checker, *ast.Call) *types.Type {
 // notYet refuses a function gotrace does not implement yet.
 func notYet(what string) func(*checker, *ast.Call) *types.Type {
 	return func(c *checker, e *ast.Call) *types.Type {
-		c.errorf(e.Pos(), "%s is not supported yet", what)
+		c.errorf(e, "%s is not supported yet", what)
 		return nil
 	}
 }

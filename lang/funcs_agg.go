@@ -37,7 +37,7 @@ func checkHist(c *checker, e *ast.Call) *types.Type {
 			return nil
 		}
 		if bits < 0 || bits > 5 {
-			c.errorf(e.Args[1].Pos(), "hist() bits must be between 0 and 5, got %d", bits)
+			c.errorf(e.Args[1], "hist() bits must be between 0 and 5, got %d", bits)
 			return nil
 		}
 		t.Bits = int(bits)
@@ -57,13 +57,13 @@ func checkLhist(c *checker, e *ast.Call) *types.Type {
 	}
 	switch {
 	case lo < 0:
-		c.errorf(e.Args[1].Pos(), "lhist() min must be non-negative, got %d", lo)
+		c.errorf(e.Args[1], "lhist() min must be non-negative, got %d", lo)
 	case hi <= lo:
-		c.errorf(e.Args[2].Pos(), "lhist() max must be greater than min")
+		c.errorf(e.Args[2], "lhist() max must be greater than min")
 	case step <= 0:
-		c.errorf(e.Args[3].Pos(), "lhist() step must be positive")
+		c.errorf(e.Args[3], "lhist() step must be positive")
 	case (hi-lo)/step > 1000:
-		c.errorf(e.Args[3].Pos(), "lhist() has too many buckets: (max-min)/step must be at most 1000")
+		c.errorf(e.Args[3], "lhist() has too many buckets: (max-min)/step must be at most 1000")
 	default:
 		return &types.Type{Kind: types.Lhist, Size: 8, LMin: lo, LMax: hi, LStep: step}
 	}
@@ -85,18 +85,18 @@ func checkTseries(c *checker, e *ast.Call) *types.Type {
 		return nil
 	}
 	if interval <= 0 {
-		c.errorf(e.Args[1].Pos(), "tseries() interval must be positive")
+		c.errorf(e.Args[1], "tseries() interval must be positive")
 		return nil
 	}
 	if n <= 0 || n > MaxTseriesIntervals {
-		c.errorf(e.Args[2].Pos(), "tseries() number of intervals must be between 1 and %d", MaxTseriesIntervals)
+		c.errorf(e.Args[2], "tseries() number of intervals must be between 1 and %d", MaxTseriesIntervals)
 		return nil
 	}
 	agg := ""
 	if len(e.Args) == 4 {
 		lit, ok := e.Args[3].(*ast.StrLit)
 		if !ok || (lit.Value != "avg" && lit.Value != "max" && lit.Value != "min" && lit.Value != "sum") {
-			c.errorf(e.Args[3].GetSpan().Start, "tseries() aggregation must be \"avg\", \"max\", \"min\" or \"sum\"")
+			c.errorf(e.Args[3], "tseries() aggregation must be \"avg\", \"max\", \"min\" or \"sum\"")
 			return nil
 		}
 		c.expr(lit)

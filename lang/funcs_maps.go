@@ -9,13 +9,13 @@ import (
 func (c *checker) mapArg(e *ast.Call, i int) *MapType {
 	m, ok := e.Args[i].(*ast.MapRef)
 	if !ok || m.Keys != nil {
-		c.errorf(e.Args[i].GetSpan().Start, "%s() expects a map such as @name", e.Name)
+		c.errorf(e.Args[i], "%s() expects a map such as @name", e.Name)
 		return nil
 	}
 	mt := c.prog.Maps[m.Name]
 	if mt == nil || mt.Value == nil {
 		if !c.quiet {
-			c.errorf(m.Pos(), "undefined map %s", m.Name)
+			c.errorf(m, "undefined map %s", m.Name)
 		}
 		return nil
 	}
@@ -30,14 +30,14 @@ func checkMapFunc(c *checker, e *ast.Call) *types.Type {
 		}
 		if len(e.Args) > 1 {
 			if m, ok := e.Args[0].(*ast.MapRef); !ok || m.Keys != nil {
-				c.errorf(e.Args[1].Pos(), "print() takes top and div arguments only for a map")
+				c.errorf(e.Args[1], "print() takes top and div arguments only for a map")
 				return nil
 			}
 			for i := 1; i < len(e.Args); i++ {
 				if v, ok := c.constInt(e, i); !ok {
 					return nil
 				} else if v < 0 {
-					c.errorf(e.Args[i].Pos(), "print() top and div must not be negative")
+					c.errorf(e.Args[i], "print() top and div must not be negative")
 					return nil
 				}
 			}
@@ -49,7 +49,7 @@ func checkMapFunc(c *checker, e *ast.Call) *types.Type {
 				return nil
 			}
 			if t.Kind == types.Void {
-				c.errorf(e.Args[0].Pos(), "print() needs a value")
+				c.errorf(e.Args[0], "print() needs a value")
 				return nil
 			}
 			return types.VoidT
@@ -69,12 +69,12 @@ func checkDelete(c *checker, e *ast.Call) *types.Type {
 	}
 	m, ok := e.Args[0].(*ast.MapRef)
 	if !ok {
-		c.errorf(e.Args[0].GetSpan().Start, "delete() expects a map element such as @name[key]")
+		c.errorf(e.Args[0], "delete() expects a map element such as @name[key]")
 		return nil
 	}
 	if len(e.Args) == 2 {
 		if m.Keys != nil {
-			c.errorf(e.Args[0].Pos(), "delete(@m, key) takes the map without a key")
+			c.errorf(e.Args[0], "delete(@m, key) takes the map without a key")
 			return nil
 		}
 		keyed := &ast.MapRef{Span: m.Span, Name: m.Name, Keys: []ast.Expr{e.Args[1]}}
@@ -91,7 +91,7 @@ func (c *checker) deleteKey(m *ast.MapRef) *types.Type {
 	if mt := c.mapUse(m, nil, false); mt == nil {
 		return nil
 	} else if len(mt.Keys) > 0 && m.Keys == nil {
-		c.errorf(m.Pos(), "delete() of map %s needs a key", m.Name)
+		c.errorf(m, "delete() of map %s needs a key", m.Name)
 		return nil
 	}
 	c.info.Types[m] = types.VoidT
@@ -110,7 +110,7 @@ func checkHasKey(c *checker, e *ast.Call) *types.Type {
 func (c *checker) mapWithKey(e *ast.Call) *MapType {
 	m, ok := e.Args[0].(*ast.MapRef)
 	if !ok || m.Keys != nil {
-		c.errorf(e.Args[0].GetSpan().Start, "%s() expects a map such as @name", e.Name)
+		c.errorf(e.Args[0], "%s() expects a map such as @name", e.Name)
 		return nil
 	}
 	keyed := &ast.MapRef{Span: m.Span, Name: m.Name, Keys: []ast.Expr{e.Args[1]}}
@@ -145,12 +145,12 @@ func checkFind(c *checker, e *ast.Call) *types.Type {
 		return nil
 	}
 	if mt.Value == nil || mt.Value.IsAggregation() || mt.Keys == nil {
-		c.errorf(e.Args[0].Pos(), "find() needs a keyed map of plain values")
+		c.errorf(e.Args[0], "find() needs a keyed map of plain values")
 		return nil
 	}
 	v, ok := e.Args[2].(*ast.Var)
 	if !ok {
-		c.errorf(e.Args[2].GetSpan().Start, "find() stores the value in a scratch variable such as $v")
+		c.errorf(e.Args[2], "find() stores the value in a scratch variable such as $v")
 		return nil
 	}
 	c.assignVar(v, mt.Value, "=", v.Pos())

@@ -23,7 +23,7 @@ func checkTime(c *checker, e *ast.Call) *types.Type {
 	}
 	if len(e.Args) == 1 {
 		if _, ok := e.Args[0].(*ast.StrLit); !ok {
-			c.errorf(e.Args[0].Pos(), "time() format must be a string literal")
+			c.errorf(e.Args[0], "time() format must be a string literal")
 			return nil
 		}
 		c.expr(e.Args[0])
@@ -37,7 +37,7 @@ func checkPrintf(c *checker, e *ast.Call) *types.Type {
 	}
 	lit, ok := e.Args[0].(*ast.StrLit)
 	if !ok {
-		c.errorf(e.Args[0].GetSpan().Start, "%s() format must be a string literal", e.Name)
+		c.errorf(e.Args[0], "%s() format must be a string literal", e.Name)
 		return nil
 	}
 	c.expr(lit)
@@ -48,7 +48,7 @@ func checkPrintf(c *checker, e *ast.Call) *types.Type {
 	verbs := f.Specs
 	args := e.Args[1:]
 	if len(verbs) != len(args) {
-		c.errorf(e.Pos(), "%s(): the format has %d conversion%s but %d argument%s were given", e.Name, len(verbs), plural(len(verbs)), len(args), plural(len(args)))
+		c.errorf(e, "%s(): the format has %d conversion%s but %d argument%s were given", e.Name, len(verbs), plural(len(verbs)), len(args), plural(len(args)))
 		return nil
 	}
 	ok = true
@@ -61,18 +61,18 @@ func checkPrintf(c *checker, e *ast.Call) *types.Type {
 		kind, _ := verbs[i].Arg()
 		switch {
 		case t.Kind == types.Void, t.IsAggregation():
-			c.errorf(a.Pos(), "%s() argument %d has no printable value (%s)", e.Name, i+1, t)
+			c.errorf(a, "%s() argument %d has no printable value (%s)", e.Name, i+1, t)
 			ok = false
 		case kind == format.Any:
 			// %s prints anything.
 		case kind == format.Buffer:
 			// buffers: buf() results, byte arrays and strings
 			if t.Kind != types.String && !(t.Kind == types.Array && t.Elem != nil && t.Elem.Size == 1) {
-				c.errorf(a.Pos(), "%s() %s needs a buffer, not %s", e.Name, f.Texts[i], t)
+				c.errorf(a, "%s() %s needs a buffer, not %s", e.Name, f.Texts[i], t)
 				ok = false
 			}
 		case !t.IsInt() && t.Kind != types.Pointer && t.Kind != types.Bool:
-			c.errorf(a.Pos(), "%s() %s needs an integer, not %s", e.Name, f.Texts[i], t)
+			c.errorf(a, "%s() %s needs an integer, not %s", e.Name, f.Texts[i], t)
 			ok = false
 		}
 	}
@@ -90,7 +90,7 @@ func checkStrftime(c *checker, e *ast.Call) *types.Type {
 	}
 	lit, ok := e.Args[0].(*ast.StrLit)
 	if !ok {
-		c.errorf(e.Args[0].GetSpan().Start, "strftime() format must be a string literal")
+		c.errorf(e.Args[0], "strftime() format must be a string literal")
 		return nil
 	}
 	c.expr(lit)
@@ -112,12 +112,12 @@ func checkJoin(c *checker, e *ast.Call) *types.Type {
 		return nil
 	}
 	if t.Kind != types.Pointer && !t.IsInt() {
-		c.errorf(e.Args[0].Pos(), "join() needs an array of strings (char **), not %s", t)
+		c.errorf(e.Args[0], "join() needs an array of strings (char **), not %s", t)
 		return nil
 	}
 	if len(e.Args) == 2 {
 		if _, ok := e.Args[1].(*ast.StrLit); !ok {
-			c.errorf(e.Args[1].GetSpan().Start, "join() separator must be a string literal")
+			c.errorf(e.Args[1], "join() separator must be a string literal")
 			return nil
 		}
 		c.expr(e.Args[1])

@@ -1,6 +1,7 @@
 package lang
 
 import (
+	"errors"
 	"github.com/gotrace/gotrace/lang/ast"
 	"github.com/gotrace/gotrace/lang/types"
 )
@@ -16,7 +17,7 @@ func checkAddrFunc(k types.Kind) func(*checker, *ast.Call) *types.Type {
 			return nil
 		}
 		if !t.IsInt() && t.Kind != types.Pointer {
-			c.errorf(e.Args[0].Pos(), "%s() needs an address, not %s", e.Name, t)
+			c.errorf(e.Args[0], "%s() needs an address, not %s", e.Name, t)
 			return nil
 		}
 		if k == types.Ksym {
@@ -54,7 +55,7 @@ func checkKstack(c *checker, e *ast.Call) *types.Type {
 		}
 	}
 	if len(args) == 2 || (len(args) == 1 && len(e.Args) == 2 && mode == "") {
-		c.errorf(e.Pos(), "%s() takes an optional mode (bpftrace, perf, raw) and an optional limit", e.Name)
+		c.errorf(e, "%s() takes an optional mode (bpftrace, perf, raw) and an optional limit", e.Name)
 		return nil
 	}
 	if len(args) == 1 {
@@ -64,7 +65,7 @@ func checkKstack(c *checker, e *ast.Call) *types.Type {
 			return nil
 		}
 		if v < 1 || v > MaxStackFrames {
-			c.errorf(e.Args[i].Pos(), "%s() limit must be between 1 and %d", e.Name, MaxStackFrames)
+			c.errorf(e.Args[i], "%s() limit must be between 1 and %d", e.Name, MaxStackFrames)
 			return nil
 		}
 		limit = v
@@ -80,18 +81,22 @@ func checkKaddr(c *checker, e *ast.Call) *types.Type {
 	}
 	lit, ok := e.Args[0].(*ast.StrLit)
 	if !ok {
-		c.errorf(e.Args[0].GetSpan().Start, "kaddr() needs a symbol name as a string literal")
+		c.errorf(e.Args[0], "kaddr() needs a symbol name as a string literal")
 		return nil
 	}
 	c.expr(lit)
 	sr, ok := c.env.(SymbolResolver)
 	if !ok {
-		c.errorf(e.Pos(), "kaddr() needs the kernel's symbols (/proc/kallsyms)")
+		c.errorf(e, "kaddr() needs the kernel's symbols (/proc/kallsyms)")
 		return nil
 	}
 	addr, err := sr.KernelSymbol(lit.Value)
+	if errors.Is(err, ErrNoSymbol) {
+		c.errorf(e, "Failed to resolve kernel symbol: %s", lit.Value)
+		return nil
+	}
 	if err != nil {
-		c.errorf(lit.Pos(), "kaddr(%q): %v", lit.Value, err)
+		c.errorf(e, "Failed to resolve kernel symbol: %s: %v", lit.Value, err)
 		return nil
 	}
 	c.info.Consts[e] = Const{Int: addr}
@@ -125,7 +130,7 @@ func checkUsym(c *checker, e *ast.Call) *types.Type {
 		return nil
 	}
 	if !t.IsInt() && t.Kind != types.Pointer {
-		c.errorf(e.Args[0].Pos(), "usym() needs an address, not %s", t)
+		c.errorf(e.Args[0], "usym() needs an address, not %s", t)
 		return nil
 	}
 	return &types.Type{Kind: types.Usym, Size: 16}
@@ -139,18 +144,18 @@ func checkUaddr(c *checker, e *ast.Call) *types.Type {
 	}
 	pt := c.probe.Points[0]
 	if !c.probe.Def().UserBinary {
-		c.errorf(e.Pos(), "uaddr() is only available in uprobe and uretprobe probes")
+		c.errorf(e, "uaddr() is only available in uprobe and uretprobe probes")
 		return nil
 	}
 	lit, ok := e.Args[0].(*ast.StrLit)
 	if !ok {
-		c.errorf(e.Args[0].GetSpan().Start, "uaddr() needs a symbol name as a string literal")
+		c.errorf(e.Args[0], "uaddr() needs a symbol name as a string literal")
 		return nil
 	}
 	c.expr(lit)
 	addr, err := c.elfSymbol(pt.Module, lit.Value)
 	if err != nil {
-		c.errorf(lit.Pos(), "uaddr(%q): %v", lit.Value, err)
+		c.errorf(lit, "uaddr(%q): %v", lit.Value, err)
 		return nil
 	}
 	c.info.Consts[e] = Const{Int: addr}

@@ -34,7 +34,7 @@ func checkStr(c *checker, e *ast.Call) *types.Type {
 	case t.Kind == types.Pointer, t.IsInt():
 		return types.NewString(size)
 	}
-	c.errorf(e.Args[0].Pos(), "str() needs a pointer or a string, not %s", t)
+	c.errorf(e.Args[0], "str() needs a pointer or a string, not %s", t)
 	return nil
 }
 
@@ -45,7 +45,7 @@ func checkStrlen(c *checker, e *ast.Call) *types.Type {
 	if t := c.expr(e.Args[0]); t == nil {
 		return nil
 	} else if t.Kind != types.String {
-		c.errorf(e.Args[0].Pos(), "strlen() needs a string, not %s", t)
+		c.errorf(e.Args[0], "strlen() needs a string, not %s", t)
 		return nil
 	}
 	return types.Uint64
@@ -59,14 +59,14 @@ func checkStrncmp(c *checker, e *ast.Call) *types.Type {
 		if t := c.expr(e.Args[i]); t == nil {
 			return nil
 		} else if t.Kind != types.String {
-			c.errorf(e.Args[i].Pos(), "strncmp() needs strings, not %s", t)
+			c.errorf(e.Args[i], "strncmp() needs strings, not %s", t)
 			return nil
 		}
 	}
 	if n, ok := c.constInt(e, 2); !ok {
 		return nil
 	} else if n < 0 {
-		c.errorf(e.Args[2].Pos(), "strncmp() length must not be negative")
+		c.errorf(e.Args[2], "strncmp() length must not be negative")
 		return nil
 	}
 	return types.Int64
@@ -105,7 +105,7 @@ func checkNtop(c *checker, e *ast.Call) *types.Type {
 	case t.IsInt():
 	case (t.Kind == types.Array || t.Kind == types.String) && (t.Size == 4 || t.Size == 16):
 	default:
-		c.errorf(addr.Pos(), "ntop() needs an IPv4 address as an integer or a 4- or 16-byte array, not %s", t)
+		c.errorf(addr, "ntop() needs an IPv4 address as an integer or a 4- or 16-byte array, not %s", t)
 		return nil
 	}
 	return &types.Type{Kind: types.Inet, Size: 24}
@@ -121,14 +121,14 @@ func checkMemcmp(c *checker, e *ast.Call) *types.Type {
 			return nil
 		}
 		if !t.IsBuffer() {
-			c.errorf(e.Args[i].Pos(), "memcmp() compares strings, arrays or tuples, not %s", t)
+			c.errorf(e.Args[i], "memcmp() compares strings, arrays or tuples, not %s", t)
 			return nil
 		}
 	}
 	if n, ok := c.constInt(e, 2); !ok {
 		return nil
 	} else if n < 0 || int(n) > min(c.info.Types[e.Args[0]].Size, c.info.Types[e.Args[1]].Size) {
-		c.errorf(e.Args[2].Pos(), "memcmp() count must be between 0 and the size of both operands")
+		c.errorf(e.Args[2], "memcmp() count must be between 0 and the size of both operands")
 		return nil
 	}
 	return types.Int64
@@ -146,7 +146,7 @@ func checkStrPair(result *types.Type) func(*checker, *ast.Call) *types.Type {
 				return nil
 			}
 			if t.Kind != types.String {
-				c.errorf(e.Args[i].Pos(), "%s() needs strings, not %s", e.Name, t)
+				c.errorf(e.Args[i], "%s() needs strings, not %s", e.Name, t)
 				return nil
 			}
 		}
@@ -181,15 +181,15 @@ func checkBuf(c *checker, e *ast.Call) *types.Type {
 	case t.Kind == types.Array || t.Kind == types.String:
 		n = t.Size
 	default:
-		c.errorf(e.Pos(), "buf() of %s needs a length", t)
+		c.errorf(e, "buf() of %s needs a length", t)
 		return nil
 	}
 	if t.Kind != types.Pointer && !t.IsInt() && t.Kind != types.Array && t.Kind != types.String {
-		c.errorf(e.Args[0].Pos(), "buf() reads from a pointer or an array, not %s", t)
+		c.errorf(e.Args[0], "buf() reads from a pointer or an array, not %s", t)
 		return nil
 	}
 	if n <= 0 || n > c.opts.MaxStrlen {
-		c.errorf(e.Pos(), "buf() length must be between 1 and max_strlen (%d)", c.opts.MaxStrlen)
+		c.errorf(e, "buf() length must be between 1 and max_strlen (%d)", c.opts.MaxStrlen)
 		return nil
 	}
 	return bufferType(n)
@@ -203,13 +203,13 @@ func checkPton(c *checker, e *ast.Call) *types.Type {
 	}
 	lit, ok := e.Args[0].(*ast.StrLit)
 	if !ok {
-		c.errorf(e.Args[0].GetSpan().Start, "pton() needs an address as a string literal")
+		c.errorf(e.Args[0], "pton() needs an address as a string literal")
 		return nil
 	}
 	c.expr(lit)
 	addr, err := netip.ParseAddr(lit.Value)
 	if err != nil {
-		c.errorf(lit.Pos(), "pton(%q): not an IPv4 or IPv6 address", lit.Value)
+		c.errorf(lit, "pton(%q): not an IPv4 or IPv6 address", lit.Value)
 		return nil
 	}
 	b := addr.AsSlice()
@@ -227,7 +227,7 @@ func checkMacaddr(c *checker, e *ast.Call) *types.Type {
 		return nil
 	}
 	if !(t.Kind == types.Pointer || t.IsInt() || (t.Kind == types.Array || t.Kind == types.String) && t.Size >= 6) {
-		c.errorf(e.Args[0].Pos(), "macaddr() needs a pointer to or an array of 6 bytes, not %s", t)
+		c.errorf(e.Args[0], "macaddr() needs a pointer to or an array of 6 bytes, not %s", t)
 		return nil
 	}
 	return &types.Type{Kind: types.MacAddr, Size: 8}
@@ -245,7 +245,7 @@ func checkStrConcat(c *checker, e *ast.Call) *types.Type {
 			return nil
 		}
 		if t.Kind != types.String {
-			c.errorf(e.Args[i].Pos(), "str_concat() needs strings, not %s", t)
+			c.errorf(e.Args[i], "str_concat() needs strings, not %s", t)
 			return nil
 		}
 		size += t.Size

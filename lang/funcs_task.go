@@ -26,13 +26,13 @@ func checkReg(c *checker, e *ast.Call) *types.Type {
 		return nil
 	}
 	if c.probe.Def().Ctx != provider.CtxPtRegs {
-		c.errorf(e.Pos(), "reg() is only available in %s probes",
+		c.errorf(e, "reg() is only available in %s probes",
 			provider.Names(func(p *provider.Provider) bool { return p.Ctx == provider.CtxPtRegs }))
 		return nil
 	}
 	lit, ok := e.Args[0].(*ast.StrLit)
 	if !ok || !regNames[lit.Value] {
-		c.errorf(e.Args[0].Pos(), "reg() needs a register name such as \"di\" or \"ip\"")
+		c.errorf(e.Args[0], "reg() needs a register name such as \"di\" or \"ip\"")
 		return nil
 	}
 	c.expr(lit)
@@ -60,7 +60,7 @@ func checkSignal(c *checker, e *ast.Call) *types.Type {
 		}
 		n, ok := signalNumbers[name]
 		if !ok {
-			c.errorf(lit.Pos(), "unknown signal %q", lit.Value)
+			c.errorf(lit, "unknown signal %q", lit.Value)
 			return nil
 		}
 		c.expr(lit)
@@ -107,7 +107,7 @@ func checkGetopt(c *checker, e *ast.Call) *types.Type {
 	}
 	lit, ok := e.Args[0].(*ast.StrLit)
 	if !ok {
-		c.errorf(e.Args[0].GetSpan().Start, "getopt() needs the parameter name as a string literal")
+		c.errorf(e.Args[0], "getopt() needs the parameter name as a string literal")
 		return nil
 	}
 	c.expr(lit)
@@ -123,7 +123,7 @@ func checkGetopt(c *checker, e *ast.Call) *types.Type {
 		if given {
 			var ok bool
 			if b, ok = parseOptBool(val); !ok {
-				c.errorf(e.Pos(), "program command line option --%s expects a boolean (e.g. 'true') (value: %s)", lit.Value, val)
+				c.errorf(ast.Pos{}, "program command line option --%s expects a boolean (e.g. 'true') (value: %s)", lit.Value, val)
 				return nil
 			}
 		}
@@ -137,7 +137,7 @@ func checkGetopt(c *checker, e *ast.Call) *types.Type {
 	}
 	dv, ok := c.info.Consts[def]
 	if !ok {
-		c.errorf(def.Pos(), "getopt() default must be a constant")
+		c.errorf(def, "getopt() default must be a constant")
 		return nil
 	}
 	if len(e.Args) == 3 {
@@ -155,7 +155,7 @@ func checkGetopt(c *checker, e *ast.Call) *types.Type {
 	case t.Kind == types.Bool:
 		b, ok := parseOptBool(val)
 		if !ok {
-			c.errorf(e.Pos(), "program command line option --%s expects a boolean (e.g. 'true') (value: %s)", lit.Value, val)
+			c.errorf(ast.Pos{}, "program command line option --%s expects a boolean (e.g. 'true') (value: %s)", lit.Value, val)
 			return nil
 		}
 		c.info.Consts[e] = Const{Int: map[bool]uint64{false: 0, true: 1}[b]}
@@ -170,7 +170,7 @@ func checkGetopt(c *checker, e *ast.Call) *types.Type {
 				if errors.Is(err, strconv.ErrRange) {
 					msg = "value is out of range"
 				}
-				c.errorf(e.Pos(), "program command line option --%s %s (value: %s)", lit.Value, msg, val)
+				c.errorf(ast.Pos{}, "program command line option --%s %s (value: %s)", lit.Value, msg, val)
 				return nil
 			}
 			n = int64(u)
@@ -200,7 +200,7 @@ func checkCgroupid(c *checker, e *ast.Call) *types.Type {
 	}
 	lit, ok := e.Args[0].(*ast.StrLit)
 	if !ok {
-		c.errorf(e.Args[0].GetSpan().Start, "cgroupid() needs a path as a string literal")
+		c.errorf(e.Args[0], "cgroupid() needs a path as a string literal")
 		return nil
 	}
 	c.expr(lit)
@@ -210,7 +210,7 @@ func checkCgroupid(c *checker, e *ast.Call) *types.Type {
 		ino, err = h.Inode(lit.Value)
 	}
 	if err != nil {
-		c.errorf(lit.Pos(), "cgroupid(%q): %v", lit.Value, err)
+		c.errorf(lit, "cgroupid(%q): %v", lit.Value, err)
 		return nil
 	}
 	c.info.Consts[e] = Const{Int: ino}
@@ -222,7 +222,7 @@ func checkOverride(c *checker, e *ast.Call) *types.Type {
 		return nil
 	}
 	if !c.probe.Def().Override {
-		c.errorf(e.Pos(), "override() is only available in kprobe probes (it needs bpf_override_return and CONFIG_BPF_KPROBE_OVERRIDE)")
+		c.errorf(e, "override() is only available in kprobe probes (it needs bpf_override_return and CONFIG_BPF_KPROBE_OVERRIDE)")
 		return nil
 	}
 	return types.VoidT
@@ -235,7 +235,7 @@ func checkPath(c *checker, e *ast.Call) *types.Type {
 		return nil
 	}
 	if !c.probe.Def().DPath {
-		c.errorf(e.Pos(), "path() is only available in fentry and fexit probes (bpf_d_path, Linux 5.10+)")
+		c.errorf(e, "path() is only available in fentry and fexit probes (bpf_d_path, Linux 5.10+)")
 		return nil
 	}
 	t := c.expr(e.Args[0])
@@ -243,7 +243,7 @@ func checkPath(c *checker, e *ast.Call) *types.Type {
 		return nil
 	}
 	if t.Kind != types.Pointer {
-		c.errorf(e.Args[0].Pos(), "path() needs a struct path pointer, not %s", t)
+		c.errorf(e.Args[0], "path() needs a struct path pointer, not %s", t)
 		return nil
 	}
 	size := c.opts.MaxStrlen
@@ -270,7 +270,7 @@ func checkCgroupPath(c *checker, e *ast.Call) *types.Type {
 	if len(e.Args) == 2 {
 		lit, ok := e.Args[1].(*ast.StrLit)
 		if !ok {
-			c.errorf(e.Args[1].GetSpan().Start, "cgroup_path() filter must be a string literal")
+			c.errorf(e.Args[1], "cgroup_path() filter must be a string literal")
 			return nil
 		}
 		c.expr(lit)

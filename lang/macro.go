@@ -23,7 +23,7 @@ func (c *checker) expandMacros(file *ast.File) {
 	c.macros = map[string]*ast.Macro{}
 	for _, m := range file.Macros {
 		if _, dup := c.macros[m.Name]; dup {
-			c.errorf(m.Pos(), "macro %s is defined twice", m.Name)
+			c.errorf(m, "macro %s is defined twice", m.Name)
 			continue
 		}
 		c.macros[m.Name] = m
@@ -43,11 +43,13 @@ type expander struct {
 	// subst maps parameter names to their replacement in the macro body
 	// being copied: an expression, a variable name or a map name.
 	subst map[string]ast.Expr
+	// sites are the macro uses being expanded, innermost first.
+	sites []ast.Span
 }
 
 // call returns the expansion of a macro call, or nil when name is not a
 // macro.
-func (ex *expander) lookup(name string, args []ast.Expr, pos ast.Pos) (*ast.Macro, map[string]ast.Expr) {
+func (ex *expander) lookup(name string, args []ast.Expr, pos ast.Span) (*ast.Macro, map[string]ast.Expr) {
 	m := ex.c.macros[name]
 	if m == nil {
 		return nil, nil
@@ -66,12 +68,12 @@ func (ex *expander) lookup(name string, args []ast.Expr, pos ast.Pos) (*ast.Macr
 		switch p.Name[0] {
 		case '$':
 			if _, ok := a.(*ast.Var); !ok {
-				ex.c.errorf(a.Pos(), "macro %s expects a scratch variable for %s", name, p.Name)
+				ex.c.errorf(a, "macro %s expects a scratch variable for %s", name, p.Name)
 				return nil, nil
 			}
 		case '@':
 			if mr, ok := a.(*ast.MapRef); !ok || mr.Keys != nil {
-				ex.c.errorf(a.Pos(), "macro %s expects a map for %s", name, p.Name)
+				ex.c.errorf(a, "macro %s expects a map for %s", name, p.Name)
 				return nil, nil
 			}
 		}
@@ -80,10 +82,12 @@ func (ex *expander) lookup(name string, args []ast.Expr, pos ast.Pos) (*ast.Macr
 	return m, subst
 }
 
-// inner returns an expander for a macro body with its substitutions; the
-// arguments were already expanded in the caller's context.
-func (ex *expander) inner(subst map[string]ast.Expr) *expander {
-	return &expander{c: ex.c, depth: ex.depth + 1, subst: subst}
+// inner returns an expander for the body of the macro used at site, with
+// its substitutions; the arguments were already expanded in the caller's
+// context.
+func (ex *expander) inner(subst map[string]ast.Expr, site ast.Span) *expander {
+	sites := append([]ast.Span{site}, ex.sites...)
+	return &expander{c: ex.c, depth: ex.depth + 1, subst: subst, sites: sites}
 }
 
 func (ex *expander) block(b *ast.Block) *ast.Block {
@@ -103,7 +107,7 @@ func (ex *expander) stmt(s ast.Stmt) ast.Stmt {
 		if name, args, pos, ok := macroUse(s.X); ok {
 			args = ex.exprs(args)
 			if m, subst := ex.lookup(name, args, pos); m != nil {
-				body := ex.inner(subst).block(m.Body)
+				body := ex.inner(subst, pos).block(m.Body)
 				return &ast.BlockStmt{Span: s.Span, Body: body}
 			}
 		}
@@ -148,14 +152,14 @@ func (ex *expander) stmt(s ast.Stmt) ast.Stmt {
 }
 
 // macroUse recognises a possible macro use: a call, or a bare identifier.
-func macroUse(e ast.Expr) (string, []ast.Expr, ast.Pos, bool) {
+func macroUse(e ast.Expr) (string, []ast.Expr, ast.Span, bool) {
 	switch e := e.(type) {
 	case *ast.Call:
-		return e.Name, e.Args, e.Pos(), true
+		return e.Name, e.Args, e.Span, true
 	case *ast.Ident:
-		return e.Name, nil, e.Pos(), true
+		return e.Name, nil, e.Span, true
 	}
-	return "", nil, ast.Pos{}, false
+	return "", nil, ast.Span{}, false
 }
 
 func (ex *expander) exprs(list []ast.Expr) []ast.Expr {
@@ -196,9 +200,16 @@ func (ex *expander) expr(e ast.Expr) ast.Expr {
 	case *ast.Call:
 		args := ex.exprs(e.Args)
 		if ex.c.macros[e.Name] != nil {
-			return ex.value(e.Name, args, e.Pos())
+			return ex.value(e.Name, args, e.Span)
 		}
-		return &ast.Call{Span: e.Span, Name: e.Name, Args: args}
+		call := &ast.Call{Span: e.Span, Name: e.Name, Args: args}
+		if len(ex.sites) > 0 {
+			if ex.c.prog.Expansions == nil {
+				ex.c.prog.Expansions = map[*ast.Call][]ast.Span{}
+			}
+			ex.c.prog.Expansions[call] = ex.sites
+		}
+		return call
 	case *ast.MapRef:
 		name := e.Name
 		if r, ok := ex.subst[name].(*ast.MapRef); ok {
@@ -247,24 +258,24 @@ func (ex *expander) expr(e ast.Expr) ast.Expr {
 }
 
 // value expands a macro used as a value: its body must be one expression.
-func (ex *expander) value(name string, args []ast.Expr, pos ast.Pos) ast.Expr {
+func (ex *expander) value(name string, args []ast.Expr, pos ast.Span) ast.Expr {
 	m, subst := ex.lookup(name, args, pos)
 	if m == nil {
-		return &ast.Ident{Span: ast.Span{Start: pos, End: pos}, Name: name}
+		return &ast.Ident{Span: pos, Name: name}
 	}
 	n := len(m.Body.Stmts)
 	if n == 0 {
 		ex.c.errorf(pos, "macro %s is used as a value, but its body is empty", name)
-		return &ast.IntLit{Span: ast.Span{Start: pos, End: pos}, Text: "0"}
+		return &ast.IntLit{Span: pos, Text: "0"}
 	}
 	if _, ok := m.Body.Stmts[n-1].(*ast.ExprStmt); !ok {
 		ex.c.errorf(pos, "macro %s is used as a value, but its body does not end with an expression", name)
-		return &ast.IntLit{Span: ast.Span{Start: pos, End: pos}, Text: "0"}
+		return &ast.IntLit{Span: pos, Text: "0"}
 	}
-	in := ex.inner(subst)
+	in := ex.inner(subst, pos)
 	if n == 1 {
 		return in.expr(m.Body.Stmts[0].(*ast.ExprStmt).X)
 	}
 	// statements, then the value: a block expression
-	return &ast.BlockExpr{Span: ast.Span{Start: pos, End: pos}, Body: in.block(m.Body)}
+	return &ast.BlockExpr{Span: pos, Body: in.block(m.Body)}
 }

@@ -10,20 +10,20 @@ func (c *checker) mapDecl(d *ast.MapDecl) {
 	switch d.Kind {
 	case "hash", "lruhash", "percpuhash", "percpulruhash":
 	default:
-		c.errorf(d.Pos(), "unknown map kind %s (want hash, lruhash, percpuhash or percpulruhash)", d.Kind)
+		c.errorf(d, "unknown map kind %s (want hash, lruhash, percpuhash or percpulruhash)", d.Kind)
 		return
 	}
 	if len(d.Args) != 1 {
-		c.errorf(d.Pos(), "%s() takes one argument: the maximum number of entries", d.Kind)
+		c.errorf(d, "%s() takes one argument: the maximum number of entries", d.Kind)
 		return
 	}
 	n, ok := d.Args[0].(*ast.IntLit)
 	if !ok || n.Value == 0 || n.Value > 1<<24 {
-		c.errorf(d.Args[0].Pos(), "%s() needs a positive constant number of entries", d.Kind)
+		c.errorf(d.Args[0], "%s() needs a positive constant number of entries", d.Kind)
 		return
 	}
 	if _, dup := c.prog.Maps[d.Name]; dup {
-		c.errorf(d.Pos(), "map %s is declared twice", d.Name)
+		c.errorf(d, "map %s is declared twice", d.Name)
 		return
 	}
 	c.prog.Maps[d.Name] = &MapType{Name: d.Name, Pos: d.Pos(), Decl: d.Kind, MaxEntries: int(n.Value)}
@@ -50,7 +50,7 @@ func (c *checker) mapUse(m *ast.MapRef, vt *types.Type, write bool) *MapType {
 			kt.Kind == types.Errno, kt.Kind == types.SyscallName, kt.Kind == types.Inet,
 			kt.Kind == types.Username, kt.Kind == types.SignalName, kt.Kind == types.CgroupPath, kt.Kind == types.Usym:
 		default:
-			c.errorf(k.Pos(), "%s cannot be used as a map key", kt)
+			c.errorf(k, "%s cannot be used as a map key", kt)
 			return nil
 		}
 		keys = append(keys, kt)
@@ -81,13 +81,13 @@ func (c *checker) mapUse(m *ast.MapRef, vt *types.Type, write bool) *MapType {
 		mt.keysSet = true
 	} else {
 		if len(mt.Keys) != len(keys) {
-			c.errorf(m.Pos(), "map %s is used with %d keys here and %d keys elsewhere", m.Name, len(keys), len(mt.Keys))
+			c.errorf(m, "map %s is used with %d keys here and %d keys elsewhere", m.Name, len(keys), len(mt.Keys))
 			return nil
 		}
 		for i := range keys {
 			u, ok := unify(mt.Keys[i], keys[i])
 			if !ok {
-				c.errorf(m.Keys[i].Pos(), "map %s key %d has type %s here and %s elsewhere", m.Name, i+1, keys[i], mt.Keys[i])
+				c.errorf(m.Keys[i], "map %s key %d has type %s here and %s elsewhere", m.Name, i+1, keys[i], mt.Keys[i])
 				return nil
 			}
 			mt.Keys[i] = u
@@ -99,7 +99,7 @@ func (c *checker) mapUse(m *ast.MapRef, vt *types.Type, write bool) *MapType {
 		} else {
 			u, ok := unify(mt.Value, vt)
 			if !ok && !(vt.IsAggregation() && mt.Value.Kind == vt.Kind && mt.Value.Kind != types.Lhist && mt.Value.Kind != types.Hist && mt.Value.Kind != types.Tseries) {
-				c.errorf(m.Pos(), "type mismatch for %s: assigning %s to a map holding %s", m.Name, vt, mt.Value)
+				c.errorf(m, "type mismatch for %s: assigning %s to a map holding %s", m.Name, vt, mt.Value)
 				return mt
 			}
 			if ok {

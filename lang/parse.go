@@ -212,7 +212,7 @@ var (
 )
 
 // Parse parses a script. name is the file name recorded in positions (for
-// example "script.bt", or "-e" for a one-liner). On failure the error is an
+// example "script.bt", or "stdin" for a one-liner, as bpftrace names it). On failure the error is an
 // ErrorList of positioned errors.
 func Parse(name, src string) (*ast.File, error) {
 	toks, lerr := lexScript(name, src)

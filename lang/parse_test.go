@@ -302,56 +302,56 @@ func TestParseAttachPoints(t *testing.T) {
 }
 
 var errorTests = []struct{ name, src, want string }{
-	{"missing closing brace", "BEGIN { printf(\"x\");\n", `t.bt:2:1: error: unexpected end of input, expected "}"`},
-	{"missing assignment value", "BEGIN { @x = ; }", `t.bt:1:14: error: unexpected token ";", expected expression`},
-	{"extra closing brace", "BEGIN { @x = 1 }\n}", `t.bt:2:1: error: unexpected token "}"`},
-	{"missing semicolon", "BEGIN {\n  @x = 1\n  $y = 2\n}", `t.bt:3:3: error: unexpected token "$y", expected ";"`},
-	{"unterminated string", "BEGIN {\n  printf(\"abc);\n}", `t.bt:2:10: error: unterminated string literal`},
-	{"unterminated comment", "BEGIN { } /* abc\n\n", `t.bt:1:11: error: unterminated comment`},
-	{"missing block", "kprobe:f printf(\"x\") }", `t.bt:1:10: error: unexpected token "printf", expected "{"`},
-	{"bad attach point", ",BEGIN { }", `t.bt:1:1: error: unexpected token ","`},
-	{"block without attach point", "{ }", `t.bt:1:1: error: unexpected token "{"`},
-	{"missing attach point after comma", "BEGIN, { }", `t.bt:1:8: error: unexpected token "{", expected attach point`},
-	{"unterminated quoted attach point", "uprobe:\"/bin/x:f { }", `t.bt:1:8: error: unterminated string literal`},
-	{"if without condition", "BEGIN { if { } }", `t.bt:1:12: error: unexpected token "{", expected expression`},
-	{"if without block", "BEGIN { if x }", `t.bt:1:14: error: unexpected token "}", expected "{"`},
-	{"unbalanced paren", "BEGIN { $x = (1 + 2; }", `t.bt:1:20: error: unexpected token ";", expected ")"`},
-	{"missing operand", "BEGIN { $x = 1 +; }", `t.bt:1:17: error: unexpected token ";", expected expression`},
-	{"bad for", "BEGIN { for ($i : 1) {} }", `t.bt:1:19: error: expected a map (for ($kv : @map)) or a range (for ($i : lo..hi))`},
-	{"assign to literal", "BEGIN { 1 = 2; }", `t.bt:1:9: error: cannot assign to this expression`},
-	{"unterminated predicate", "kprobe:f /pid == 1 { }", `t.bt:1:20: error: unexpected token "{", expected "/" closing the predicate`},
-	{"empty predicate", "kprobe:f / / { }", `t.bt:1:12: error: unexpected token "/", expected expression`},
-	{"bad escape", `BEGIN { $x = "a\q"; }`, `t.bt:1:16: error: invalid escape sequence "\q"`},
-	{"bad hex literal", "BEGIN { $x = 0x; }", `t.bt:1:14: error: invalid integer literal "0x"`},
-	{"bad suffix", "BEGIN { $x = 12abc; }", `t.bt:1:14: error: invalid integer literal "12abc"`},
-	{"bad octal", "BEGIN { $x = 09; }", `t.bt:1:14: error: invalid integer literal "09"`},
-	{"integer overflow", "BEGIN { $x = 18446744073709551616; }", `t.bt:1:14: error: integer literal "18446744073709551616" out of range`},
-	{"empty map key", "BEGIN { @x[] = 1; }", `t.bt:1:12: error: empty map key: expected expression`},
-	{"lone dollar", "BEGIN { $x = $; }", `t.bt:1:14: error: expected a variable name after '$'`},
-	{"positional zero", "BEGIN { $x = $0; }", `t.bt:1:14: error: invalid positional parameter $0: parameters start at $1`},
-	{"ternary without colon", "BEGIN { x ? 1 2 }", `t.bt:1:15: error: unexpected token "2", expected ":"`},
-	{"config missing semicolon", "config = { a = 1 b = 2 }", `t.bt:1:18: error: unexpected token "b", expected ";"`},
-	{"map decl missing semicolon", "let @m = hash(10) BEGIN {}", `t.bt:1:19: error: unexpected token "BEGIN", expected ";"`},
-	{"let without type", "BEGIN { let $x: = 1; }", `t.bt:1:17: error: unexpected token "=", expected type`},
-	{"probe without block at end", "BEGIN {} END", `t.bt:1:13: error: unexpected end of input, expected "{"`},
-	{"else without if", "BEGIN { else }", `t.bt:1:9: error: unexpected token "else", expected "}"`},
-	{"macro missing paren", "macro f( { }", `t.bt:1:10: error: unexpected token "{", expected ")"`},
-	{"missing field name", "BEGIN { $x.; }", `t.bt:1:12: error: unexpected token ";", expected field name`},
-	{"trailing comma in call", "BEGIN { f(1,); }", `t.bt:1:13: error: unexpected token ")", expected expression`},
-	{"return with two values", "BEGIN { return 1 2; }", `t.bt:1:18: error: unexpected token "2", expected ";"`},
-	{"cast without operand", "BEGIN { @x = (uint32); }", `t.bt:1:22: error: unexpected token ";", expected expression`},
-	{"unterminated C definition", "struct foo { int a;\nBEGIN { }", `t.bt:1:1: error: unterminated C definition: missing ';'`},
-	{"non-ASCII character", "BEGIN { $x = 1 é }", `t.bt:1:16: error: unexpected character 'é'`},
-	{"while without block", "BEGIN { while (1) }", `t.bt:1:19: error: unexpected token "}", expected "{"`},
-	{"unterminated char", "BEGIN { $x = 'a; }", `t.bt:1:14: error: unterminated character literal`},
-	{"duplicate config", "config = { a = 1 }\nconfig = { b = 2 }", `t.bt:2:1: error: duplicate config block`},
-	{"nesting limit", "BEGIN { $x = " + strings.Repeat("(", 600) + "1" + strings.Repeat(")", 600) + "; }", `error: expression nested too deeply`},
-	{"unary nesting limit", "BEGIN { $x = " + strings.Repeat("!", 1200) + "1; }", `error: expression nested too deeply`},
-	{"block nesting limit", "BEGIN " + strings.Repeat("{", 300) + strings.Repeat("}", 300), `error: blocks nested too deeply`},
-	{"directive after a probe", "#ifdef FOO\nBEGIN { }\n#else\nEND { }\n#endif", `t.bt:3:1: error: C definitions must appear before probes and functions`},
-	{"C definition after config", "config = { a = 1 }\n#include <x.h>\nBEGIN { }", `t.bt:2:1: error: C definitions must appear before probes and functions`},
-	{"directive in a block", "BEGIN {\n#ifdef FOO\n}", `t.bt:2:1: error: unexpected character '#'`},
-	{"tab-indented", "BEGIN {\n\t@x = ;\n}", `t.bt:2:7: error: unexpected token ";", expected expression`},
+	{"missing closing brace", "BEGIN { printf(\"x\");\n", `t.bt:2:1-2: ERROR: unexpected end of input, expected "}"`},
+	{"missing assignment value", "BEGIN { @x = ; }", `t.bt:1:14-15: ERROR: unexpected token ";", expected expression`},
+	{"extra closing brace", "BEGIN { @x = 1 }\n}", `t.bt:2:1-2: ERROR: unexpected token "}"`},
+	{"missing semicolon", "BEGIN {\n  @x = 1\n  $y = 2\n}", `t.bt:3:3-4: ERROR: unexpected token "$y", expected ";"`},
+	{"unterminated string", "BEGIN {\n  printf(\"abc);\n}", `t.bt:2:10-11: ERROR: unterminated string literal`},
+	{"unterminated comment", "BEGIN { } /* abc\n\n", `t.bt:1:11-12: ERROR: unterminated comment`},
+	{"missing block", "kprobe:f printf(\"x\") }", `t.bt:1:10-11: ERROR: unexpected token "printf", expected "{"`},
+	{"bad attach point", ",BEGIN { }", `t.bt:1:1-2: ERROR: unexpected token ","`},
+	{"block without attach point", "{ }", `t.bt:1:1-2: ERROR: unexpected token "{"`},
+	{"missing attach point after comma", "BEGIN, { }", `t.bt:1:8-9: ERROR: unexpected token "{", expected attach point`},
+	{"unterminated quoted attach point", "uprobe:\"/bin/x:f { }", `t.bt:1:8-9: ERROR: unterminated string literal`},
+	{"if without condition", "BEGIN { if { } }", `t.bt:1:12-13: ERROR: unexpected token "{", expected expression`},
+	{"if without block", "BEGIN { if x }", `t.bt:1:14-15: ERROR: unexpected token "}", expected "{"`},
+	{"unbalanced paren", "BEGIN { $x = (1 + 2; }", `t.bt:1:20-21: ERROR: unexpected token ";", expected ")"`},
+	{"missing operand", "BEGIN { $x = 1 +; }", `t.bt:1:17-18: ERROR: unexpected token ";", expected expression`},
+	{"bad for", "BEGIN { for ($i : 1) {} }", `t.bt:1:19-20: ERROR: expected a map (for ($kv : @map)) or a range (for ($i : lo..hi))`},
+	{"assign to literal", "BEGIN { 1 = 2; }", `t.bt:1:9-10: ERROR: cannot assign to this expression`},
+	{"unterminated predicate", "kprobe:f /pid == 1 { }", `t.bt:1:20-21: ERROR: unexpected token "{", expected "/" closing the predicate`},
+	{"empty predicate", "kprobe:f / / { }", `t.bt:1:12-13: ERROR: unexpected token "/", expected expression`},
+	{"bad escape", `BEGIN { $x = "a\q"; }`, `t.bt:1:16-17: ERROR: invalid escape sequence "\q"`},
+	{"bad hex literal", "BEGIN { $x = 0x; }", `t.bt:1:14-15: ERROR: invalid integer literal "0x"`},
+	{"bad suffix", "BEGIN { $x = 12abc; }", `t.bt:1:14-15: ERROR: invalid integer literal "12abc"`},
+	{"bad octal", "BEGIN { $x = 09; }", `t.bt:1:14-15: ERROR: invalid integer literal "09"`},
+	{"integer overflow", "BEGIN { $x = 18446744073709551616; }", `t.bt:1:14-15: ERROR: integer literal "18446744073709551616" out of range`},
+	{"empty map key", "BEGIN { @x[] = 1; }", `t.bt:1:12-13: ERROR: empty map key: expected expression`},
+	{"lone dollar", "BEGIN { $x = $; }", `t.bt:1:14-15: ERROR: expected a variable name after '$'`},
+	{"positional zero", "BEGIN { $x = $0; }", `t.bt:1:14-15: ERROR: invalid positional parameter $0: parameters start at $1`},
+	{"ternary without colon", "BEGIN { x ? 1 2 }", `t.bt:1:15-16: ERROR: unexpected token "2", expected ":"`},
+	{"config missing semicolon", "config = { a = 1 b = 2 }", `t.bt:1:18-19: ERROR: unexpected token "b", expected ";"`},
+	{"map decl missing semicolon", "let @m = hash(10) BEGIN {}", `t.bt:1:19-20: ERROR: unexpected token "BEGIN", expected ";"`},
+	{"let without type", "BEGIN { let $x: = 1; }", `t.bt:1:17-18: ERROR: unexpected token "=", expected type`},
+	{"probe without block at end", "BEGIN {} END", `t.bt:1:13-14: ERROR: unexpected end of input, expected "{"`},
+	{"else without if", "BEGIN { else }", `t.bt:1:9-10: ERROR: unexpected token "else", expected "}"`},
+	{"macro missing paren", "macro f( { }", `t.bt:1:10-11: ERROR: unexpected token "{", expected ")"`},
+	{"missing field name", "BEGIN { $x.; }", `t.bt:1:12-13: ERROR: unexpected token ";", expected field name`},
+	{"trailing comma in call", "BEGIN { f(1,); }", `t.bt:1:13-14: ERROR: unexpected token ")", expected expression`},
+	{"return with two values", "BEGIN { return 1 2; }", `t.bt:1:18-19: ERROR: unexpected token "2", expected ";"`},
+	{"cast without operand", "BEGIN { @x = (uint32); }", `t.bt:1:22-23: ERROR: unexpected token ";", expected expression`},
+	{"unterminated C definition", "struct foo { int a;\nBEGIN { }", `t.bt:1:1-2: ERROR: unterminated C definition: missing ';'`},
+	{"non-ASCII character", "BEGIN { $x = 1 é }", `t.bt:1:16-17: ERROR: unexpected character 'é'`},
+	{"while without block", "BEGIN { while (1) }", `t.bt:1:19-20: ERROR: unexpected token "}", expected "{"`},
+	{"unterminated char", "BEGIN { $x = 'a; }", `t.bt:1:14-15: ERROR: unterminated character literal`},
+	{"duplicate config", "config = { a = 1 }\nconfig = { b = 2 }", `t.bt:2:1-2: ERROR: duplicate config block`},
+	{"nesting limit", "BEGIN { $x = " + strings.Repeat("(", 600) + "1" + strings.Repeat(")", 600) + "; }", `ERROR: expression nested too deeply`},
+	{"unary nesting limit", "BEGIN { $x = " + strings.Repeat("!", 1200) + "1; }", `ERROR: expression nested too deeply`},
+	{"block nesting limit", "BEGIN " + strings.Repeat("{", 300) + strings.Repeat("}", 300), `ERROR: blocks nested too deeply`},
+	{"directive after a probe", "#ifdef FOO\nBEGIN { }\n#else\nEND { }\n#endif", `t.bt:3:1-2: ERROR: C definitions must appear before probes and functions`},
+	{"C definition after config", "config = { a = 1 }\n#include <x.h>\nBEGIN { }", `t.bt:2:1-2: ERROR: C definitions must appear before probes and functions`},
+	{"directive in a block", "BEGIN {\n#ifdef FOO\n}", `t.bt:2:1-2: ERROR: unexpected character '#'`},
+	{"tab-indented", "BEGIN {\n\t@x = ;\n}", `t.bt:2:7-8: ERROR: unexpected token ";", expected expression`},
 }
 
 func TestParseErrors(t *testing.T) {
@@ -389,31 +389,31 @@ func checkErrorPos(t *testing.T, src string, list lang.ErrorList) {
 	}
 }
 
-func TestParseRenderCaret(t *testing.T) {
+func TestParseRenderUnderline(t *testing.T) {
 	src := "BEGIN {\n\t@x = ;\n}"
 	_, err := lang.Parse("t.bt", src)
 	if err == nil {
 		t.Fatal("no error")
 	}
-	want := "t.bt:2:7: error: unexpected token \";\", expected expression\n" +
-		"\t@x = ;\n" +
-		"\t     ^\n"
+	want := "t.bt:2:7-8: ERROR: unexpected token \";\", expected expression\n" +
+		"    @x = ;\n" +
+		"         ~\n"
 	if got := lang.Render(err, src); got != want {
 		t.Errorf("Render:\n%s\nwant:\n%s", got, want)
 	}
 
 	src = "kprobe:f /pid == 1 { }"
 	_, err = lang.Parse("-e", src)
-	want = "-e:1:20: error: unexpected token \"{\", expected \"/\" closing the predicate\n" +
+	want = "-e:1:20-21: ERROR: unexpected token \"{\", expected \"/\" closing the predicate\n" +
 		src + "\n" +
-		strings.Repeat(" ", 19) + "^\n"
+		strings.Repeat(" ", 19) + "~\n"
 	if got := lang.Render(err, src); got != want {
 		t.Errorf("Render:\n%s\nwant:\n%s", got, want)
 	}
 
 	src = "BEGIN { \"x\" + \"\\z\" }"
 	_, err = lang.Parse("-e", src)
-	want = "-e:1:16: error: invalid escape sequence \"\\z\"\n" + src + "\n" + strings.Repeat(" ", 15) + "^\n"
+	want = "-e:1:16-17: ERROR: invalid escape sequence \"\\z\"\n" + src + "\n" + strings.Repeat(" ", 15) + "~\n"
 	if got := lang.Render(err, src); got != want {
 		t.Errorf("Render:\n%s\nwant:\n%s", got, want)
 	}
@@ -421,16 +421,16 @@ func TestParseRenderCaret(t *testing.T) {
 
 func TestParseExprErrors(t *testing.T) {
 	for _, tt := range []struct{ src, want string }{
-		{"", "1:1: error: unexpected end of input, expected expression"},
-		{"1 +", "1:4: error: unexpected end of input, expected expression"},
-		{"1 2", `1:3: error: unexpected token "2"`},
-		{"if", `1:1: error: unexpected token "if", expected expression`},
-		{"(1", `1:3: error: unexpected end of input, expected ")"`},
-		{"f(1", `1:4: error: unexpected end of input, expected "," or ")"`},
-		{"@x[1", `1:5: error: unexpected end of input, expected "," or "]"`},
-		{"(a=1, 2)", `1:7: error: unexpected token "2", expected field name`},
-		{"offsetof(struct x)", `1:18: error: unexpected token ")", expected ","`},
-		{"$x.\"a\"", `1:4: error: unexpected token "\"a\"", expected field name`},
+		{"", "1:1-2: ERROR: unexpected end of input, expected expression"},
+		{"1 +", "1:4-5: ERROR: unexpected end of input, expected expression"},
+		{"1 2", `1:3-4: ERROR: unexpected token "2"`},
+		{"if", `1:1-2: ERROR: unexpected token "if", expected expression`},
+		{"(1", `1:3-4: ERROR: unexpected end of input, expected ")"`},
+		{"f(1", `1:4-5: ERROR: unexpected end of input, expected "," or ")"`},
+		{"@x[1", `1:5-6: ERROR: unexpected end of input, expected "," or "]"`},
+		{"(a=1, 2)", `1:7-8: ERROR: unexpected token "2", expected field name`},
+		{"offsetof(struct x)", `1:18-19: ERROR: unexpected token ")", expected ","`},
+		{"$x.\"a\"", `1:4-5: ERROR: unexpected token "\"a\"", expected field name`},
 	} {
 		_, err := lang.ParseExpr(tt.src)
 		if err == nil {

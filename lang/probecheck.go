@@ -21,7 +21,7 @@ func (c *checker) expandAttachMissing(ap *ast.AttachPoint) []*AttachPoint {
 		c.errs = c.errs[:before]
 		c.quiet = quiet
 		if c.prog.Config.MissingProbes == "warn" {
-			c.prog.Warnings = append(c.prog.Warnings, &Error{Pos: ap.Pos(), Msg: msg + " (skipped: missing_probes = warn)"})
+			c.prog.Warnings.Add(ap, "%s Skipping.", msg)
 		}
 	}
 	return pts
@@ -73,7 +73,7 @@ func (c *checker) checkProbe(pr *Probe) {
 	if pr.AST.Pred != nil {
 		t := c.expr(pr.AST.Pred)
 		if t != nil && !isCondition(t) {
-			c.errorf(pr.AST.Pred.Pos(), "predicate must be an integer, bool or pointer, not %s", t)
+			c.errorf(pr.AST.Pred, "predicate must be an integer, bool or pointer, not %s", t)
 		}
 	}
 	c.block(pr.AST.Body)

@@ -11,11 +11,11 @@ func (c *checker) expandAttach(ap *ast.AttachPoint) []*AttachPoint {
 	parts := provider.SplitAttach(ap.Raw)
 	p := provider.Lookup(parts[0])
 	if p == nil {
-		c.errorf(ap.Pos(), "unknown probe type %q", parts[0])
+		c.errorf(ap, "unknown probe type %q", parts[0])
 		return nil
 	}
 	if !p.Supported() {
-		c.errorf(ap.Pos(), "%s", p.Refusal())
+		c.errorf(ap, "%s", p.Refusal())
 		return nil
 	}
 	var env provider.ExpandEnv
@@ -24,7 +24,7 @@ func (c *checker) expandAttach(ap *ast.AttachPoint) []*AttachPoint {
 	}
 	points, err := p.Expand(env, ap.Raw, parts[1:])
 	if err != nil {
-		c.errorf(ap.Pos(), "%s", err)
+		c.errorf(ap, "%s", err)
 		return nil
 	}
 	for _, pt := range points {

@@ -1,6 +1,7 @@
 package lang
 
 import (
+	"errors"
 	"sort"
 
 	"github.com/gotrace/gotrace/lang/ast"
@@ -69,6 +70,10 @@ type Program struct {
 	// Warnings are problems that do not stop the script (missing probes
 	// with missing_probes = warn).
 	Warnings ErrorList
+	// Expansions holds, for a call copied out of a macro body, the spans
+	// of the macro uses it was expanded from, innermost first; errorf()
+	// and warnf() name them ("expanded from") as bpftrace does.
+	Expansions map[*ast.Call][]ast.Span
 }
 
 // Config holds the config block settings that reach the runtime.
@@ -175,5 +180,11 @@ type TaskLayout struct {
 // SymbolResolver is an optional extension of Env: environments that can
 // resolve kernel symbols to addresses (kaddr()) implement it.
 type SymbolResolver interface {
+	// KernelSymbol returns the address of a kernel symbol, or an error
+	// wrapping ErrNoSymbol when the kernel has no such symbol.
 	KernelSymbol(name string) (uint64, error)
 }
+
+// ErrNoSymbol is wrapped by SymbolResolver errors for a symbol that does
+// not exist.
+var ErrNoSymbol = errors.New("no such kernel symbol")

@@ -47,14 +47,14 @@ func (c *checker) declareVar(v *ast.Var, t *types.Type) int {
 func (c *checker) useVar(v *ast.Var) *types.Type {
 	id, ok := c.lookupVar(v.Name)
 	if !ok {
-		c.errorf(v.Pos(), "variable %s is used before it is assigned", v.Name)
+		c.errorf(v, "variable %s is used before it is assigned", v.Name)
 		return nil
 	}
 	c.info.VarIDs[v] = id
 	t := c.info.VarTypes[id]
 	switch t {
 	case nil:
-		c.errorf(v.Pos(), "the type of %s is not known here: assign it a value first", v.Name)
+		c.errorf(v, "the type of %s is not known here: assign it a value first", v.Name)
 	case poisoned:
 		return nil // its assignment already failed
 	}

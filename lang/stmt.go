@@ -19,7 +19,7 @@ func (c *checker) stmt(s ast.Stmt) {
 		c.incDec(s.X, s.Op)
 	case *ast.IfStmt:
 		if t := c.expr(s.Cond); t != nil && !isCondition(t) {
-			c.errorf(s.Cond.Pos(), "condition must be an integer, bool or pointer, not %s", t)
+			c.errorf(s.Cond, "condition must be an integer, bool or pointer, not %s", t)
 		}
 		c.block(s.Then)
 		if s.Else != nil {
@@ -29,16 +29,16 @@ func (c *checker) stmt(s ast.Stmt) {
 		c.block(s.Body)
 	case *ast.ReturnStmt:
 		if s.X != nil {
-			c.errorf(s.X.Pos(), "return with a value is only allowed in functions")
+			c.errorf(s.X, "return with a value is only allowed in functions")
 		}
 	case *ast.LetStmt:
 		c.let(s)
 	case *ast.WhileStmt:
 		if t := c.expr(s.Cond); t != nil && !isCondition(t) {
-			c.errorf(s.Cond.Pos(), "condition must be an integer, bool or pointer, not %s", t)
+			c.errorf(s.Cond, "condition must be an integer, bool or pointer, not %s", t)
 		}
 		if cv, ok := c.info.Consts[s.Cond]; ok && !cv.IsStr && cv.Int != 0 && !leaves(s.Body) {
-			c.errorf(s.Pos(), "this loop never ends: the verifier rejects loops it cannot bound (use for ($i : 0..N) or break)")
+			c.errorf(s, "this loop never ends: the verifier rejects loops it cannot bound (use for ($i : 0..N) or break)")
 		}
 		c.loops++
 		c.block(s.Body)
@@ -49,12 +49,12 @@ func (c *checker) stmt(s ast.Stmt) {
 		c.unroll(s)
 	case *ast.BranchStmt:
 		if c.loops == 0 {
-			c.errorf(s.Pos(), "%s outside of a loop", s.Tok)
+			c.errorf(s, "%s outside of a loop", s.Tok)
 		}
 	case *ast.ForMapStmt:
 		c.forMap(s)
 	default:
-		c.errorf(s.GetSpan().Start, "unexpected statement")
+		c.errorf(s, "unexpected statement")
 	}
 }
 
@@ -82,11 +82,11 @@ func (c *checker) let(s *ast.LetStmt) {
 		}
 	}
 	if _, ok := c.scopes[len(c.scopes)-1][s.Var.Name]; ok {
-		c.errorf(s.Var.Pos(), "variable %s is already declared in this block", s.Var.Name)
+		c.errorf(s.Var, "variable %s is already declared in this block", s.Var.Name)
 		return
 	}
 	if _, ok := c.lookupVar(s.Var.Name); ok {
-		c.errorf(s.Var.Pos(), "variable %s shadows a variable of an enclosing block", s.Var.Name)
+		c.errorf(s.Var, "variable %s shadows a variable of an enclosing block", s.Var.Name)
 		return
 	}
 	if t == nil && rt == nil {
@@ -99,7 +99,7 @@ func (c *checker) let(s *ast.LetStmt) {
 	} else if rt != nil {
 		// A declared integer type is kept: values are truncated to it.
 		if _, ok := unify(t, storageType(rt)); !ok || (t.IsInt() != rt.IsInt()) {
-			c.errorf(s.Init.Pos(), "cannot initialise %s of type %s with %s", s.Var.Name, t, rt)
+			c.errorf(s.Init, "cannot initialise %s of type %s with %s", s.Var.Name, t, rt)
 			return
 		}
 	}
@@ -113,17 +113,17 @@ func (c *checker) forRange(s *ast.ForRangeStmt) {
 		return
 	}
 	if !lo.IsInt() || !hi.IsInt() {
-		c.errorf(s.Lo.Pos(), "for range bounds must be integers, not %s and %s", lo, hi)
+		c.errorf(s.Lo, "for range bounds must be integers, not %s and %s", lo, hi)
 		return
 	}
 	lv, lok := c.info.Consts[s.Lo]
 	hv, hok := c.info.Consts[s.Hi]
 	if !lok || !hok {
-		c.errorf(s.Lo.Pos(), "for range bounds must be constants: the verifier must see the loop end")
+		c.errorf(s.Lo, "for range bounds must be constants: the verifier must see the loop end")
 		return
 	}
 	if n := int64(hv.Int) - int64(lv.Int); n > MaxLoopIterations {
-		c.errorf(s.Hi.Pos(), "for range of %d iterations is too long for the verifier (at most %d)", n, MaxLoopIterations)
+		c.errorf(s.Hi, "for range of %d iterations is too long for the verifier (at most %d)", n, MaxLoopIterations)
 		return
 	}
 	c.scopes = append(c.scopes, map[string]int{})
@@ -140,21 +140,21 @@ func (c *checker) forRange(s *ast.ForRangeStmt) {
 func (c *checker) forMap(s *ast.ForMapStmt) {
 	mt := c.prog.Maps[s.Map.Name]
 	if s.Map.Keys != nil {
-		c.errorf(s.Map.Pos(), "for iterates over a whole map: write %s without keys", s.Map.Name)
+		c.errorf(s.Map, "for iterates over a whole map: write %s without keys", s.Map.Name)
 		return
 	}
 	if mt == nil || mt.Value == nil {
 		if !c.quiet {
-			c.errorf(s.Map.Pos(), "undefined map %s", s.Map.Name)
+			c.errorf(s.Map, "undefined map %s", s.Map.Name)
 		}
 		return
 	}
 	if mt.Keys == nil {
-		c.errorf(s.Map.Pos(), "map %s has no keys to iterate over", s.Map.Name)
+		c.errorf(s.Map, "map %s has no keys to iterate over", s.Map.Name)
 		return
 	}
 	if mt.Value.IsAggregation() {
-		c.errorf(s.Map.Pos(), "iterating over %s (%s) is not supported yet: its values are per CPU", s.Map.Name, mt.Value)
+		c.errorf(s.Map, "iterating over %s (%s) is not supported yet: its values are per CPU", s.Map.Name, mt.Value)
 		return
 	}
 	key := mt.Keys[0]
@@ -177,8 +177,15 @@ func (c *checker) unroll(s *ast.UnrollStmt) {
 		return
 	}
 	cv, ok := c.info.Consts[s.Count]
-	if !ok || cv.IsStr || int64(cv.Int) < 1 || int64(cv.Int) > MaxUnroll {
-		c.errorf(s.Count.Pos(), "unroll() needs a constant between 1 and %d", MaxUnroll)
+	switch {
+	case !ok || cv.IsStr:
+		c.errorf(s.Count, "unroll() needs a constant between 1 and %d", MaxUnroll)
+		return
+	case int64(cv.Int) < 1:
+		c.errorf(s.Count, "unroll minimum value is 1")
+		return
+	case int64(cv.Int) > MaxUnroll:
+		c.errorf(s.Count, "unroll maximum value is %d", MaxUnroll)
 		return
 	}
 	c.block(s.Body)
@@ -208,7 +215,7 @@ func (c *checker) exprStmt(e ast.Expr) {
 	}
 	if call, ok := e.(*ast.Call); ok {
 		if f := c.funcTab[call.Name]; f != nil && f.agg {
-			c.errorf(call.Pos(), "%s() must be assigned to a map, e.g. @x = %s(...)", call.Name, call.Name)
+			c.errorf(call, "%s() must be assigned to a map, e.g. @x = %s(...)", call.Name, call.Name)
 			return
 		}
 	}
@@ -222,7 +229,7 @@ func (c *checker) incDec(x ast.Expr, op string) {
 		mt := c.mapUse(x, flexibleInt64(), true)
 		c.info.Types[x] = types.Int64
 		if mt != nil && mt.Value != nil && !mt.Value.IsInt() {
-			c.errorf(x.Pos(), "%s needs an integer map, %s holds %s", op, x.Name, mt.Value)
+			c.errorf(x, "%s needs an integer map, %s holds %s", op, x.Name, mt.Value)
 		}
 	case *ast.Var:
 		t := c.useVar(x)
@@ -231,10 +238,10 @@ func (c *checker) incDec(x ast.Expr, op string) {
 		}
 		c.info.Types[x] = t
 		if !t.IsInt() {
-			c.errorf(x.Pos(), "%s needs an integer variable, %s is %s", op, x.Name, t)
+			c.errorf(x, "%s needs an integer variable, %s is %s", op, x.Name, t)
 		}
 	default:
-		c.errorf(x.GetSpan().Start, "%s can only be applied to a map or a variable", op)
+		c.errorf(x, "%s can only be applied to a map or a variable", op)
 	}
 }
 
@@ -244,7 +251,7 @@ func (c *checker) assign(s *ast.AssignStmt) {
 		if f := c.funcTab[call.Name]; f != nil && f.agg {
 			m, ok := s.Lhs.(*ast.MapRef)
 			if !ok || s.Op != "=" {
-				c.errorf(call.Pos(), "%s() must be assigned to a map with =, e.g. @x = %s(...)", call.Name, call.Name)
+				c.errorf(call, "%s() must be assigned to a map with =, e.g. @x = %s(...)", call.Name, call.Name)
 				return
 			}
 			vt := c.call(call)
@@ -271,16 +278,16 @@ func (c *checker) assign(s *ast.AssignStmt) {
 		return
 	}
 	if rt.Kind == types.Void {
-		c.errorf(s.Rhs.Pos(), "expression has no value to assign")
+		c.errorf(s.Rhs, "expression has no value to assign")
 		return
 	}
 	if rt.Kind == types.Struct || (rt.Kind == types.Array && rt.BTF != nil) {
-		c.errorf(s.Rhs.Pos(), "cannot store a kernel %s by value: store a pointer to it or one of its members", rt)
+		c.errorf(s.Rhs, "cannot store a kernel %s by value: store a pointer to it or one of its members", rt)
 		return
 	}
 	if s.Op != "=" {
 		if !rt.IsInt() {
-			c.errorf(s.Rhs.Pos(), "%s needs an integer operand, not %s", s.Op, rt)
+			c.errorf(s.Rhs, "%s needs an integer operand, not %s", s.Op, rt)
 			return
 		}
 		rt = flexibleInt64() // x op= y keeps x's type
@@ -291,14 +298,14 @@ func (c *checker) assign(s *ast.AssignStmt) {
 	switch l := s.Lhs.(type) {
 	case *ast.MapRef:
 		if rt.IsAggregation() {
-			c.errorf(s.Rhs.Pos(), "cannot assign %s to a map; use the aggregation function directly", rt)
+			c.errorf(s.Rhs, "cannot assign %s to a map; use the aggregation function directly", rt)
 			return
 		}
 		mt := c.mapUse(l, storageType(rt), true)
 		if mt != nil && mt.Value != nil {
 			c.info.Types[l] = mt.Value
 			if s.Op != "=" && !mt.Value.IsInt() {
-				c.errorf(l.Pos(), "%s needs an integer map, %s holds %s", s.Op, l.Name, mt.Value)
+				c.errorf(l, "%s needs an integer map, %s holds %s", s.Op, l.Name, mt.Value)
 			}
 		}
 	case *ast.Var:
@@ -306,7 +313,7 @@ func (c *checker) assign(s *ast.AssignStmt) {
 	case *ast.Discard:
 		c.info.Types[l] = rt
 	default:
-		c.errorf(s.Lhs.GetSpan().Start, "cannot assign to this expression")
+		c.errorf(s.Lhs, "cannot assign to this expression")
 	}
 }
 
@@ -316,7 +323,7 @@ func (c *checker) assignVar(l *ast.Var, rt *types.Type, op string, rhsPos ast.Po
 	id, ok := c.lookupVar(l.Name)
 	if !ok {
 		if op != "=" {
-			c.errorf(l.Pos(), "variable %s is used before it is assigned", l.Name)
+			c.errorf(l, "variable %s is used before it is assigned", l.Name)
 			return
 		}
 		id = c.declareVar(l, nil)

@@ -104,7 +104,7 @@ uretprobe:app:bar { @a = uaddr("table"); @c = cgroupid("/fake/cgroup"); }
 	// Errors come from the Env, positioned on the script.
 	for _, tc := range []struct{ src, want string }{
 		{`uprobe:nosuch:f { exit(); }`, `uprobe target "nosuch" not found`},
-		{`uprobe:app:fox { exit(); }`, `function fox not found in /fake/bin/app`},
+		{`uprobe:app:fox { exit(); }`, `No matches for uprobe /fake/bin/app:fox.`},
 		{`uprobe:app:foo { @a = uaddr("nope"); }`, `no symbol nope in /fake/bin/app`},
 		{`BEGIN { @c = cgroupid("/nope"); }`, `stat: no such file or directory`},
 	} {

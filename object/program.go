@@ -26,6 +26,9 @@ type Program struct {
 	// HelperSites are the helper calls whose failures are reported with
 	// -k (Options.HelperWarnings), indexed by EventHelperError's ID.
 	HelperSites []HelperSite
+	// Source is the script's text, for messages that show its lines at
+	// run time (the "expanded from" notes of errorf and warnf).
+	Source string
 }
 
 // GlobalsLayout is the layout of the single value of GlobalsMap, which the
@@ -114,9 +117,14 @@ type Printf struct {
 	Format string
 	Args   []Arg
 	Size   int // total record size, including the header
-	// Pos is the position of the errorf()/warnf() call, for output formats
-	// that report it (-f json); zero for other events.
-	Pos ast.Pos
+	// Pos and End delimit the errorf()/warnf() call (End exclusive), which
+	// the text output names as file:line:col-endcol and -f json as
+	// filename, line and col; zero for other events.
+	Pos, End ast.Pos
+	// Expanded are the macro uses an errorf()/warnf() call was expanded
+	// from, innermost first; the text output adds an "expanded from" note
+	// with the source line (Program.Source) for each.
+	Expanded []ast.Span
 }
 
 // Arg is one printf argument: its type and its offset from the start of the record.

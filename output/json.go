@@ -260,8 +260,8 @@ func JSONAttachedProbes(n int) string {
 // JSONMessage renders errorf() (isError) or warnf() output with the
 // position of the call:
 // {"type": "errorf", "msg": "...", "filename": "...", "line": 1, "col": 9}.
-// A script given with -e (named "-e" by gotrace) is named "stdin", as
-// bpftrace names it.
+// A script named "-e" or "" is named "stdin", as bpftrace names -e
+// programs (gotrace's CLI names them "stdin" itself).
 func JSONMessage(isError bool, msg string, pos ast.Pos) string {
 	typ := "warnf"
 	if isError {

@@ -58,7 +58,7 @@ func expandTracepoint(env ExpandEnv, raw string, parts []string) ([]*Point, erro
 		return nil, fmt.Errorf("listing tracepoints: %w", err)
 	}
 	if len(names) == 0 {
-		return nil, fmt.Errorf("tracepoint not found: %s:%s", parts[0], parts[1])
+		return nil, fmt.Errorf("No matches for tracepoint %s:%s.", parts[0], parts[1])
 	}
 	var out []*Point
 	for _, n := range names {

@@ -131,11 +131,11 @@ func expandUprobe(kind string, env ExpandEnv, raw string, parts []string) ([]*Po
 		}
 		sort.Strings(names)
 		if len(names) == 0 {
-			return nil, fmt.Errorf("no functions of %s match %s", bin, fn)
+			return nil, fmt.Errorf("No matches for %s %s:%s.", kind, bin, fn)
 		}
 	} else {
 		if !funcs[fn] {
-			return nil, fmt.Errorf("function %s not found in %s", fn, bin)
+			return nil, fmt.Errorf("No matches for %s %s:%s.", kind, bin, fn)
 		}
 		names = []string{fn}
 	}

@@ -18,8 +18,8 @@
 // Program.DroppedMap is set, its per-CPU uint64 counts are summed while
 // polling and at exit to report "Lost N events" and "WARNING: Total lost
 // event count: N" on stderr, as bpftrace does. errorf() and warnf() print
-// "ERROR: " and "WARNING: " followed by the message on stderr; bpftrace also
-// prefixes the source location, which the codegen contract does not carry.
+// the call's location, "ERROR: " or "WARNING: " and the message on stderr
+// (output.Message), as bpftrace does.
 //
 // Kernel requirements:
 //   - BPF ring buffer (BPF_MAP_TYPE_RINGBUF): Linux 5.8.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/cilium/ebpf/ringbuf"
 
+	"github.com/gotrace/gotrace/lang/ast"
 	"github.com/gotrace/gotrace/object"
 	"github.com/gotrace/gotrace/output"
 )
@@ -123,11 +124,7 @@ func (s *session) handle(rec []byte) error {
 			if s.json() {
 				return s.write(output.JSONMessage(kind == object.EventErrorf, str, p.Pos))
 			}
-			if kind == object.EventErrorf {
-				fmt.Fprintf(s.stderr, "ERROR: %s\n", str)
-			} else {
-				fmt.Fprintf(s.stderr, "WARNING: %s\n", str)
-			}
+			fmt.Fprint(s.stderr, output.Message(kind == object.EventErrorf, str, ast.Span{Start: p.Pos, End: p.End}, p.Expanded, s.prog.Source))
 		case object.EventSystem:
 			return s.system(str)
 		case object.EventCat:
@@ -191,10 +188,7 @@ func (s *session) handle(rec []byte) error {
 		if int(id) < len(s.prog.HelperSites) && len(rec) >= object.EventHeaderSize+8 {
 			site := s.prog.HelperSites[id]
 			code := int64(binary.NativeEndian.Uint64(rec[object.EventHeaderSize:]))
-			msg := syscall.Errno(-code).Error()
-			if msg != "" {
-				msg = strings.ToUpper(msg[:1]) + msg[1:]
-			}
+			msg := strerror(syscall.Errno(-code))
 			fmt.Fprintf(s.stderr, "%s: WARNING: Failed to %s: %s (%d)\n", site.Pos, site.Helper, msg, code)
 		}
 	case object.EventDropped:
@@ -233,6 +227,16 @@ func (s *session) write(str string) error {
 	return nil
 }
 
+// strerror renders an errno as C's strerror does ("No such file or
+// directory"), the way bpftrace words system errors.
+func strerror(err error) string {
+	msg := err.Error()
+	if msg == "" {
+		return msg
+	}
+	return strings.ToUpper(msg[:1]) + msg[1:]
+}
+
 // errorf reports a runtime problem on stderr the way bpftrace logs errors.
 func (s *session) errorf(format string, args ...any) {
 	fmt.Fprintf(s.stderr, "ERROR: "+format+"\n", args...)
@@ -267,7 +271,12 @@ func (s *session) system(cmd string) error {
 func (s *session) cat(name string) error {
 	f, err := os.Open(name)
 	if err != nil {
-		s.errorf("failed to open file '%s'", name)
+		reason := err.Error()
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			reason = strerror(pe.Err)
+		}
+		s.errorf("failed to open file '%s' (%s)", name, reason)
 		return nil
 	}
 	defer f.Close()

@@ -6,7 +6,8 @@ import (
 )
 
 // reportFullMaps warns about every map that dropped updates because it was
-// full, with how many were dropped (summed over CPUs).
+// full, with how many were dropped (summed over CPUs); the warning starts
+// with bpftrace's words, "Map full; can't update element".
 func (s *session) reportFullMaps() {
 	if s.prog.FullMap == "" || s.coll == nil {
 		return
@@ -27,7 +28,7 @@ func (s *session) reportFullMaps() {
 			}
 		}
 		if n > 0 {
-			fmt.Fprintf(s.stderr, "WARNING: map %s is full (%d entries): %d updates were dropped; raise max_map_keys or declare it larger, e.g. let %s = hash(%d);\n",
+			fmt.Fprintf(s.stderr, "WARNING: Map full; can't update element of %s (%d entries): %d updates were dropped; raise max_map_keys or declare it larger, e.g. let %s = hash(%d);\n",
 				um.Name, s.coll.Maps[um.BPFName].MaxEntries(), n, um.Name, 2*s.coll.Maps[um.BPFName].MaxEntries())
 		}
 	}

@@ -33,6 +33,20 @@ const DefaultMaxCatBytes = 10240
 // script may attach.
 const DefaultMaxProbes = 1024
 
+// attachedLine is the line printed on stderr once the n probes are
+// attached, as bpftrace prints it ("Attached 1 probe", "Attached 3
+// probes"), with the time it took when that was slow.
+func attachedLine(n int, took time.Duration) string {
+	line := fmt.Sprintf("Attached %d probes", n)
+	if n == 1 {
+		line = "Attached 1 probe"
+	}
+	if took >= slowAttach {
+		line += fmt.Sprintf(" in %.2fs", took.Seconds())
+	}
+	return line
+}
+
 // slowAttach is the attach time from which the time taken is reported.
 const slowAttach = 100 * time.Millisecond
 
@@ -44,10 +58,10 @@ const pollInterval = 100 * time.Millisecond
 // and handles SIGINT and SIGTERM.
 type Options struct {
 	// Stdout receives the script's output (printf, print, maps at exit);
-	// Stderr the "Attaching N probes..." line, errorf/warnf and warnings.
+	// Stderr the "Attached N probes" line, errorf/warnf and warnings.
 	// Nil means os.Stdout and os.Stderr.
 	Stdout, Stderr io.Writer
-	// Quiet suppresses the "Attaching N probes..." line (bpftrace -q).
+	// Quiet suppresses the "Attached N probes" line (bpftrace -q).
 	Quiet bool
 	// Unsafe allows system() (bpftrace --unsafe).
 	Unsafe bool
@@ -280,13 +294,6 @@ func (s *session) run(ctx context.Context) error {
 	})
 	defer stopWatcher()
 
-	if !s.opts.Quiet && !s.json() {
-		if n == 1 {
-			fmt.Fprintln(s.stderr, "Attaching 1 probe...")
-		} else {
-			fmt.Fprintf(s.stderr, "Attaching %d probes...\n", n)
-		}
-	}
 	for _, p := range begins {
 		if err := s.runOnce(p); err != nil {
 			return err
@@ -299,8 +306,8 @@ func (s *session) run(ctx context.Context) error {
 	if n == 0 {
 		return errors.New("no probes to attach")
 	}
-	if took := time.Since(attachStart); took >= slowAttach && !s.opts.Quiet && !s.json() {
-		fmt.Fprintf(s.stderr, "Attached %d probes in %.2fs\n", n, took.Seconds())
+	if !s.opts.Quiet && !s.json() {
+		fmt.Fprintln(s.stderr, attachedLine(n, time.Since(attachStart)))
 	}
 	if s.json() && !s.opts.Quiet {
 		if err := s.write(output.JSONAttachedProbes(n)); err != nil {

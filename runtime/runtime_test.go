@@ -180,7 +180,7 @@ func TestBeginPrintfExit(t *testing.T) {
 	if want := "value 42\n\n\n"; stdout != want {
 		t.Errorf("stdout = %q, want %q", stdout, want)
 	}
-	if want := "Attaching 1 probe...\n"; stderr != want {
+	if want := "Attached 1 probe\n"; stderr != want {
 		t.Errorf("stderr = %q, want %q", stderr, want)
 	}
 	if after := countFDs(t); after != before {
@@ -215,7 +215,7 @@ func TestBeginEndOnly(t *testing.T) {
 	if want := "begin 1\nbegin 2\nend 3\n\n\n"; stdout != want {
 		t.Errorf("stdout = %q, want %q", stdout, want)
 	}
-	if want := "Attaching 3 probes...\n"; stderr != want {
+	if want := "Attached 3 probes\n"; stderr != want {
 		t.Errorf("stderr = %q, want %q", stderr, want)
 	}
 	// Quiet drops the line.
@@ -332,7 +332,7 @@ func TestTracepointCount(t *testing.T) {
 	if want := fmt.Sprintf("\n\n@: %d\n", 2*n); stdout.String() != want {
 		t.Errorf("stdout = %q, want %q", stdout.String(), want)
 	}
-	if want := "Attaching 2 probes...\n"; stderr.String() != want {
+	if want := "Attached 2 probes\n"; stderr.String() != want {
 		t.Errorf("stderr = %q, want %q", stderr.String(), want)
 	}
 	if after := countFDs(t); after != before {
@@ -384,7 +384,7 @@ func TestInterval(t *testing.T) {
 	if want := "tick 1\ntick 2\ntick 3\n\n\n"; stdout != want {
 		t.Errorf("stdout = %q, want %q", stdout, want)
 	}
-	if want := "Attaching 1 probe...\n"; stderr != want {
+	if want := "Attached 1 probe\n"; stderr != want {
 		t.Errorf("stderr = %q, want %q", stderr, want)
 	}
 	// cpu-clock counts CPU time: on an idle CPU 0 it advances with wall time.
@@ -554,7 +554,7 @@ func TestLostEvents(t *testing.T) {
 		t.Errorf("%d lines printed, want %d + 2", got, fit)
 	}
 	lost := total - fit
-	if want := fmt.Sprintf("Attaching 1 probe...\nLost %d events\nWARNING: Total lost event count: %d\n", lost, lost); stderr != want {
+	if want := fmt.Sprintf("Attached 1 probe\nLost %d events\nWARNING: Total lost event count: %d\n", lost, lost); stderr != want {
 		t.Errorf("stderr = %q, want %q", stderr, want)
 	}
 }
@@ -690,7 +690,7 @@ func TestAsyncActions(t *testing.T) {
 	if want := fmt.Sprintf("file contents\nfrom system\n\n<%d>\n-7\n\n\n", year); stdout != want {
 		t.Errorf("stdout = %q, want %q", stdout, want)
 	}
-	if want := "Attaching 1 probe...\nERROR: problem 1\nWARNING: problem 2\n"; stderr != want {
+	if want := "Attached 1 probe\nERROR: problem 1\nWARNING: problem 2\n"; stderr != want {
 		t.Errorf("stderr = %q, want %q", stderr, want)
 	}
 	// system() needs Unsafe.
@@ -732,7 +732,7 @@ func TestSoftware(t *testing.T) {
 	if err != nil || code != 0 {
 		t.Fatalf("Run = %d, %v", code, err)
 	}
-	if !strings.Contains(stdout.String(), "tick 3\n") || stderr.String() != "Attaching 1 probe...\n" {
+	if !strings.Contains(stdout.String(), "tick 3\n") || stderr.String() != "Attached 1 probe\n" {
 		t.Errorf("stdout %q, stderr %q", stdout.String(), stderr.String())
 	}
 }
@@ -751,5 +751,23 @@ func TestLoad(t *testing.T) {
 	}
 	if after := countFDs(t); after != before {
 		t.Errorf("fds: %d before, %d after", before, after)
+	}
+}
+
+// TestAttachedLine checks bpftrace 0.26's banner and the time added when
+// attaching was slow.
+func TestAttachedLine(t *testing.T) {
+	for _, tc := range []struct {
+		n    int
+		took time.Duration
+		want string
+	}{
+		{1, 0, "Attached 1 probe"},
+		{3, time.Millisecond, "Attached 3 probes"},
+		{40, 2500 * time.Millisecond, "Attached 40 probes in 2.50s"},
+	} {
+		if got := attachedLine(tc.n, tc.took); got != tc.want {
+			t.Errorf("attachedLine(%d, %v) = %q, want %q", tc.n, tc.took, got, tc.want)
+		}
 	}
 }

@@ -130,7 +130,7 @@ func median(xs []float64) float64 {
 // startTool runs a tracer on src and returns once it has attached.
 func startTool(tool, src string) (func(), error) {
 	cmd := exec.Command(tool, "-e", src)
-	// bpftrace says "Attaching" on stdout, gotrace on stderr.
+	// bpftrace 0.17 says "Attaching" on stdout, gotrace "Attached" on stderr.
 	stderr, w := io.Pipe()
 	cmd.Stdout, cmd.Stderr = w, w
 	if err := cmd.Start(); err != nil {
@@ -143,7 +143,7 @@ func startTool(tool, src string) (func(), error) {
 		sc := bufio.NewScanner(stderr)
 		sent := false
 		for sc.Scan() {
-			if !sent && strings.Contains(sc.Text(), "Attaching") {
+			if line := sc.Text(); !sent && (strings.Contains(line, "Attaching") || strings.HasPrefix(line, "Attached")) {
 				ready <- true
 				sent = true
 			}
@@ -163,7 +163,7 @@ func startTool(tool, src string) (func(), error) {
 		<-exited
 		return nil, fmt.Errorf("%s did not attach", tool)
 	}
-	// "Attaching" is printed before the attach completes.
+	// bpftrace 0.17 prints "Attaching" before the attach completes.
 	time.Sleep(time.Second)
 	return func() {
 		_ = cmd.Process.Signal(os.Interrupt)

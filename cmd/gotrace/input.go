@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 )
 
 // maxProgramSize is the largest program gotrace reads, from a file, stdin
@@ -27,15 +28,30 @@ func readProgram(r io.Reader) (string, error) {
 	return string(b), nil
 }
 
+// strerror renders an errno as C's strerror does ("No such file or
+// directory"), the way bpftrace words it.
+type strerror struct{ err error }
+
+func (e strerror) Error() string {
+	s := e.err.Error()
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+func (e strerror) Unwrap() error { return e.err }
+
 // loadProgram returns the program of cfg and the name its errors carry:
-// -e's text, stdin's ("-") or a file's.
+// "stdin" for -e's text and for stdin ("-"), as bpftrace names both, or
+// the file's name.
 func loadProgram(cfg *config, stdin io.Reader) (name, src string, err error) {
 	switch {
 	case cfg.program != "":
 		if len(cfg.program) > maxProgramSize {
 			return "", "", fmt.Errorf("-e: %w", errTooLarge)
 		}
-		return "-e", cfg.program, nil
+		return "stdin", cfg.program, nil
 	case cfg.file == "-":
 		src, err := readProgram(stdin)
 		if err != nil {
@@ -45,6 +61,10 @@ func loadProgram(cfg *config, stdin io.Reader) (name, src string, err error) {
 	}
 	f, err := os.Open(cfg.file)
 	if err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			err = fmt.Errorf("failed to open file '%s': %w", cfg.file, strerror{pe.Err})
+		}
 		return "", "", err
 	}
 	defer f.Close()

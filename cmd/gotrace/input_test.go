@@ -40,3 +40,19 @@ func TestLoadProgramLimits(t *testing.T) {
 		t.Errorf("a file at the limit: %q, %d bytes, %v", name, len(src), err)
 	}
 }
+
+// TestLoadProgramMissingFile checks bpftrace's wording for a script file
+// that does not exist, and that the errno is still there for errors.Is.
+func TestLoadProgramMissingFile(t *testing.T) {
+	name := filepath.Join(t.TempDir(), "none.bt")
+	_, _, err := loadProgram(&config{file: name}, nil)
+	if want := "failed to open file '" + name + "': No such file or directory"; err == nil || err.Error() != want {
+		t.Errorf("err = %v, want %s", err, want)
+	}
+	if !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("err = %v, not os.ErrNotExist", err)
+	}
+	if name, _, err := loadProgram(&config{program: "BEGIN {}"}, nil); err != nil || name != "stdin" {
+		t.Errorf("-e is named %q (%v), want stdin", name, err)
+	}
+}

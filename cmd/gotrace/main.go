@@ -269,7 +269,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	ctx = sigCtx
 	name, src, err := loadProgram(cfg, stdin)
 	if err != nil {
-		fmt.Fprintf(stderr, "gotrace: %v\n", err)
+		fmt.Fprintf(stderr, "ERROR: %v\n", err)
 		return 1
 	}
 	if cfg.list {

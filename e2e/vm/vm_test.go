@@ -142,10 +142,10 @@ func (tr *trace) links() int {
 	return n
 }
 
-// linksReady waits for n BPF links (and the Attaching line, so that the
+// linksReady waits for n BPF links (and the Attached line, so that the
 // process is known to be gotrace and not the forked test still).
 func linksReady(n int) func(*trace) bool {
-	return func(tr *trace) bool { return strings.Contains(tr.stderr(), "Attaching") && tr.links() >= n }
+	return func(tr *trace) bool { return strings.Contains(tr.stderr(), "Attached") && tr.links() >= n }
 }
 
 // waitStdout waits until stdout contains want: events still queued when

@@ -3,8 +3,8 @@ package ast
 // File is a parsed script.
 type File struct {
 	Span
-	Name     string     // file name used in positions ("-e" for one-liners)
-	Src      string     // the full source text, for error carets
+	Name     string     // file name used in positions ("stdin" for one-liners)
+	Src      string     // the full source text, for the source lines of errors
 	Shebang  string     // "#!..." line, without the newline, if present
 	Preamble []*CDef    // C definitions and preprocessor lines before the probes
 	Config   *Config    // config = { ... } block, if present

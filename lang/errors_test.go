@@ -1,0 +1,67 @@
+package lang_test
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/gotrace/gotrace/lang"
+	"github.com/gotrace/gotrace/lang/ast"
+)
+
+// TestRender checks the shape of rendered diagnostics: the location as
+// file:line:col-endcol (end exclusive) or file:line-endline, the severity,
+// the source line with tabs expanded and '~' under the span.
+func TestRender(t *testing.T) {
+	src := "BEGIN {\n\t@x = nosuch;\n}\n"
+	at := func(line, col int) ast.Pos { return ast.Pos{Filename: "stdin", Line: line, Column: col} }
+	for _, tt := range []struct {
+		name string
+		err  *lang.Error
+		want string
+	}{
+		{"span", &lang.Error{Pos: at(2, 7), End: at(2, 13), Msg: "unknown identifier"},
+			"stdin:2:7-13: ERROR: unknown identifier\n    @x = nosuch;\n         ~~~~~~\n"},
+		{"position only", &lang.Error{Pos: at(2, 2), Msg: "here"},
+			"stdin:2:2-3: ERROR: here\n    @x = nosuch;\n    ~\n"},
+		{"tab under span", &lang.Error{Pos: at(2, 1), End: at(2, 3), Msg: "tab"},
+			"stdin:2:1-3: ERROR: tab\n    @x = nosuch;\n~~~~~\n"},
+		{"lines", &lang.Error{Pos: at(1, 1), End: at(3, 2), Msg: "probe"},
+			"stdin:1-3: ERROR: probe\nBEGIN {\n    @x = nosuch;\n}\n"},
+		{"end of input", &lang.Error{Pos: at(4, 1), Msg: "unexpected end of input"},
+			"stdin:4:1-2: ERROR: unexpected end of input\n\n~\n"},
+		{"no line", &lang.Error{Pos: ast.Pos{Filename: "BPFTRACE_MAX_STRLEN"}, Msg: "bad value"},
+			"BPFTRACE_MAX_STRLEN: ERROR: bad value\n"},
+		{"nowhere", &lang.Error{Msg: "bad option"}, "ERROR: bad option\n"},
+		{"no name", &lang.Error{Pos: ast.Pos{Line: 1, Column: 1}, End: ast.Pos{Line: 1, Column: 6}, Msg: "x"},
+			"stdin:1:1-6: ERROR: x\nBEGIN {\n~~~~~\n"},
+	} {
+		if got := lang.Render(tt.err, src); got != tt.want {
+			t.Errorf("%s: got\n%s\nwant\n%s", tt.name, got, tt.want)
+		}
+	}
+	list := lang.ErrorList{{Pos: at(2, 7), End: at(2, 13), Msg: "first"}, {Pos: at(1, 1), Msg: "second"}}
+	want := "stdin:2:7-13: WARNING: first\n    @x = nosuch;\n         ~~~~~~\nstdin:1:1-2: WARNING: second\nBEGIN {\n~\n"
+	if got := lang.RenderWarnings(list, src); got != want {
+		t.Errorf("warnings: got\n%s\nwant\n%s", got, want)
+	}
+	if got, want := lang.Render(errors.New("boom"), src), "ERROR: boom\n"; got != want {
+		t.Errorf("plain error: got %q, want %q", got, want)
+	}
+	if got, want := list[0].Error(), "stdin:2:7-13: ERROR: first"; got != want {
+		t.Errorf("Error() = %q, want %q", got, want)
+	}
+}
+
+// TestErrorListAddSpan checks that Add keeps a node's whole span.
+func TestErrorListAddSpan(t *testing.T) {
+	f, err := lang.Parse("stdin", "BEGIN { print(kaddr(\"nope\")); }")
+	if err != nil {
+		t.Fatal(err)
+	}
+	call := f.Probes[0].Body.Stmts[0].(*ast.ExprStmt).X.(*ast.Call).Args[0]
+	var l lang.ErrorList
+	l.Add(call, "no symbol")
+	if got, want := l[0].Error(), "stdin:1:15-28: ERROR: no symbol"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
