@@ -20,7 +20,17 @@ import (
 
 // loop prints events until exit() or a stop request, or, with drainOnly,
 // until the ring buffer is empty.
+//
+// Output is batched: events are formatted into s.out, which is flushed
+// when it is full, flushDelay after the ring was last seen drained (so a
+// lone event is printed at once, and a storm with one write per buffer),
+// and before anything goes to stderr. Lost events are checked every
+// lossCheckEvery events and whenever the ring is idle, and reported at
+// most once per lossInterval while they happen (reportLost).
 func (s *session) loop(drainOnly bool, wake <-chan struct{}) error {
+	if err := s.flush(); err != nil {
+		return err
+	}
 	if s.reader == nil {
 		if drainOnly {
 			return nil
@@ -33,28 +43,47 @@ func (s *session) loop(drainOnly bool, wake <-chan struct{}) error {
 			select {
 			case <-wake:
 			case <-t.C:
+				s.reportLost(false)
 			}
 		}
 		return nil
 	}
 	var rec ringbuf.Record
-	for !s.stop.Load() && !s.finalizing {
+	idle := func() {
 		if drainOnly {
 			s.reader.SetDeadline(time.Now())
 		} else {
 			s.reader.SetDeadline(time.Now().Add(pollInterval))
 		}
+	}
+	idle()
+	flushArmed := false // the deadline is flushDelay after the ring drained
+	n := 0
+	for !s.stop.Load() && !s.finalizing {
 		err := s.reader.ReadInto(&rec)
 		switch {
 		case err == nil:
 			if err := s.handle(rec.RawSample); err != nil {
 				return err
 			}
+			if rec.Remaining == 0 && !flushArmed && !drainOnly && s.out.Buffered() > 0 {
+				// Drained: flush unless more events come soon.
+				s.reader.SetDeadline(time.Now().Add(flushDelay))
+				flushArmed = true
+			}
+			if n++; n%lossCheckEvery == 0 {
+				s.reportLost(false)
+			}
 		case errors.Is(err, os.ErrDeadlineExceeded), errors.Is(err, ringbuf.ErrFlushed):
-			s.pollLost()
+			if err := s.flush(); err != nil {
+				return err
+			}
+			flushArmed = false
+			s.reportLost(false)
 			if drainOnly {
 				return nil
 			}
+			idle()
 		default:
 			return fmt.Errorf("read events: %w", err)
 		}
@@ -69,8 +98,8 @@ func (s *session) drain(discard bool) error {
 		return nil
 	}
 	var rec ringbuf.Record
+	s.reader.SetDeadline(time.Now())
 	for {
-		s.reader.SetDeadline(time.Now())
 		err := s.reader.ReadInto(&rec)
 		switch {
 		case err == nil:
@@ -81,7 +110,7 @@ func (s *session) drain(discard bool) error {
 				return err
 			}
 		case errors.Is(err, os.ErrDeadlineExceeded), errors.Is(err, ringbuf.ErrFlushed):
-			return nil
+			return s.flush()
 		default:
 			return fmt.Errorf("read events: %w", err)
 		}
@@ -106,6 +135,19 @@ func (s *session) handle(rec []byte) error {
 	case object.EventPrintf, object.EventErrorf, object.EventWarnf, object.EventSystem, object.EventCat:
 		p := s.printf(kind, id)
 		if p == nil {
+			return nil
+		}
+		if kind == object.EventPrintf && !s.json() {
+			// The hot path: formatted into a reused buffer.
+			b, err := s.opts.Formatter.AppendPrintf(s.buf[:0], p, rec)
+			s.buf = b
+			if err != nil {
+				s.errorf("printf: %v", err)
+				return nil
+			}
+			if _, err := s.out.Write(b); err != nil {
+				return fmt.Errorf("write output: %w", err)
+			}
 			return nil
 		}
 		str, err := s.opts.Formatter.Printf(p, rec)
@@ -281,12 +323,18 @@ func (s *session) cat(name string) error {
 	return s.write(string(b))
 }
 
-// pollLost reports events the programs could not queue since the last call
-// ("Lost N events" on stderr, as bpftrace does).
-func (s *session) pollLost() {
+// reportLost reports events the programs could not queue since the last
+// report ("Lost N events" on stderr, as bpftrace does), at most once per
+// lossInterval unless final is set.
+func (s *session) reportLost(final bool) {
 	if s.prog.DroppedMap == "" || s.coll == nil {
 		return
 	}
+	now := time.Now()
+	if !final && now.Sub(s.lossChecked) < lossInterval {
+		return
+	}
+	s.lossChecked = now
 	m := s.coll.Maps[s.prog.DroppedMap]
 	if m == nil {
 		return

@@ -1,0 +1,85 @@
+package e2e
+
+import (
+	"fmt"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestLostEventsWhileRunning floods a tiny ring buffer (perf_rb_pages=1
+// through BPFTRACE_PERF_RB_PAGES: one page per CPU, the minimum) with
+// printf events: "Lost N events" must appear on stderr while gotrace
+// runs, not only at exit, and every event is accounted for: the lines
+// printed plus the events reported lost are the events generated, and the
+// final total is the sum of the reports.
+func TestLostEventsWhileRunning(t *testing.T) {
+	t.Setenv("BPFTRACE_PERF_RB_PAGES", "1")
+	script := `tracepoint:syscalls:sys_enter_getppid /pid == $1/ { printf("%d\n", nsecs); }
+tracepoint:syscalls:sys_enter_getpgid /pid == $1/ { exit(); }`
+	s := startNoWait(t, "-e", script, fmt.Sprint(os.Getpid()))
+	s.waitLinks(2, 20*time.Second)
+
+	// Generate events without pause until a loss is reported: the ring
+	// never stays idle meanwhile, so the report cannot wait for the storm
+	// to end. Losses are reported at most once a second, the first one at
+	// once.
+	var generated atomic.Int64
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			getppidN(1000)
+			generated.Add(1000)
+		}
+	}()
+	start := time.Now()
+	for !strings.Contains(s.errText(), "Lost ") {
+		if time.Since(start) > 3*time.Second {
+			close(stop)
+			<-done
+			t.Fatalf("no loss reported while running after %d events; stderr:\n%s", generated.Load(), s.errText())
+		}
+		time.Sleep(time.Millisecond)
+	}
+	close(stop)
+	<-done
+	t.Logf("first loss reported after %v", time.Since(start))
+	// Let the consumer drain the ring, so that exit()'s event fits.
+	time.Sleep(300 * time.Millisecond)
+	syscall.Getpgid(0)
+	got := s.wait()
+	if got.code != 0 {
+		t.Fatalf("exit %d; stderr:\n%s", got.code, got.stderr)
+	}
+
+	delivered := strings.Count(strings.TrimSuffix(got.stdout, "\n\n"), "\n")
+	reported := 0
+	for _, m := range regexp.MustCompile(`(?m)^Lost (\d+) events$`).FindAllStringSubmatch(got.stderr, -1) {
+		n, _ := strconv.Atoi(m[1])
+		reported += n
+	}
+	m := regexp.MustCompile(`(?m)^WARNING: Total lost event count: (\d+)$`).FindStringSubmatch(got.stderr)
+	if m == nil {
+		t.Fatalf("no total lost event count; stderr:\n%s", got.stderr)
+	}
+	total, _ := strconv.Atoi(m[1])
+	t.Logf("generated %d, delivered %d, lost %d", generated.Load(), delivered, total)
+	if total != reported || total == 0 {
+		t.Errorf("total lost %d, reported while running %d", total, reported)
+	}
+	if n := int(generated.Load()); delivered+total != n {
+		t.Errorf("delivered %d + lost %d = %d, generated %d", delivered, total, delivered+total, n)
+	}
+}
