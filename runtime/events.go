@@ -58,6 +58,8 @@ func (s *session) loop(drainOnly bool, wake <-chan struct{}) error {
 	}
 	idle()
 	flushArmed := false // the deadline is flushDelay after the ring drained
+	batch := batchSleep(s.reader.BufferSize())
+	var lastDrain time.Time
 	n := 0
 	for !s.stop.Load() && !s.finalizing {
 		err := s.reader.ReadInto(&rec)
@@ -66,10 +68,20 @@ func (s *session) loop(drainOnly bool, wake <-chan struct{}) error {
 			if err := s.handle(rec.RawSample); err != nil {
 				return err
 			}
-			if rec.Remaining == 0 && !flushArmed && !drainOnly && s.out.Buffered() > 0 {
-				// Drained: flush unless more events come soon.
-				s.reader.SetDeadline(time.Now().Add(flushDelay))
-				flushArmed = true
+			if rec.Remaining == 0 && !drainOnly {
+				now := time.Now()
+				if !flushArmed && s.out.Buffered() > 0 {
+					// Drained: flush unless more events come soon.
+					s.reader.SetDeadline(now.Add(flushDelay))
+					flushArmed = true
+				}
+				if batch > 0 && now.Sub(lastDrain) < busyInterval {
+					// A storm: let events gather instead of being woken
+					// up for each one.
+					time.Sleep(batch)
+					now = time.Now()
+				}
+				lastDrain = now
 			}
 			if n++; n%lossCheckEvery == 0 {
 				s.reportLost(false)
@@ -89,6 +101,18 @@ func (s *session) loop(drainOnly bool, wake <-chan struct{}) error {
 		}
 	}
 	return nil
+}
+
+// batchSleep is how long the loop sleeps when the ring drains during a
+// storm (drains less than busyInterval apart): the time a producer of
+// stormBytesPerSec takes to fill a quarter of the ring buffer, at most
+// maxBatchSleep, and none when that is less than minBatchSleep.
+func batchSleep(ringSize int) time.Duration {
+	d := time.Duration(float64(ringSize) / 4 / stormBytesPerSec * float64(time.Second))
+	if d < minBatchSleep {
+		return 0
+	}
+	return min(d, maxBatchSleep)
 }
 
 // drain reads every event already in the ring buffer, handling them or,

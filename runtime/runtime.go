@@ -49,6 +49,16 @@ const (
 	lossCheckEvery = 4096
 )
 
+// In a storm the loop sleeps a little when it has drained the ring buffer
+// (see batchSleep): otherwise the kernel wakes it up for nearly every event
+// when it reads faster than the programs write.
+const (
+	busyInterval     = 2 * time.Millisecond
+	stormBytesPerSec = 2e6 * 48 // 2M events/s of a 48-byte record
+	minBatchSleep    = 50 * time.Microsecond
+	maxBatchSleep    = time.Millisecond
+)
+
 // flushDelay is how long the output stays buffered after the ring buffer
 // drained, in case more events come; outBufSize is the size of the buffer.
 const (
