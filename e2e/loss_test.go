@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -92,5 +93,44 @@ tracepoint:syscalls:sys_enter_getpgid /pid == $1/ { exit(); }`
 	// The lost exit() events, if any, are counted too.
 	if n := int(generated.Load()); delivered+total < n || delivered+total > n+exits-1 {
 		t.Errorf("delivered %d + lost %d = %d, generated %d (+ %d exit() events)", delivered, total, delivered+total, n, exits)
+	}
+}
+
+// TestRingBufferSize checks that perf_rb_pages sizes the events ring
+// buffer, from the environment and from a config block, as bpftrace does:
+// that many pages in total, at least one per CPU, rounded up to a power
+// of two; the environment takes precedence over the config block.
+func TestRingBufferSize(t *testing.T) {
+	pages := func(n int) int {
+		n = max(n, runtime.NumCPU())
+		p := 1
+		for p < n {
+			p <<= 1
+		}
+		return p * os.Getpagesize()
+	}
+	re := regexp.MustCompile(`(?m)^Map events: RingBuf, .*max entries (\d+)$`)
+	for _, tc := range []struct {
+		env, config string
+		want        int
+	}{
+		{"3", "", pages(3)},
+		{"", "config = { perf_rb_pages = 100 } ", pages(100)},
+		{"1", "config = { perf_rb_pages = 64 } ", pages(1)},
+	} {
+		t.Run(tc.env+"/"+tc.config, func(t *testing.T) {
+			t.Setenv("BPFTRACE_PERF_RB_PAGES", tc.env)
+			if tc.env == "" {
+				os.Unsetenv("BPFTRACE_PERF_RB_PAGES")
+			}
+			got := run(t, "-v", "-e", tc.config+`BEGIN { exit(); }`)
+			m := re.FindStringSubmatch(got.stderr)
+			if m == nil {
+				t.Fatalf("no events map in -v output:\n%s", got.stderr)
+			}
+			if n, _ := strconv.Atoi(m[1]); n != tc.want {
+				t.Errorf("ring buffer of %d bytes, want %d", n, tc.want)
+			}
+		})
 	}
 }
