@@ -154,6 +154,9 @@ func Compile(name, src string, opts Options) (*Script, error) {
 		copts.BTF, _ = env.BTF()
 	}
 	copts.HelperWarnings = copts.HelperWarnings || opts.HelperWarnings
+	if copts.RingbufSize, err = runtime.RingbufSize(checked.Config.PerfRBPages); err != nil {
+		return nil, err
+	}
 	prog, err := codegen.Compile(checked, copts)
 	var cerr *codegen.Error
 	if errors.As(err, &cerr) {

@@ -68,7 +68,13 @@ func (c *checker) checkConfig(cfg *ast.Config) {
 				continue
 			}
 			c.errorf(e.Value, "max_probes must be a positive integer")
-		case "perf_rb_pages", "log_size",
+		case "perf_rb_pages":
+			if v, ok := e.Value.(*ast.IntLit); ok && v.Value > 0 {
+				c.prog.Config.PerfRBPages = v.Value
+				continue
+			}
+			c.errorf(e.Value, "perf_rb_pages must be a positive integer")
+		case "log_size",
 			"max_bpf_progs", "on_stack_limit", "cpp_demangle", "lazy_symbolication",
 			"license", "show_debug_info", "symbol_source", "max_type_res_iterations",
 			"unstable_tseries", "unstable_dw_ustack", "unstable_map_decl", "unstable_import", "unstable_macro":

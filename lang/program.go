@@ -84,6 +84,7 @@ type Config struct {
 	StrTruncTrailer *string // str_trunc_trailer, nil for the default
 	MaxCatBytes     int     // max_cat_bytes, 0 for the default
 	MaxProbes       int     // max_probes, 0 for the default
+	PerfRBPages     uint64  // perf_rb_pages, 0 for the default (see runtime.RingbufSize)
 	Other           []string
 }
 

@@ -5,6 +5,7 @@
 // names of the runtime's own maps and the layout of the globals value.
 //
 // The package is a leaf: it imports the AST positions and types of lang
-// (lang/ast, lang/types) and cilium/ebpf, never the parser, so the
-// formatter and the loader do not link it.
+// (lang/ast, lang/types), the format-string grammar (package format) and
+// cilium/ebpf, never the parser, so the formatter and the loader do not
+// link it.
 package object

@@ -2,9 +2,11 @@ package object
 
 import (
 	"sort"
+	"sync/atomic"
 
 	"github.com/cilium/ebpf"
 
+	"github.com/gotrace/gotrace/format"
 	"github.com/gotrace/gotrace/lang/ast"
 	"github.com/gotrace/gotrace/lang/types"
 )
@@ -125,6 +127,27 @@ type Printf struct {
 	// from, innermost first; the text output adds an "expanded from" note
 	// with the source line (Program.Source) for each.
 	Expanded []ast.Span
+
+	parsed atomic.Pointer[parsedFormat] // Parsed's cache
+}
+
+// parsedFormat is Format parsed, with the text it was parsed from.
+type parsedFormat struct {
+	src string
+	f   *format.Format
+}
+
+// Parsed returns Format parsed by format.Parse. The result is computed
+// once and cached (again if Format changes), so that printing an event
+// does not parse its format; it must not be modified. Parsed is safe for
+// concurrent use.
+func (p *Printf) Parsed() *format.Format {
+	if c := p.parsed.Load(); c != nil && c.src == p.Format {
+		return c.f
+	}
+	c := &parsedFormat{src: p.Format, f: format.Parse(p.Format)}
+	p.parsed.Store(c)
+	return c.f
 }
 
 // Arg is one printf argument: its type and its offset from the start of the record.

@@ -3,6 +3,7 @@ package output
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -51,24 +52,35 @@ func FormatPrintf(p *object.Printf, record []byte) (string, error) {
 
 // Printf is FormatPrintf with f's hooks.
 func (f *Formatter) Printf(p *object.Printf, record []byte) (string, error) {
-	if p == nil {
-		return "", fmt.Errorf("no format: %w", ErrBadRecord)
+	b, err := f.AppendPrintf(nil, p, record)
+	if err != nil {
+		return "", err
 	}
-	pf := ParseFormat(p.Format)
+	return string(b), nil
+}
+
+// AppendPrintf appends what Printf returns to dst. It is the event loop's
+// hot path: the format is parsed once per object.Printf (Printf.Parsed),
+// and integers and strings are formatted into dst without allocating, so
+// that with a reused dst a printf of such values costs no allocation.
+func (f *Formatter) AppendPrintf(dst []byte, p *object.Printf, record []byte) ([]byte, error) {
+	if p == nil {
+		return dst, fmt.Errorf("no format: %w", ErrBadRecord)
+	}
+	pf := p.Parsed()
 	if len(pf.Specs) != len(p.Args) {
-		return "", fmt.Errorf("format %q has %d conversions but %d arguments: %w",
+		return dst, fmt.Errorf("format %q has %d conversions but %d arguments: %w",
 			p.Format, len(pf.Specs), len(p.Args), ErrBadRecord)
 	}
-	var sb strings.Builder
+	start := len(dst)
 	for i, a := range p.Args {
 		if a.Type == nil || a.Offset < 0 || a.Offset+a.Type.Size > len(record) {
-			return "", fmt.Errorf("argument %d does not fit in a %d-byte record: %w", i, len(record), ErrBadRecord)
+			return dst[:start], fmt.Errorf("argument %d does not fit in a %d-byte record: %w", i, len(record), ErrBadRecord)
 		}
-		sb.WriteString(pf.Fragments[i])
-		sb.WriteString(f.ApplySpec(pf.Specs[i], a.Type, record[a.Offset:a.Offset+a.Type.Size]))
+		dst = append(dst, pf.Fragments[i]...)
+		dst = f.appendSpec(dst, pf.Specs[i], a.Type, record[a.Offset:a.Offset+a.Type.Size])
 	}
-	sb.WriteString(pf.Fragments[len(pf.Fragments)-1])
-	return sb.String(), nil
+	return append(dst, pf.Fragments[len(pf.Fragments)-1]...), nil
 }
 
 // numeric returns the integer behind a value printed with an integer
@@ -115,6 +127,116 @@ func unsignedCast(v uint64, length string) uint64 {
 
 // ApplySpec formats one value of type t (bytes b) with conversion sp.
 func (f *Formatter) ApplySpec(sp Spec, t *types.Type, b []byte) string {
+	return string(f.appendSpec(nil, sp, t, b))
+}
+
+// appendSpec appends ApplySpec's result to dst. Integer conversions and %s
+// of integers and strings are appended in place; the other conversions go
+// through applySpec.
+func (f *Formatter) appendSpec(dst []byte, sp Spec, t *types.Type, b []byte) []byte {
+	start := len(dst)
+	switch sp.Verb {
+	case "d", "i", "u", "o", "x", "X", "c", "p":
+		v, ok := numeric(t, b)
+		if !ok {
+			break
+		}
+		switch sp.Verb {
+		case "d", "i":
+			n := signedCast(v, sp.Length)
+			if sp.Plus && n >= 0 {
+				dst = append(dst, '+')
+			}
+			dst = strconv.AppendInt(dst, n, 10)
+		case "c":
+			dst = append(dst, byte(v))
+		case "p":
+			if v == 0 {
+				dst = append(dst, '0')
+			} else {
+				dst = strconv.AppendUint(append(dst, "0x"...), v, 16)
+			}
+		case "u":
+			dst = strconv.AppendUint(dst, unsignedCast(v, sp.Length), 10)
+		case "o":
+			n := unsignedCast(v, sp.Length)
+			if sp.Alt && n != 0 {
+				dst = append(dst, '0')
+			}
+			dst = strconv.AppendUint(dst, n, 8)
+		case "x":
+			n := unsignedCast(v, sp.Length)
+			if sp.Alt && n != 0 {
+				dst = append(dst, "0x"...)
+			}
+			dst = strconv.AppendUint(dst, n, 16)
+		case "X":
+			n := unsignedCast(v, sp.Length)
+			if sp.Alt && n != 0 {
+				dst = append(dst, "0X"...)
+			}
+			digits := len(dst)
+			dst = strconv.AppendUint(dst, n, 16)
+			for i := digits; i < len(dst); i++ {
+				if c := dst[i]; c >= 'a' && c <= 'f' {
+					dst[i] = c - 'a' + 'A'
+				}
+			}
+		}
+		return padAt(dst, start, sp)
+	case "s":
+		switch t.Kind {
+		case types.String:
+			s := cString(b[:min(len(b), t.Size)])
+			dst = append(dst, s...)
+			if len(s) == t.Size && t.Size > 0 {
+				dst = append(dst, f.StrTruncTrailer...)
+			}
+			return padAt(dst, start, sp)
+		case types.Int:
+			v := readInt(b, t.Size, t.Signed)
+			if sp.Plus && t.Signed && int64(v) >= 0 {
+				dst = append(dst, '+')
+			}
+			if t.Signed {
+				dst = strconv.AppendInt(dst, int64(v), 10)
+			} else {
+				dst = strconv.AppendUint(dst, v, 10)
+			}
+			return padAt(dst, start, sp)
+		}
+	}
+	return append(dst, f.applySpec(sp, t, b)...)
+}
+
+// padAt pads dst[start:] as pad does, in place.
+func padAt(dst []byte, start int, sp Spec) []byte {
+	width := min(sp.Width, format.MaxWidth)
+	n := width - (len(dst) - start)
+	if n <= 0 {
+		return dst
+	}
+	fill := byte(' ')
+	if sp.Zero {
+		fill = '0'
+	}
+	if sp.Left {
+		for ; n > 0; n-- {
+			dst = append(dst, fill)
+		}
+		return dst
+	}
+	end := len(dst)
+	dst = slices.Grow(dst, n)[:end+n]
+	copy(dst[start+n:], dst[start:end])
+	for i := start; i < start+n; i++ {
+		dst[i] = fill
+	}
+	return dst
+}
+
+// applySpec formats the conversions appendSpec does not append in place.
+func (f *Formatter) applySpec(sp Spec, t *types.Type, b []byte) string {
 	var body, rest string
 	switch sp.Verb {
 	case "d", "i", "c", "u", "o", "x", "X", "p":

@@ -16,10 +16,18 @@
 // contract: an EventPrint record of at least 32 bytes carries print()'s top
 // and div arguments as two uint64 after the header; and when
 // Program.DroppedMap is set, its per-CPU uint64 counts are summed while
-// polling and at exit to report "Lost N events" and "WARNING: Total lost
-// event count: N" on stderr, as bpftrace does. errorf() and warnf() print
-// the call's location, "ERROR: " or "WARNING: " and the message on stderr
-// (output.Message), as bpftrace does.
+// events are read, even when the ring buffer never drains, to report "Lost
+// N events" on stderr at most once a second while events are lost, and at
+// exit "WARNING: Total lost event count: N", as bpftrace does. errorf() and
+// warnf() print the call's location, "ERROR: " or "WARNING: " and the
+// message on stderr (output.Message), as bpftrace does.
+//
+// The event loop is built to keep up with a storm: records are read into
+// one reused buffer, printf events are formatted without allocating
+// (output.Formatter.AppendPrintf) into a buffered stdout, which is flushed
+// when the ring buffer has stayed drained for a millisecond, when the
+// buffer is full, before anything is written to stderr, and at exit.
+// RingbufSize sizes the ring buffer from bpftrace's perf_rb_pages.
 //
 // Kernel requirements:
 //   - BPF ring buffer (BPF_MAP_TYPE_RINGBUF): Linux 5.8.

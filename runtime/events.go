@@ -21,7 +21,17 @@ import (
 
 // loop prints events until exit() or a stop request, or, with drainOnly,
 // until the ring buffer is empty.
+//
+// Output is batched: events are formatted into s.out, which is flushed
+// when it is full, flushDelay after the ring was last seen drained (so a
+// lone event is printed at once, and a storm with one write per buffer),
+// and before anything goes to stderr. Lost events are checked every
+// lossCheckEvery events and whenever the ring is idle, and reported at
+// most once per lossInterval while they happen (reportLost).
 func (s *session) loop(drainOnly bool, wake <-chan struct{}) error {
+	if err := s.flush(); err != nil {
+		return err
+	}
 	if s.reader == nil {
 		if drainOnly {
 			return nil
@@ -34,33 +44,76 @@ func (s *session) loop(drainOnly bool, wake <-chan struct{}) error {
 			select {
 			case <-wake:
 			case <-t.C:
+				s.reportLost(false)
 			}
 		}
 		return nil
 	}
 	var rec ringbuf.Record
-	for !s.stop.Load() && !s.finalizing {
+	idle := func() {
 		if drainOnly {
 			s.reader.SetDeadline(time.Now())
 		} else {
 			s.reader.SetDeadline(time.Now().Add(pollInterval))
 		}
+	}
+	idle()
+	flushArmed := false // the deadline is flushDelay after the ring drained
+	batch := batchSleep(s.reader.BufferSize())
+	var lastDrain time.Time
+	n := 0
+	for !s.stop.Load() && !s.finalizing {
 		err := s.reader.ReadInto(&rec)
 		switch {
 		case err == nil:
 			if err := s.handle(rec.RawSample); err != nil {
 				return err
 			}
+			if rec.Remaining == 0 && !drainOnly {
+				now := time.Now()
+				if !flushArmed && s.out.Buffered() > 0 {
+					// Drained: flush unless more events come soon.
+					s.reader.SetDeadline(now.Add(flushDelay))
+					flushArmed = true
+				}
+				if batch > 0 && now.Sub(lastDrain) < busyInterval {
+					// A storm: let events gather instead of being woken
+					// up for each one.
+					time.Sleep(batch)
+					now = time.Now()
+				}
+				lastDrain = now
+			}
+			if n++; n%lossCheckEvery == 0 {
+				s.reportLost(false)
+			}
 		case errors.Is(err, os.ErrDeadlineExceeded), errors.Is(err, ringbuf.ErrFlushed):
-			s.pollLost()
+			if err := s.flush(); err != nil {
+				return err
+			}
+			flushArmed = false
+			s.reportLost(false)
 			if drainOnly {
 				return nil
 			}
+			idle()
 		default:
 			return fmt.Errorf("read events: %w", err)
 		}
 	}
 	return nil
+}
+
+// batchSleep is how long the loop sleeps when the ring drains during a
+// storm (drains less than busyInterval apart): the time a producer of
+// stormBytesPerSec takes to fill a quarter of the ring buffer, at most
+// maxBatchSleep, and none when that is less than minBatchSleep.
+func batchSleep(ringSize int) time.Duration {
+	d := time.Duration(float64(ringSize) / 4 / stormBytesPerSec * float64(time.Second))
+	if d < minBatchSleep {
+		return 0
+	}
+	return min(d, maxBatchSleep)
 }
 
 // drain reads every event already in the ring buffer, handling them or,
@@ -70,8 +123,8 @@ func (s *session) drain(discard bool) error {
 		return nil
 	}
 	var rec ringbuf.Record
+	s.reader.SetDeadline(time.Now())
 	for {
-		s.reader.SetDeadline(time.Now())
 		err := s.reader.ReadInto(&rec)
 		switch {
 		case err == nil:
@@ -82,7 +135,7 @@ func (s *session) drain(discard bool) error {
 				return err
 			}
 		case errors.Is(err, os.ErrDeadlineExceeded), errors.Is(err, ringbuf.ErrFlushed):
-			return nil
+			return s.flush()
 		default:
 			return fmt.Errorf("read events: %w", err)
 		}
@@ -107,6 +160,19 @@ func (s *session) handle(rec []byte) error {
 	case object.EventPrintf, object.EventErrorf, object.EventWarnf, object.EventSystem, object.EventCat:
 		p := s.printf(kind, id)
 		if p == nil {
+			return nil
+		}
+		if kind == object.EventPrintf && !s.json() {
+			// The hot path: formatted into a reused buffer.
+			b, err := s.opts.Formatter.AppendPrintf(s.buf[:0], p, rec)
+			s.buf = b
+			if err != nil {
+				s.errorf("printf: %v", err)
+				return nil
+			}
+			if _, err := s.out.Write(b); err != nil {
+				return fmt.Errorf("write output: %w", err)
+			}
 			return nil
 		}
 		str, err := s.opts.Formatter.Printf(p, rec)
@@ -290,12 +356,18 @@ func (s *session) cat(name string) error {
 	return s.write(string(b))
 }
 
-// pollLost reports events the programs could not queue since the last call
-// ("Lost N events" on stderr, as bpftrace does).
-func (s *session) pollLost() {
+// reportLost reports events the programs could not queue since the last
+// report ("Lost N events" on stderr, as bpftrace does), at most once per
+// lossInterval unless final is set.
+func (s *session) reportLost(final bool) {
 	if s.prog.DroppedMap == "" || s.coll == nil {
 		return
 	}
+	now := time.Now()
+	if !final && now.Sub(s.lossChecked) < lossInterval {
+		return
+	}
+	s.lossChecked = now
 	m := s.coll.Maps[s.prog.DroppedMap]
 	if m == nil {
 		return

@@ -1,7 +1,9 @@
 package runtime
 
 import (
+	"bufio"
 	"fmt"
+	"io"
 	"maps"
 	"slices"
 	"strings"
@@ -67,4 +69,27 @@ func (s *session) printVerbose(spec *ebpf.CollectionSpec) {
 			}
 		}
 	}
+}
+
+// flush writes out what the session buffered for stdout.
+func (s *session) flush() error {
+	if s.out == nil {
+		return nil
+	}
+	if err := s.out.Flush(); err != nil {
+		return fmt.Errorf("write output: %w", err)
+	}
+	return nil
+}
+
+// flushFirst is the session's stderr: it flushes the buffered stdout before
+// each write, so that stdout and stderr keep their order.
+type flushFirst struct {
+	out *bufio.Writer
+	w   io.Writer
+}
+
+func (f flushFirst) Write(p []byte) (int, error) {
+	_ = f.out.Flush() // a write error on stdout is reported by the next flush
+	return f.w.Write(p)
 }

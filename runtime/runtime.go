@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"bufio"
 	"cmp"
 	"context"
 	"encoding/binary"
@@ -51,8 +52,33 @@ func attachedLine(n int, took time.Duration) string {
 const slowAttach = 100 * time.Millisecond
 
 // pollInterval is how often the event loop wakes up without events to
-// report lost events (bpftrace polls every 100ms).
+// check for lost events (bpftrace polls every 100ms).
 const pollInterval = 100 * time.Millisecond
+
+// lossInterval is how often lost events are reported while they happen;
+// lossCheckEvery is how many events the loop handles between checks of
+// the time for it when the ring never drains.
+const (
+	lossInterval   = time.Second
+	lossCheckEvery = 4096
+)
+
+// In a storm the loop sleeps a little when it has drained the ring buffer
+// (see batchSleep): otherwise the kernel wakes it up for nearly every event
+// when it reads faster than the programs write.
+const (
+	busyInterval     = 2 * time.Millisecond
+	stormBytesPerSec = 2e6 * 48 // 2M events/s of a 48-byte record
+	minBatchSleep    = 50 * time.Microsecond
+	maxBatchSleep    = time.Millisecond
+)
+
+// flushDelay is how long the output stays buffered after the ring buffer
+// drained, in case more events come; outBufSize is the size of the buffer.
+const (
+	flushDelay = time.Millisecond
+	outBufSize = 64 << 10
+)
 
 // Options configure Run. The zero value prints to os.Stdout and os.Stderr
 // and handles SIGINT and SIGTERM.
@@ -146,19 +172,28 @@ func (e *LoadError) Unwrap() error { return e.Err }
 // Run needs root (CAP_BPF, CAP_PERFMON, and CAP_SYS_ADMIN to mount tracefs);
 // see the package documentation for the kernel versions each feature needs.
 func Run(ctx context.Context, prog *object.Program, opts Options) (exitCode int, err error) {
-	s := &session{prog: prog, opts: opts, stdout: opts.Stdout, stderr: opts.Stderr}
-	if s.stdout == nil {
-		s.stdout = os.Stdout
+	s := &session{prog: prog, opts: opts, rawStderr: opts.Stderr}
+	stdout := opts.Stdout
+	if stdout == nil {
+		stdout = os.Stdout
 	}
-	if s.stderr == nil {
-		s.stderr = os.Stderr
+	if s.rawStderr == nil {
+		s.rawStderr = os.Stderr
 	}
+	// Stdout is buffered (see loop); whatever goes to stderr flushes it
+	// first, so that the two streams keep their order.
+	s.out = bufio.NewWriterSize(stdout, outBufSize)
+	s.stdout = s.out
+	s.stderr = flushFirst{s.out, s.rawStderr}
 	s.usyms = &usymResolver{}
 	s.opts.Formatter = s.withUsyms(s.withStacks(withTimestamps(withKsyms(s.opts.Formatter))))
 	if s.opts.MaxCatBytes <= 0 {
 		s.opts.MaxCatBytes = DefaultMaxCatBytes
 	}
 	defer func() {
+		if ferr := s.flush(); ferr != nil && err == nil {
+			err = ferr
+		}
 		if cerr := s.closeAll(); cerr != nil && err == nil {
 			err = cerr
 		}
@@ -177,7 +212,10 @@ type session struct {
 	usyms          *usymResolver // user symbols for usym() and ustack
 	prog           *object.Program
 	opts           Options
-	stdout, stderr io.Writer
+	stdout, stderr io.Writer // stdout is out; stderr flushes out first
+	out            *bufio.Writer
+	rawStderr      io.Writer // Options.Stderr, for other goroutines
+	buf            []byte    // printf's reused formatting buffer
 
 	coll     *ebpf.Collection
 	dryRun   bool // Load: load without the attach preflight checks
@@ -187,10 +225,11 @@ type session struct {
 	attached closerStack // links and perf events, closed when detaching
 	others   closerStack // reader and collection, closed last
 
-	stop       atomic.Bool // exit requested by a signal or ctx
-	finalizing bool        // exit() seen: ignore further events
-	exitCode   int
-	lost       uint64 // lost events reported so far
+	stop        atomic.Bool // exit requested by a signal or ctx
+	finalizing  bool        // exit() seen: ignore further events
+	exitCode    int
+	lost        uint64    // lost events reported so far
+	lossChecked time.Time // when lost events were last checked
 
 	kf kfuncState // kernel-function probes (kfunc.go)
 }
@@ -265,7 +304,7 @@ func (s *session) run(ctx context.Context) error {
 	// not lose the output (StopOnSignals).
 	if !s.opts.NoSignals {
 		var release func()
-		ctx, release = StopOnSignals(ctx, s.stderr)
+		ctx, release = StopOnSignals(ctx, s.rawStderr)
 		defer release()
 	}
 	wake := make(chan struct{}, 1)
@@ -314,6 +353,9 @@ func (s *session) run(ctx context.Context) error {
 			return err
 		}
 	}
+	if err := s.flush(); err != nil {
+		return err
+	}
 	if s.opts.Attached != nil {
 		s.opts.Attached()
 	}
@@ -342,7 +384,7 @@ func (s *session) run(ctx context.Context) error {
 	if err := s.drain(false); err != nil {
 		return err
 	}
-	s.pollLost()
+	s.reportLost(true)
 	if s.lost > 0 {
 		fmt.Fprintf(s.stderr, "WARNING: Total lost event count: %d\n", s.lost)
 	}
