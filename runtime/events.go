@@ -197,6 +197,11 @@ func (s *session) handle(rec []byte) error {
 			}
 			fmt.Fprintf(s.stderr, "%s: WARNING: Failed to %s: %s (%d)\n", site.Pos, site.Helper, msg, code)
 		}
+	case object.EventRuntimeError:
+		if int(id) < len(s.prog.RuntimeErrors) {
+			re := s.prog.RuntimeErrors[id]
+			fmt.Fprintf(s.stderr, "%s: WARNING: %s\n", re.Pos, re.Msg)
+		}
 	case object.EventDropped:
 		name := "a map"
 		if m := s.userMap(kind, id); m != nil {
