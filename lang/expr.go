@@ -309,7 +309,8 @@ func (c *checker) flexLiteral(e ast.Expr, t *types.Type) bool {
 // fold as bpftrace does: ~ yields the non-negative complement (so ~10 is
 // the uint64 18446744073709551605) and - a negative literal, an error
 // below MinInt64. Otherwise the result is int64 for a signed operand and
-// uint64 for an unsigned one.
+// uint64 for an unsigned one, computed in the operand's width and extended
+// (~(uint8)0 is 255).
 func (c *checker) foldUnary(e *ast.Unary, t *types.Type) *types.Type {
 	cv, isConst := c.info.Consts[e.X]
 	if c.isLiteral(e.X) {
@@ -336,10 +337,11 @@ func (c *checker) foldUnary(e *ast.Unary, t *types.Type) *types.Type {
 		rt = types.Int64
 	}
 	if isConst && !cv.IsStr {
+		// computed in the operand's width, as bpftrace does
 		if e.Op == "~" {
-			c.info.Consts[e] = Const{Int: ^cv.Int}
+			c.info.Consts[e] = Const{Int: types.Truncate(^cv.Int, t)}
 		} else {
-			c.info.Consts[e] = Const{Int: -cv.Int}
+			c.info.Consts[e] = Const{Int: types.Truncate(-cv.Int, t)}
 		}
 	}
 	return rt

@@ -182,6 +182,9 @@ func (env *Env) unary(e *ast.Unary, v Value) (Value, error) {
 	case "-":
 		v.Bits = -x.Bits
 	}
+	if e.Op != "!" && x.Type.Kind == types.Int {
+		v.Bits = Truncate(v.Bits, x.Type) // computed in the operand's width
+	}
 	return v, nil
 }
 
