@@ -292,7 +292,12 @@ func (c *checker) binary(e *ast.Binary) *types.Type {
 	x, xok := c.info.Consts[e.X]
 	y, yok := c.info.Consts[e.Y]
 	if xok && yok && !x.IsStr && !y.IsStr {
-		if v, ok := foldBinary(e.Op, x.Int, y.Int, rt.Signed); ok {
+		signed := rt.Signed
+		switch e.Op {
+		case "/", "%", ">>":
+			signed = c.info.SignedOperands(e.X, e.Y)
+		}
+		if v, ok := foldBinary(e.Op, x.Int, y.Int, signed); ok {
 			c.info.Consts[e] = Const{Int: v}
 		}
 	}
