@@ -46,6 +46,9 @@ func (g *gen) binary(e *ast.Binary) {
 	case ">>":
 		g.arith(e.Op, g.info.SignedOperands(e.X, e.Y), e.Pos())
 		return
+	case "==", "!=", "<", "<=", ">", ">=":
+		g.arith(e.Op, g.info.SignedCompare(e.X, e.Y), e.Pos())
+		return
 	}
 	g.arith(e.Op, signedOp(xt, yt), e.Pos())
 }

@@ -162,3 +162,24 @@ func (in *Info) nonNegConst(e ast.Expr, t *types.Type) bool {
 	cv, ok := in.Consts[e]
 	return ok && !cv.IsStr && t.Kind == types.Int && t.Signed && int64(cv.Int) >= 0
 }
+
+// SignedCompare reports whether the comparison x op y is signed, as
+// bpftrace 0.26 promotes its operands: signed when either integer operand
+// is signed once a non-negative constant took the other operand's sign (an
+// unsigned 64-bit and a signed operand compare as int64); unsigned for
+// pointers and for unsigned operands.
+func (in *Info) SignedCompare(x, y ast.Expr) bool {
+	xt, yt := in.TypeOf(x), in.TypeOf(y)
+	if xt == nil || yt == nil || xt.Kind == types.Pointer || yt.Kind == types.Pointer {
+		return false
+	}
+	xs, ys := xt.Kind == types.Int && xt.Signed, yt.Kind == types.Int && yt.Signed
+	xf, yf := in.nonNegConst(x, xt), in.nonNegConst(y, yt)
+	switch {
+	case xf && !yf:
+		xs = ys
+	case yf && !xf:
+		ys = xs
+	}
+	return xs || ys
+}

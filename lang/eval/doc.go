@@ -14,8 +14,9 @@
 //   - The result of a binary arithmetic operation is a 64-bit integer
 //     (bpftrace 0.26's rule): signed when an operand is signed, and always
 //     for -; unsigned otherwise. A non-negative literal takes the other
-//     operand's sign. Comparisons are signed only when neither side is an
-//     unsigned 64-bit integer.
+//     operand's sign. Comparisons are signed when an operand is signed
+//     (lang.Info.SignedCompare: bpftrace promotes a uint64 and an int64 to
+//     int64), unsigned otherwise.
 //   - Operations on literals alone are folded by the checker exactly (a
 //     result out of [MinInt64, MaxUint64], a division by a literal zero or
 //     a shift by 64 or more is an error); the evaluator computes them as

@@ -237,6 +237,8 @@ func (env *Env) binary(e *ast.Binary, v Value) (Value, error) {
 	switch e.Op {
 	case "/", "%", ">>":
 		signed = env.Info.SignedOperands(e.X, e.Y)
+	case "==", "!=", "<", "<=", ">", ">=":
+		signed = env.Info.SignedCompare(e.X, e.Y)
 	}
 	r, ok := Arith(e.Op, x.Bits, y.Bits, signed)
 	if !ok {

@@ -120,9 +120,13 @@ func TestExpr(t *testing.T) {
 		{"-(uint16)1", "65535", "uint64"},
 		{"~(int8)0", "-1", "int64"},
 		{"0xf0 & 0x3c | 1 ^ 3", "50", "int64"},
-		// comparisons: signed unless an unsigned 64-bit operand is involved
+		// comparisons: signed when an operand is signed (bpftrace promotes
+		// uint64 and int64 to int64)
 		{"$m1 < 0", "1", "bool"},
-		{"$m1 < (uint64)0", "0", "bool"},
+		{"$m1 < (uint64)0", "1", "bool"},
+		{"$m1 < $big - $big", "1", "bool"},
+		{"$big < $m1 + 2", "1", "bool"},
+		{"$big < 2", "0", "bool"},
 		{"$big > 0", "1", "bool"},
 		{"$big == $m1", "1", "bool"},
 		{"(int8)-1 < (uint32)0", "1", "bool"},
