@@ -197,7 +197,7 @@ func (g *gen) divide1(mod, signed bool) {
 // position pos. It clobbers R0-R5.
 func (g *gen) runtimeError(msg string, pos ast.Pos) {
 	id := len(g.c.out.RuntimeErrors)
-	g.c.out.RuntimeErrors = append(g.c.out.RuntimeErrors, object.RuntimeError{Msg: msg, Pos: pos.String()})
+	g.c.out.RuntimeErrors = append(g.c.out.RuntimeErrors, object.RuntimeError{Msg: msg, Pos: pos})
 	rec := g.alloc(object.EventHeaderSize, pos)
 	g.emit(
 		stImm(g.fp, rec, int64(object.EventRuntimeError)),

@@ -140,8 +140,8 @@ const EventRuntimeError = EventHelperError + 1
 // RuntimeError is a run-time error the program reports as a warning, as
 // bpftrace's "Divide or modulo by 0 detected" does.
 type RuntimeError struct {
-	Msg string // the warning, without "WARNING: "
-	Pos string // script position, "file:line:col"
+	Msg string  // the warning, without "WARNING: "
+	Pos ast.Pos // script position
 }
 
 // ProgramNames returns the program names of p in a stable order.

@@ -200,6 +200,14 @@ func (s *session) handle(rec []byte) error {
 	case object.EventRuntimeError:
 		if int(id) < len(s.prog.RuntimeErrors) {
 			re := s.prog.RuntimeErrors[id]
+			if s.json() {
+				name := re.Pos.Filename
+				if name == "-e" || name == "" {
+					name = "stdin"
+				}
+				return s.write(fmt.Sprintf(`{"type": "runtime_error", "msg": %s, "filename": %s, "line": %d, "col": %d}`+"\n",
+					output.JSONString(re.Msg), output.JSONString(name), re.Pos.Line, re.Pos.Column))
+			}
 			fmt.Fprintf(s.stderr, "%s: WARNING: %s\n", re.Pos, re.Msg)
 		}
 	case object.EventDropped:
