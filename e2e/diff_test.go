@@ -357,13 +357,13 @@ var (
 
 func isU64(t *types.Type) bool { return t.Kind == types.Int && !t.Signed && t.Size == 8 }
 
-// promote mirrors the checker's type of a ternary: 64 bits, unsigned when
-// a branch is an unsigned 64-bit integer.
-func promote(a, b *types.Type) *types.Type {
-	if isU64(a) || isU64(b) {
-		return types.Uint64
+// ternaryType mirrors the checker's type of a ternary on branches that
+// are not literals: 64 bits, signed when a branch is signed.
+func ternaryType(a, b *types.Type) *types.Type {
+	if a.Kind == types.Int && a.Signed || b.Kind == types.Int && b.Signed {
+		return types.Int64
 	}
-	return types.Int64
+	return types.Uint64
 }
 
 // arithType mirrors the checker's type of x op y on operands that are not
@@ -476,7 +476,7 @@ func (g *exprGen) expr(depth int) genExpr {
 		}
 	default:
 		c, x, y := g.expr(depth-1), g.expr(depth-1), g.expr(depth-1)
-		t := promote(x.t, y.t)
+		t := ternaryType(x.t, y.t)
 		if x.t.Kind == types.Bool && y.t.Kind == types.Bool {
 			t = types.BoolT
 		}

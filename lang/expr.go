@@ -114,7 +114,7 @@ func (c *checker) expr1(e ast.Expr) *types.Type {
 			if a.Kind == types.Bool && b.Kind == types.Bool {
 				return types.BoolT
 			}
-			return promote(a, b)
+			return ternaryType(a, b, c.flexLiteral(e.Then, a), c.flexLiteral(e.Else, b))
 		}
 		u, ok := unify(a, b)
 		if !ok {

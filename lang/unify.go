@@ -84,14 +84,23 @@ func flexibleInt64() *types.Type {
 	return t
 }
 
-// promote is the type of a ternary whose branches are integers of types a
-// and b: everything is held in 64 bits, unsigned when an unsigned 64-bit
-// branch is involved.
-func promote(a, b *types.Type) *types.Type {
-	if (!a.Signed && a.Kind == types.Int && a.Size == 8) || (!b.Signed && b.Kind == types.Int && b.Size == 8) {
-		return types.Uint64
+// ternaryType is the type of a ternary whose branches are integers of
+// types a and b (aflex, bflex: the branch is a non-negative literal, which
+// takes the other branch's sign), held in 64 bits: bpftrace promotes the
+// branches to a type that is signed as soon as one of them is (a uint64
+// and an int64 branch make an int64), unsigned otherwise.
+func ternaryType(a, b *types.Type, aflex, bflex bool) *types.Type {
+	as, bs := a.Kind == types.Int && a.Signed, b.Kind == types.Int && b.Signed
+	switch {
+	case aflex && !bflex:
+		as = bs
+	case bflex && !aflex:
+		bs = as
 	}
-	return types.Int64
+	if as || bs {
+		return types.Int64
+	}
+	return types.Uint64
 }
 
 // arithType is bpftrace's type of an integer binary operation x op y whose

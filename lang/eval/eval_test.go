@@ -142,6 +142,9 @@ func TestExpr(t *testing.T) {
 		{"1 || (1 / ($m1 + 1))", "1", "bool"},
 		{"$t ? 1 : 2", "1", "int64"},
 		{"0 ? $big : 2", "2", "uint64"},
+		{"$t ? $big : -1", "-1", "int64"}, // uint64 and int64 branches: int64
+		{"$t ? (uint32)5 : (int8)-1", "5", "int64"},
+		{"$t ? (uint32)5 : (uint8)1", "5", "uint64"},
 		{"$t ? true : false", "1", "bool"},
 		{"$m1 ? $s : \"x\"", "abc", "string[8]"},
 		// casts truncate and extend
