@@ -6,8 +6,10 @@ import (
 
 	"github.com/cilium/ebpf/asm"
 
+	"github.com/gotrace/gotrace/lang"
 	"github.com/gotrace/gotrace/lang/ast"
 	"github.com/gotrace/gotrace/lang/types"
+	"github.com/gotrace/gotrace/object"
 )
 
 func (g *gen) binary(e *ast.Binary) {
@@ -36,8 +38,33 @@ func (g *gen) binary(e *ast.Binary) {
 		}
 	}
 	g.operands(e.X, e.Y)
-	signed := signedOp(xt, yt)
-	g.arith(e.Op, signed, e.Pos())
+	switch e.Op {
+	case "/", "%":
+		cv, ok := g.info.Consts[e.Y]
+		g.divide(e.Op == "%", g.info.SignedOperands(e.X, e.Y), !ok || cv.IsStr || cv.Int == 0, e.Pos())
+		return
+	case ">>":
+		g.arith(e.Op, g.info.SignedOperands(e.X, e.Y), e.Pos())
+		return
+	case "==", "!=", "<", "<=", ">", ">=":
+		g.arith(e.Op, g.info.SignedCompare(e.X, e.Y), e.Pos())
+		return
+	}
+	g.arith(e.Op, signedOp(xt, yt), e.Pos())
+}
+
+// compoundSigned reports whether $v op= x, with $v of type t, is a signed
+// operation: for /=, %= and >>= both sides signed (a non-negative constant
+// takes $v's sign), as lang.Info.SignedOperands; otherwise signedOp.
+func (g *gen) compoundSigned(op string, t *types.Type, x ast.Expr) bool {
+	xt := g.info.TypeOf(x)
+	switch op {
+	case "/=", "%=", ">>=":
+		cv, ok := g.info.Consts[x]
+		flex := ok && !cv.IsStr && xt.Kind == types.Int && xt.Signed && int64(cv.Int) >= 0
+		return lang.SignedPair(t, xt, false, flex)
+	}
+	return signedOp(t, xt)
 }
 
 // immOps are the operators whose BPF instruction has an immediate form with
@@ -86,7 +113,7 @@ func (g *gen) arith(op string, signed bool, pos ast.Pos) {
 	case "*":
 		g.emit(asm.Mul.Reg(asm.R0, asm.R1))
 	case "/", "%":
-		g.divide(op == "%", signed)
+		g.divide(op == "%", signed, true, pos)
 	case "&":
 		g.emit(asm.And.Reg(asm.R0, asm.R1))
 	case "|":
@@ -116,11 +143,32 @@ func (g *gen) arith(op string, signed bool, pos ast.Pos) {
 	}
 }
 
+// divZeroMsg is bpftrace's warning for a division or modulo by zero.
+const divZeroMsg = "Divide or modulo by 0 detected. This can lead to unexpected results. 1 is being used as the result."
+
 // divide computes R0 = R0 / R1 (or R0 % R1). BPF division is unsigned; for
 // signed operands the signs are divided out and put back as C does
-// (truncation toward zero, remainder takes the dividend's sign). Division by
-// zero yields 0 for / and the dividend for %, as in BPF.
-func (g *gen) divide(mod, signed bool) {
+// (truncation toward zero, remainder takes the dividend's sign). When the
+// divisor may be zero it is checked first: as in bpftrace, the result is
+// then 1 and a run-time warning is sent (BPF itself would yield 0 for /
+// and the dividend for %).
+func (g *gen) divide(mod, signed, check bool, pos ast.Pos) {
+	var done string
+	if check {
+		nz := g.newLabel("divnz")
+		done = g.newLabel("divend")
+		g.emit(asm.JNE.Imm(asm.R1, 0, nz))
+		g.runtimeError(divZeroMsg, pos)
+		g.emit(asm.Mov.Imm(asm.R0, 1), asm.Ja.Label(done))
+		g.mark(nz)
+	}
+	g.divide1(mod, signed)
+	if check {
+		g.mark(done)
+	}
+}
+
+func (g *gen) divide1(mod, signed bool) {
 	if !signed {
 		if mod {
 			g.emit(asm.Mod.Reg(asm.R0, asm.R1))
@@ -143,4 +191,22 @@ func (g *gen) divide(mod, signed bool) {
 	}
 	g.emit(asm.JEq.Imm(asm.R2, 0, l3), asm.Neg.Imm(asm.R0, 0))
 	g.mark(l3)
+}
+
+// runtimeError sends an EventRuntimeError carrying msg for the script
+// position pos. It clobbers R0-R5.
+func (g *gen) runtimeError(msg string, pos ast.Pos) {
+	id := len(g.c.out.RuntimeErrors)
+	g.c.out.RuntimeErrors = append(g.c.out.RuntimeErrors, object.RuntimeError{Msg: msg, Pos: pos})
+	rec := g.alloc(object.EventHeaderSize, pos)
+	g.emit(
+		stImm(g.fp, rec, int64(object.EventRuntimeError)),
+		stImm(g.fp, rec+8, int64(id)),
+		asm.LoadMapPtr(asm.R1, 0).WithReference(eventsMapName),
+		asm.Mov.Reg(asm.R2, g.fp),
+		asm.Add.Imm(asm.R2, int32(rec)),
+		asm.Mov.Imm(asm.R3, object.EventHeaderSize),
+		asm.Mov.Imm(asm.R4, 0),
+		asm.FnRingbufOutput.Call(),
+	)
 }

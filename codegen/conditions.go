@@ -80,7 +80,7 @@ func (g *gen) branchCompare(e *ast.Binary, target string, when bool) bool {
 	if !when {
 		op = negated[op]
 	}
-	jmp := compareJump(op, signedOp(xt, yt))
+	jmp := compareJump(op, g.info.SignedCompare(e.X, e.Y))
 	if cv, ok := g.info.Consts[e.Y]; ok && !cv.IsStr && int64(cv.Int) >= math.MinInt32 && int64(cv.Int) <= math.MaxInt32 {
 		// The immediate is sign-extended to 64 bits, as loadImm's would be.
 		g.scalar(e.X)

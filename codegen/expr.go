@@ -129,6 +129,10 @@ func (g *gen) unary(e *ast.Unary) {
 	case "-":
 		g.emit(asm.Neg.Imm(asm.R0, 0))
 	}
+	if xt := g.info.TypeOf(e.X); xt.Kind == types.Int {
+		// bpftrace computes ~ and - in the operand's width
+		g.extend(asm.R0, xt.Size, xt.Signed)
+	}
 }
 
 // spill saves R0 in a fresh stack slot and returns its offset.

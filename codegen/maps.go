@@ -155,7 +155,7 @@ func (g *gen) mapReadScalar(m *ast.MapRef) {
 			asm.LoadMem(asm.R1, asm.R0, 8, asm.DWord),
 			asm.LoadMem(asm.R0, asm.R0, 0, asm.DWord),
 		)
-		g.divide(false, true)
+		g.divide1(false, true) // the count is at least 1
 	} else {
 		g.emit(asm.LoadMem(asm.R0, asm.R0, 0, asm.DWord))
 	}
@@ -197,7 +197,7 @@ func (g *gen) assign(s *ast.AssignStmt) {
 			g.scalar(s.Rhs)
 		} else {
 			g.operands(l, s.Rhs)
-			g.arith(s.Op[:len(s.Op)-1], signedOp(t, g.info.TypeOf(s.Rhs)), s.Pos())
+			g.arith(s.Op[:len(s.Op)-1], g.compoundSigned(s.Op, t, s.Rhs), s.Pos())
 		}
 		if t.Kind == types.Int {
 			g.extend(asm.R0, t.Size, t.Signed) // a declared narrow type wraps

@@ -40,7 +40,7 @@ var diffPrelude = []string{
 // opaqueZero is an expression that is always 0 but that the verifier
 // cannot see through: rand is a u32 in a register the verifier only knows
 // as some 64-bit scalar.
-const opaqueZero = "rand >> 32"
+const opaqueZero = "(int64)(rand >> 32)"
 
 // diffScript builds a BEGIN script that prints each expression on its own
 // line with the given printf formats. With opaque, the prelude's values are
@@ -59,6 +59,9 @@ func diffScript(exprs, formats []string, opaque bool) string {
 		case !opaque || strings.HasPrefix(val, `"`):
 		case val == "true" || val == "false":
 			p = fmt.Sprintf("%s = (bool)($z + %s)", name, val)
+		case strings.HasPrefix(name, "$u"):
+			// an unsigned variable stays unsigned: $z is int64
+			p = fmt.Sprintf("%s = (uint64)$z + (%s)", name, val)
 		default:
 			p = fmt.Sprintf("%s = $z + (%s)", name, val)
 		}
@@ -215,10 +218,10 @@ func needRoot(t *testing.T) {
 var diffCases = []string{
 	// shifts by 64 and more: the count's low 6 bits
 	"$i1 << $i4", "$i1 << $i12", "$i2 >> $i4", "$u0 >> $i4", "$u0 >> $i12", "$i1 << $i2", "$i8 >> $i3",
-	"1 << 64", "1 << 65", "-1 >> 64", "$i1 << 63", "$i6 >> 63", "$u1 >> 63", "$i6 >> $u4",
+	"$i1 << 64", "$i1 << 65", "$i2 >> 64", "$i1 << 63", "$i6 >> 63", "$u1 >> 63", "$i6 >> $u4",
 	// division and remainder, signs and zero
 	"$i11 / 2", "$i11 % 2", "7 / $i11", "7 % $i11", "$i11 / $i11", "-7 / -2", "-7 % -2",
-	"$i6 / $i2", "$i6 % $i2", "$i5 / $i0", "$i11 % $i0", "$u0 / $i0", "$u0 % $u3", "5 / 0", "-5 % 0",
+	"$i6 / $i2", "$i6 % $i2", "$i5 / $i0", "$i11 % $i0", "$u0 / $i0", "$u0 % $u3", "5 / $i0", "-5 % $i0",
 	"$u0 / 2", "$u0 % 10", "$i2 / $u2", "$i2 % $u2", "$u1 / $i2",
 	// comparisons: signed only when both sides are signed
 	"$i2 < 0", "$i2 < $i0", "$i2 < $u3", "$u0 > $i1", "$i2 == $u0", "$u1 < $i5", "$i6 < $i5",
@@ -237,14 +240,19 @@ var diffCases = []string{
 	`$s2 == ""`, `strlen($s3)`, `strlen($4)`, `strlen("")`, `strncmp($4, $5, 4)`, `strncmp($4, $5, 5)`,
 	`strncmp($s0, $s1, 2)`, `strncmp($s0, $s1, 3)`, `($i1 ? $s0 : $s1) == "abc"`, `($i0 ? $s0 : $s1) == "abc"`,
 	// positional parameters
-	"$1 + $2", "$3 + 1", "$3 > $1", "$2 < $3", "$# * 2", "$6 >> 63", "$2 / $1", "$2 % 3",
+	"$1 + $2", "$3 + $i0", "$3 > $1", "$2 < $3", "$# * 2", "$6 >> 63", "$2 / $1", "$2 % 3",
 	// constants folded by the checker
 	"0x7fffffffffffffff + 1", "0xffffffffffffffff / 3", "-9223372036854775808 / -1", "(int8)200 * 2",
 	"1000000007 * 1000000007 % 998244353", "0xffffffff << 32 >> 32",
 	"$i2 >> $i2", "$u0 >> $u0", "(int8)$i9 >> 1", "(uint8)$i2 >> 1", `strlen("ab\0cd")`,
-	// ~ on a bool keeps the bool type but flips all 64 bits: printf reads
-	// the low byte, arithmetic sees -2 / -1.
-	"~$b0", "~$b0 + 0", "~true", "-$b0", "~$b1 == 1",
+	// bpftrace 0.26 widths and signedness: 64-bit results, signed when an
+	// operand is and always for -; ~ and - in the operand's width; mixed
+	// signs divide unsigned; a zero divisor yields 1; shift counts of 64
+	// and more at run time are taken modulo 64
+	"(uint8)250 + (uint8)10", "(uint64)1 - (uint64)2", "(uint32)$i2 * (uint32)$i2", "~10", "~-11",
+	"~(uint16)$i8", "-(uint16)$i8", "-(int8)$i9", "$i2 / (uint64)2", "$i2 % (uint8)10", "$i2 / $u0",
+	"$i5 / ($i0 * $i1)", "$u0 % $i0", "$i2 / $i0", "$i8 % $i0", "$i5 << 64", "$u0 >> 65", "(uint64)1 << 65",
+	"$i2 >> (uint64)1", "(uint32)$i2 >> 1", "-8 >> 1", "0x8000000000000000 << 1", "$3 - 1",
 }
 
 // TestDiffCases compares the hand-picked edge cases.
@@ -349,13 +357,35 @@ var (
 
 func isU64(t *types.Type) bool { return t.Kind == types.Int && !t.Signed && t.Size == 8 }
 
-// promote mirrors the checker: 64 bits, unsigned when an operand is an
-// unsigned 64-bit integer.
-func promote(a, b *types.Type) *types.Type {
-	if isU64(a) || isU64(b) {
-		return types.Uint64
+// ternaryType mirrors the checker's type of a ternary on branches that
+// are not literals: 64 bits, signed when a branch is signed.
+func ternaryType(a, b *types.Type) *types.Type {
+	if a.Kind == types.Int && a.Signed || b.Kind == types.Int && b.Signed {
+		return types.Int64
 	}
-	return types.Int64
+	return types.Uint64
+}
+
+// arithType mirrors the checker's type of x op y on operands that are not
+// literals (the generator casts its literals): 64 bits, signed when an
+// operand is signed and always for -, unsigned otherwise.
+func arithType(op string, a, b *types.Type) *types.Type {
+	if op == "-" || a.Kind == types.Int && a.Signed || b.Kind == types.Int && b.Signed {
+		return types.Int64
+	}
+	return types.Uint64
+}
+
+// nonLiteral casts a literal or positional parameter to its own type:
+// bpftrace folds operations on literals alone exactly and rejects those
+// out of range (1 << 64, 5 / 0), which the literal folding tests cover;
+// a cast is computed at run time, in 64 bits, as the kernel does.
+func nonLiteral(src string, t *types.Type) genExpr {
+	return genExpr{"(" + t.String() + ")(" + src + ")", t}
+}
+
+func isParam(v string) bool {
+	return len(v) > 1 && v[0] == '$' && (v[1] == '#' || v[1] >= '0' && v[1] <= '9')
 }
 
 func (g *exprGen) pick(s []string) string { return s[g.r.IntN(len(s))] }
@@ -366,14 +396,22 @@ func (g *exprGen) leaf() genExpr {
 		l := g.pick(genLits)
 		if !strings.HasPrefix(l, "-") {
 			if v, err := strconv.ParseUint(l, 0, 64); err == nil && v > 1<<63-1 {
-				return genExpr{l, types.Uint64}
+				return nonLiteral(l, types.Uint64)
 			}
 		}
-		return genExpr{l, types.Int64}
+		return nonLiteral(l, types.Int64)
 	case n < 13:
-		return genExpr{g.pick(genIntVars), types.Int64}
+		if v := g.pick(genIntVars); isParam(v) {
+			return nonLiteral(v, types.Int64)
+		} else {
+			return genExpr{v, types.Int64}
+		}
 	case n < 16:
-		return genExpr{g.pick(genUintVars), types.Uint64}
+		if v := g.pick(genUintVars); isParam(v) {
+			return nonLiteral(v, types.Uint64)
+		} else {
+			return genExpr{v, types.Uint64}
+		}
 	case n < 17:
 		return genExpr{g.pick([]string{"$b0", "$b1", "true", "false"}), types.BoolT}
 	case n < 18:
@@ -408,7 +446,8 @@ func (g *exprGen) expr(depth int) genExpr {
 	switch n := g.r.IntN(20); {
 	case n < 9:
 		x, y := g.expr(depth-1), g.expr(depth-1)
-		return genExpr{"(" + x.src + ") " + g.pick(genArith) + " (" + y.src + ")", promote(x.t, y.t)}
+		op := g.pick(genArith)
+		return genExpr{"(" + x.src + ") " + op + " (" + y.src + ")", arithType(op, x.t, y.t)}
 	case n < 12:
 		x, y := g.expr(depth-1), g.expr(depth-1)
 		return genExpr{"(" + x.src + ") " + g.pick(genCompare) + " (" + y.src + ")", types.BoolT}
@@ -429,14 +468,15 @@ func (g *exprGen) expr(depth int) genExpr {
 		switch op := g.pick([]string{"-", "~", "!"}); {
 		case op == "!":
 			return genExpr{"!(" + x.src + ")", types.BoolT}
-		case op == "-" || x.t.Kind == types.Bool:
-			return genExpr{"-(" + x.src + ")", types.Int64}
+		case x.t.Kind == types.Bool:
+			// - and ~ are errors on bools
+			return genExpr{op + "((int64)(" + x.src + "))", types.Int64}
 		default:
-			return genExpr{"~(" + x.src + ")", types.NewInt(8, x.t.Signed)}
+			return genExpr{op + "(" + x.src + ")", types.NewInt(8, x.t.Signed)}
 		}
 	default:
 		c, x, y := g.expr(depth-1), g.expr(depth-1), g.expr(depth-1)
-		t := promote(x.t, y.t)
+		t := ternaryType(x.t, y.t)
 		if x.t.Kind == types.Bool && y.t.Kind == types.Bool {
 			t = types.BoolT
 		}

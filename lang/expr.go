@@ -114,7 +114,7 @@ func (c *checker) expr1(e ast.Expr) *types.Type {
 			if a.Kind == types.Bool && b.Kind == types.Bool {
 				return types.BoolT
 			}
-			return promote(a, b)
+			return ternaryType(a, b, c.flexLiteral(e.Then, a), c.flexLiteral(e.Else, b))
 		}
 		u, ok := unify(a, b)
 		if !ok {
@@ -211,17 +211,11 @@ func (c *checker) unary(e *ast.Unary) *types.Type {
 		}
 		return types.BoolT
 	case "~", "-":
-		if !t.IsInt() {
+		if !t.IsInt() || t.Kind == types.Bool {
 			c.errorf(e, "%s needs an integer operand, not %s", e.Op, t)
 			return nil
 		}
-		if cv, ok := c.info.Consts[e.X]; ok && !cv.IsStr && e.Op == "-" {
-			c.info.Consts[e] = Const{Int: -cv.Int}
-		}
-		if e.Op == "-" || t.Kind == types.Bool {
-			return types.Int64
-		}
-		return storageType(t)
+		return c.foldUnary(e, t)
 	case "*":
 		if t.Kind != types.Pointer || t.Elem == nil || t.Elem.Kind == types.Void {
 			c.errorf(e, "cannot dereference %s", t)
@@ -276,15 +270,95 @@ func (c *checker) binary(e *ast.Binary) *types.Type {
 		c.errorf(e, "%s needs integer operands, not %s and %s", e.Op, a, b)
 		return nil
 	}
-	rt := promote(a, b)
+	if c.isLiteral(e.X) && c.isLiteral(e.Y) {
+		// bpftrace folds arithmetic on literals exactly, and rejects what
+		// does not fit.
+		r, ok := foldLiterals(e.Op, literalValue(c.info.Consts[e.X], a), literalValue(c.info.Consts[e.Y], b))
+		if !ok {
+			c.errorf(e, "%s", errFold)
+			return nil
+		}
+		if r != nil {
+			cv, t := literalConst(r)
+			c.info.Consts[e] = cv
+			return t
+		}
+	}
+	xflex, yflex := c.flexLiteral(e.X, a), c.flexLiteral(e.Y, b)
+	rt := arithType(e.Op, a, b, xflex, yflex)
+	if signedDivWarning(e.Op, a, b, xflex, yflex) {
+		c.warnf(e, "signed operands for '%s' can lead to undefined behavior (cast to unsigned to silence warning)", e.Op)
+	}
 	x, xok := c.info.Consts[e.X]
 	y, yok := c.info.Consts[e.Y]
 	if xok && yok && !x.IsStr && !y.IsStr {
-		if v, ok := foldBinary(e.Op, x.Int, y.Int, rt.Signed); ok {
+		signed := rt.Signed
+		switch e.Op {
+		case "/", "%", ">>":
+			signed = c.info.SignedOperands(e.X, e.Y)
+		}
+		if v, ok := foldBinary(e.Op, x.Int, y.Int, signed); ok {
 			c.info.Consts[e] = Const{Int: v}
 		}
 	}
 	return rt
+}
+
+// flexLiteral reports whether e, of type t, is a non-negative literal,
+// which takes the sign of the other operand of a binary operation.
+func (c *checker) flexLiteral(e ast.Expr, t *types.Type) bool {
+	return c.isLiteral(e) && t.Kind == types.Int && t.Signed && int64(c.info.Consts[e].Int) >= 0
+}
+
+// foldUnary types -x and ~x on an integer x of type t. On a literal they
+// fold as bpftrace does: ~ yields the non-negative complement (so ~10 is
+// the uint64 18446744073709551605) and - a negative literal, an error
+// below MinInt64. Otherwise the result is int64 for a signed operand and
+// uint64 for an unsigned one, computed in the operand's width and extended
+// (~(uint8)0 is 255).
+func (c *checker) foldUnary(e *ast.Unary, t *types.Type) *types.Type {
+	cv, isConst := c.info.Consts[e.X]
+	if c.isLiteral(e.X) {
+		v := literalValue(cv, t)
+		if e.Op == "~" {
+			if v.Sign() >= 0 {
+				v.SetUint64(^v.Uint64())
+			} else {
+				v.SetUint64(^uint64(v.Int64()))
+			}
+		} else {
+			v.Neg(v)
+			if v.Cmp(minInt64) < 0 {
+				c.errorf(e, "negative value will underflow")
+				return nil
+			}
+		}
+		k, rt := literalConst(v)
+		c.info.Consts[e] = k
+		return rt
+	}
+	rt := types.Uint64
+	if t.Signed {
+		rt = types.Int64
+	}
+	if isConst && !cv.IsStr {
+		// computed in the operand's width, as bpftrace does
+		if e.Op == "~" {
+			c.info.Consts[e] = Const{Int: types.Truncate(^cv.Int, t)}
+		} else {
+			c.info.Consts[e] = Const{Int: types.Truncate(-cv.Int, t)}
+		}
+	}
+	return rt
+}
+
+// warnf records a warning: a problem that does not stop the script.
+func (c *checker) warnf(at ast.Spanned, format string, args ...any) {
+	if c.quiet {
+		return
+	}
+	sp := at.GetSpan()
+	c.prog.Warnings = append(c.prog.Warnings, &Error{Pos: sp.Start, End: sp.End, Msg: fmt.Sprintf(format, args...)})
 }
 
 // tuple types (a, b, ...) and records (x=a, y=b): elements are stored

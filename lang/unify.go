@@ -84,11 +84,111 @@ func flexibleInt64() *types.Type {
 	return t
 }
 
-// promote applies the usual arithmetic conversions: everything is computed
-// in 64 bits, unsigned when an unsigned 64-bit operand is involved.
-func promote(a, b *types.Type) *types.Type {
-	if (!a.Signed && a.Kind == types.Int && a.Size == 8) || (!b.Signed && b.Kind == types.Int && b.Size == 8) {
-		return types.Uint64
+// ternaryType is the type of a ternary whose branches are integers of
+// types a and b (aflex, bflex: the branch is a non-negative literal, which
+// takes the other branch's sign), held in 64 bits: bpftrace promotes the
+// branches to a type that is signed as soon as one of them is (a uint64
+// and an int64 branch make an int64), unsigned otherwise.
+func ternaryType(a, b *types.Type, aflex, bflex bool) *types.Type {
+	as, bs := a.Kind == types.Int && a.Signed, b.Kind == types.Int && b.Signed
+	switch {
+	case aflex && !bflex:
+		as = bs
+	case bflex && !aflex:
+		bs = as
 	}
-	return types.Int64
+	if as || bs {
+		return types.Int64
+	}
+	return types.Uint64
+}
+
+// arithType is bpftrace's type of an integer binary operation x op y whose
+// operands have types a and b (xflex, yflex: the operand is a non-negative
+// literal, which takes the other operand's sign). The result is always 64
+// bits: signed when an operand is signed, and always for -, which is
+// addition of a negative number; otherwise unsigned. bools are unsigned.
+func arithType(op string, a, b *types.Type, xflex, yflex bool) *types.Type {
+	as, bs := a.Kind == types.Int && a.Signed, b.Kind == types.Int && b.Signed
+	switch {
+	case xflex && !yflex:
+		as = bs
+	case yflex && !xflex:
+		bs = as
+	}
+	if as || bs || op == "-" {
+		return types.Int64
+	}
+	return types.Uint64
+}
+
+// signedDivWarning reports whether bpftrace warns about x op y: a division
+// or modulo of operands of different types, one of them signed (BPF has no
+// signed division). A non-negative literal takes the other operand's type
+// (bpftrace gives it the smallest type and the other's sign; gotrace's
+// scratch variables are 64 bits wide, so only the sign is compared there).
+func signedDivWarning(op string, a, b *types.Type, xflex, yflex bool) bool {
+	if op != "/" && op != "%" || xflex || yflex {
+		return false
+	}
+	as, bs := a.Kind == types.Int && a.Signed, b.Kind == types.Int && b.Signed
+	if a.Kind == b.Kind && a.Size == b.Size && as == bs {
+		return false
+	}
+	return as || bs
+}
+
+// SignedOperands reports whether x op y is computed on signed operands,
+// for the operators whose result depends on it: / and % divide signed
+// operands as C does (truncating toward zero) and unsigned or mixed ones
+// as unsigned 64-bit numbers, as bpftrace does; >> is arithmetic on signed
+// operands. A non-negative integer constant takes the other operand's
+// sign, as bpftrace's literals do.
+func (in *Info) SignedOperands(x, y ast.Expr) bool {
+	xt, yt := in.TypeOf(x), in.TypeOf(y)
+	if xt == nil || yt == nil {
+		return false
+	}
+	return SignedPair(xt, yt, in.nonNegConst(x, xt), in.nonNegConst(y, yt))
+}
+
+// SignedPair is SignedOperands on types: xflex and yflex mark an operand
+// that is a non-negative constant.
+func SignedPair(xt, yt *types.Type, xflex, yflex bool) bool {
+	xs, ys := xt.Kind == types.Int && xt.Signed, yt.Kind == types.Int && yt.Signed
+	switch {
+	case xflex && !yflex:
+		xs = ys
+	case yflex && !xflex:
+		ys = xs
+	}
+	return xs && ys
+}
+
+// nonNegConst reports whether e, of type t, is a non-negative signed
+// integer constant.
+func (in *Info) nonNegConst(e ast.Expr, t *types.Type) bool {
+	cv, ok := in.Consts[e]
+	return ok && !cv.IsStr && t.Kind == types.Int && t.Signed && int64(cv.Int) >= 0
+}
+
+// SignedCompare reports whether the comparison x op y is signed, as
+// bpftrace 0.26 promotes its operands: signed when either integer operand
+// is signed once a non-negative constant took the other operand's sign (an
+// unsigned 64-bit and a signed operand compare as int64); unsigned for
+// pointers and for unsigned operands.
+func (in *Info) SignedCompare(x, y ast.Expr) bool {
+	xt, yt := in.TypeOf(x), in.TypeOf(y)
+	if xt == nil || yt == nil || xt.Kind == types.Pointer || yt.Kind == types.Pointer {
+		return false
+	}
+	xs, ys := xt.Kind == types.Int && xt.Signed, yt.Kind == types.Int && yt.Signed
+	xf, yf := in.nonNegConst(x, xt), in.nonNegConst(y, yt)
+	switch {
+	case xf && !yf:
+		xs = ys
+	case yf && !xf:
+		ys = xs
+	}
+	return xs || ys
 }

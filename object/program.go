@@ -31,6 +31,9 @@ type Program struct {
 	// Source is the script's text, for messages that show its lines at
 	// run time (the "expanded from" notes of errorf and warnf).
 	Source string
+	// RuntimeErrors are the places that report a run-time error such as a
+	// division by zero, indexed by EventRuntimeError's ID.
+	RuntimeErrors []RuntimeError
 }
 
 // GlobalsLayout is the layout of the single value of GlobalsMap, which the
@@ -160,6 +163,16 @@ type Arg struct {
 type HelperSite struct {
 	Helper string // "probe_read_kernel", "map_update_elem", ...
 	Pos    string // script position, "file:line:col"
+}
+
+// EventRuntimeError's ID indexes RuntimeErrors: print its warning.
+const EventRuntimeError = EventHelperError + 1
+
+// RuntimeError is a run-time error the program reports as a warning, as
+// bpftrace's "Divide or modulo by 0 detected" does.
+type RuntimeError struct {
+	Msg string  // the warning, without "WARNING: "
+	Pos ast.Pos // script position
 }
 
 // ProgramNames returns the program names of p in a stable order.

@@ -257,6 +257,19 @@ func (s *session) handle(rec []byte) error {
 			msg := strerror(syscall.Errno(-code))
 			fmt.Fprintf(s.stderr, "%s: WARNING: Failed to %s: %s (%d)\n", site.Pos, site.Helper, msg, code)
 		}
+	case object.EventRuntimeError:
+		if int(id) < len(s.prog.RuntimeErrors) {
+			re := s.prog.RuntimeErrors[id]
+			if s.json() {
+				name := re.Pos.Filename
+				if name == "-e" || name == "" {
+					name = "stdin"
+				}
+				return s.write(fmt.Sprintf(`{"type": "runtime_error", "msg": %s, "filename": %s, "line": %d, "col": %d}`+"\n",
+					output.JSONString(re.Msg), output.JSONString(name), re.Pos.Line, re.Pos.Column))
+			}
+			fmt.Fprintf(s.stderr, "%s: WARNING: %s\n", re.Pos, re.Msg)
+		}
 	case object.EventDropped:
 		name := "a map"
 		if m := s.userMap(kind, id); m != nil {

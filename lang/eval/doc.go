@@ -11,25 +11,32 @@
 //
 //   - Integers are 64-bit registers. A value of a narrower type is held
 //     sign- or zero-extended; every arithmetic operation is done in 64 bits.
-//   - A binary arithmetic operation is unsigned when an operand is an
-//     unsigned 64-bit integer (the checker's promote); otherwise it is
-//     signed. Comparisons are signed only when neither side is an unsigned
-//     64-bit integer.
-//   - Signed division truncates toward zero and the remainder takes the
-//     dividend's sign (C). Division by zero yields 0 and remainder by zero
-//     yields the dividend, as the BPF ALU does; MinInt64 / -1 is MinInt64
-//     and MinInt64 % -1 is 0.
+//   - The result of a binary arithmetic operation is a 64-bit integer
+//     (bpftrace 0.26's rule): signed when an operand is signed, and always
+//     for -; unsigned otherwise. A non-negative literal takes the other
+//     operand's sign. Comparisons are signed when an operand is signed
+//     (lang.Info.SignedCompare: bpftrace promotes a uint64 and an int64 to
+//     int64), unsigned otherwise.
+//   - Operations on literals alone are folded by the checker exactly (a
+//     result out of [MinInt64, MaxUint64], a division by a literal zero or
+//     a shift by 64 or more is an error); the evaluator computes them as
+//     the generated code would, which gives the same value.
+//   - / and % divide as C does (truncation toward zero, the remainder takes
+//     the dividend's sign) when both operands are signed
+//     (lang.Info.SignedOperands), as unsigned 64-bit numbers otherwise, as
+//     bpftrace does. A zero divisor yields 1 (bpftrace's result, with its
+//     run-time warning); MinInt64 / -1 is MinInt64 and MinInt64 % -1 is 0.
 //   - Shift counts are taken modulo 64 (the low 6 bits of the count). This
 //     is what the kernel does for 64-bit BPF shifts by a register: the
 //     interpreter masks the count with 63 and the x86-64 JIT's shl/shr/sar
 //     by %cl does the same; the verifier accepts counts of 64 and more in a
 //     register (it only loses track of the result). The e2e differential
 //     test checks this against the running kernel.
-//   - >> is arithmetic when the operation is signed, logical otherwise.
-//   - Unary - yields int64; ~ flips all 64 bits and keeps the operand's
-//     storage type (so ~true is a bool whose register holds -2, which
-//     printf shows as 1 and arithmetic as -2, as the generated code does);
-//     ! yields a bool.
+//   - >> is arithmetic when both operands are signed, logical otherwise.
+//   - Unary - and ~ yield int64 on a signed operand and uint64 on an
+//     unsigned one, computed in the operand's width and extended from it
+//     (~(uint8)0 is 255, -(int8)-128 is -128; on a literal, ~ is the non-negative complement: ~10 is
+//     a uint64); they are errors on bools. ! yields a bool.
 //   - A cast to an integer type truncates to its size and sign- or
 //     zero-extends back to 64 bits; a cast to bool yields 0 or 1.
 //   - Strings compare as C strings (up to the first NUL); strlen counts the

@@ -182,6 +182,9 @@ func (env *Env) unary(e *ast.Unary, v Value) (Value, error) {
 	case "-":
 		v.Bits = -x.Bits
 	}
+	if e.Op != "!" && x.Type.Kind == types.Int {
+		v.Bits = Truncate(v.Bits, x.Type) // computed in the operand's width
+	}
 	return v, nil
 }
 
@@ -231,6 +234,12 @@ func (env *Env) binary(e *ast.Binary, v Value) (Value, error) {
 		return Value{}, errorf(e, "%s on %s and %s", e.Op, x.Type, y.Type)
 	}
 	signed := !isUnsigned64(x.Type) && !isUnsigned64(y.Type)
+	switch e.Op {
+	case "/", "%", ">>":
+		signed = env.Info.SignedOperands(e.X, e.Y)
+	case "==", "!=", "<", "<=", ">", ">=":
+		signed = env.Info.SignedCompare(e.X, e.Y)
+	}
 	r, ok := Arith(e.Op, x.Bits, y.Bits, signed)
 	if !ok {
 		return Value{}, errorf(e, "operator %s", e.Op)
@@ -260,7 +269,7 @@ func Arith(op string, x, y uint64, signed bool) (uint64, bool) {
 		return x * y, true
 	case "/":
 		if y == 0 {
-			return 0, true
+			return 1, true
 		}
 		if signed {
 			// Go defines MinInt64 / -1 as MinInt64, as the generated code
@@ -270,7 +279,7 @@ func Arith(op string, x, y uint64, signed bool) (uint64, bool) {
 		return x / y, true
 	case "%":
 		if y == 0 {
-			return x, true
+			return 1, true
 		}
 		if signed {
 			return uint64(sx % sy), true
@@ -410,6 +419,12 @@ func (env *Env) Exec(s ast.Stmt) error {
 				return errorf(s, "%s on a string", s.Op)
 			}
 			signed := !isUnsigned64(t) && !isUnsigned64(x.Type)
+			switch s.Op {
+			case "/=", "%=", ">>=":
+				cv, isConst := env.Info.Consts[s.Rhs]
+				flex := isConst && !cv.IsStr && x.Type.Kind == types.Int && x.Type.Signed && int64(cv.Int) >= 0
+				signed = lang.SignedPair(t, x.Type, false, flex)
+			}
 			r, ok := Arith(s.Op[:len(s.Op)-1], old.Bits, x.Bits, signed)
 			if !ok {
 				return errorf(s, "operator %s", s.Op)

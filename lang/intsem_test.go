@@ -1,0 +1,93 @@
+package lang_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/gotrace/gotrace/lang"
+	"github.com/gotrace/gotrace/lang/ast"
+)
+
+// TestIntegerTypes checks the types of integer expressions: 64-bit
+// results, signed when an operand is signed and always for -, literals
+// that take the other operand's sign and fold exactly, and the unary
+// operators (bpftrace 0.26's rules).
+func TestIntegerTypes(t *testing.T) {
+	tests := []struct{ expr, typ string }{
+		{"(uint8)250 + (uint8)10", "uint64"},
+		{"(uint32)5 + (uint8)3", "uint64"},
+		{"(uint64)1 - (uint64)2", "int64"},
+		{"(uint64)1 + (-2)", "int64"},
+		{"(uint64)$x + 1", "uint64"},
+		{"(int8)$x + (uint64)1", "int64"},
+		{"(uint16)$x << 3", "uint64"},
+		{"~10", "uint64"},
+		{"~(-11)", "int64"},
+		{"~(uint8)$x", "uint64"},
+		{"~(int16)$x", "int64"},
+		{"-(uint32)$x", "uint64"},
+		{"-(int32)$x", "int64"},
+		{"0x7fffffffffffffff + 1", "uint64"},
+		{"1 << 63", "uint64"},
+		{"-1 << 63", "int64"},
+		{"-(-0x8000000000000000)", "uint64"},
+		{"10 - 20", "int64"},
+	}
+	for _, tt := range tests {
+		src := "BEGIN { $x = 1; $r = " + tt.expr + "; }"
+		file, err := lang.Parse("t.bt", src)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.expr, err)
+		}
+		prog, err := lang.Check(file, nil, lang.Options{})
+		if err != nil {
+			t.Errorf("%s: %v", tt.expr, lang.Render(err, src))
+			continue
+		}
+		p := prog.Probes[0]
+		stmts := p.AST.Body.Stmts
+		rhs := stmts[len(stmts)-1].(*ast.AssignStmt).Rhs
+		if got := p.Info.TypeOf(rhs).String(); got != tt.typ {
+			t.Errorf("%s: type %s, want %s", tt.expr, got, tt.typ)
+		}
+	}
+}
+
+// TestSignedDivisionWarning checks bpftrace's warning for / and % on
+// operands of different types, one of them signed.
+func TestSignedDivisionWarning(t *testing.T) {
+	tests := []struct {
+		expr string
+		warn bool
+	}{
+		{"(int64)$x / (uint32)$x", true},
+		{"(uint64)$x % (int8)$x", true},
+		{"(int64)$x / (int64)$x", false},
+		{"(uint64)$x / (uint32)$x", false},
+		{"(int64)$x / 2", false},
+		{"(uint64)$x / 2", false},
+		{"(int64)$x * (uint32)$x", false},
+	}
+	for _, tt := range tests {
+		src := "BEGIN { $x = 1; @r = " + tt.expr + "; }"
+		file, err := lang.Parse("t.bt", src)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.expr, err)
+		}
+		prog, err := lang.Check(file, nil, lang.Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", tt.expr, lang.Render(err, src))
+		}
+		var got bool
+		for _, w := range prog.Warnings {
+			if w.Msg == "signed operands for '"+strings.Fields(tt.expr)[1]+"' can lead to undefined behavior (cast to unsigned to silence warning)" {
+				got = true
+			} else {
+				t.Errorf("%s: unexpected warning %q", tt.expr, w.Msg)
+			}
+		}
+		if got != tt.warn {
+			t.Errorf("%s: warning %v, want %v", tt.expr, got, tt.warn)
+		}
+	}
+}
