@@ -27,9 +27,7 @@ func checkAddrFunc(k types.Kind) func(*checker, *ast.Call) *types.Type {
 			as = types.User
 		}
 		if t.Kind == types.Pointer {
-			cp := *t
-			cp.AS = as
-			return &cp
+			return withAS(t, as)
 		}
 		return &types.Type{Kind: types.Pointer, Size: 8, Elem: types.Uint8, AS: as}
 	}

@@ -56,6 +56,17 @@ const (
 	User
 )
 
+// String names the address space: "kernel", "user", or "" for none.
+func (as AddrSpace) String() string {
+	switch as {
+	case Kernel:
+		return "kernel"
+	case User:
+		return "user"
+	}
+	return ""
+}
+
 // Type is the type of a value.
 type Type struct {
 	Kind   Kind
