@@ -1,0 +1,54 @@
+package e2e
+
+import (
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+// TestUprobeUserPointers reads the traced program's memory through pointers
+// made from uprobe arguments, as bpftrace does: a struct member and an
+// array member through a cast pointer, a nested pointer in a struct, an
+// array element, a pointer to pointer, and a pointer stepped in a map.
+func TestUprobeUserPointers(t *testing.T) {
+	cc, err := exec.LookPath("cc")
+	if err != nil {
+		t.Skip("no C compiler to build the traced program")
+	}
+	bin := filepath.Join(t.TempDir(), "pointers")
+	if out, err := exec.Command(cc, "-O1", "-o", bin, "testdata/uprobe/pointers.c").CombinedOutput(); err != nil {
+		t.Fatalf("cc: %v\n%s", err, out)
+	}
+	script := `struct point { int x; int y[3]; struct point *next; }
+uprobe:` + bin + `:take_struct {
+	$p = (struct point *)arg0;
+	printf("x=%d y1=%d next.x=%d next.y2=%d\n", $p->x, $p->y[1], $p->next->x, $p->next->y[2]);
+}
+uprobe:` + bin + `:take_array {
+	$a = (int32 *)arg0;
+	$i = 2;
+	printf("a0=%d a2=%d a3=%d\n", $a[0], $a[$i], *($a + 3));
+	@p = $a; @p++; @p += 1;
+	printf("via map=%d\n", *@p);
+	$a++;
+	printf("via var=%d\n", *$a);
+}
+uprobe:` + bin + `:take_ptrs {
+	$pp = (int32 **)arg0;
+	printf("pp0=%d pp1=%d\n", *$pp[0], **($pp + 1));
+	clear(@p);
+	exit();
+}`
+	got := run(t, "-c", bin, "-e", script)
+	wantOutput(t, got, "x=5 y1=51 next.x=7 next.y2=72\na0=11 a2=33 a3=44\nvia map=33\nvia var=22\npp0=100 pp1=200\n\n\n", 0)
+}
+
+// TestTracepointUserPointers reads a syscall tracepoint's char ** field:
+// args.argv is a user pointer to user pointers.
+func TestTracepointUserPointers(t *testing.T) {
+	got := run(t, "-c", "/bin/true one", "-e", `tracepoint:syscalls:sys_enter_execve /pid == cpid/ {
+	printf("%s %s %s %d\n", str(args.filename), str(args.argv[0]), str(*(args.argv + 1)), args.argv[2] == 0);
+	exit();
+}`)
+	wantOutput(t, got, "/bin/true /bin/true one 1\n\n\n", 0)
+}
