@@ -314,6 +314,8 @@ func (g *gen) arrayBase(x ast.Expr) {
 			return
 		}
 		g.memberAddr(x)
+	case *ast.Index:
+		g.elemAddr(x) // an array of arrays
 	default:
 		g.fail(x.Pos(), fmt.Errorf("cannot index this %s", xt))
 	}

@@ -113,6 +113,8 @@ func (g *gen) structAddr(x ast.Expr) {
 		g.memberAddr(x)
 	case *ast.Unary:
 		g.scalar(x.X)
+	case *ast.Index:
+		g.elemAddr(x) // an element of an array of structs
 	default:
 		g.fail(x.Pos(), fmt.Errorf("cannot take the address of this %s", t))
 	}

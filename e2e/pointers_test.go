@@ -8,8 +8,8 @@ import (
 
 // TestUprobeUserPointers reads the traced program's memory through pointers
 // made from uprobe arguments, as bpftrace does: a struct member and an
-// array member through a cast pointer, a nested pointer in a struct, an
-// array element, a pointer to pointer, and a pointer stepped in a map.
+// array member through a cast pointer, a nested pointer in a struct,
+// arrays of structs, arrays of arrays, a flexible array member, an array element, a pointer to pointer, and a pointer stepped in a map.
 func TestUprobeUserPointers(t *testing.T) {
 	cc, err := exec.LookPath("cc")
 	if err != nil {
@@ -20,9 +20,15 @@ func TestUprobeUserPointers(t *testing.T) {
 		t.Fatalf("cc: %v\n%s", err, out)
 	}
 	script := `struct point { int x; int y[3]; struct point *next; }
+struct box { int n; struct point pts[2]; int grid[2][3]; int tail[]; }
 uprobe:` + bin + `:take_struct {
 	$p = (struct point *)arg0;
 	printf("x=%d y1=%d next.x=%d next.y2=%d\n", $p->x, $p->y[1], $p->next->x, $p->next->y[2]);
+}
+uprobe:` + bin + `:take_box {
+	$b = (struct box *)arg0;
+	$j = 1;
+	printf("pts1.x=%d pts0.y2=%d grid12=%d grid0j=%d tail1=%d\n", $b->pts[1].x, $b->pts[0].y[2], $b->grid[1][2], $b->grid[0][$j], $b->tail[1]);
 }
 uprobe:` + bin + `:take_array {
 	$a = (int32 *)arg0;
@@ -40,7 +46,7 @@ uprobe:` + bin + `:take_ptrs {
 	exit();
 }`
 	got := run(t, "-c", bin, "-e", script)
-	wantOutput(t, got, "x=5 y1=51 next.x=7 next.y2=72\na0=11 a2=33 a3=44\nvia map=33\nvia var=22\npp0=100 pp1=200\n\n\n", 0)
+	wantOutput(t, got, "x=5 y1=51 next.x=7 next.y2=72\npts1.x=2 pts0.y2=12 grid12=5 grid0j=1 tail1=98\na0=11 a2=33 a3=44\nvia map=33\nvia var=22\npp0=100 pp1=200\n\n\n", 0)
 }
 
 // TestTracepointUserPointers reads a syscall tracepoint's char ** field:

@@ -328,7 +328,7 @@ func (c *checker) index(e *ast.Index) *types.Type {
 		}
 		return types.Uint8
 	case types.Array:
-		if isConst && int(cv.Int) >= xt.Len {
+		if isConst && int(cv.Int) >= xt.Len && !(xt.Len == 0 && xt.BTF != nil) { // y[0]: a flexible array member
 			c.errorf(e.Index.Pos(), "index %d is out of bounds for %s", cv.Int, xt)
 			return nil
 		}

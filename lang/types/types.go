@@ -260,7 +260,13 @@ func (t *Type) String() string {
 	case Pointer:
 		return t.Elem.String() + " *"
 	case Array:
-		return fmt.Sprintf("%s[%d]", t.Elem, t.Len)
+		// int32[2][3]: two arrays of three, as C writes it.
+		dims := ""
+		e := t
+		for ; e.Kind == Array; e = e.Elem {
+			dims += fmt.Sprintf("[%d]", e.Len)
+		}
+		return e.String() + dims
 	case Tuple, Record:
 		var b strings.Builder
 		b.WriteString("(")
