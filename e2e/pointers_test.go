@@ -58,3 +58,10 @@ func TestTracepointUserPointers(t *testing.T) {
 }`)
 	wantOutput(t, got, "/bin/true /bin/true one 1\n\n\n", 0)
 }
+
+// TestStrPositional: str() of a positional parameter is its text, even a
+// number's, and str($N + n) skips n bytes of it, as in bpftrace.
+func TestStrPositional(t *testing.T) {
+	got := run(t, "-e", `BEGIN { printf("-%s-%s-%s-\n", str($1), str($2 + 1), str(($2 + 9))); exit(); }`, "12", "hello")
+	wantOutput(t, got, "-12-ello--\n\n\n", 0)
+}

@@ -11,7 +11,10 @@ func checkStr(c *checker, e *ast.Call) *types.Type {
 	if !c.wantArgs(e, 1, 2) {
 		return nil
 	}
-	t := c.expr(e.Args[0])
+	t, ok := c.positionalString(e.Args[0])
+	if !ok {
+		t = c.expr(e.Args[0])
+	}
 	if t == nil {
 		return nil
 	}
