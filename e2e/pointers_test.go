@@ -65,3 +65,14 @@ func TestStrPositional(t *testing.T) {
 	got := run(t, "-e", `BEGIN { printf("-%s-%s-%s-\n", str($1), str($2 + 1), str(($2 + 9))); exit(); }`, "12", "hello")
 	wantOutput(t, got, "-12-ello--\n\n\n", 0)
 }
+
+// TestStrLength: str(p, n) reads n bytes with the NUL (n-1 characters),
+// for a constant and a run-time n, as in bpftrace.
+func TestStrLength(t *testing.T) {
+	got := run(t, "-c", "/bin/true zztest", "-e", `tracepoint:syscalls:sys_enter_execve /pid == cpid/ {
+	$n = 3;
+	printf("%s|%s|%s\n", str(args.argv[1], 5), str(args.argv[1], $n), str(args.argv[1], $n + 100));
+	exit();
+}`)
+	wantOutput(t, got, "zzte|zz|zztest\n\n\n", 0)
+}

@@ -24,8 +24,8 @@ func checkStr(c *checker, e *ast.Call) *types.Type {
 		if !ok {
 			return nil
 		}
-		if n > 0 && int(n)+1 < size {
-			size = int(n) + 1
+		if n > 0 && int(n) < size {
+			size = int(n) // n bytes with the NUL: n-1 characters
 		}
 	}
 	switch {
