@@ -111,6 +111,10 @@ func (g *gen) buffer(e ast.Expr) int16 {
 			g.emit(asm.StoreMem(g.fp, off+int16(f.Offset), asm.R0, sizeOf(f.Type)))
 		}
 		return off
+	case *ast.Unary:
+		if e.Op == "*" {
+			return g.derefBuffer(e)
+		}
 	case *ast.Ternary:
 		off := g.alloc(t.Size, e.Pos())
 		elseL, endL := g.newLabel("telse"), g.newLabel("tend")

@@ -115,6 +115,9 @@ func (g *gen) unary(e *ast.Unary) {
 	case "*":
 		g.deref(e)
 		return
+	case "&":
+		g.addrOf(e)
+		return
 	}
 	if e.Op == "!" {
 		g.boolValue(e)

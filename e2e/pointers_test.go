@@ -76,3 +76,19 @@ func TestStrLength(t *testing.T) {
 }`)
 	wantOutput(t, got, "zzte|zz|zztest\n\n\n", 0)
 }
+
+// TestAddrOf: &$x points to a variable's stack slot; *, [] and pointer
+// arithmetic read through it, for integers, strings, tuples and username
+// (the tests run as root).
+func TestAddrOf(t *testing.T) {
+	got := run(t, "-e", `BEGIN {
+	$v = (uint64)0x1e; $p = (uint8 *)&$v; $b = &$v;
+	$s = "hello"; $c = (int8 *)&$s;
+	$t = (1, "hi", 2);
+	$u = username; $up = &$u;
+	printf("%d %d %d %c %c %s\n", *$b, $p[0], *(uint16 *)(&$v), *$c, *++$c, *$up);
+	print(*(&$t));
+	exit();
+}`)
+	wantOutput(t, got, "30 30 30 h e root\n(1, hi, 2)\n\n\n", 0)
+}

@@ -227,11 +227,13 @@ func (c *checker) unary(e *ast.Unary) *types.Type {
 			c.errorf(e.Pos(), "cannot dereference %s", t)
 			return nil
 		}
-		if !t.Elem.IsInt() && t.Elem.Kind != types.Pointer && t.Elem.Kind != types.Struct {
+		if !t.Elem.IsInt() && t.Elem.Kind != types.Pointer && t.Elem.Kind != types.Struct && !derefable(t.Elem) {
 			c.errorf(e.Pos(), "dereferencing %s is not supported yet", t)
 			return nil
 		}
 		return t.Elem
+	case "&":
+		return c.addrOf(e, t)
 	}
 	c.errorf(e.Pos(), "unary %s is not supported yet", e.Op)
 	return nil
