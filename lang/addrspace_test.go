@@ -51,6 +51,10 @@ func TestAddrSpace(t *testing.T) {
 		// syscall tracepoint pointers are user memory, at every level.
 		{`tracepoint:syscalls:sys_enter_execve { $t1 = args.argv; $t2 = args.argv[0]; $t3 = args.filename; }`,
 			`int8 *@user *@user; int8 *@user; int8 *@user`},
+		// an integer field of a syscall tracepoint holds a user address.
+		{`tracepoint:syscalls:sys_enter_read { $t1 = (int8 *)args.buf; $t2 = (int32 *)args.count; }`,
+			`int8 *@user; int32 *@user`},
+		{`tracepoint:sched:sched_switch { $t1 = (int32 *)args.prev_pid; }`, `int32 *@kernel`},
 		// maps keep the type; pointer increments keep it too.
 		{`uprobe:libc:malloc { @p = (int16 *)arg0; @p++; @p += 2; $t1 = @p; $t2 = @p--; }`,
 			`int16 *@user; int16 *@user`},

@@ -231,7 +231,11 @@ func (c *checker) tracepointFieldType(f TracepointField, as types.AddrSpace) *ty
 	if size != 1 && size != 2 && size != 4 && size != 8 {
 		size = 8
 	}
-	return types.NewInt(size, f.Signed)
+	// An address kept in an integer field points into the record's
+	// address space: (T *)args.addr reads user memory in a syscall.
+	t := types.NewInt(size, f.Signed)
+	t.AS = as
+	return t
 }
 
 // tracepointPointer types a pointer field of a tracepoint record from its C

@@ -93,7 +93,7 @@ func checkKaddr(c *checker, e *ast.Call) *types.Type {
 		return nil
 	}
 	c.info.Consts[e] = Const{Int: addr}
-	return types.Uint64
+	return &types.Type{Kind: types.Int, Size: 8, AS: types.Kernel} // a pointer made from it reads kernel memory
 }
 
 // ustackType is the type of ustack: {stack id, pid}.
