@@ -244,6 +244,9 @@ func (g *gen) mapCompound(m *ast.MapRef, op string, v ast.Expr, delta int64, res
 	// A pointer steps by the size of what it points to.
 	scale := ptrScale(mt.Value)
 	var operand int16
+	if cv, ok := g.info.Consts[v]; ok && v != nil && !cv.IsStr && scale != 1 {
+		v, delta = nil, int64(cv.Int) // @p += 2: the constant 2 * sizeof(*p)
+	}
 	if v != nil {
 		g.scalar(v)
 		if scale != 1 {
