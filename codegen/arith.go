@@ -24,7 +24,7 @@ func (g *gen) binary(e *ast.Binary) {
 			return
 		}
 	}
-	if xt.Kind == types.Pointer && yt.IsInt() || yt.Kind == types.Pointer && xt.IsInt() {
+	if (e.Op == "+" || e.Op == "-") && (xt.Kind == types.Pointer && yt.IsInt() || yt.Kind == types.Pointer && xt.IsInt()) {
 		g.pointerArith(e, xt, yt)
 		return
 	}

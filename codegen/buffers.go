@@ -111,6 +111,10 @@ func (g *gen) buffer(e ast.Expr) int16 {
 			g.emit(asm.StoreMem(g.fp, off+int16(f.Offset), asm.R0, sizeOf(f.Type)))
 		}
 		return off
+	case *ast.Unary:
+		if e.Op == "*" {
+			return g.derefBuffer(e)
+		}
 	case *ast.Ternary:
 		off := g.alloc(t.Size, e.Pos())
 		elseL, endL := g.newLabel("telse"), g.newLabel("tend")
@@ -230,14 +234,17 @@ func (g *gen) str(e *ast.Call) int16 {
 	}
 	size := int32(t.Size + 1)
 	if len(e.Args) == 2 {
+		if cv, ok := g.info.Consts[e.Args[1]]; ok && !cv.IsStr && cv.Int > 0 && cv.Int <= uint64(t.Size) {
+			// str(p, n): n bytes with the NUL, never marked truncated
+			size = int32(cv.Int)
+		}
 		if cv, ok := g.info.Consts[e.Args[1]]; !ok || cv.IsStr {
 			// A run-time length: clamp it to the buffer.
 			g.emit(asm.StoreMem(g.fp, off, asm.R3, asm.DWord)) // park the pointer
 			g.scalar(e.Args[1])
 			ok := g.newLabel("strlen")
 			g.emit(
-				asm.Add.Imm(asm.R0, 1),
-				asm.JLE.Imm(asm.R0, size, ok),
+				asm.JLE.Imm(asm.R0, size-1, ok), // n bytes with the NUL
 				asm.Mov.Imm(asm.R0, size),
 			)
 			g.mark(ok)

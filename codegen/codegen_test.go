@@ -11,6 +11,7 @@ import (
 
 	"github.com/gotrace/gotrace/codegen"
 	"github.com/gotrace/gotrace/internal/difftest"
+	"github.com/gotrace/gotrace/internal/hostfs"
 	"github.com/gotrace/gotrace/internal/testbtf"
 	"github.com/gotrace/gotrace/lang"
 	"github.com/gotrace/gotrace/object"
@@ -94,7 +95,11 @@ func compileScript(t *testing.T, name, src string, opts codegen.Options) (*objec
 	if err != nil {
 		return nil, err
 	}
-	env := tracefs.NewEnv(filepath.Join("..", "testdata", "tracefs"), tracefs.WithBTF(testbtf.Spec(t)))
+	// Host files resolve uprobe targets (uprobe:/bin/sh:0x1000).
+	env := struct {
+		*tracefs.Env
+		hostfs.Files
+	}{tracefs.NewEnv(filepath.Join("..", "testdata", "tracefs"), tracefs.WithBTF(testbtf.Spec(t))), hostfs.Files{}}
 	checked, err := lang.Check(file, env, lang.Options{Params: []string{"42"}})
 	if err != nil {
 		return nil, err

@@ -115,6 +115,9 @@ func (g *gen) unary(e *ast.Unary) {
 	case "*":
 		g.deref(e)
 		return
+	case "&":
+		g.addrOf(e)
+		return
 	}
 	if e.Op == "!" {
 		g.boolValue(e)
@@ -318,6 +321,8 @@ func (g *gen) arrayBase(x ast.Expr) {
 			return
 		}
 		g.memberAddr(x)
+	case *ast.Index:
+		g.elemAddr(x) // an array of arrays
 	default:
 		g.fail(x.Pos(), fmt.Errorf("cannot index this %s", xt))
 	}

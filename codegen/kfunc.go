@@ -113,6 +113,8 @@ func (g *gen) structAddr(x ast.Expr) {
 		g.memberAddr(x)
 	case *ast.Unary:
 		g.scalar(x.X)
+	case *ast.Index:
+		g.elemAddr(x) // an element of an array of structs
 	default:
 		g.fail(x.Pos(), fmt.Errorf("cannot take the address of this %s", t))
 	}
@@ -265,4 +267,33 @@ func (g *gen) deref(e *ast.Unary) {
 	tmp := g.alloc(8, e.Pos())
 	g.readKernel(tmp, min(t.Size, 8), g.info.TypeOf(e.X).AS)
 	g.loadSized(tmp, t)
+}
+
+// addrOf leaves in R0 the address of a variable's stack slot (&$x).
+func (g *gen) addrOf(e *ast.Unary) {
+	x := e.X
+	for {
+		p, ok := x.(*ast.Paren)
+		if !ok {
+			break
+		}
+		x = p.X
+	}
+	v, ok := x.(*ast.Var)
+	if !ok {
+		g.fail(e.Pos(), fmt.Errorf("cannot take the address of this expression"))
+		return
+	}
+	off, _ := g.varSlot(v)
+	g.emit(asm.Mov.Reg(asm.R0, g.fp), asm.Add.Imm(asm.R0, int32(off)))
+}
+
+// derefBuffer reads *p for a pointer to a string, tuple or record into a
+// new stack slot.
+func (g *gen) derefBuffer(e *ast.Unary) int16 {
+	t := g.info.TypeOf(e)
+	off := g.alloc(t.Size, e.Pos())
+	g.scalar(e.X)
+	g.readKernel(off, t.Size, g.info.TypeOf(e.X).AS)
+	return off
 }

@@ -193,9 +193,17 @@ func (g *gen) assign(s *ast.AssignStmt) {
 			g.copyInto(off, t.Size, s.Rhs)
 			return
 		}
-		if s.Op == "=" {
+		switch {
+		case s.Op == "=":
 			g.scalar(s.Rhs)
-		} else {
+		case t.Kind == types.Pointer:
+			// p += n, p -= n: n elements of *p
+			g.operands(l, s.Rhs)
+			if scale := ptrScale(t); scale != 1 {
+				g.emit(asm.Mul.Imm(asm.R1, int32(scale)))
+			}
+			g.arith(s.Op[:len(s.Op)-1], false, s.Pos())
+		default:
 			g.operands(l, s.Rhs)
 			g.arith(s.Op[:len(s.Op)-1], g.compoundSigned(s.Op, t, s.Rhs), s.Pos())
 		}
@@ -233,11 +241,20 @@ func (g *gen) mapStore(m *ast.MapRef, v ast.Expr) {
 // postfix ++/--, which the caller fixes up).
 func (g *gen) mapCompound(m *ast.MapRef, op string, v ast.Expr, delta int64, result bool) {
 	mt := g.mapInfo(m.Name)
+	// A pointer steps by the size of what it points to.
+	scale := ptrScale(mt.Value)
 	var operand int16
+	if cv, ok := g.info.Consts[v]; ok && v != nil && !cv.IsStr && scale != 1 {
+		v, delta = nil, int64(cv.Int) // @p += 2: the constant 2 * sizeof(*p)
+	}
 	if v != nil {
 		g.scalar(v)
+		if scale != 1 {
+			g.emit(asm.Mul.Imm(asm.R0, int32(scale)))
+		}
 		operand = g.spill(v.Pos())
 	} else {
+		delta *= scale
 		operand = g.alloc(8, m.Pos())
 		g.loadImm(asm.R0, delta)
 		g.emit(asm.StoreMem(g.fp, operand, asm.R0, asm.DWord))
@@ -276,6 +293,21 @@ func (g *gen) mapCompound(m *ast.MapRef, op string, v ast.Expr, delta int64, res
 	g.mark(end)
 }
 
+// ptrScale is the step of pointer arithmetic on a value of type t: the
+// size of what a pointer points to (1 for void *), 1 for an integer.
+func ptrScale(t *types.Type) int64 {
+	if t == nil || t.Kind != types.Pointer || t.Elem == nil {
+		return 1
+	}
+	switch {
+	case t.Elem.Kind == types.Pointer:
+		return 8
+	case t.Elem.Size > 0:
+		return int64(t.Elem.Size)
+	}
+	return 1
+}
+
 // incDec implements x++ / x-- as a statement.
 func (g *gen) incDec(x ast.Expr, op string) {
 	delta := int64(1)
@@ -286,7 +318,8 @@ func (g *gen) incDec(x ast.Expr, op string) {
 	case *ast.MapRef:
 		g.mapCompound(x, "+", nil, delta, false)
 	case *ast.Var:
-		off, _ := g.varSlot(x)
+		off, t := g.varSlot(x)
+		delta *= ptrScale(t)
 		g.emit(
 			asm.LoadMem(asm.R0, g.fp, off, asm.DWord),
 			asm.Add.Imm(asm.R0, int32(delta)),
@@ -305,10 +338,11 @@ func (g *gen) incDecValue(e *ast.Unary) {
 	case *ast.MapRef:
 		g.mapCompound(x, "+", nil, int64(delta), true)
 		if e.Postfix {
-			g.emit(asm.Add.Imm(asm.R0, -delta))
+			g.emit(asm.Add.Imm(asm.R0, -delta*int32(ptrScale(g.mapInfo(x.Name).Value))))
 		}
 	case *ast.Var:
-		off, _ := g.varSlot(x)
+		off, t := g.varSlot(x)
+		delta *= int32(ptrScale(t))
 		g.emit(
 			asm.LoadMem(asm.R0, g.fp, off, asm.DWord),
 			asm.Add.Imm(asm.R0, delta),

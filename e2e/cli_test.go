@@ -116,8 +116,14 @@ func TestEnvAndNamedParams(t *testing.T) {
 
 // TestHelperWarnings: -k reports failing probe reads with their position.
 func TestHelperWarnings(t *testing.T) {
-	got := run(t, "-k", "-e", `BEGIN { @x = *(uint64 *)16; exit(); }`)
+	got := run(t, "-k", "-e", `BEGIN { @x = *kptr((uint64 *)16); exit(); }`)
 	if got.code != 0 || !regexp.MustCompile(`stdin:1:9: WARNING: Failed to probe_read_kernel: .* \(-\d+\)`).MatchString(got.stderr) {
+		t.Errorf("exit %d stderr %q", got.code, got.stderr)
+	}
+	// A pointer made from an integer in BEGIN has no address space, so
+	// it is read with probe_read, as in bpftrace.
+	got = run(t, "-k", "-e", `BEGIN { @x = *(uint64 *)16; exit(); }`)
+	if got.code != 0 || !regexp.MustCompile(`stdin:1:9: WARNING: Failed to probe_read: .* \(-\d+\)`).MatchString(got.stderr) {
 		t.Errorf("exit %d stderr %q", got.code, got.stderr)
 	}
 	if got := run(t, "-e", `BEGIN { @x = *(uint64 *)16; exit(); }`); strings.Contains(got.stderr, "WARNING") {

@@ -15,7 +15,7 @@ func TestDivideByZero(t *testing.T) {
 	got := run(t, "-e", script)
 	wantOutput(t, got, "1\n1\n\n\n", 0)
 	for _, col := range []string{"23", "55"} {
-		if want := "-e:1:" + col + ": WARNING: " + msg + "\n"; !strings.Contains(got.stderr, want) {
+		if want := "stdin:1:" + col + ": WARNING: " + msg + "\n"; !strings.Contains(got.stderr, want) {
 			t.Errorf("stderr %q lacks %q", got.stderr, want)
 		}
 	}
@@ -25,7 +25,7 @@ func TestDivideByZero(t *testing.T) {
 		t.Errorf("stdout %q lacks %q", got.stdout, want)
 	}
 	got = run(t, "-e", `BEGIN { print(5 / 0); }`)
-	if want := "-e:1:15: error: unable to fold literals due to overflow or underflow\n"; got.code != 1 || !strings.HasPrefix(got.stderr, want) {
+	if want := "stdin:1:15-20: ERROR: unable to fold literals due to overflow or underflow\n"; got.code != 1 || !strings.HasPrefix(got.stderr, want) {
 		t.Errorf("exit %d, stderr %q, want exit 1 and %q", got.code, got.stderr, want)
 	}
 }
@@ -36,7 +36,7 @@ func TestSignedDivisionWarning(t *testing.T) {
 	needRoot(t)
 	got := run(t, "-e", `BEGIN { $m = -7; print($m / (uint64)2); exit(); }`)
 	wantOutput(t, got, "9223372036854775804\n\n\n", 0)
-	if want := "-e:1:24: warning: signed operands for '/' can lead to undefined behavior (cast to unsigned to silence warning)\n"; !strings.Contains(got.stderr, want) {
+	if want := "stdin:1:24-38: WARNING: signed operands for '/' can lead to undefined behavior (cast to unsigned to silence warning)\n"; !strings.Contains(got.stderr, want) {
 		t.Errorf("stderr %q lacks %q", got.stderr, want)
 	}
 }

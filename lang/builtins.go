@@ -224,29 +224,54 @@ func (c *checker) tracepointFieldType(f TracepointField, as types.AddrSpace) *ty
 			es = 1
 		}
 		return &types.Type{Kind: types.Array, Size: f.Size, Len: f.ArrayLen, Elem: types.NewInt(es, f.Signed)}
-	case strings.HasSuffix(ct, "*"):
-		base := strings.TrimSpace(strings.TrimRight(ct, "* "))
-		elem := types.Uint8
-		switch {
-		case base == "char" || base == "const char":
-			elem = types.Int8
-		case base == "void":
-			elem = types.VoidT
-		case strings.HasPrefix(base, "struct ") || strings.HasPrefix(base, "union "):
-			// Typed through BTF when the kernel has it.
-			if spec, err := c.env.BTF(); err == nil && spec != nil {
-				if bt, err := lookupKernelType(spec, base); err == nil {
-					if t := btfToType(bt, as); t != nil {
-						elem = t
-					}
-				}
-			}
-		}
-		return &types.Type{Kind: types.Pointer, Size: 8, Elem: elem, AS: as, Name: base}
+	case strings.Contains(ct, "*"):
+		return c.tracepointPointer(ct, as)
 	}
 	size := f.Size
 	if size != 1 && size != 2 && size != 4 && size != 8 {
 		size = 8
 	}
-	return types.NewInt(size, f.Signed)
+	// An address kept in an integer field points into the record's
+	// address space: (T *)args.addr reads user memory in a syscall.
+	t := types.NewInt(size, f.Signed)
+	t.AS = as
+	return t
+}
+
+// tracepointPointer types a pointer field of a tracepoint record from its C
+// declaration ("const char *const *", "struct sockaddr *", "loff_t *"):
+// every level of pointer reads from as; what it points to is a C integer,
+// a kernel type found in BTF, or bytes (uint8) when unknown.
+func (c *checker) tracepointPointer(ct string, as types.AddrSpace) *types.Type {
+	levels := strings.Count(ct, "*")
+	var words []string
+	for _, w := range strings.Fields(strings.ReplaceAll(ct, "*", " ")) {
+		switch w {
+		case "const", "volatile", "__user", "restrict", "__restrict":
+			continue
+		}
+		words = append(words, w)
+	}
+	base := strings.Join(words, " ")
+	elem := cIntType(base)
+	switch {
+	case elem != nil:
+	case base == "void":
+		elem = types.VoidT
+	default:
+		elem = types.Uint8
+		if spec, err := c.env.BTF(); err == nil && spec != nil {
+			if bt, err := lookupKernelType(spec, base); err == nil {
+				if t := btfToType(bt, as); t != nil && t.Kind != types.Void {
+					elem = t
+				}
+			}
+		}
+	}
+	t := elem
+	for i := 0; i < levels; i++ {
+		t = &types.Type{Kind: types.Pointer, Size: 8, Elem: t, AS: as}
+	}
+	t.Name = base
+	return withAS(t, as)
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/gotrace/gotrace/lang/ast"
 	"github.com/gotrace/gotrace/lang/types"
+	"github.com/gotrace/gotrace/provider"
 )
 
 func (c *checker) cast(e *ast.Cast) *types.Type {
@@ -30,6 +31,15 @@ func (c *checker) cast(e *ast.Cast) *types.Type {
 			c.errorf(e, "cannot cast %s to %s", t, nt)
 			return nil
 		}
+		// The pointer keeps the address space of the value cast (a user
+		// pointer stays one); an integer from nowhere in particular
+		// points into the probe's own address space, user memory in a
+		// uprobe, as bpftrace decides.
+		as := t.AS
+		if as == types.NoAS {
+			as = c.probeAddrSpace()
+		}
+		nt = withAS(nt, as)
 	case nt.IsInt() && t.Kind == types.Array && t.Size == nt.Size:
 		// reinterpret the bytes of an array (e.g. (uint32)pton("1.2.3.4"))
 	case nt.IsInt():
@@ -42,6 +52,50 @@ func (c *checker) cast(e *ast.Cast) *types.Type {
 		return nil
 	}
 	return nt
+}
+
+// probeAddrSpace is the address space a pointer made from a plain integer
+// reads in the current probe: user memory in probes of user programs
+// (uprobe, uretprobe), kernel memory in probes of kernel functions and
+// events (kprobe, fentry, tracepoint, rawtracepoint), and either (NoAS)
+// in probes with no context of their own (begin, interval, profile).
+func (c *checker) probeAddrSpace() types.AddrSpace {
+	if c.probe == nil {
+		return types.Kernel
+	}
+	def := c.probe.Def()
+	switch {
+	case def.UserBinary:
+		return types.User
+	case def.Func || def.ArgN || def.Args != provider.ArgsNone:
+		return types.Kernel
+	}
+	return types.NoAS
+}
+
+// withAS returns t living in address space as: a pointer and what it
+// points to (nested pointers, structs, arrays) all read from as, the way
+// bpftrace's dereferences and member accesses inherit the address space
+// of the value they start from. t itself is not modified.
+func withAS(t *types.Type, as types.AddrSpace) *types.Type {
+	if t == nil {
+		return nil
+	}
+	switch t.Kind {
+	case types.Pointer, types.Struct, types.Array:
+	default:
+		return t
+	}
+	elem := t.Elem
+	if t.Kind != types.Struct {
+		elem = withAS(t.Elem, as)
+	}
+	if t.AS == as && elem == t.Elem {
+		return t
+	}
+	cp := *t
+	cp.AS, cp.Elem = as, elem
+	return &cp
 }
 
 // resolveType turns a written type into a type: bpftrace's integer names,

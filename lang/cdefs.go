@@ -247,16 +247,25 @@ func (p *cParser) composite(kind, name string) (btf.Type, error) {
 			if p.peek() != ";" && p.peek() != ":" {
 				mname = p.next()
 			}
+			// int a[2][3] is two arrays of three ints: the last
+			// dimension is the innermost; a[] is a flexible array.
+			var dims []uint32
 			for p.peek() == "[" {
 				p.next()
-				n, err := strconv.ParseUint(p.next(), 0, 32)
-				if err != nil {
-					return nil, fmt.Errorf("array length must be a number")
+				n := uint64(0)
+				if p.peek() != "]" {
+					var err error
+					if n, err = strconv.ParseUint(p.next(), 0, 32); err != nil {
+						return nil, fmt.Errorf("array length must be a number")
+					}
 				}
 				if err := p.expect("]"); err != nil {
 					return nil, err
 				}
-				t = &btf.Array{Index: &btf.Int{Name: "int", Size: 4}, Type: t, Nelems: uint32(n)}
+				dims = append(dims, uint32(n))
+			}
+			for i := len(dims) - 1; i >= 0; i-- {
+				t = &btf.Array{Index: &btf.Int{Name: "int", Size: 4}, Type: t, Nelems: dims[i]}
 			}
 			msize, err := btf.Sizeof(t)
 			if err != nil {

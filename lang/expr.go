@@ -221,11 +221,13 @@ func (c *checker) unary(e *ast.Unary) *types.Type {
 			c.errorf(e, "cannot dereference %s", t)
 			return nil
 		}
-		if !t.Elem.IsInt() && t.Elem.Kind != types.Pointer && t.Elem.Kind != types.Struct {
+		if !t.Elem.IsInt() && t.Elem.Kind != types.Pointer && t.Elem.Kind != types.Struct && !derefable(t.Elem) {
 			c.errorf(e, "dereferencing %s is not supported yet", t)
 			return nil
 		}
 		return t.Elem
+	case "&":
+		return c.addrOf(e, t)
 	}
 	c.errorf(e, "unary %s is not supported yet", e.Op)
 	return nil
@@ -402,7 +404,7 @@ func (c *checker) index(e *ast.Index) *types.Type {
 		}
 		return types.Uint8
 	case types.Array:
-		if isConst && int(cv.Int) >= xt.Len {
+		if isConst && int(cv.Int) >= xt.Len && !(xt.Len == 0 && xt.BTF != nil) { // y[0]: a flexible array member
 			c.errorf(e.Index, "the index %d is out of bounds for array of size %d", cv.Int, xt.Len)
 			return nil
 		}

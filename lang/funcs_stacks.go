@@ -28,9 +28,7 @@ func checkAddrFunc(k types.Kind) func(*checker, *ast.Call) *types.Type {
 			as = types.User
 		}
 		if t.Kind == types.Pointer {
-			cp := *t
-			cp.AS = as
-			return &cp
+			return withAS(t, as)
 		}
 		return &types.Type{Kind: types.Pointer, Size: 8, Elem: types.Uint8, AS: as}
 	}
@@ -100,7 +98,7 @@ func checkKaddr(c *checker, e *ast.Call) *types.Type {
 		return nil
 	}
 	c.info.Consts[e] = Const{Int: addr}
-	return types.Uint64
+	return &types.Type{Kind: types.Int, Size: 8, AS: types.Kernel} // a pointer made from it reads kernel memory
 }
 
 // ustackType is the type of ustack: {stack id, pid}.

@@ -11,7 +11,10 @@ func checkStr(c *checker, e *ast.Call) *types.Type {
 	if !c.wantArgs(e, 1, 2) {
 		return nil
 	}
-	t := c.expr(e.Args[0])
+	t, ok := c.positionalString(e.Args[0])
+	if !ok {
+		t = c.expr(e.Args[0])
+	}
 	if t == nil {
 		return nil
 	}
@@ -21,8 +24,8 @@ func checkStr(c *checker, e *ast.Call) *types.Type {
 		if !ok {
 			return nil
 		}
-		if n > 0 && int(n)+1 < size {
-			size = int(n) + 1
+		if n > 0 && int(n) < size {
+			size = int(n) // n bytes with the NUL: n-1 characters
 		}
 	}
 	switch {

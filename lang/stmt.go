@@ -226,10 +226,16 @@ func (c *checker) exprStmt(e ast.Expr) {
 func (c *checker) incDec(x ast.Expr, op string) {
 	switch x := x.(type) {
 	case *ast.MapRef:
-		mt := c.mapUse(x, flexibleInt64(), true)
+		vt := flexibleInt64()
+		if pt := c.mapPointer(x.Name); pt != nil {
+			vt = pt // p++ steps a pointer by the size of what it points to
+		}
+		mt := c.mapUse(x, vt, true)
 		c.info.Types[x] = types.Int64
-		if mt != nil && mt.Value != nil && !mt.Value.IsInt() {
-			c.errorf(x, "%s needs an integer map, %s holds %s", op, x.Name, mt.Value)
+		if mt != nil && mt.Value != nil && mt.Value.Kind == types.Pointer {
+			c.info.Types[x] = mt.Value
+		} else if mt != nil && mt.Value != nil && !mt.Value.IsInt() {
+			c.errorf(x, "%s needs an integer or pointer map, %s holds %s", op, x.Name, mt.Value)
 		}
 	case *ast.Var:
 		t := c.useVar(x)
@@ -237,8 +243,8 @@ func (c *checker) incDec(x ast.Expr, op string) {
 			return
 		}
 		c.info.Types[x] = t
-		if !t.IsInt() {
-			c.errorf(x, "%s needs an integer variable, %s is %s", op, x.Name, t)
+		if !t.IsInt() && t.Kind != types.Pointer {
+			c.errorf(x, "%s needs an integer or pointer variable, %s is %s", op, x.Name, t)
 		}
 	default:
 		c.errorf(x, "%s can only be applied to a map or a variable", op)
@@ -291,6 +297,13 @@ func (c *checker) assign(s *ast.AssignStmt) {
 			return
 		}
 		rt = flexibleInt64() // x op= y keeps x's type
+		if pt := c.lhsPointer(s.Lhs); pt != nil {
+			if s.Op != "+=" && s.Op != "-=" {
+				c.errorf(s.Lhs, "%s is not defined on a pointer (%s): only += and -= are", s.Op, pt)
+				return
+			}
+			rt = pt // p += n steps n times the size of *p
+		}
 	}
 	if s.Op == "=" {
 		rt = c.flexible(s.Rhs, rt)
@@ -304,8 +317,8 @@ func (c *checker) assign(s *ast.AssignStmt) {
 		mt := c.mapUse(l, storageType(rt), true)
 		if mt != nil && mt.Value != nil {
 			c.info.Types[l] = mt.Value
-			if s.Op != "=" && !mt.Value.IsInt() {
-				c.errorf(l, "%s needs an integer map, %s holds %s", s.Op, l.Name, mt.Value)
+			if s.Op != "=" && !mt.Value.IsInt() && mt.Value.Kind != types.Pointer {
+				c.errorf(l, "%s needs an integer or pointer map, %s holds %s", s.Op, l.Name, mt.Value)
 			}
 		}
 	case *ast.Var:
@@ -315,6 +328,30 @@ func (c *checker) assign(s *ast.AssignStmt) {
 	default:
 		c.errorf(s.Lhs, "cannot assign to this expression")
 	}
+}
+
+// mapPointer returns the pointer type map name holds so far, or nil.
+func (c *checker) mapPointer(name string) *types.Type {
+	if mt := c.prog.Maps[name]; mt != nil && mt.Value != nil && mt.Value.Kind == types.Pointer {
+		return mt.Value
+	}
+	return nil
+}
+
+// lhsPointer returns the pointer type of the target of a compound
+// assignment (a map or variable holding a pointer), or nil.
+func (c *checker) lhsPointer(x ast.Expr) *types.Type {
+	switch x := x.(type) {
+	case *ast.MapRef:
+		return c.mapPointer(x.Name)
+	case *ast.Var:
+		if id, ok := c.lookupVar(x.Name); ok {
+			if t := c.info.VarTypes[id]; t != nil && t != poisoned && t.Kind == types.Pointer {
+				return t
+			}
+		}
+	}
+	return nil
 }
 
 // assignVar assigns a value of type rt to a variable, declaring it in the

@@ -56,6 +56,17 @@ const (
 	User
 )
 
+// String names the address space: "kernel", "user", or "" for none.
+func (as AddrSpace) String() string {
+	switch as {
+	case Kernel:
+		return "kernel"
+	case User:
+		return "user"
+	}
+	return ""
+}
+
 // Type is the type of a value.
 type Type struct {
 	Kind   Kind
@@ -249,7 +260,13 @@ func (t *Type) String() string {
 	case Pointer:
 		return t.Elem.String() + " *"
 	case Array:
-		return fmt.Sprintf("%s[%d]", t.Elem, t.Len)
+		// int32[2][3]: two arrays of three, as C writes it.
+		dims := ""
+		e := t
+		for ; e.Kind == Array; e = e.Elem {
+			dims += fmt.Sprintf("[%d]", e.Len)
+		}
+		return e.String() + dims
 	case Tuple, Record:
 		var b strings.Builder
 		b.WriteString("(")
