@@ -1,6 +1,7 @@
 package lang
 
 import (
+	"github.com/gotrace/gotrace/builtin"
 	"github.com/gotrace/gotrace/lang/ast"
 	"github.com/gotrace/gotrace/lang/types"
 )
@@ -37,7 +38,7 @@ func checkAddrFunc(k types.Kind) func(*checker, *ast.Call) *types.Type {
 
 // MaxStackFrames is the deepest stack kstack records (the kernel's
 // PERF_MAX_STACK_DEPTH).
-const MaxStackFrames = 127
+const MaxStackFrames = builtin.MaxStackFrames
 
 // checkKstack types kstack([mode,] [limit]): a kernel stack printed with
 // at most limit frames, in the mode's format (bpftrace, perf or raw).
@@ -100,7 +101,7 @@ func checkKaddr(c *checker, e *ast.Call) *types.Type {
 
 // ustackType is the type of ustack: {stack id, pid}.
 func ustackType(limit int) *types.Type {
-	return &types.Type{Kind: types.Stack, Size: 16, Name: "ustack", Len: limit}
+	return builtin.UstackType(limit)
 }
 
 // checkUstack types ustack(limit).

@@ -3,6 +3,7 @@ package lang
 import (
 	"sort"
 
+	"github.com/gotrace/gotrace/builtin"
 	"github.com/gotrace/gotrace/lang/ast"
 	"github.com/gotrace/gotrace/lang/types"
 	"github.com/gotrace/gotrace/provider"
@@ -148,11 +149,7 @@ type Info struct {
 }
 
 // Const is a compile-time value.
-type Const struct {
-	IsStr bool
-	Str   string
-	Int   uint64
-}
+type Const = builtin.Const
 
 // VarOf returns the ID and type of the declaration a variable use refers to.
 func (in *Info) VarOf(v *ast.Var) (int, *types.Type) {
