@@ -1,0 +1,49 @@
+package e2e
+
+import (
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/gotrace/gotrace/builtin"
+)
+
+// TestBuiltinExamples runs the example of every builtin whose probe exists
+// on this host: BEGIN examples to their end, getppid tracepoint examples
+// through three calls. Each must load, run and exit cleanly; the other
+// examples (kprobes, fentry, uprobes) are compile-only (builtin's table
+// test).
+func TestBuiltinExamples(t *testing.T) {
+	type entry struct{ name, example string }
+	var all []entry
+	for _, f := range builtin.Funcs() {
+		all = append(all, entry{f.Name + "()", f.Example})
+	}
+	for _, v := range builtin.Vars() {
+		all = append(all, entry{v.Name, v.Example})
+	}
+	for _, e := range all {
+		t.Run(e.name, func(t *testing.T) {
+			args := []string{"--unsafe"}
+			if strings.Contains(e.example, "cpid") {
+				args = append(args, "-c", "/bin/true")
+			}
+			var got result
+			switch {
+			case strings.HasPrefix(e.example, "BEGIN"):
+				got = run(t, append(args, "-e", e.example+" BEGIN { exit() }")...)
+			case strings.HasPrefix(e.example, "tracepoint:syscalls:sys_enter_getppid "):
+				s := startNoWait(t, append(args, "-e", e.example)...)
+				s.waitLinks(1, 20*time.Second)
+				getppidN(3)
+				got = s.stop(syscall.SIGINT)
+			default:
+				t.Skipf("%s probes are compile-only here", strings.SplitN(e.example, ":", 2)[0])
+			}
+			if got.code != 0 || strings.Contains(strings.ToLower(got.stderr), "error") && !strings.Contains(e.example, "errorf") {
+				t.Errorf("%s: exit %d\nstdout:\n%s\nstderr:\n%s", e.example, got.code, got.stdout, got.stderr)
+			}
+		})
+	}
+}
