@@ -2,6 +2,7 @@ package builtin
 
 import (
 	"sort"
+	"strings"
 
 	"github.com/cilium/ebpf/asm"
 
@@ -266,4 +267,18 @@ func Vars() []*Var {
 // stImm stores a 64-bit immediate at dst+off.
 func stImm(dst asm.Register, off int16, v int64) asm.Instruction {
 	return asm.Instruction{OpCode: asm.StoreImmOp(asm.DWord), Dst: dst, Offset: off, Constant: v}
+}
+
+// Prefix is bpftrace's internal spelling of builtins: its standard library
+// defines cpu() as a macro over __builtin_cpu, and scripts may use either.
+const Prefix = "__builtin_"
+
+// Canonical returns the name of the builtin that name spells: name without
+// Prefix when the rest names a builtin variable or function, else name.
+func Canonical(name string) string {
+	rest, ok := strings.CutPrefix(name, Prefix)
+	if ok && (vars[rest] != nil || funcs[rest] != nil) {
+		return rest
+	}
+	return name
 }

@@ -2,6 +2,7 @@ package builtin_test
 
 import (
 	"path/filepath"
+	"regexp"
 	"testing"
 
 	"github.com/gotrace/gotrace/builtin"
@@ -127,6 +128,22 @@ func TestVars(t *testing.T) {
 			}
 			if !found {
 				t.Errorf("the example %q does not resolve %s", v.Example, v.Name)
+			}
+			// bpftrace's stdlib spelling, __builtin_NAME, is the same entry.
+			re := regexp.MustCompile(`(^|[^.\w"])` + v.Name + `\b`)
+			alias := re.ReplaceAllString(v.Example, "${1}"+builtin.Prefix+v.Name)
+			if alias == v.Example {
+				t.Fatalf("cannot respell %s in %q", v.Name, v.Example)
+			}
+			prog = compile(t, alias)
+			found = false
+			for _, p := range prog.Probes {
+				for _, got := range p.Info.Idents {
+					found = found || got == v
+				}
+			}
+			if !found {
+				t.Errorf("%q does not resolve %s", alias, v.Name)
 			}
 		})
 	}

@@ -33,6 +33,8 @@ func TestBuiltinExamples(t *testing.T) {
 			switch {
 			case strings.HasPrefix(e.example, "BEGIN"):
 				got = run(t, append(args, "-e", e.example+" BEGIN { exit() }")...)
+			case strings.HasPrefix(e.example, "profile:"), strings.HasPrefix(e.example, "interval:"):
+				got = run(t, append(args, "-e", e.example)...) // the example exits
 			case strings.HasPrefix(e.example, "tracepoint:syscalls:sys_enter_getppid "):
 				s := startNoWait(t, append(args, "-e", e.example)...)
 				s.waitLinks(1, 20*time.Second)
@@ -45,5 +47,19 @@ func TestBuiltinExamples(t *testing.T) {
 				t.Errorf("%s: exit %d\nstdout:\n%s\nstderr:\n%s", e.example, got.code, got.stdout, got.stderr)
 			}
 		})
+	}
+}
+
+// TestBuiltinValues: builtins whose value is known here print it.
+func TestBuiltinValues(t *testing.T) {
+	for _, tc := range []struct{ script, want string }{
+		// BEGIN interrupts no code: usermode is 1 there, as in bpftrace.
+		{`BEGIN { printf("%d %d\n", usermode, usermode()) }`, "1 1\n"},
+		// bpftrace's stdlib spells builtins __builtin_NAME.
+		{`BEGIN { if (__builtin_comm == comm() && __builtin_comm == comm && __builtin_pid == pid() && __builtin_ncpus == ncpus) { printf("same\n") } }`, "same\n"},
+		{`BEGIN { if (__builtin_usermode == usermode) { printf("same\n") } }`, "same\n"},
+	} {
+		got := run(t, "-e", tc.script+" BEGIN { exit() }")
+		wantOutput(t, got, tc.want+"\n\n", 0)
 	}
 }

@@ -35,6 +35,23 @@ func (c *checker) ident(e *ast.Ident) *types.Type {
 	return t
 }
 
+// canonicalBuiltins renames the builtins that the probes spell
+// __builtin_NAME (bpftrace's standard library does) to NAME, so that every
+// later step, which looks builtins up by name, sees one spelling.
+func canonicalBuiltins(file *ast.File) {
+	for _, p := range file.Probes {
+		ast.Inspect(p, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.Ident:
+				n.Name = builtin.Canonical(n.Name)
+			case *ast.Call:
+				n.Name = builtin.Canonical(n.Name)
+			}
+			return true
+		})
+	}
+}
+
 // ArgsType types the args builtin of the probe being checked.
 func (c *checker) ArgsType() (*types.Type, string) {
 	if c.info.ArgsType == nil {

@@ -108,6 +108,7 @@ func (c *checker) checkFile(file *ast.File) {
 		c.checkConfig(env)
 	}
 	c.expandMacros(file)
+	canonicalBuiltins(file)
 	for _, d := range file.MapDecls {
 		c.mapDecl(d)
 	}
