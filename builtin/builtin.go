@@ -19,6 +19,12 @@ type Const struct {
 	Int   uint64
 }
 
+// TaskLayout are the task_struct member offsets the task builtins (ppid,
+// pcomm, leader_comm) read through, from BTF.
+type TaskLayout struct {
+	RealParent, Tgid, GroupLeader, Comm int
+}
+
 // Func is a builtin function.
 type Func struct {
 	Name string
@@ -179,6 +185,12 @@ type Emitter interface {
 	// TypeOf and ConstOf answer what the checker found.
 	TypeOf(e ast.Expr) *types.Type
 	ConstOf(e ast.Expr) (Const, bool)
+
+	// Task is the task_struct layout the checker looked up.
+	Task() TaskLayout
+	// ReadKernel copies size bytes from the kernel address in R0 to the
+	// stack at dst.
+	ReadKernel(dst int16, size int)
 
 	Printf(kind object.EventKind, e *ast.Call)
 	Exit(e *ast.Call)

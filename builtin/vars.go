@@ -25,6 +25,13 @@ func helperVar(fn asm.BuiltinFunc, ops ...asm.Instruction) func(Emitter, *ast.Id
 	}
 }
 
+// emitPid and emitTid load the current process and thread id (in the
+// initial PID namespace).
+var (
+	emitPid = helperVar(asm.FnGetCurrentPidTgid, asm.RSh.Imm(asm.R0, 32))
+	emitTid = helperVar(asm.FnGetCurrentPidTgid, asm.Mov.Reg32(asm.R0, asm.R0))
+)
+
 // Comm is the comm variable (codegen builds it in place into larger
 // buffers).
 var Comm = &Var{
@@ -40,7 +47,7 @@ var Comm = &Var{
 func init() {
 	defVars(
 		&Var{Name: "pid", Type: fixed(types.Uint32), Result: types.Int,
-			Emit:    helperVar(asm.FnGetCurrentPidTgid, asm.RSh.Imm(asm.R0, 32)),
+			Emit:    emitPid,
 			Example: `BEGIN { printf("%d\n", pid) }`},
 		&Var{Name: "cpid", Result: types.Int,
 			Type: func(c Checker) (*types.Type, string) {
@@ -53,7 +60,7 @@ func init() {
 			// Needs -c: the table test gives a child pid.
 			Example: `BEGIN { printf("%d\n", cpid) }`},
 		&Var{Name: "tid", Type: fixed(types.Uint32), Result: types.Int,
-			Emit:    helperVar(asm.FnGetCurrentPidTgid, asm.Mov.Reg32(asm.R0, asm.R0)),
+			Emit:    emitTid,
 			Example: `BEGIN { printf("%d\n", tid) }`},
 		&Var{Name: "uid", Type: fixed(types.Uint32), Result: types.Int,
 			Emit:    helperVar(asm.FnGetCurrentUidGid, asm.Mov.Reg32(asm.R0, asm.R0)),

@@ -58,6 +58,10 @@ func TestBuiltinValues(t *testing.T) {
 		// bpftrace's stdlib spells builtins __builtin_NAME.
 		{`BEGIN { if (__builtin_comm == comm() && __builtin_comm == comm && __builtin_pid == pid() && __builtin_ncpus == ncpus) { printf("same\n") } }`, "same\n"},
 		{`BEGIN { if (__builtin_usermode == usermode) { printf("same\n") } }`, "same\n"},
+		{`BEGIN { if (__builtin_probetype == probetype() && __builtin_probetype == probetype) { printf("%s %s\n", probetype(), probe()) } }`, "special begin\n"},
+		// The group leader of BEGIN's thread is gotrace itself.
+		{`BEGIN { printf("%d %s\n", leader_tid == pid, leader_comm) }`, "1 gotrace\n"},
+		{`BEGIN { printf("%d %d %d\n", pid(init) == pid, tid(init) == tid(), nsecs(tai) / 1000000000 > 1700000000) }`, "1 1 1\n"},
 	} {
 		got := run(t, "-e", tc.script+" BEGIN { exit() }")
 		wantOutput(t, got, tc.want+"\n\n", 0)

@@ -19,8 +19,8 @@ func (c *checker) call(e *ast.Call) *types.Type {
 			if t != nil {
 				c.info.Types[id] = t
 				c.info.Calls[e] = varCall(b)
-				if cv, ok := c.info.Consts[id]; ok && !cv.IsStr {
-					c.info.Consts[e] = cv // cpid(), ncpus(): constants too
+				if cv, ok := c.info.Consts[id]; ok {
+					c.info.Consts[e] = cv // cpid(), ncpus(), probe(): constants too
 				}
 			}
 			return t

@@ -163,11 +163,9 @@ func (in *Info) VarOf(v *ast.Var) (int, *types.Type) {
 // TypeOf returns the checked type of e.
 func (in *Info) TypeOf(e ast.Expr) *types.Type { return in.Types[e] }
 
-// TaskLayout are the task_struct member offsets the ppid and pcomm
-// builtins read through (from BTF).
-type TaskLayout struct {
-	RealParent, Tgid, GroupLeader, Comm int
-}
+// TaskLayout are the task_struct member offsets the task builtins read
+// through (from BTF).
+type TaskLayout = builtin.TaskLayout
 
 // SymbolResolver is an optional extension of Env: environments that can
 // resolve kernel symbols to addresses (kaddr()) implement it.
