@@ -194,6 +194,10 @@ type Emitter interface {
 
 	Printf(kind object.EventKind, e *ast.Call)
 	Exit(e *ast.Call)
+	// ExitCode exits with a fixed code; Message sends a printf-style event
+	// of kind with the definition's format and checked arguments.
+	ExitCode(code int64, pos ast.Pos)
+	Message(kind object.EventKind, format string, args []ast.Expr, pos ast.Pos)
 	Print(e *ast.Call)
 	MapEvent(kind object.EventKind, e *ast.Call)
 	Time(e *ast.Call)

@@ -63,10 +63,22 @@ func (g *gen) MapEvent(kind object.EventKind, e *ast.Call) {
 
 // Exit sends the exit event and ends the probe, as in current bpftrace.
 func (g *gen) Exit(e *ast.Call) {
-	code := int64(0)
-	hdr := g.alloc(object.EventHeaderSize, e.Pos())
+	var code ast.Expr
 	if len(e.Args) == 1 {
-		g.scalar(e.Args[0])
+		code = e.Args[0]
+	}
+	g.exit(code, 0, e.Pos())
+}
+
+// ExitCode exits with a fixed code.
+func (g *gen) ExitCode(code int64, pos ast.Pos) { g.exit(nil, code, pos) }
+
+// exit sends the exit event with the value of x, or code when x is nil,
+// and ends the probe.
+func (g *gen) exit(x ast.Expr, code int64, pos ast.Pos) {
+	hdr := g.alloc(object.EventHeaderSize, pos)
+	if x != nil {
+		g.scalar(x)
 		g.emit(asm.StoreMem(g.fp, hdr+8, asm.R0, asm.DWord))
 	} else {
 		g.emit(stImm(g.fp, hdr+8, code))
@@ -74,6 +86,12 @@ func (g *gen) Exit(e *ast.Call) {
 	g.emit(stImm(g.fp, hdr, int64(object.EventExit)))
 	g.output(hdr, object.EventHeaderSize)
 	g.emit(asm.Ja.Label(g.exitLbl))
+}
+
+// Message sends a printf-style event of kind with a format of the
+// definition's own and checked arguments.
+func (g *gen) Message(kind object.EventKind, format string, args []ast.Expr, pos ast.Pos) {
+	g.printf(kind, format, args, pos)
 }
 
 // Print implements print(@map[, top[, div]]) and print(value).

@@ -62,8 +62,20 @@ func TestBuiltinValues(t *testing.T) {
 		// The group leader of BEGIN's thread is gotrace itself.
 		{`BEGIN { printf("%d %s\n", leader_tid == pid, leader_comm) }`, "1 gotrace\n"},
 		{`BEGIN { printf("%d %d %d\n", pid(init) == pid, tid(init) == tid(), nsecs(tai) / 1000000000 > 1700000000) }`, "1 1 1\n"},
+		{`BEGIN { printf("%d%d %d%d %d%d %d%d %d%d %d%d\n", is_str(comm), is_str(1), is_ptr(curtask), is_ptr(1), is_array(pton("127.0.0.1")), is_array(1), is_integer(pid), is_integer(comm), is_unsigned_integer(pid), is_unsigned_integer(-1), is_literal("a"), is_literal(pid)) }`, "10 10 10 10 10 10\n"},
+		{`BEGIN { printf("%d %d %d %d\n", is_err((int64)-1), is_err((int64)-4095), is_err((int64)-4096), is_err(curtask)) }`, "1 1 0 0\n"},
+		{`BEGIN { static_assert(1, "never"); assert(pid > 0, "pid is positive"); printf("ok\n") }`, "ok\n"},
 	} {
 		got := run(t, "-e", tc.script+" BEGIN { exit() }")
 		wantOutput(t, got, tc.want+"\n\n", 0)
+	}
+}
+
+// TestAssertFails: assert() of a false condition reports the message and
+// exits with 1, as bpftrace's stdlib assert.
+func TestAssertFails(t *testing.T) {
+	got := run(t, "-e", `BEGIN { assert(pid == 0, "pid is zero"); printf("not reached\n") }`)
+	if got.code != 1 || strings.Contains(got.stdout, "not reached") || !strings.Contains(got.stderr, "assert failed: pid is zero") {
+		t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s", got.code, got.stdout, got.stderr)
 	}
 }
