@@ -154,6 +154,14 @@ func init() {
 				g.Emit(asm.Mov.Reg(asm.R1, asm.R0), asm.FnSendSignal.Call())
 			},
 			Example: `tracepoint:syscalls:sys_enter_getppid /comm == "nonexistent"/ { signal("SIGUSR1") }`},
+		// signal_thread: as signal, to the current thread only
+		// (bpf_send_signal_thread, Linux 5.5).
+		&Func{Name: "signal_thread", Unsafe: true, Check: Checker.CheckSignal, Result: types.Void,
+			Emit: func(g Emitter, e *ast.Call) {
+				g.Scalar(e.Args[0])
+				g.Emit(asm.Mov.Reg(asm.R1, asm.R0), asm.FnSendSignalThread.Call())
+			},
+			Example: `tracepoint:syscalls:sys_enter_getppid /comm == "nonexistent"/ { signal_thread("SIGUSR1") }`},
 		&Func{Name: "override", Unsafe: true, Check: Checker.CheckOverride, Result: types.Void,
 			Emit: func(g Emitter, e *ast.Call) {
 				g.Scalar(e.Args[0])

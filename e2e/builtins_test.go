@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"fmt"
+	"os"
 	"strings"
 	"syscall"
 	"testing"
@@ -64,6 +66,7 @@ func TestBuiltinValues(t *testing.T) {
 		{`BEGIN { printf("%d %d %d\n", pid(init) == pid, tid(init) == tid(), nsecs(tai) / 1000000000 > 1700000000) }`, "1 1 1\n"},
 		{`BEGIN { printf("%d%d %d%d %d%d %d%d %d%d %d%d\n", is_str(comm), is_str(1), is_ptr(curtask), is_ptr(1), is_array(pton("127.0.0.1")), is_array(1), is_integer(pid), is_integer(comm), is_unsigned_integer(pid), is_unsigned_integer(-1), is_literal("a"), is_literal(pid)) }`, "10 10 10 10 10 10\n"},
 		{`BEGIN { printf("%d %d %d %d\n", is_err((int64)-1), is_err((int64)-4095), is_err((int64)-4096), is_err(curtask)) }`, "1 1 0 0\n"},
+		{`BEGIN { printf("%d %d\n", strcap(comm), strcap("abc")) }`, "16 4\n"},
 		{`BEGIN { static_assert(1, "never"); assert(pid > 0, "pid is positive"); printf("ok\n") }`, "ok\n"},
 	} {
 		got := run(t, "-e", tc.script+" BEGIN { exit() }")
@@ -77,5 +80,19 @@ func TestAssertFails(t *testing.T) {
 	got := run(t, "-e", `BEGIN { assert(pid == 0, "pid is zero"); printf("not reached\n") }`)
 	if got.code != 1 || strings.Contains(got.stdout, "not reached") || !strings.Contains(got.stderr, "assert failed: pid is zero") {
 		t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s", got.code, got.stdout, got.stderr)
+	}
+}
+
+// TestDebugf: debugf() writes to the kernel's trace buffer.
+func TestDebugf(t *testing.T) {
+	marker := fmt.Sprintf("gotrace-debugf-%d", os.Getpid())
+	got := run(t, "-e", `BEGIN { debugf("`+marker+` %d %s %x", 7, "str", 255); exit() }`)
+	wantOutput(t, got, "\n\n", 0)
+	data, err := os.ReadFile("/sys/kernel/tracing/trace")
+	if err != nil {
+		t.Skipf("no trace buffer: %v", err)
+	}
+	if want := marker + " 7 str ff"; !strings.Contains(string(data), want) {
+		t.Errorf("the trace buffer lacks %q", want)
 	}
 }
