@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/cilium/ebpf/asm"
+	"github.com/cilium/ebpf/btf"
 
 	"github.com/gotrace/gotrace/lang/ast"
 	"github.com/gotrace/gotrace/lang/types"
@@ -108,6 +109,8 @@ type Checker interface {
 	NCPUs() int
 	// MaxStrlen is the size of string buffers.
 	MaxStrlen() int
+	// BTF is the kernel's BTF.
+	BTF() (*btf.Spec, error)
 
 	// ArgsType types the args builtin of the probe.
 	ArgsType() (*types.Type, string)

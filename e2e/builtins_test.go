@@ -67,6 +67,9 @@ func TestBuiltinValues(t *testing.T) {
 		{`BEGIN { printf("%d%d %d%d %d%d %d%d %d%d %d%d\n", is_str(comm), is_str(1), is_ptr(curtask), is_ptr(1), is_array(pton("127.0.0.1")), is_array(1), is_integer(pid), is_integer(comm), is_unsigned_integer(pid), is_unsigned_integer(-1), is_literal("a"), is_literal(pid)) }`, "10 10 10 10 10 10\n"},
 		{`BEGIN { printf("%d %d %d %d\n", is_err((int64)-1), is_err((int64)-4095), is_err((int64)-4096), is_err(curtask)) }`, "1 1 0 0\n"},
 		{`BEGIN { printf("%d %d\n", strcap(comm), strcap("abc")) }`, "16 4\n"},
+		// A kfunc, and a traceable function that is not one (kernels with
+		// bpf_kfunc decl tags, Linux 6.8 with pahole 1.26).
+		{`BEGIN { printf("%d %d\n", kfunc_exist("bpf_task_acquire"), kfunc_exist("vfs_read")) }`, "1 0\n"},
 		{`BEGIN { static_assert(1, "never"); assert(pid > 0, "pid is positive"); printf("ok\n") }`, "ok\n"},
 	} {
 		got := run(t, "-e", tc.script+" BEGIN { exit() }")

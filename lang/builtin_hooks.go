@@ -1,6 +1,8 @@
 package lang
 
 import (
+	"github.com/cilium/ebpf/btf"
+
 	"github.com/gotrace/gotrace/builtin"
 	"github.com/gotrace/gotrace/lang/ast"
 	"github.com/gotrace/gotrace/lang/types"
@@ -23,6 +25,8 @@ func (c *checker) Points() []*provider.Point                      { return c.pro
 func (c *checker) Cpid() int                                      { return c.opts.Cpid }
 func (c *checker) NCPUs() int                                     { return c.opts.NCPUs }
 func (c *checker) MaxStrlen() int                                 { return c.opts.MaxStrlen }
+
+func (c *checker) BTF() (*btf.Spec, error) { return c.env.BTF() }
 
 func (c *checker) ConstOf(e ast.Expr) (Const, bool) {
 	cv, ok := c.info.Consts[e]
