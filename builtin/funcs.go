@@ -1,6 +1,8 @@
 package builtin
 
 import (
+	"strings"
+
 	"github.com/cilium/ebpf/asm"
 
 	"github.com/gotrace/gotrace/lang/ast"
@@ -162,6 +164,29 @@ func init() {
 				g.Emit(asm.Mov.Reg(asm.R1, asm.R0), asm.FnSendSignalThread.Call())
 			},
 			Example: `tracepoint:syscalls:sys_enter_getppid /comm == "nonexistent"/ { signal_thread("SIGUSR1") }`},
+		// socket_cookie(sk): the socket's cookie, generated on first use
+		// (bpf_get_socket_cookie on a struct sock pointer from BTF, as
+		// fentry arguments are).
+		&Func{Name: "socket_cookie", Result: types.Int,
+			Check: func(c Checker, e *ast.Call) *types.Type {
+				if !c.WantArgs(e, 1, 1) {
+					return nil
+				}
+				t := c.Expr(e.Args[0])
+				if t == nil {
+					return nil
+				}
+				if t.Kind != types.Pointer || t.Elem == nil || strings.TrimPrefix(t.Elem.Name, "struct ") != "sock" {
+					c.Errorf(e.Args[0].Pos(), "socket_cookie() needs a struct sock pointer, not %s", t)
+					return nil
+				}
+				return types.Uint64
+			},
+			Emit: func(g Emitter, e *ast.Call) {
+				g.Scalar(e.Args[0])
+				g.Emit(asm.Mov.Reg(asm.R1, asm.R0), asm.FnGetSocketCookie.Call())
+			},
+			Example: `fentry:tcp_rcv_established { @[socket_cookie(args.sk)] = count() }`},
 		&Func{Name: "override", Unsafe: true, Check: Checker.CheckOverride, Result: types.Void,
 			Emit: func(g Emitter, e *ast.Call) {
 				g.Scalar(e.Args[0])

@@ -59,6 +59,14 @@ func init() {
 			Const: func(c Checker, _ *types.Type) (Const, bool) { return Const{Int: uint64(c.Cpid())}, true },
 			// Needs -c: the table test gives a child pid.
 			Example: `BEGIN { printf("%d\n", cpid) }`},
+		// has_cpid says whether there is a child command (-c), so that
+		// scripts can test it before using cpid (bpftrace 0.26 stdlib's
+		// documentation: "true iff cpid is available").
+		&Var{Name: "has_cpid", Type: fixed(types.BoolT), Result: types.Bool,
+			Const: func(c Checker, _ *types.Type) (Const, bool) {
+				return boolConst(c.Cpid() != 0), true
+			},
+			Example: `BEGIN { printf("%d\n", has_cpid()) }`},
 		&Var{Name: "tid", Type: fixed(types.Uint32), Result: types.Int,
 			Emit:    emitTid,
 			Example: `BEGIN { printf("%d\n", tid) }`},

@@ -70,6 +70,7 @@ func TestBuiltinValues(t *testing.T) {
 		// A kfunc, and a traceable function that is not one (kernels with
 		// bpf_kfunc decl tags, Linux 6.8 with pahole 1.26).
 		{`BEGIN { printf("%d %d\n", kfunc_exist("bpf_task_acquire"), kfunc_exist("vfs_read")) }`, "1 0\n"},
+		{`BEGIN { printf("%d %d\n", has_cpid, has_cpid()) }`, "0 0\n"},
 		{`BEGIN { static_assert(1, "never"); assert(pid > 0, "pid is positive"); printf("ok\n") }`, "ok\n"},
 	} {
 		got := run(t, "-e", tc.script+" BEGIN { exit() }")
@@ -97,5 +98,13 @@ func TestDebugf(t *testing.T) {
 	}
 	if want := marker + " 7 str ff"; !strings.Contains(string(data), want) {
 		t.Errorf("the trace buffer lacks %q", want)
+	}
+}
+
+// TestHasCpid: has_cpid is true with a child command (-c).
+func TestHasCpid(t *testing.T) {
+	got := run(t, "-c", "/bin/true", "-e", `BEGIN { printf("%d %d\n", has_cpid, has_cpid()); exit() }`)
+	if got.code != 0 || !strings.HasPrefix(got.stdout, "1 1\n") {
+		t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s", got.code, got.stdout, got.stderr)
 	}
 }
