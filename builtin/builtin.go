@@ -125,6 +125,7 @@ type Checker interface {
 	CheckStr(e *ast.Call) *types.Type
 	CheckExit(e *ast.Call) *types.Type
 	CheckMapFunc(e *ast.Call) *types.Type
+	CheckPrint(e *ast.Call) *types.Type
 	CheckDelete(e *ast.Call) *types.Type
 	CheckHasKey(e *ast.Call) *types.Type
 	CheckTime(e *ast.Call) *types.Type
@@ -133,7 +134,7 @@ type Checker interface {
 	CheckStrlen(e *ast.Call) *types.Type
 	CheckStrncmp(e *ast.Call) *types.Type
 	CheckBswap(e *ast.Call) *types.Type
-	CheckAddrFunc(k types.Kind, e *ast.Call) *types.Type
+	CheckAddrFunc(k types.Kind, as types.AddrSpace, e *ast.Call) *types.Type
 	CheckStrftime(e *ast.Call) *types.Type
 	CheckGetopt(e *ast.Call) *types.Type
 	CheckKstack(e *ast.Call) *types.Type

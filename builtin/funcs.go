@@ -42,7 +42,7 @@ func init() {
 			Example: `BEGIN { cat("/proc/loadavg") }`},
 		&Func{Name: "exit", Ends: true, Check: Checker.CheckExit, Emit: Emitter.Exit, Result: types.Void,
 			Example: `BEGIN { exit(0) }`},
-		&Func{Name: "print", Check: Checker.CheckMapFunc, Emit: Emitter.Print, Result: types.Void,
+		&Func{Name: "print", Check: Checker.CheckPrint, Emit: Emitter.Print, Result: types.Void,
 			Example: `BEGIN { @a = 1; print(@a); print(2) }`},
 		&Func{Name: "time", Check: Checker.CheckTime, Emit: Emitter.Time, Result: types.Void,
 			Example: `BEGIN { time("%H\n") }`},
@@ -117,11 +117,11 @@ func init() {
 
 	// Addresses, symbols and stacks.
 	defFuncs(
-		&Func{Name: "ksym", Check: addrFunc(types.Ksym), Emit: scalarArg(0), Result: types.Ksym,
+		&Func{Name: "ksym", Check: addrFunc(types.Ksym, types.Kernel), Emit: scalarArg(0), Result: types.Ksym,
 			Example: `kprobe:vfs_read { printf("%s\n", ksym(reg("ip"))) }`},
-		&Func{Name: "kptr", Check: addrFunc(types.Pointer), Emit: scalarArg(0), Result: types.Pointer,
+		&Func{Name: "kptr", Check: addrFunc(types.Pointer, types.Kernel), Emit: scalarArg(0), Result: types.Pointer,
 			Example: `BEGIN { printf("%p\n", kptr(1)) }`},
-		&Func{Name: "uptr", Check: addrFunc(types.Pointer), Emit: scalarArg(0), Result: types.Pointer,
+		&Func{Name: "uptr", Check: addrFunc(types.Pointer, types.User), Emit: scalarArg(0), Result: types.Pointer,
 			Example: `BEGIN { printf("%p\n", uptr(1)) }`},
 		&Func{Name: "kaddr", Check: Checker.CheckKaddr, Result: types.Int,
 			Example: `BEGIN { printf("%x\n", kaddr("vfs_read")) }`},
@@ -251,8 +251,8 @@ func intFunc(k types.Kind) func(Checker, *ast.Call) *types.Type {
 	}
 }
 
-func addrFunc(k types.Kind) func(Checker, *ast.Call) *types.Type {
-	return func(c Checker, e *ast.Call) *types.Type { return c.CheckAddrFunc(k, e) }
+func addrFunc(k types.Kind, as types.AddrSpace) func(Checker, *ast.Call) *types.Type {
+	return func(c Checker, e *ast.Call) *types.Type { return c.CheckAddrFunc(k, as, e) }
 }
 
 func aggFunc(k types.Kind, nargs int) func(Checker, *ast.Call) *types.Type {

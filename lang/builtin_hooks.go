@@ -38,8 +38,8 @@ func (c *checker) TaskLayoutErr() error {
 	return err
 }
 
-func (c *checker) CheckAddrFunc(k types.Kind, e *ast.Call) *types.Type {
-	return checkAddrFunc(k)(c, e)
+func (c *checker) CheckAddrFunc(k types.Kind, as types.AddrSpace, e *ast.Call) *types.Type {
+	return checkAddrFunc(k, as)(c, e)
 }
 
 func (c *checker) CheckStrPair(result *types.Type, e *ast.Call) *types.Type {
@@ -57,6 +57,8 @@ func (c *checker) CheckStr(e *ast.Call) *types.Type { return checkStr(c, e) }
 func (c *checker) CheckExit(e *ast.Call) *types.Type { return checkExit(c, e) }
 
 func (c *checker) CheckMapFunc(e *ast.Call) *types.Type { return checkMapFunc(c, e) }
+
+func (c *checker) CheckPrint(e *ast.Call) *types.Type { return checkPrint(c, e) }
 
 func (c *checker) CheckDelete(e *ast.Call) *types.Type { return checkDelete(c, e) }
 

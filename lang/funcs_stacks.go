@@ -6,8 +6,9 @@ import (
 	"github.com/gotrace/gotrace/lang/types"
 )
 
-// checkAddrFunc types ksym(addr), kptr(p) and uptr(p).
-func checkAddrFunc(k types.Kind) func(*checker, *ast.Call) *types.Type {
+// checkAddrFunc types ksym(addr) (k is Ksym), kptr(p) and uptr(p) (k is
+// Pointer, as the address space).
+func checkAddrFunc(k types.Kind, as types.AddrSpace) func(*checker, *ast.Call) *types.Type {
 	return func(c *checker, e *ast.Call) *types.Type {
 		if !c.wantArgs(e, 1, 1) {
 			return nil
@@ -22,10 +23,6 @@ func checkAddrFunc(k types.Kind) func(*checker, *ast.Call) *types.Type {
 		}
 		if k == types.Ksym {
 			return &types.Type{Kind: types.Ksym, Size: 8}
-		}
-		as := types.Kernel
-		if e.Name == "uptr" {
-			as = types.User
 		}
 		if t.Kind == types.Pointer {
 			cp := *t
