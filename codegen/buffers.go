@@ -7,6 +7,7 @@ import (
 
 	"github.com/cilium/ebpf/asm"
 
+	"github.com/gotrace/gotrace/builtin"
 	"github.com/gotrace/gotrace/lang"
 	"github.com/gotrace/gotrace/lang/ast"
 	"github.com/gotrace/gotrace/lang/types"
@@ -32,54 +33,12 @@ func (g *gen) buffer(e ast.Expr) int16 {
 	case *ast.MapRef:
 		return g.mapReadBuffer(e)
 	case *ast.Ident:
-		if e.Name == "ustack" {
-			return g.ustack(e.Pos())
-		}
-		if e.Name == "pcomm" {
-			// curtask->group_leader->comm
-			l := g.c.prog.Task
-			tmp := g.alloc(8, e.Pos())
-			off := g.alloc(16, e.Pos())
-			g.emit(asm.FnGetCurrentTask.Call(), asm.Add.Imm(asm.R0, int32(l.GroupLeader)))
-			g.readKernel(tmp, 8, types.Kernel)
-			g.emit(asm.LoadMem(asm.R0, g.fp, tmp, asm.DWord), asm.Add.Imm(asm.R0, int32(l.Comm)))
-			g.readKernel(off, 16, types.Kernel)
-			return off
-		}
-		if e.Name == "comm" {
-			off := g.alloc(16, e.Pos())
-			g.comm(off)
-			return off
+		if v := g.info.Idents[e]; v != nil && v.Buffer != nil {
+			return v.Buffer(g, e)
 		}
 	case *ast.Call:
-		switch e.Name {
-		case "str":
-			return g.str(e)
-		case "ntop":
-			return g.ntop(e)
-		case "usym":
-			off := g.alloc(16, e.Pos())
-			g.scalar(e.Args[0])
-			g.emit(asm.StoreMem(g.fp, off, asm.R0, asm.DWord), asm.FnGetCurrentPidTgid.Call(), asm.RSh.Imm(asm.R0, 32), asm.StoreMem(g.fp, off+8, asm.R0, asm.DWord))
-			return off
-		case "ustack":
-			return g.ustack(e.Pos())
-		case "buf":
-			return g.buf(e)
-		case "str_concat":
-			return g.strConcat(e)
-		case "path":
-			off := g.alloc(t.Size, e.Pos())
-			g.zero(off, t.Size)
-			g.scalar(e.Args[0])
-			g.emit(
-				asm.Mov.Reg(asm.R1, asm.R0),
-				asm.Mov.Reg(asm.R2, g.fp),
-				asm.Add.Imm(asm.R2, int32(off)),
-				asm.Mov.Imm(asm.R3, int32(t.Size)),
-				asm.FnDPath.Call(),
-			)
-			return off
+		if f := g.info.Calls[e]; f != nil && f.Buffer != nil {
+			return f.Buffer(g, e)
 		}
 	case *ast.Field:
 		return g.fieldBuffer(e)
@@ -153,7 +112,7 @@ func (g *gen) buildInto(dst int16, size int, e ast.Expr) bool {
 	case *ast.Paren:
 		return g.buildInto(dst, size, x.X)
 	case *ast.Ident:
-		if x.Name == "comm" && size >= 16 {
+		if g.info.Idents[x] == builtin.Comm && size >= 16 {
 			g.comm(dst)
 			for i := 16; i < roundUp(size, 8); i += 8 {
 				g.emit(stImm(g.fp, dst+int16(i), 0))

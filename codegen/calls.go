@@ -12,152 +12,18 @@ import (
 	"github.com/gotrace/gotrace/object"
 )
 
-// call emits a builtin function call; integer results are left in R0.
+// call emits a builtin function call as its definition says; integer
+// results are left in R0.
 func (g *gen) call(e *ast.Call) {
-	switch e.Name {
-	case "printf":
-		g.printf(object.EventPrintf, e.Args[0].(*ast.StrLit).Value, e.Args[1:], e.Pos())
-	case "exit":
-		code := int64(0)
-		hdr := g.alloc(object.EventHeaderSize, e.Pos())
-		if len(e.Args) == 1 {
-			g.scalar(e.Args[0])
-			g.emit(asm.StoreMem(g.fp, hdr+8, asm.R0, asm.DWord))
-		} else {
-			g.emit(stImm(g.fp, hdr+8, code))
-		}
-		g.emit(stImm(g.fp, hdr, int64(object.EventExit)))
-		g.output(hdr, object.EventHeaderSize)
-		// exit() ends the probe, as in current bpftrace.
-		g.emit(asm.Ja.Label(g.exitLbl))
-	case "print":
-		if m, ok := e.Args[0].(*ast.MapRef); ok && m.Keys == nil {
-			if len(e.Args) == 1 {
-				g.event(object.EventPrint, g.c.mapIndex[m.Name], e.Pos())
-				return
-			}
-			// {kind, map, top, div}
-			rec := g.alloc(object.EventHeaderSize+16, e.Pos())
-			g.emit(
-				stImm(g.fp, rec, int64(object.EventPrint)),
-				stImm(g.fp, rec+8, int64(g.c.mapIndex[m.Name])),
-				stImm(g.fp, rec+16, int64(g.info.Consts[e.Args[1]].Int)),
-				stImm(g.fp, rec+24, 0),
-			)
-			if len(e.Args) == 3 {
-				g.emit(stImm(g.fp, rec+24, int64(g.info.Consts[e.Args[2]].Int)))
-			}
-			g.output(rec, object.EventHeaderSize+16)
-			return
-		}
-		g.printValue(e.Args[0], e.Pos())
-	case "clear":
-		g.event(object.EventClear, g.c.mapIndex[e.Args[0].(*ast.MapRef).Name], e.Pos())
-	case "zero":
-		g.event(object.EventZero, g.c.mapIndex[e.Args[0].(*ast.MapRef).Name], e.Pos())
-	case "time":
-		format := "%H:%M:%S\n"
-		if len(e.Args) == 1 {
-			format = e.Args[0].(*ast.StrLit).Value
-		}
-		g.event(object.EventTime, g.c.addTime(format), e.Pos())
-	case "delete":
-		m := e.Args[0].(*ast.MapRef)
-		keys := m.Keys
-		if len(e.Args) == 2 {
-			keys = []ast.Expr{e.Args[1]}
-			if t, ok := e.Args[1].(*ast.Tuple); ok {
-				keys = t.Elems
-			}
-		}
-		key, mi := g.mapKey(m.Name, keys, m.Pos())
-		g.mapPtr(asm.R1, mi)
-		g.emit(
-			asm.Mov.Reg(asm.R2, g.fp),
-			asm.Add.Imm(asm.R2, int32(key)),
-			asm.FnMapDeleteElem.Call(),
-		)
-		// true when an element was deleted
-		notFound := g.newLabel("delmiss")
-		g.emit(asm.JNE.Imm(asm.R0, 0, notFound), asm.Mov.Imm(asm.R0, 1), asm.Ja.Label(notFound+"_end"))
-		g.mark(notFound)
-		g.emit(asm.Mov.Imm(asm.R0, 0))
-		g.mark(notFound + "_end")
-	case "has_key":
-		m := e.Args[0].(*ast.MapRef)
-		keys := []ast.Expr{e.Args[1]}
-		if t, ok := e.Args[1].(*ast.Tuple); ok {
-			keys = t.Elems
-		}
-		key, mi := g.mapKey(m.Name, keys, m.Pos())
-		g.lookup(mi, key)
-		g.boolify()
-	case "str":
+	f := g.info.Calls[e]
+	switch {
+	case f == nil:
+		g.fail(e.Pos(), fmt.Errorf("%s() not supported by the code generator", e.Name))
+	case f.Emit != nil:
+		f.Emit(g, e)
+	case f.Buffer != nil:
 		g.buffer(e)
-	case "reg":
-		g.loadReg(e.Args[0].(*ast.StrLit).Value, e.Pos())
-	case "errorf":
-		g.printf(object.EventErrorf, e.Args[0].(*ast.StrLit).Value, e.Args[1:], e)
-	case "warnf":
-		g.printf(object.EventWarnf, e.Args[0].(*ast.StrLit).Value, e.Args[1:], e)
-	case "system":
-		g.printf(object.EventSystem, e.Args[0].(*ast.StrLit).Value, e.Args[1:], e.Pos())
-	case "cat":
-		g.printf(object.EventCat, e.Args[0].(*ast.StrLit).Value, e.Args[1:], e.Pos())
-	case "signal":
-		g.scalar(e.Args[0])
-		g.emit(asm.Mov.Reg(asm.R1, asm.R0), asm.FnSendSignal.Call())
-	case "strlen":
-		g.strlen(e)
-	case "strncmp":
-		g.strncmp(e)
-	case "bswap":
-		g.scalar(e.Args[0])
-		size := g.info.TypeOf(e).Size
-		if size > 1 {
-			g.emit(asm.HostTo(asm.BE, asm.R0, map[int]asm.Size{2: asm.Half, 4: asm.Word, 8: asm.DWord}[size]))
-		}
-	case "kstack":
-		g.kstack()
-	case "usym", "ustack":
-		g.buffer(e)
-	case "uaddr":
-		g.loadImm(asm.R0, int64(g.info.Consts[e].Int))
-	case "strerror", "syscall_name", "signal_name", "cgroup_path":
-		g.scalar(e.Args[0])
-	case "join":
-		g.join(e)
-	case "macaddr":
-		g.macaddr(e)
-	case "buf", "pton", "str_concat":
-		g.buffer(e)
-	case "len":
-		g.mapLen(e.Args[0].(*ast.MapRef))
-	case "find":
-		g.find(e)
-	case "memcmp":
-		g.memcmp(e)
-	case "strcontains", "strstr":
-		g.strstr(e)
-	case "cgroupid":
-		g.loadImm(asm.R0, int64(g.info.Consts[e].Int))
-	case "override":
-		g.scalar(e.Args[0])
-		g.emit(asm.Mov.Reg(asm.R2, asm.R0), asm.Mov.Reg(asm.R1, rCtx), asm.FnOverrideReturn.Call())
-	case "path":
-		g.buffer(e)
-	case "ntop":
-		g.ntop(e)
-	case "strftime":
-		g.scalar(e.Args[1])
-	case "ksym", "kptr", "uptr":
-		g.scalar(e.Args[0])
 	default:
-		if len(e.Args) == 0 {
-			// pid() and friends
-			g.builtinScalar(&ast.Ident{Span: e.Span, Name: e.Name})
-			return
-		}
 		g.fail(e.Pos(), fmt.Errorf("%s() not supported by the code generator", e.Name))
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/btf"
 
+	"github.com/gotrace/gotrace/builtin"
 	"github.com/gotrace/gotrace/lang"
 	"github.com/gotrace/gotrace/lang/ast"
 	"github.com/gotrace/gotrace/lang/types"
@@ -223,12 +224,9 @@ func mapsNeedingHash(prog *lang.Program) map[string]bool {
 	visit := func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.Call:
-			switch n.Name {
-			case "zero", "delete", "len", "has_key":
-				if len(n.Args) > 0 {
-					if m, ok := n.Args[0].(*ast.MapRef); ok {
-						need[m.Name] = true
-					}
+			if f := builtin.LookupFunc(n.Name); f != nil && f.MapNeedsHash && len(n.Args) > 0 {
+				if m, ok := n.Args[0].(*ast.MapRef); ok {
+					need[m.Name] = true
 				}
 			}
 		case *ast.ForMapStmt:

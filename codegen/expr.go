@@ -145,82 +145,16 @@ func (g *gen) spill(pos ast.Pos) int16 {
 	return off
 }
 
-// builtinScalar loads an integer builtin variable into R0.
+// builtinScalar loads an integer builtin variable into R0, as its
+// definition says.
 func (g *gen) builtinScalar(e *ast.Ident) {
-	switch e.Name {
-	case "pid":
-		g.emit(asm.FnGetCurrentPidTgid.Call(), asm.RSh.Imm(asm.R0, 32))
-	case "tid":
-		g.emit(asm.FnGetCurrentPidTgid.Call(), asm.Mov.Reg32(asm.R0, asm.R0))
-	case "uid", "username":
-		g.emit(asm.FnGetCurrentUidGid.Call(), asm.Mov.Reg32(asm.R0, asm.R0))
-	case "gid":
-		g.emit(asm.FnGetCurrentUidGid.Call(), asm.RSh.Imm(asm.R0, 32))
-	case "nsecs":
-		g.emit(asm.FnKtimeGetNs.Call())
-	case "elapsed":
-		g.c.useGlobals()
-		key := g.alloc(8, e.Pos())
-		none := g.newLabel("noglobals")
-		g.emit(
-			stImm(g.fp, key, 0),
-			asm.LoadMapPtr(asm.R1, 0).WithReference(globalsMapName),
-			asm.Mov.Reg(asm.R2, g.fp),
-			asm.Add.Imm(asm.R2, int32(key)),
-			asm.FnMapLookupElem.Call(),
-			asm.Mov.Imm(asm.R1, 0),
-			asm.JEq.Imm(asm.R0, 0, none),
-			asm.LoadMem(asm.R1, asm.R0, int16(g.c.out.Globals.StartNsOffset), asm.DWord),
-		)
-		g.mark(none)
-		g.emit(
-			asm.StoreMem(g.fp, key, asm.R1, asm.DWord),
-			asm.FnKtimeGetNs.Call(),
-			asm.LoadMem(asm.R1, g.fp, key, asm.DWord),
-			asm.Sub.Reg(asm.R0, asm.R1),
-		)
-	case "cpu":
-		g.emit(asm.FnGetSmpProcessorId.Call())
-	case "cgroup":
-		g.emit(asm.FnGetCurrentCgroupId.Call())
-	case "rand":
-		g.emit(asm.FnGetPrandomU32.Call())
-	case "curtask":
-		g.emit(asm.FnGetCurrentTask.Call())
-	case "jiffies":
-		g.emit(asm.FnJiffies64.Call())
-	case "ctx":
-		g.emit(asm.Mov.Reg(asm.R0, rCtx))
-	case "kstack":
-		g.kstack()
-	case "ppid":
-		// curtask->real_parent->tgid
-		l := g.c.prog.Task
-		tmp := g.alloc(8, e.Pos())
-		g.emit(asm.FnGetCurrentTask.Call(), asm.Add.Imm(asm.R0, int32(l.RealParent)))
-		g.readKernel(tmp, 8, types.Kernel)
-		g.emit(asm.LoadMem(asm.R0, g.fp, tmp, asm.DWord), asm.Add.Imm(asm.R0, int32(l.Tgid)))
-		g.readKernel(tmp, 4, types.Kernel)
-		g.emit(asm.LoadMem(asm.R0, g.fp, tmp, asm.Word))
-	case "numaid":
-		g.emit(asm.FnGetNumaNodeId.Call())
-	case "retval":
-		g.retval(e)
-	case "func":
-		g.emit(asm.Mov.Reg(asm.R1, rCtx), asm.FnGetFuncIp.Call())
-	case "arg0", "arg1", "arg2", "arg3", "arg4", "arg5":
-		if g.isKprobeCtx() {
-			g.loadReg(argRegs[e.Name[3]-'0'], e.Pos())
-		} else {
-			// BTF raw tracepoints: the arguments are a u64 array
-			g.emit(asm.LoadMem(asm.R0, rCtx, int16(8*(e.Name[3]-'0')), asm.DWord))
-		}
-	default:
-		g.fail(e.Pos(), fmt.Errorf("builtin %s has no integer value", e.Name))
+	if v := g.info.Idents[e]; v != nil && v.Emit != nil {
+		v.Emit(g, e)
+		return
 	}
+	g.fail(e.Pos(), fmt.Errorf("builtin %s has no integer value", e.Name))
 }
 
-// argsField returns the tracepoint field selected by e (args.name).
 func (g *gen) argsField(e *ast.Field) *types.Field {
 	at := g.info.ArgsType
 	for i := range at.Fields {

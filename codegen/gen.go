@@ -7,6 +7,7 @@ import (
 	"github.com/cilium/ebpf/asm"
 	"github.com/cilium/ebpf/btf"
 
+	"github.com/gotrace/gotrace/builtin"
 	"github.com/gotrace/gotrace/lang"
 	"github.com/gotrace/gotrace/lang/ast"
 	"github.com/gotrace/gotrace/lang/types"
@@ -210,7 +211,11 @@ func endsProbe(s ast.Stmt) bool {
 		return true
 	case *ast.ExprStmt:
 		c, ok := s.X.(*ast.Call)
-		return ok && c.Name == "exit"
+		if !ok {
+			return false
+		}
+		f := builtin.LookupFunc(c.Name)
+		return f != nil && f.Ends
 	}
 	return false
 }

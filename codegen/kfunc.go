@@ -19,6 +19,29 @@ var ptRegsX86 = map[string]int{
 	"di": 112, "orig_ax": 120, "ip": 128, "cs": 136, "flags": 144, "sp": 152, "ss": 160,
 }
 
+// memberOffset finds a member by name, also inside anonymous unions and
+// structs (newer kernels keep cs and ss in unions with FRED's fields).
+func memberOffset(members []btf.Member, name string) (int, bool) {
+	for _, m := range members {
+		if m.Name == name {
+			return int(m.Offset / 8), true
+		}
+		if m.Name == "" {
+			var inner []btf.Member
+			switch t := btf.UnderlyingType(m.Type).(type) {
+			case *btf.Union:
+				inner = t.Members
+			case *btf.Struct:
+				inner = t.Members
+			}
+			if off, ok := memberOffset(inner, name); ok {
+				return int(m.Offset/8) + off, true
+			}
+		}
+	}
+	return 0, false
+}
+
 // argRegs are the x86-64 registers carrying the first six arguments.
 var argRegs = []string{"di", "si", "dx", "cx", "r8", "r9"}
 
@@ -27,10 +50,8 @@ func (c *compiler) regOffset(name string) (int, error) {
 	if c.opts.BTF != nil {
 		var regs *btf.Struct
 		if err := c.opts.BTF.TypeByName("pt_regs", &regs); err == nil {
-			for _, m := range regs.Members {
-				if m.Name == name {
-					return int(m.Offset / 8), nil
-				}
+			if off, ok := memberOffset(regs.Members, name); ok {
+				return off, nil
 			}
 			return 0, fmt.Errorf("struct pt_regs has no register %s", name)
 		}

@@ -72,7 +72,7 @@ func (g *gen) memcmp(e *ast.Call) {
 
 // strstr finds needle in haystack, unrolled over both buffers: the index
 // of the first occurrence or -1; strcontains turns it into a bool.
-func (g *gen) strstr(e *ast.Call) {
+func (g *gen) strstr(e *ast.Call, contains bool) {
 	h := g.buffer(e.Args[0])
 	nd := g.buffer(e.Args[1])
 	hs, ns := g.info.TypeOf(e.Args[0]).Size, g.info.TypeOf(e.Args[1]).Size
@@ -98,7 +98,7 @@ func (g *gen) strstr(e *ast.Call) {
 	g.emit(asm.Mov.Imm(asm.R0, -1), asm.Ja.Label(found+"_out"))
 	g.mark(found)
 	g.mark(found + "_out")
-	if e.Name == "strcontains" {
+	if contains {
 		t := g.newLabel("contains")
 		g.emit(asm.JSGE.Imm(asm.R0, 0, t), asm.Mov.Imm(asm.R0, 0), asm.Ja.Label(t+"_end"))
 		g.mark(t)

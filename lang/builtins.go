@@ -6,172 +6,99 @@ import (
 
 	"github.com/cilium/ebpf/btf"
 
+	"github.com/gotrace/gotrace/builtin"
 	"github.com/gotrace/gotrace/lang/ast"
 	"github.com/gotrace/gotrace/lang/types"
 	"github.com/gotrace/gotrace/provider"
 )
 
-// Builtin is a builtin variable such as pid or comm.
-type Builtin struct {
-	Name string
-	// typ returns the variable's type in the current probe, or an error
-	// message when the probe type does not provide it.
-	typ func(c *checker) (*types.Type, string)
-}
-
-func fixed(t *types.Type) func(*checker) (*types.Type, string) {
-	return func(*checker) (*types.Type, string) { return t, "" }
-}
-
-// builtins is the table of builtin variables.
-func builtins() map[string]*Builtin {
-	list := []*Builtin{
-		{Name: "pid", typ: fixed(types.Uint32)},
-		{Name: "cpid", typ: func(c *checker) (*types.Type, string) {
-			if c.opts.Cpid == 0 {
-				return nil, "cpid cannot be used without a child command (-c)"
-			}
-			return types.Uint32, ""
-		}},
-		{Name: "tid", typ: fixed(types.Uint32)},
-		{Name: "uid", typ: fixed(types.Uint32)},
-		{Name: "gid", typ: fixed(types.Uint32)},
-		{Name: "nsecs", typ: fixed(types.Uint64)},
-		{Name: "elapsed", typ: fixed(types.Uint64)},
-		{Name: "cpu", typ: fixed(types.Uint32)},
-		{Name: "cgroup", typ: fixed(types.Uint64)},
-		{Name: "rand", typ: fixed(types.Uint32)},
-		{Name: "comm", typ: fixed(types.NewString(16))},
-		{Name: "probe", typ: func(c *checker) (*types.Type, string) {
-			return types.NewString(len(c.probe.Points[0].Name) + 1), ""
-		}},
-		{Name: "args", typ: func(c *checker) (*types.Type, string) {
-			if c.info.ArgsType == nil {
-				if c.info.ArgsErr != "" {
-					return nil, c.info.ArgsErr
-				}
-				if len(c.probe.Points) > 1 {
-					return nil, "args is not available when a probe has several attach points of this type"
-				}
-				return nil, fmt.Sprintf("args is not available in %s probes", c.probe.Provider())
-			}
-			return c.info.ArgsType, ""
-		}},
-		{Name: "jiffies", typ: fixed(types.Uint64)},
-		{Name: "ctx", typ: func(c *checker) (*types.Type, string) {
-			if c.probe.Def().Ctx == provider.CtxNone {
-				return nil, fmt.Sprintf("ctx is not available in %s probes", c.probe.Provider())
-			}
-			return &types.Type{Kind: types.Pointer, Size: 8, Elem: types.VoidT, AS: types.Kernel, Name: "ctx"}, ""
-		}},
-		{Name: "username", typ: fixed(&types.Type{Kind: types.Username, Size: 8})},
-		{Name: "probetype", typ: func(c *checker) (*types.Type, string) {
-			return types.NewString(len(c.probe.Def().ProbeType) + 1), ""
-		}},
-		{Name: "ustack", typ: fixed(ustackType(MaxStackFrames))},
-		{Name: "kstack", typ: func(c *checker) (*types.Type, string) {
-			return &types.Type{Kind: types.Stack, Size: 8, Name: "kstack", Len: MaxStackFrames}, ""
-		}},
-		{Name: "ppid", typ: func(c *checker) (*types.Type, string) {
-			if _, err := c.taskLayout(); err != nil {
-				return nil, fmt.Sprintf("ppid needs kernel BTF: %v", err)
-			}
-			return types.Uint32, ""
-		}},
-		{Name: "pcomm", typ: func(c *checker) (*types.Type, string) {
-			if _, err := c.taskLayout(); err != nil {
-				return nil, fmt.Sprintf("pcomm needs kernel BTF: %v", err)
-			}
-			return types.NewString(16), ""
-		}},
-		{Name: "numaid", typ: fixed(types.Uint32)},
-		{Name: "ncpus", typ: func(c *checker) (*types.Type, string) {
-			return types.Uint64, ""
-		}},
-		{Name: "curtask", typ: func(c *checker) (*types.Type, string) {
-			spec, err := c.env.BTF()
-			if err != nil || spec == nil {
-				return types.Uint64, ""
-			}
-			var ts *btf.Struct
-			if err := spec.TypeByName("task_struct", &ts); err != nil {
-				return types.Uint64, ""
-			}
-			return &types.Type{Kind: types.Pointer, Size: 8, Elem: btfToType(ts, types.Kernel), AS: types.Kernel}, ""
-		}},
-		{Name: "func", typ: func(c *checker) (*types.Type, string) {
-			if !c.probe.Def().Func {
-				return nil, fmt.Sprintf("func is not available in %s probes", c.probe.Provider())
-			}
-			if len(c.probe.Points) == 1 {
-				return types.NewString(len(c.probe.Points[0].Func) + 1), ""
-			}
-			return &types.Type{Kind: types.Ksym, Size: 8}, ""
-		}},
-		{Name: "retval", typ: func(c *checker) (*types.Type, string) {
-			pt := c.probe.Points[0]
-			from := c.probe.Def().Retval
-			switch from {
-			case provider.RetvalProto, provider.RetvalAfterArgs:
-			case provider.RetvalUser:
-				return types.Uint64, ""
-			default:
-				return nil, fmt.Sprintf("retval is not available in %s probes", pt.Provider)
-			}
-			if len(c.probe.Points) == 1 && pt.Proto != nil {
-				if t := btfToType(pt.Proto.Return, types.Kernel); t != nil && (t.IsInt() || t.Kind == types.Pointer) {
-					return t, ""
-				}
-			}
-			if from == provider.RetvalAfterArgs && len(c.probe.Points) > 1 {
-				return nil, fmt.Sprintf("retval in %s needs one function per probe (its position depends on the prototype)", pt.Provider)
-			}
-			return types.Int64, ""
-		}},
-	}
-	m := map[string]*Builtin{}
-	for _, b := range list {
-		m[b.Name] = b
-	}
-	for i := 0; i < 6; i++ {
-		m[fmt.Sprintf("arg%d", i)] = &Builtin{Name: fmt.Sprintf("arg%d", i), typ: argN}
-	}
-	return m
-}
-
-// argN types the kprobe register arguments arg0...arg5.
-func argN(c *checker) (*types.Type, string) {
-	if !c.probe.Def().ArgN {
-		return nil, fmt.Sprintf("argN is only available in kprobe, uprobe and rawtracepoint probes (use args.NAME in %s probes)", c.probe.Provider())
-	}
-	return types.Uint64, ""
-}
+// Builtin is a builtin variable: its definition in package builtin.
+type Builtin = builtin.Var
 
 func (c *checker) ident(e *ast.Ident) *types.Type {
-	b := c.builtinTab[e.Name]
+	b := builtin.LookupVar(e.Name)
 	if b == nil {
 		c.errorf(e, "unknown identifier %q", e.Name)
 		return nil
 	}
-	t, msg := b.typ(c)
+	t, msg := b.Type(c)
 	if t == nil {
 		c.errorf(e, "%s", msg)
 		return nil
 	}
 	c.info.Idents[e] = b
-	switch {
-	case e.Name == "probe":
-		c.info.Consts[e] = Const{IsStr: true, Str: c.probe.Points[0].Name}
-	case e.Name == "func" && t.Kind == types.String:
-		c.info.Consts[e] = Const{IsStr: true, Str: c.probe.Points[0].Func}
-	case e.Name == "probetype":
-		c.info.Consts[e] = Const{IsStr: true, Str: c.probe.Def().ProbeType}
-	case e.Name == "ncpus":
-		c.info.Consts[e] = Const{Int: uint64(max(c.opts.NCPUs, 1))}
-	case e.Name == "cpid":
-		c.info.Consts[e] = Const{Int: uint64(c.opts.Cpid)}
+	if b.Const != nil {
+		if cv, ok := b.Const(c, t); ok {
+			c.info.Consts[e] = cv
+		}
 	}
 	return t
+}
+
+// canonicalBuiltins renames the builtins that the probes spell
+// __builtin_NAME (bpftrace's standard library does) to NAME, so that every
+// later step, which looks builtins up by name, sees one spelling.
+func canonicalBuiltins(file *ast.File) {
+	for _, p := range file.Probes {
+		ast.Inspect(p, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.Ident:
+				n.Name = builtin.Canonical(n.Name)
+			case *ast.Call:
+				n.Name = builtin.Canonical(n.Name)
+			}
+			return true
+		})
+	}
+}
+
+// ArgsType types the args builtin of the probe being checked.
+func (c *checker) ArgsType() (*types.Type, string) {
+	if c.info.ArgsType == nil {
+		if c.info.ArgsErr != "" {
+			return nil, c.info.ArgsErr
+		}
+		if len(c.probe.Points) > 1 {
+			return nil, "args is not available when a probe has several attach points of this type"
+		}
+		return nil, fmt.Sprintf("args is not available in %s probes", c.probe.Provider())
+	}
+	return c.info.ArgsType, ""
+}
+
+// CurtaskType types curtask: a task_struct pointer when BTF has one.
+func (c *checker) CurtaskType() *types.Type {
+	spec, err := c.env.BTF()
+	if err != nil || spec == nil {
+		return types.Uint64
+	}
+	var ts *btf.Struct
+	if err := spec.TypeByName("task_struct", &ts); err != nil {
+		return types.Uint64
+	}
+	return &types.Type{Kind: types.Pointer, Size: 8, Elem: btfToType(ts, types.Kernel), AS: types.Kernel}
+}
+
+// RetvalType types retval in the probe being checked.
+func (c *checker) RetvalType() (*types.Type, string) {
+	pt := c.probe.Points[0]
+	from := c.probe.Def().Retval
+	switch from {
+	case provider.RetvalProto, provider.RetvalAfterArgs:
+	case provider.RetvalUser:
+		return types.Uint64, ""
+	default:
+		return nil, fmt.Sprintf("retval is not available in %s probes", pt.Provider)
+	}
+	if len(c.probe.Points) == 1 && pt.Proto != nil {
+		if t := btfToType(pt.Proto.Return, types.Kernel); t != nil && (t.IsInt() || t.Kind == types.Pointer) {
+			return t, ""
+		}
+	}
+	if from == provider.RetvalAfterArgs && len(c.probe.Points) > 1 {
+		return nil, fmt.Sprintf("retval in %s needs one function per probe (its position depends on the prototype)", pt.Provider)
+	}
+	return types.Int64, ""
 }
 
 // tracepointArgs builds the record type of a tracepoint's args.

@@ -27,11 +27,9 @@ func Check(file *ast.File, env Env, opts Options) (*Program, error) {
 		opts.MaxMapKeys = DefaultMaxMapKeys
 	}
 	c := &checker{
-		env:        env,
-		opts:       opts,
-		builtinTab: builtins(),
-		funcTab:    funcs(),
-		prog:       &Program{File: file, Maps: map[string]*MapType{}, MaxStrlen: opts.MaxStrlen, MaxMapKeys: opts.MaxMapKeys},
+		env:  env,
+		opts: opts,
+		prog: &Program{File: file, Maps: map[string]*MapType{}, MaxStrlen: opts.MaxStrlen, MaxMapKeys: opts.MaxMapKeys},
 	}
 	c.checkFile(file)
 	if len(c.errs) > 0 {
@@ -69,10 +67,6 @@ type checker struct {
 	ctypes map[string]btf.Type
 	// defines holds the #define constants of the preamble.
 	defines map[string]Const
-	// builtinTab and funcTab are the builtin variables and functions,
-	// built once per check.
-	builtinTab map[string]*Builtin
-	funcTab    map[string]*Func
 }
 
 // collapse keeps one error per position: a probe expanded to many attach
@@ -114,6 +108,7 @@ func (c *checker) checkFile(file *ast.File) {
 		c.checkConfig(env)
 	}
 	c.expandMacros(file)
+	canonicalBuiltins(file)
 	for _, d := range file.MapDecls {
 		c.mapDecl(d)
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/gotrace/gotrace/builtin"
 	"github.com/gotrace/gotrace/lang/ast"
 	"github.com/gotrace/gotrace/lang/types"
 )
@@ -88,7 +89,7 @@ func (c *checker) expr1(e ast.Expr) *types.Type {
 		}
 		return c.ident(e)
 	case *ast.Call:
-		if f := c.funcTab[e.Name]; f != nil && f.agg {
+		if f := builtin.LookupFunc(e.Name); f != nil && f.Agg {
 			c.errorf(e, "%s() must be assigned to a map, e.g. @x = %s(...)", e.Name, e.Name)
 			return nil
 		}

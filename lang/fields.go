@@ -7,6 +7,7 @@ import (
 
 	"github.com/cilium/ebpf/btf"
 
+	"github.com/gotrace/gotrace/builtin"
 	"github.com/gotrace/gotrace/lang/ast"
 	"github.com/gotrace/gotrace/lang/types"
 	"github.com/gotrace/gotrace/provider"
@@ -103,7 +104,7 @@ func (c *checker) sizeof(e *ast.SizeofExpr) *types.Type {
 	case e.Type != nil:
 		t = c.resolveType(e.Type)
 	default:
-		if id, ok := e.X.(*ast.Ident); ok && c.builtinTab[id.Name] == nil {
+		if id, ok := e.X.(*ast.Ident); ok && builtin.LookupVar(id.Name) == nil {
 			// sizeof(name): a type name such as a typedef.
 			t = c.resolveType(&ast.TypeExpr{Span: id.Span, Name: id.Name})
 		} else {

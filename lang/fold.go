@@ -6,6 +6,7 @@ import (
 
 	"github.com/cilium/ebpf/btf"
 
+	"github.com/gotrace/gotrace/builtin"
 	"github.com/gotrace/gotrace/lang/ast"
 	"github.com/gotrace/gotrace/lang/types"
 )
@@ -13,7 +14,7 @@ import (
 // enumValue looks up a kernel enum constant (e.g. TASK_RUNNING,
 // SKB_DROP_REASON_NOT_SPECIFIED) in BTF. The table is built on first use.
 func (c *checker) enumValue(name string) (Const, bool) {
-	if _, ok := c.builtinTab[name]; ok {
+	if builtin.LookupVar(name) != nil {
 		return Const{}, false
 	}
 	if c.enums == nil {

@@ -1,95 +1,26 @@
 package lang
 
 import (
+	"github.com/gotrace/gotrace/builtin"
 	"github.com/gotrace/gotrace/lang/ast"
 	"github.com/gotrace/gotrace/lang/types"
 )
 
-// Func is a builtin function.
-type Func struct {
-	Name string
-	agg  bool // an aggregation: only valid as `@m = f(...)`
-	// check validates the call and returns its result type (nil on error).
-	check func(c *checker, call *ast.Call) *types.Type
-}
-
-func funcs() map[string]*Func {
-	list := []*Func{
-		{Name: "printf", check: checkPrintf},
-		{Name: "str", check: checkStr},
-		{Name: "exit", check: checkExit},
-		{Name: "print", check: checkMapFunc},
-		{Name: "clear", check: checkMapFunc},
-		{Name: "zero", check: checkMapFunc},
-		{Name: "delete", check: checkDelete},
-		{Name: "has_key", check: checkHasKey},
-		{Name: "time", check: checkTime},
-		{Name: "reg", check: checkReg},
-		{Name: "errorf", check: checkPrintf},
-		{Name: "warnf", check: checkPrintf},
-		{Name: "system", check: unsafeFunc(checkPrintf)},
-		{Name: "cat", check: checkPrintf},
-		{Name: "signal", check: unsafeFunc(checkSignal)},
-		{Name: "strlen", check: checkStrlen},
-		{Name: "strncmp", check: checkStrncmp},
-		{Name: "bswap", check: checkBswap},
-		{Name: "ksym", check: checkAddrFunc(types.Ksym)},
-		{Name: "strftime", check: checkStrftime},
-		{Name: "getopt", check: checkGetopt},
-		{Name: "kstack", check: checkKstack},
-		{Name: "strerror", check: intFunc(types.Errno)},
-		{Name: "syscall_name", check: intFunc(types.SyscallName)},
-		{Name: "ntop", check: checkNtop},
-		{Name: "kaddr", check: checkKaddr},
-		{Name: "join", check: checkJoin},
-		{Name: "signal_name", check: intFunc(types.SignalName)},
-		{Name: "len", check: checkLen},
-		{Name: "find", check: checkFind},
-		{Name: "memcmp", check: checkMemcmp},
-		{Name: "strcontains", check: checkStrPair(types.BoolT)},
-		{Name: "strstr", check: checkStrPair(types.Int64)},
-		{Name: "cgroupid", check: checkCgroupid},
-		{Name: "override", check: unsafeFunc(checkOverride)},
-		{Name: "path", check: checkPath},
-		{Name: "uaddr", check: checkUaddr},
-		{Name: "usym", check: checkUsym},
-		{Name: "ustack", check: checkUstack},
-		{Name: "buf", check: checkBuf},
-		{Name: "pton", check: checkPton},
-		{Name: "macaddr", check: checkMacaddr},
-		{Name: "str_concat", check: checkStrConcat},
-		{Name: "tseries", agg: true, check: checkTseries},
-		{Name: "cgroup_path", check: checkCgroupPath},
-		{Name: "kptr", check: checkAddrFunc(types.Pointer)},
-		{Name: "uptr", check: checkAddrFunc(types.Pointer)},
-		{Name: "count", agg: true, check: aggCheck(types.Count, 0)},
-		{Name: "sum", agg: true, check: aggCheck(types.Sum, 1)},
-		{Name: "avg", agg: true, check: aggCheck(types.Avg, 1)},
-		{Name: "min", agg: true, check: aggCheck(types.Min, 1)},
-		{Name: "max", agg: true, check: aggCheck(types.Max, 1)},
-		{Name: "stats", agg: true, check: aggCheck(types.Stats, 1)},
-		{Name: "hist", agg: true, check: checkHist},
-		{Name: "lhist", agg: true, check: checkLhist},
-	}
-	m := map[string]*Func{}
-	for _, f := range list {
-		m[f.Name] = f
-	}
-	return m
-}
+// Func is a builtin function: its definition in package builtin.
+type Func = builtin.Func
 
 func (c *checker) call(e *ast.Call) *types.Type {
-	f := c.funcTab[e.Name]
+	f := builtin.LookupFunc(e.Name)
 	if f == nil {
-		if _, ok := c.builtinTab[e.Name]; ok && len(e.Args) == 0 {
+		if b := builtin.LookupVar(e.Name); b != nil && len(e.Args) == 0 {
 			// bpftrace: pid() is the same as pid.
 			id := &ast.Ident{Span: e.Span, Name: e.Name}
 			t := c.ident(id)
 			if t != nil {
 				c.info.Types[id] = t
-				c.info.Calls[e] = &Func{Name: e.Name}
-				if cv, ok := c.info.Consts[id]; ok && !cv.IsStr {
-					c.info.Consts[e] = cv // cpid(), ncpus(): constants too
+				c.info.Calls[e] = varCall(b)
+				if cv, ok := c.info.Consts[id]; ok {
+					c.info.Consts[e] = cv // cpid(), ncpus(), probe(): constants too
 				}
 			}
 			return t
@@ -97,8 +28,25 @@ func (c *checker) call(e *ast.Call) *types.Type {
 		c.errorf(e, "unknown function %s()", e.Name)
 		return nil
 	}
+	if f.Unsafe && !c.opts.Unsafe {
+		c.errorf(e, "%s() is unsafe: it changes the traced system; run with --unsafe to allow it", e.Name)
+		return nil
+	}
 	c.info.Calls[e] = f
-	return f.check(c, e)
+	return f.Check(c, e)
+}
+
+// varCall is the function form of a builtin variable (pid()): its value
+// is the variable's.
+func varCall(b *builtin.Var) *Func {
+	f := &Func{Name: b.Name, Result: b.Result}
+	if b.Emit != nil {
+		f.Emit = func(g builtin.Emitter, e *ast.Call) { b.Emit(g, &ast.Ident{Span: e.Span, Name: e.Name}) }
+	}
+	if b.Buffer != nil {
+		f.Buffer = func(g builtin.Emitter, e *ast.Call) int16 { return b.Buffer(g, &ast.Ident{Span: e.Span, Name: e.Name}) }
+	}
+	return f
 }
 
 func (c *checker) wantArgs(e *ast.Call, lo, hi int) bool {
@@ -160,34 +108,4 @@ func (c *checker) constIntOrExpr(e *ast.Call, i int) (int64, bool) {
 		return int64(cv.Int), true
 	}
 	return -1, true
-}
-
-// unsafeFunc refuses a function with side effects unless --unsafe was given.
-func unsafeFunc(check func(*checker, *ast.Call) *types.Type) func(*checker, *ast.Call) *types.Type {
-	return func(c *checker, e *ast.Call) *types.Type {
-		if !c.opts.Unsafe {
-			c.errorf(e, "%s() is unsafe: it changes the traced system; run with --unsafe to allow it", e.Name)
-			return nil
-		}
-		return check(c, e)
-	}
-}
-
-// intFunc types a function of one integer whose value user space renders
-// (strerror, syscall_name).
-func intFunc(k types.Kind) func(*checker, *ast.Call) *types.Type {
-	return func(c *checker, e *ast.Call) *types.Type {
-		if !c.wantArgs(e, 1, 1) || c.intArg(e, 0) == nil {
-			return nil
-		}
-		return &types.Type{Kind: k, Size: 8}
-	}
-}
-
-// notYet refuses a function gotrace does not implement yet.
-func notYet(what string) func(*checker, *ast.Call) *types.Type {
-	return func(c *checker, e *ast.Call) *types.Type {
-		c.errorf(e, "%s is not supported yet", what)
-		return nil
-	}
 }

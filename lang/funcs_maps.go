@@ -23,41 +23,46 @@ func (c *checker) mapArg(e *ast.Call, i int) *MapType {
 	return mt
 }
 
-func checkMapFunc(c *checker, e *ast.Call) *types.Type {
-	if e.Name == "print" {
-		if !c.wantArgs(e, 1, 3) {
-			return nil
-		}
-		if len(e.Args) > 1 {
-			if m, ok := e.Args[0].(*ast.MapRef); !ok || m.Keys != nil {
-				c.errorf(e.Args[1], "print() takes top and div arguments only for a map")
-				return nil
-			}
-			for i := 1; i < len(e.Args); i++ {
-				if v, ok := c.constInt(e, i); !ok {
-					return nil
-				} else if v < 0 {
-					c.errorf(e.Args[i], "print() top and div must not be negative")
-					return nil
-				}
-			}
-		}
-		if m, ok := e.Args[0].(*ast.MapRef); !ok || m.Keys != nil {
-			// print(value): prints one value.
-			t := c.expr(e.Args[0])
-			if t == nil {
-				return nil
-			}
-			if t.Kind == types.Void {
-				c.errorf(e.Args[0], "print() needs a value")
-				return nil
-			}
-			return types.VoidT
-		}
-	} else if !c.wantArgs(e, 1, 1) {
+// checkPrint types print(@map[, top[, div]]) and print(value).
+func checkPrint(c *checker, e *ast.Call) *types.Type {
+	if !c.wantArgs(e, 1, 3) {
 		return nil
 	}
+	if len(e.Args) > 1 {
+		if m, ok := e.Args[0].(*ast.MapRef); !ok || m.Keys != nil {
+			c.errorf(e.Args[1], "print() takes top and div arguments only for a map")
+			return nil
+		}
+		for i := 1; i < len(e.Args); i++ {
+			if v, ok := c.constInt(e, i); !ok {
+				return nil
+			} else if v < 0 {
+				c.errorf(e.Args[i], "print() top and div must not be negative")
+				return nil
+			}
+		}
+	}
+	if m, ok := e.Args[0].(*ast.MapRef); !ok || m.Keys != nil {
+		// print(value): prints one value.
+		t := c.expr(e.Args[0])
+		if t == nil {
+			return nil
+		}
+		if t.Kind == types.Void {
+			c.errorf(e.Args[0], "print() needs a value")
+			return nil
+		}
+		return types.VoidT
+	}
 	if c.mapArg(e, 0) == nil {
+		return nil
+	}
+	return types.VoidT
+}
+
+// checkMapFunc types clear(@map) and zero(@map).
+func checkMapFunc(c *checker, e *ast.Call) *types.Type {
+	if !c.wantArgs(e, 1, 1) || c.mapArg(e, 0) == nil {
 		return nil
 	}
 	return types.VoidT

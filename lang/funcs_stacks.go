@@ -2,12 +2,15 @@ package lang
 
 import (
 	"errors"
+
+	"github.com/gotrace/gotrace/builtin"
 	"github.com/gotrace/gotrace/lang/ast"
 	"github.com/gotrace/gotrace/lang/types"
 )
 
-// checkAddrFunc types ksym(addr), kptr(p) and uptr(p).
-func checkAddrFunc(k types.Kind) func(*checker, *ast.Call) *types.Type {
+// checkAddrFunc types ksym(addr) (k is Ksym), kptr(p) and uptr(p) (k is
+// Pointer, as the address space).
+func checkAddrFunc(k types.Kind, as types.AddrSpace) func(*checker, *ast.Call) *types.Type {
 	return func(c *checker, e *ast.Call) *types.Type {
 		if !c.wantArgs(e, 1, 1) {
 			return nil
@@ -23,10 +26,6 @@ func checkAddrFunc(k types.Kind) func(*checker, *ast.Call) *types.Type {
 		if k == types.Ksym {
 			return &types.Type{Kind: types.Ksym, Size: 8}
 		}
-		as := types.Kernel
-		if e.Name == "uptr" {
-			as = types.User
-		}
 		if t.Kind == types.Pointer {
 			return withAS(t, as)
 		}
@@ -36,7 +35,7 @@ func checkAddrFunc(k types.Kind) func(*checker, *ast.Call) *types.Type {
 
 // MaxStackFrames is the deepest stack kstack records (the kernel's
 // PERF_MAX_STACK_DEPTH).
-const MaxStackFrames = 127
+const MaxStackFrames = builtin.MaxStackFrames
 
 // checkKstack types kstack([mode,] [limit]): a kernel stack printed with
 // at most limit frames, in the mode's format (bpftrace, perf or raw).
@@ -103,7 +102,7 @@ func checkKaddr(c *checker, e *ast.Call) *types.Type {
 
 // ustackType is the type of ustack: {stack id, pid}.
 func ustackType(limit int) *types.Type {
-	return &types.Type{Kind: types.Stack, Size: 16, Name: "ustack", Len: limit}
+	return builtin.UstackType(limit)
 }
 
 // checkUstack types ustack(limit).

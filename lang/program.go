@@ -4,6 +4,7 @@ import (
 	"errors"
 	"sort"
 
+	"github.com/gotrace/gotrace/builtin"
 	"github.com/gotrace/gotrace/lang/ast"
 	"github.com/gotrace/gotrace/lang/types"
 	"github.com/gotrace/gotrace/provider"
@@ -154,11 +155,7 @@ type Info struct {
 }
 
 // Const is a compile-time value.
-type Const struct {
-	IsStr bool
-	Str   string
-	Int   uint64
-}
+type Const = builtin.Const
 
 // VarOf returns the ID and type of the declaration a variable use refers to.
 func (in *Info) VarOf(v *ast.Var) (int, *types.Type) {
@@ -172,11 +169,9 @@ func (in *Info) VarOf(v *ast.Var) (int, *types.Type) {
 // TypeOf returns the checked type of e.
 func (in *Info) TypeOf(e ast.Expr) *types.Type { return in.Types[e] }
 
-// TaskLayout are the task_struct member offsets the ppid and pcomm
-// builtins read through (from BTF).
-type TaskLayout struct {
-	RealParent, Tgid, GroupLeader, Comm int
-}
+// TaskLayout are the task_struct member offsets the task builtins read
+// through (from BTF).
+type TaskLayout = builtin.TaskLayout
 
 // SymbolResolver is an optional extension of Env: environments that can
 // resolve kernel symbols to addresses (kaddr()) implement it.

@@ -1,6 +1,7 @@
 package lang
 
 import (
+	"github.com/gotrace/gotrace/builtin"
 	"github.com/gotrace/gotrace/lang/ast"
 	"github.com/gotrace/gotrace/lang/types"
 )
@@ -214,7 +215,7 @@ func (c *checker) exprStmt(e ast.Expr) {
 		return
 	}
 	if call, ok := e.(*ast.Call); ok {
-		if f := c.funcTab[call.Name]; f != nil && f.agg {
+		if f := builtin.LookupFunc(call.Name); f != nil && f.Agg {
 			c.errorf(call, "%s() must be assigned to a map, e.g. @x = %s(...)", call.Name, call.Name)
 			return
 		}
@@ -254,7 +255,7 @@ func (c *checker) incDec(x ast.Expr, op string) {
 func (c *checker) assign(s *ast.AssignStmt) {
 	// Aggregations: @m[...] = count() etc.
 	if call, ok := s.Rhs.(*ast.Call); ok {
-		if f := c.funcTab[call.Name]; f != nil && f.agg {
+		if f := builtin.LookupFunc(call.Name); f != nil && f.Agg {
 			m, ok := s.Lhs.(*ast.MapRef)
 			if !ok || s.Op != "=" {
 				c.errorf(call, "%s() must be assigned to a map with =, e.g. @x = %s(...)", call.Name, call.Name)

@@ -1,0 +1,304 @@
+package builtin
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/cilium/ebpf/asm"
+	"github.com/cilium/ebpf/btf"
+
+	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/types"
+	"github.com/gotrace/gotrace/object"
+	"github.com/gotrace/gotrace/provider"
+)
+
+// Const is a compile-time value: an integer or a string.
+type Const struct {
+	IsStr bool
+	Str   string
+	Int   uint64
+}
+
+// TaskLayout are the task_struct member offsets the task builtins (ppid,
+// pcomm, leader_comm) read through, from BTF.
+type TaskLayout struct {
+	RealParent, Tgid, GroupLeader, Comm int
+}
+
+// Func is a builtin function.
+type Func struct {
+	Name string
+	// Agg marks an aggregation: only valid as `@m = f(...)`; its value is
+	// emitted by the map assignment, not by Emit.
+	Agg bool
+	// Unsafe functions change the traced system and need --unsafe.
+	Unsafe bool
+	// MapNeedsHash: the map named by the first argument must be a hash
+	// map (zero, delete, len, has_key walk or remove its keys).
+	MapNeedsHash bool
+	// Ends: a statement calling the function leaves the probe (exit).
+	Ends bool
+
+	// Check validates a call (arity and arguments) and returns its result
+	// type, or nil after reporting an error.
+	Check func(c Checker, e *ast.Call) *types.Type
+	// Emit evaluates the call, leaving an integer result in R0. Nil for
+	// buffer-valued functions, whose Buffer is used.
+	Emit func(g Emitter, e *ast.Call)
+	// Buffer evaluates a buffer-valued call into a stack buffer and
+	// returns its offset.
+	Buffer func(g Emitter, e *ast.Call) int16
+
+	// Result is the kind of the value (types.Void when there is none): it
+	// routes how output decodes and prints it.
+	Result types.Kind
+	// Example is a script that uses the function; the table test checks
+	// and compiles it, and runs it when its probe exists on the host.
+	Example string
+}
+
+// Var is a builtin variable.
+type Var struct {
+	Name string
+	// Type returns the variable's type in the probe being checked, or a
+	// message saying why the probe does not provide it.
+	Type func(c Checker) (*types.Type, string)
+	// Const returns the variable's value when it is known at compile time
+	// (nil: never).
+	Const func(c Checker, t *types.Type) (Const, bool)
+	// Emit loads an integer value into R0 (nil for buffers and for
+	// variables that are only constants or only field bases).
+	Emit func(g Emitter, e *ast.Ident)
+	// Buffer evaluates a buffer-valued variable into a stack buffer and
+	// returns its offset.
+	Buffer func(g Emitter, e *ast.Ident) int16
+
+	// Result is the kind of the value, as Func.Result.
+	Result types.Kind
+	// Example is a script that uses the variable, as Func.Example.
+	Example string
+}
+
+// Checker is what the checker (package lang) offers a definition's Check
+// and Type hooks. Methods named Check* are the checks of builtins still
+// written in lang; new definitions use the primitives.
+type Checker interface {
+	// Errorf reports an error at pos.
+	Errorf(pos ast.Pos, format string, args ...any)
+	// Expr checks and types an expression (nil after an error).
+	Expr(e ast.Expr) *types.Type
+	// ConstOf returns the compile-time value of a checked expression.
+	ConstOf(e ast.Expr) (Const, bool)
+	// SetConst records the compile-time value of an expression.
+	SetConst(e ast.Expr, v Const)
+	// WantArgs checks that a call has lo to hi (-1: any number) arguments.
+	WantArgs(e *ast.Call, lo, hi int) bool
+	// IntArg checks that argument i is an integer.
+	IntArg(e *ast.Call, i int) *types.Type
+	// ConstInt checks that argument i is a constant integer.
+	ConstInt(e *ast.Call, i int) (int64, bool)
+
+	// Provider is the definition of the probe being checked.
+	Provider() *provider.Provider
+	// Points are the probe's expanded attach points.
+	Points() []*provider.Point
+	// Cpid is the pid of the child command (-c), 0 without one.
+	Cpid() int
+	// NCPUs is the number of possible CPUs.
+	NCPUs() int
+	// MaxStrlen is the size of string buffers.
+	MaxStrlen() int
+	// BTF is the kernel's BTF.
+	BTF() (*btf.Spec, error)
+
+	// ArgsType types the args builtin of the probe.
+	ArgsType() (*types.Type, string)
+	// CurtaskType types curtask (a task_struct pointer with BTF).
+	CurtaskType() *types.Type
+	// RetvalType types retval in the probe.
+	RetvalType() (*types.Type, string)
+	// TaskLayoutErr says why task_struct offsets are unavailable.
+	TaskLayoutErr() error
+
+	CheckPrintf(e *ast.Call) *types.Type
+	CheckStr(e *ast.Call) *types.Type
+	CheckExit(e *ast.Call) *types.Type
+	CheckMapFunc(e *ast.Call) *types.Type
+	CheckPrint(e *ast.Call) *types.Type
+	CheckDelete(e *ast.Call) *types.Type
+	CheckHasKey(e *ast.Call) *types.Type
+	CheckTime(e *ast.Call) *types.Type
+	CheckReg(e *ast.Call) *types.Type
+	CheckSignal(e *ast.Call) *types.Type
+	CheckStrlen(e *ast.Call) *types.Type
+	CheckStrncmp(e *ast.Call) *types.Type
+	CheckBswap(e *ast.Call) *types.Type
+	CheckAddrFunc(k types.Kind, as types.AddrSpace, e *ast.Call) *types.Type
+	CheckStrftime(e *ast.Call) *types.Type
+	CheckGetopt(e *ast.Call) *types.Type
+	CheckKstack(e *ast.Call) *types.Type
+	CheckNtop(e *ast.Call) *types.Type
+	CheckKaddr(e *ast.Call) *types.Type
+	CheckJoin(e *ast.Call) *types.Type
+	CheckLen(e *ast.Call) *types.Type
+	CheckFind(e *ast.Call) *types.Type
+	CheckMemcmp(e *ast.Call) *types.Type
+	CheckStrPair(result *types.Type, e *ast.Call) *types.Type
+	CheckCgroupid(e *ast.Call) *types.Type
+	CheckOverride(e *ast.Call) *types.Type
+	CheckPath(e *ast.Call) *types.Type
+	CheckUaddr(e *ast.Call) *types.Type
+	CheckUsym(e *ast.Call) *types.Type
+	CheckUstack(e *ast.Call) *types.Type
+	CheckBuf(e *ast.Call) *types.Type
+	CheckPton(e *ast.Call) *types.Type
+	CheckMacaddr(e *ast.Call) *types.Type
+	CheckStrConcat(e *ast.Call) *types.Type
+	CheckTseries(e *ast.Call) *types.Type
+	CheckCgroupPath(e *ast.Call) *types.Type
+	CheckAgg(k types.Kind, nargs int, e *ast.Call) *types.Type
+	CheckHist(e *ast.Call) *types.Type
+	CheckLhist(e *ast.Call) *types.Type
+}
+
+// Emitter is what the code generator (package codegen) offers a
+// definition's Emit and Buffer hooks. Methods after the primitives emit
+// builtins whose code is still written in codegen.
+type Emitter interface {
+	// Emit appends instructions (the first carries the pending labels).
+	Emit(ins ...asm.Instruction)
+	// FP is the register addressing the probe's stack.
+	FP() asm.Register
+	// Alloc reserves size bytes (rounded to 8) on the stack.
+	Alloc(size int, pos ast.Pos) int16
+	// Zero clears size bytes at off.
+	Zero(off int16, size int)
+	// NewLabel returns a fresh label; Mark places one on the next
+	// instruction.
+	NewLabel(prefix string) string
+	Mark(label string)
+	// Fail records a code generation error.
+	Fail(pos ast.Pos, err error)
+	// Scalar evaluates an integer, bool or pointer expression into R0;
+	// Buffer evaluates a buffer expression into the stack.
+	Scalar(e ast.Expr)
+	Buffer(e ast.Expr) int16
+	// LoadImm puts a 64-bit constant in reg with the shortest encoding.
+	LoadImm(reg asm.Register, v int64)
+	// TypeOf and ConstOf answer what the checker found.
+	TypeOf(e ast.Expr) *types.Type
+	ConstOf(e ast.Expr) (Const, bool)
+
+	// Task is the task_struct layout the checker looked up.
+	Task() TaskLayout
+	// ReadKernel copies size bytes from the kernel address in R0 to the
+	// stack at dst.
+	ReadKernel(dst int16, size int)
+
+	Printf(kind object.EventKind, e *ast.Call)
+	Exit(e *ast.Call)
+	// ExitCode exits with a fixed code; Message sends a printf-style event
+	// of kind with the definition's format and checked arguments.
+	ExitCode(code int64, pos ast.Pos)
+	Message(kind object.EventKind, format string, args []ast.Expr, pos ast.Pos)
+	Print(e *ast.Call)
+	MapEvent(kind object.EventKind, e *ast.Call)
+	Time(e *ast.Call)
+	Delete(e *ast.Call)
+	HasKey(e *ast.Call)
+	Str(e *ast.Call) int16
+	LoadReg(name string, pos ast.Pos)
+	Strlen(e *ast.Call)
+	Strncmp(e *ast.Call)
+	Memcmp(e *ast.Call)
+	Strstr(e *ast.Call, contains bool)
+	Kstack()
+	Ustack(pos ast.Pos) int16
+	Join(e *ast.Call)
+	Macaddr(e *ast.Call)
+	MapLen(e *ast.Call)
+	Find(e *ast.Call)
+	Ntop(e *ast.Call) int16
+	Buf(e *ast.Call) int16
+	StrConcat(e *ast.Call) int16
+	Elapsed(e *ast.Ident)
+	Retval(e *ast.Ident)
+	ArgN(i int, pos ast.Pos)
+	Ppid(e *ast.Ident)
+	Pcomm(e *ast.Ident) int16
+	Comm(off int16)
+}
+
+// Ctx is the register holding the probe's context in a program.
+const Ctx = asm.R6
+
+var (
+	funcs = map[string]*Func{}
+	vars  = map[string]*Var{}
+)
+
+// register adds definitions to the table; a name defined twice is a bug.
+func register[T any](m map[string]*T, name string, d *T) {
+	if _, dup := m[name]; dup {
+		panic("builtin: " + name + " defined twice")
+	}
+	m[name] = d
+}
+
+func defFuncs(list ...*Func) {
+	for _, f := range list {
+		register(funcs, f.Name, f)
+	}
+}
+
+func defVars(list ...*Var) {
+	for _, v := range list {
+		register(vars, v.Name, v)
+	}
+}
+
+// LookupFunc returns the builtin function name, or nil.
+func LookupFunc(name string) *Func { return funcs[name] }
+
+// LookupVar returns the builtin variable name, or nil.
+func LookupVar(name string) *Var { return vars[name] }
+
+// Funcs returns every builtin function, sorted by name.
+func Funcs() []*Func {
+	out := make([]*Func, 0, len(funcs))
+	for _, f := range funcs {
+		out = append(out, f)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// Vars returns every builtin variable, sorted by name.
+func Vars() []*Var {
+	out := make([]*Var, 0, len(vars))
+	for _, v := range vars {
+		out = append(out, v)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// stImm stores a 64-bit immediate at dst+off.
+func stImm(dst asm.Register, off int16, v int64) asm.Instruction {
+	return asm.Instruction{OpCode: asm.StoreImmOp(asm.DWord), Dst: dst, Offset: off, Constant: v}
+}
+
+// Prefix is bpftrace's internal spelling of builtins: its standard library
+// defines cpu() as a macro over __builtin_cpu, and scripts may use either.
+const Prefix = "__builtin_"
+
+// Canonical returns the name of the builtin that name spells: name without
+// Prefix when the rest names a builtin variable or function, else name.
+func Canonical(name string) string {
+	rest, ok := strings.CutPrefix(name, Prefix)
+	if ok && (vars[rest] != nil || funcs[rest] != nil) {
+		return rest
+	}
+	return name
+}

@@ -1,0 +1,106 @@
+package builtin
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/cilium/ebpf/asm"
+
+	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/types"
+)
+
+// Functions whose optional argument is a mode keyword (bpftrace 0.26):
+// nsecs(boot), pid(init), tid(init). Without an argument they are the
+// variable of the same name.
+
+// modeArg checks a call's optional mode keyword and returns it ("" when
+// there is none). modes maps the keywords to whether gotrace supports them.
+func modeArg(c Checker, e *ast.Call, modes map[string]bool) (string, bool) {
+	if !c.WantArgs(e, 0, 1) {
+		return "", false
+	}
+	if len(e.Args) == 0 {
+		return "", true
+	}
+	var names []string
+	for m := range modes {
+		names = append(names, m)
+	}
+	sort.Strings(names)
+	id, ok := e.Args[0].(*ast.Ident)
+	if !ok {
+		c.Errorf(e.Args[0].Pos(), "%s() takes a mode: one of %s", e.Name, strings.Join(names, ", "))
+		return "", false
+	}
+	supported, known := modes[id.Name]
+	switch {
+	case !known:
+		c.Errorf(id.Pos(), "%s() mode %s is not one of %s", e.Name, id.Name, strings.Join(names, ", "))
+		return "", false
+	case !supported:
+		c.Errorf(id.Pos(), "%s(%s) is not supported yet", e.Name, id.Name)
+		return "", false
+	}
+	return id.Name, true
+}
+
+func mode(e *ast.Call) string {
+	if len(e.Args) == 0 {
+		return ""
+	}
+	return e.Args[0].(*ast.Ident).Name
+}
+
+// nsecsClocks are the helpers reading each clock of nsecs(mode).
+var nsecsClocks = map[string]asm.BuiltinFunc{
+	"":          asm.FnKtimeGetNs,
+	"monotonic": asm.FnKtimeGetNs,     // CLOCK_MONOTONIC
+	"boot":      asm.FnKtimeGetBootNs, // CLOCK_BOOTTIME, Linux 5.8
+	"tai":       asm.FnKtimeGetTaiNs,  // CLOCK_TAI, Linux 6.1
+}
+
+// pidModes are the modes of pid() and tid(): curr_ns (the default in
+// bpftrace) needs the tracer's PID namespace, which gotrace does not read
+// yet; its pid and tid are the initial namespace's.
+var pidModes = map[string]bool{"init": true, "curr_ns": false}
+
+func init() {
+	defFuncs(
+		&Func{Name: "nsecs", Result: types.Int,
+			Check: func(c Checker, e *ast.Call) *types.Type {
+				if _, ok := modeArg(c, e, map[string]bool{"monotonic": true, "boot": true, "tai": true, "sw_tai": false}); !ok {
+					return nil
+				}
+				return types.Uint64
+			},
+			Emit: func(g Emitter, e *ast.Call) {
+				fn, ok := nsecsClocks[mode(e)]
+				if !ok {
+					g.Fail(e.Pos(), fmt.Errorf("nsecs(%s) has no clock", mode(e)))
+					return
+				}
+				g.Emit(fn.Call())
+			},
+			Example: `BEGIN { printf("%d %d %d\n", nsecs(monotonic), nsecs(boot), nsecs(tai)) }`},
+		&Func{Name: "pid", Result: types.Int,
+			Check: func(c Checker, e *ast.Call) *types.Type {
+				if _, ok := modeArg(c, e, pidModes); !ok {
+					return nil
+				}
+				return types.Uint32
+			},
+			Emit:    func(g Emitter, _ *ast.Call) { emitPid(g, nil) },
+			Example: `BEGIN { printf("%d\n", pid(init) == pid) }`},
+		&Func{Name: "tid", Result: types.Int,
+			Check: func(c Checker, e *ast.Call) *types.Type {
+				if _, ok := modeArg(c, e, pidModes); !ok {
+					return nil
+				}
+				return types.Uint32
+			},
+			Emit:    func(g Emitter, _ *ast.Call) { emitTid(g, nil) },
+			Example: `BEGIN { printf("%d\n", tid(init) == tid) }`},
+	)
+}

@@ -1,0 +1,209 @@
+package builtin
+
+import (
+	"fmt"
+
+	"github.com/cilium/ebpf/asm"
+
+	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/types"
+	"github.com/gotrace/gotrace/provider"
+)
+
+// MaxStackFrames is the deepest stack kstack and ustack record.
+const MaxStackFrames = 127
+
+func fixed(t *types.Type) func(Checker) (*types.Type, string) {
+	return func(Checker) (*types.Type, string) { return t, "" }
+}
+
+// helperVar is a variable whose value one helper call returns, then ops
+// adjust.
+func helperVar(fn asm.BuiltinFunc, ops ...asm.Instruction) func(Emitter, *ast.Ident) {
+	return func(g Emitter, _ *ast.Ident) {
+		g.Emit(append([]asm.Instruction{fn.Call()}, ops...)...)
+	}
+}
+
+// emitPid and emitTid load the current process and thread id (in the
+// initial PID namespace).
+var (
+	emitPid = helperVar(asm.FnGetCurrentPidTgid, asm.RSh.Imm(asm.R0, 32))
+	emitTid = helperVar(asm.FnGetCurrentPidTgid, asm.Mov.Reg32(asm.R0, asm.R0))
+)
+
+// Comm is the comm variable (codegen builds it in place into larger
+// buffers).
+var Comm = &Var{
+	Name: "comm", Type: fixed(types.NewString(16)), Result: types.String,
+	Buffer: func(g Emitter, e *ast.Ident) int16 {
+		off := g.Alloc(16, e.Pos())
+		g.Comm(off)
+		return off
+	},
+	Example: `BEGIN { printf("%s\n", comm) }`,
+}
+
+func init() {
+	defVars(
+		&Var{Name: "pid", Type: fixed(types.Uint32), Result: types.Int,
+			Emit:    emitPid,
+			Example: `BEGIN { printf("%d\n", pid) }`},
+		&Var{Name: "cpid", Result: types.Int,
+			Type: func(c Checker) (*types.Type, string) {
+				if c.Cpid() == 0 {
+					return nil, "cpid cannot be used without a child command (-c)"
+				}
+				return types.Uint32, ""
+			},
+			Const: func(c Checker, _ *types.Type) (Const, bool) { return Const{Int: uint64(c.Cpid())}, true },
+			// Needs -c: the table test gives a child pid.
+			Example: `BEGIN { printf("%d\n", cpid) }`},
+		// has_cpid says whether there is a child command (-c), so that
+		// scripts can test it before using cpid (bpftrace 0.26 stdlib's
+		// documentation: "true iff cpid is available").
+		&Var{Name: "has_cpid", Type: fixed(types.BoolT), Result: types.Bool,
+			Const: func(c Checker, _ *types.Type) (Const, bool) {
+				return boolConst(c.Cpid() != 0), true
+			},
+			Example: `BEGIN { printf("%d\n", has_cpid()) }`},
+		&Var{Name: "tid", Type: fixed(types.Uint32), Result: types.Int,
+			Emit:    emitTid,
+			Example: `BEGIN { printf("%d\n", tid) }`},
+		&Var{Name: "uid", Type: fixed(types.Uint32), Result: types.Int,
+			Emit:    helperVar(asm.FnGetCurrentUidGid, asm.Mov.Reg32(asm.R0, asm.R0)),
+			Example: `BEGIN { printf("%d\n", uid) }`},
+		&Var{Name: "gid", Type: fixed(types.Uint32), Result: types.Int,
+			Emit:    helperVar(asm.FnGetCurrentUidGid, asm.RSh.Imm(asm.R0, 32)),
+			Example: `BEGIN { printf("%d\n", gid) }`},
+		&Var{Name: "nsecs", Type: fixed(types.Uint64), Result: types.Int,
+			Emit:    helperVar(asm.FnKtimeGetNs),
+			Example: `BEGIN { printf("%d\n", nsecs) }`},
+		&Var{Name: "elapsed", Type: fixed(types.Uint64), Result: types.Int,
+			Emit:    func(g Emitter, e *ast.Ident) { g.Elapsed(e) },
+			Example: `BEGIN { printf("%d\n", elapsed) }`},
+		&Var{Name: "cpu", Type: fixed(types.Uint32), Result: types.Int,
+			Emit:    helperVar(asm.FnGetSmpProcessorId),
+			Example: `BEGIN { printf("%d\n", cpu) }`},
+		&Var{Name: "cgroup", Type: fixed(types.Uint64), Result: types.Int,
+			Emit:    helperVar(asm.FnGetCurrentCgroupId),
+			Example: `BEGIN { printf("%d\n", cgroup) }`},
+		&Var{Name: "rand", Type: fixed(types.Uint32), Result: types.Int,
+			Emit:    helperVar(asm.FnGetPrandomU32),
+			Example: `BEGIN { printf("%d\n", rand) }`},
+		Comm,
+		&Var{Name: "probe", Result: types.String,
+			Type: func(c Checker) (*types.Type, string) {
+				return types.NewString(len(c.Points()[0].Name) + 1), ""
+			},
+			Const:   func(c Checker, _ *types.Type) (Const, bool) { return Const{IsStr: true, Str: c.Points()[0].Name}, true },
+			Example: `BEGIN { printf("%s\n", probe) }`},
+		&Var{Name: "args", Result: types.Record,
+			Type:    func(c Checker) (*types.Type, string) { return c.ArgsType() },
+			Example: `tracepoint:syscalls:sys_enter_getppid { printf("%d\n", args.__syscall_nr) }`},
+		&Var{Name: "jiffies", Type: fixed(types.Uint64), Result: types.Int,
+			Emit:    helperVar(asm.FnJiffies64),
+			Example: `BEGIN { printf("%d\n", jiffies) }`},
+		&Var{Name: "ctx", Result: types.Pointer,
+			Type: func(c Checker) (*types.Type, string) {
+				if c.Provider().Ctx == provider.CtxNone {
+					return nil, fmt.Sprintf("ctx is not available in %s probes", c.Points()[0].Provider)
+				}
+				return &types.Type{Kind: types.Pointer, Size: 8, Elem: types.VoidT, AS: types.Kernel, Name: "ctx"}, ""
+			},
+			Emit:    func(g Emitter, _ *ast.Ident) { g.Emit(asm.Mov.Reg(asm.R0, Ctx)) },
+			Example: `tracepoint:syscalls:sys_enter_getppid { printf("%p\n", ctx) }`},
+		&Var{Name: "username", Type: fixed(&types.Type{Kind: types.Username, Size: 8}), Result: types.Username,
+			Emit:    helperVar(asm.FnGetCurrentUidGid, asm.Mov.Reg32(asm.R0, asm.R0)),
+			Example: `BEGIN { printf("%s\n", username) }`},
+		&Var{Name: "probetype", Result: types.String,
+			Type: func(c Checker) (*types.Type, string) {
+				return types.NewString(len(c.Provider().ProbeType) + 1), ""
+			},
+			Const: func(c Checker, _ *types.Type) (Const, bool) {
+				return Const{IsStr: true, Str: c.Provider().ProbeType}, true
+			},
+			Example: `BEGIN { printf("%s\n", probetype) }`},
+		&Var{Name: "ustack", Type: fixed(UstackType(MaxStackFrames)), Result: types.Stack,
+			Buffer:  func(g Emitter, e *ast.Ident) int16 { return g.Ustack(e.Pos()) },
+			Example: `tracepoint:syscalls:sys_enter_getppid { @[ustack] = count() }`},
+		&Var{Name: "kstack", Result: types.Stack,
+			Type: func(Checker) (*types.Type, string) {
+				return &types.Type{Kind: types.Stack, Size: 8, Name: "kstack", Len: MaxStackFrames}, ""
+			},
+			Emit:    func(g Emitter, _ *ast.Ident) { g.Kstack() },
+			Example: `tracepoint:syscalls:sys_enter_getppid { @[kstack] = count() }`},
+		&Var{Name: "ppid", Result: types.Int,
+			Type: func(c Checker) (*types.Type, string) {
+				if err := c.TaskLayoutErr(); err != nil {
+					return nil, fmt.Sprintf("ppid needs kernel BTF: %v", err)
+				}
+				return types.Uint32, ""
+			},
+			Emit:    func(g Emitter, e *ast.Ident) { g.Ppid(e) },
+			Example: `BEGIN { printf("%d\n", ppid) }`},
+		&Var{Name: "pcomm", Result: types.String,
+			Type: func(c Checker) (*types.Type, string) {
+				if err := c.TaskLayoutErr(); err != nil {
+					return nil, fmt.Sprintf("pcomm needs kernel BTF: %v", err)
+				}
+				return types.NewString(16), ""
+			},
+			Buffer:  func(g Emitter, e *ast.Ident) int16 { return g.Pcomm(e) },
+			Example: `BEGIN { printf("%s\n", pcomm) }`},
+		&Var{Name: "numaid", Type: fixed(types.Uint32), Result: types.Int,
+			Emit:    helperVar(asm.FnGetNumaNodeId),
+			Example: `BEGIN { printf("%d\n", numaid) }`},
+		&Var{Name: "ncpus", Type: fixed(types.Uint64), Result: types.Int,
+			Const:   func(c Checker, _ *types.Type) (Const, bool) { return Const{Int: uint64(max(c.NCPUs(), 1))}, true },
+			Example: `BEGIN { printf("%d\n", ncpus) }`},
+		&Var{Name: "curtask", Result: types.Pointer,
+			Type:    func(c Checker) (*types.Type, string) { return c.CurtaskType(), "" },
+			Emit:    helperVar(asm.FnGetCurrentTask),
+			Example: `BEGIN { printf("%p\n", curtask) }`},
+		&Var{Name: "func", Result: types.String,
+			Type: func(c Checker) (*types.Type, string) {
+				pts := c.Points()
+				if !c.Provider().Func {
+					return nil, fmt.Sprintf("func is not available in %s probes", pts[0].Provider)
+				}
+				if len(pts) == 1 {
+					return types.NewString(len(pts[0].Func) + 1), ""
+				}
+				return &types.Type{Kind: types.Ksym, Size: 8}, ""
+			},
+			Const: func(c Checker, t *types.Type) (Const, bool) {
+				if t.Kind != types.String {
+					return Const{}, false
+				}
+				return Const{IsStr: true, Str: c.Points()[0].Func}, true
+			},
+			Emit: func(g Emitter, _ *ast.Ident) {
+				g.Emit(asm.Mov.Reg(asm.R1, Ctx), asm.FnGetFuncIp.Call())
+			},
+			Example: `kprobe:vfs_read { printf("%s\n", func) }`},
+		&Var{Name: "retval", Result: types.Int,
+			Type:    func(c Checker) (*types.Type, string) { return c.RetvalType() },
+			Emit:    func(g Emitter, e *ast.Ident) { g.Retval(e) },
+			Example: `kretprobe:vfs_read { printf("%d\n", retval) }`},
+	)
+	for i := 0; i < 6; i++ {
+		defVars(&Var{Name: fmt.Sprintf("arg%d", i), Result: types.Int,
+			Type:    argN,
+			Emit:    func(g Emitter, e *ast.Ident) { g.ArgN(i, e.Pos()) },
+			Example: fmt.Sprintf(`kprobe:vfs_read { printf("%%d\n", arg%d) }`, i)})
+	}
+}
+
+// argN types the register arguments arg0...arg5.
+func argN(c Checker) (*types.Type, string) {
+	if !c.Provider().ArgN {
+		return nil, fmt.Sprintf("argN is only available in kprobe, uprobe and rawtracepoint probes (use args.NAME in %s probes)", c.Points()[0].Provider)
+	}
+	return types.Uint64, ""
+}
+
+// UstackType is the type of ustack with up to n frames.
+func UstackType(n int) *types.Type {
+	return &types.Type{Kind: types.Stack, Size: 16, Name: "ustack", Len: n}
+}

@@ -1,0 +1,222 @@
+package codegen
+
+import (
+	"github.com/cilium/ebpf/asm"
+
+	"github.com/gotrace/gotrace/builtin"
+	"github.com/gotrace/gotrace/lang"
+	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/types"
+	"github.com/gotrace/gotrace/object"
+)
+
+// The generator is the builtin.Emitter of the definitions in package
+// builtin: the primitives below, and the code of builtins written here.
+
+var _ builtin.Emitter = (*gen)(nil)
+
+func (g *gen) Emit(ins ...asm.Instruction)       { g.emit(ins...) }
+func (g *gen) FP() asm.Register                  { return g.fp }
+func (g *gen) Alloc(size int, pos ast.Pos) int16 { return g.alloc(size, pos) }
+func (g *gen) Zero(off int16, size int)          { g.zero(off, size) }
+func (g *gen) NewLabel(prefix string) string     { return g.newLabel(prefix) }
+func (g *gen) Mark(label string)                 { g.mark(label) }
+func (g *gen) Fail(pos ast.Pos, err error)       { g.fail(pos, err) }
+func (g *gen) Scalar(e ast.Expr)                 { g.scalar(e) }
+func (g *gen) Buffer(e ast.Expr) int16           { return g.buffer(e) }
+func (g *gen) LoadImm(reg asm.Register, v int64) { g.loadImm(reg, v) }
+func (g *gen) TypeOf(e ast.Expr) *types.Type     { return g.info.TypeOf(e) }
+func (g *gen) LoadReg(name string, pos ast.Pos)  { g.loadReg(name, pos) }
+func (g *gen) Strlen(e *ast.Call)                { g.strlen(e) }
+func (g *gen) Strncmp(e *ast.Call)               { g.strncmp(e) }
+func (g *gen) Memcmp(e *ast.Call)                { g.memcmp(e) }
+func (g *gen) Strstr(e *ast.Call, contains bool) { g.strstr(e, contains) }
+func (g *gen) Kstack()                           { g.kstack() }
+func (g *gen) Ustack(pos ast.Pos) int16          { return g.ustack(pos) }
+func (g *gen) Join(e *ast.Call)                  { g.join(e) }
+func (g *gen) Macaddr(e *ast.Call)               { g.macaddr(e) }
+func (g *gen) MapLen(e *ast.Call)                { g.mapLen(e.Args[0].(*ast.MapRef)) }
+func (g *gen) Find(e *ast.Call)                  { g.find(e) }
+func (g *gen) Ntop(e *ast.Call) int16            { return g.ntop(e) }
+func (g *gen) Buf(e *ast.Call) int16             { return g.buf(e) }
+func (g *gen) StrConcat(e *ast.Call) int16       { return g.strConcat(e) }
+func (g *gen) Str(e *ast.Call) int16             { return g.str(e) }
+func (g *gen) Retval(e *ast.Ident)               { g.retval(e) }
+func (g *gen) Comm(off int16)                    { g.comm(off) }
+func (g *gen) Task() lang.TaskLayout             { return g.c.prog.Task }
+func (g *gen) ReadKernel(dst int16, size int)    { g.readKernel(dst, size, types.Kernel) }
+func (g *gen) ConstOf(e ast.Expr) (lang.Const, bool) {
+	cv, ok := g.info.Consts[e]
+	return cv, ok
+}
+
+// Printf sends a printf-style call (printf, errorf, warnf, system, cat) as
+// an event of kind.
+func (g *gen) Printf(kind object.EventKind, e *ast.Call) {
+	g.printf(kind, e.Args[0].(*ast.StrLit).Value, e.Args[1:], e)
+}
+
+// MapEvent sends a header-only event naming the map argument (clear, zero).
+func (g *gen) MapEvent(kind object.EventKind, e *ast.Call) {
+	g.event(kind, g.c.mapIndex[e.Args[0].(*ast.MapRef).Name], e.Pos())
+}
+
+// Exit sends the exit event and ends the probe, as in current bpftrace.
+func (g *gen) Exit(e *ast.Call) {
+	var code ast.Expr
+	if len(e.Args) == 1 {
+		code = e.Args[0]
+	}
+	g.exit(code, 0, e.Pos())
+}
+
+// ExitCode exits with a fixed code.
+func (g *gen) ExitCode(code int64, pos ast.Pos) { g.exit(nil, code, pos) }
+
+// exit sends the exit event with the value of x, or code when x is nil,
+// and ends the probe.
+func (g *gen) exit(x ast.Expr, code int64, pos ast.Pos) {
+	hdr := g.alloc(object.EventHeaderSize, pos)
+	if x != nil {
+		g.scalar(x)
+		g.emit(asm.StoreMem(g.fp, hdr+8, asm.R0, asm.DWord))
+	} else {
+		g.emit(stImm(g.fp, hdr+8, code))
+	}
+	g.emit(stImm(g.fp, hdr, int64(object.EventExit)))
+	g.output(hdr, object.EventHeaderSize)
+	g.emit(asm.Ja.Label(g.exitLbl))
+}
+
+// Message sends a printf-style event of kind with a format of the
+// definition's own and checked arguments.
+func (g *gen) Message(kind object.EventKind, format string, args []ast.Expr, pos ast.Pos) {
+	g.printf(kind, format, args, pos)
+}
+
+// Print implements print(@map[, top[, div]]) and print(value).
+func (g *gen) Print(e *ast.Call) {
+	if m, ok := e.Args[0].(*ast.MapRef); ok && m.Keys == nil {
+		if len(e.Args) == 1 {
+			g.event(object.EventPrint, g.c.mapIndex[m.Name], e.Pos())
+			return
+		}
+		// {kind, map, top, div}
+		rec := g.alloc(object.EventHeaderSize+16, e.Pos())
+		g.emit(
+			stImm(g.fp, rec, int64(object.EventPrint)),
+			stImm(g.fp, rec+8, int64(g.c.mapIndex[m.Name])),
+			stImm(g.fp, rec+16, int64(g.info.Consts[e.Args[1]].Int)),
+			stImm(g.fp, rec+24, 0),
+		)
+		if len(e.Args) == 3 {
+			g.emit(stImm(g.fp, rec+24, int64(g.info.Consts[e.Args[2]].Int)))
+		}
+		g.output(rec, object.EventHeaderSize+16)
+		return
+	}
+	g.printValue(e.Args[0], e.Pos())
+}
+
+// Time sends a time event with its strftime format.
+func (g *gen) Time(e *ast.Call) {
+	format := "%H:%M:%S\n"
+	if len(e.Args) == 1 {
+		format = e.Args[0].(*ast.StrLit).Value
+	}
+	g.event(object.EventTime, g.c.addTime(format), e.Pos())
+}
+
+// Delete removes @m[key] (delete(@m[key]) or delete(@m, key)); R0 is 1
+// when an element was deleted.
+func (g *gen) Delete(e *ast.Call) {
+	m := e.Args[0].(*ast.MapRef)
+	keys := m.Keys
+	if len(e.Args) == 2 {
+		keys = []ast.Expr{e.Args[1]}
+		if t, ok := e.Args[1].(*ast.Tuple); ok {
+			keys = t.Elems
+		}
+	}
+	key, mi := g.mapKey(m.Name, keys, m.Pos())
+	g.mapPtr(asm.R1, mi)
+	g.emit(
+		asm.Mov.Reg(asm.R2, g.fp),
+		asm.Add.Imm(asm.R2, int32(key)),
+		asm.FnMapDeleteElem.Call(),
+	)
+	notFound := g.newLabel("delmiss")
+	g.emit(asm.JNE.Imm(asm.R0, 0, notFound), asm.Mov.Imm(asm.R0, 1), asm.Ja.Label(notFound+"_end"))
+	g.mark(notFound)
+	g.emit(asm.Mov.Imm(asm.R0, 0))
+	g.mark(notFound + "_end")
+}
+
+// HasKey sets R0 to whether @m has the key.
+func (g *gen) HasKey(e *ast.Call) {
+	m := e.Args[0].(*ast.MapRef)
+	keys := []ast.Expr{e.Args[1]}
+	if t, ok := e.Args[1].(*ast.Tuple); ok {
+		keys = t.Elems
+	}
+	key, mi := g.mapKey(m.Name, keys, m.Pos())
+	g.lookup(mi, key)
+	g.boolify()
+}
+
+// Elapsed loads the nanoseconds since the program started.
+func (g *gen) Elapsed(e *ast.Ident) {
+	g.c.useGlobals()
+	key := g.alloc(8, e.Pos())
+	none := g.newLabel("noglobals")
+	g.emit(
+		stImm(g.fp, key, 0),
+		asm.LoadMapPtr(asm.R1, 0).WithReference(globalsMapName),
+		asm.Mov.Reg(asm.R2, g.fp),
+		asm.Add.Imm(asm.R2, int32(key)),
+		asm.FnMapLookupElem.Call(),
+		asm.Mov.Imm(asm.R1, 0),
+		asm.JEq.Imm(asm.R0, 0, none),
+		asm.LoadMem(asm.R1, asm.R0, int16(g.c.out.Globals.StartNsOffset), asm.DWord),
+	)
+	g.mark(none)
+	g.emit(
+		asm.StoreMem(g.fp, key, asm.R1, asm.DWord),
+		asm.FnKtimeGetNs.Call(),
+		asm.LoadMem(asm.R1, g.fp, key, asm.DWord),
+		asm.Sub.Reg(asm.R0, asm.R1),
+	)
+}
+
+// ArgN loads register argument i (kprobes, uprobes) or array slot i (BTF
+// raw tracepoints).
+func (g *gen) ArgN(i int, pos ast.Pos) {
+	if g.isKprobeCtx() {
+		g.loadReg(argRegs[i], pos)
+		return
+	}
+	g.emit(asm.LoadMem(asm.R0, rCtx, int16(8*i), asm.DWord))
+}
+
+// Ppid loads curtask->real_parent->tgid.
+func (g *gen) Ppid(e *ast.Ident) {
+	l := g.c.prog.Task
+	tmp := g.alloc(8, e.Pos())
+	g.emit(asm.FnGetCurrentTask.Call(), asm.Add.Imm(asm.R0, int32(l.RealParent)))
+	g.readKernel(tmp, 8, types.Kernel)
+	g.emit(asm.LoadMem(asm.R0, g.fp, tmp, asm.DWord), asm.Add.Imm(asm.R0, int32(l.Tgid)))
+	g.readKernel(tmp, 4, types.Kernel)
+	g.emit(asm.LoadMem(asm.R0, g.fp, tmp, asm.Word))
+}
+
+// Pcomm reads curtask->group_leader->comm into a 16-byte buffer.
+func (g *gen) Pcomm(e *ast.Ident) int16 {
+	l := g.c.prog.Task
+	tmp := g.alloc(8, e.Pos())
+	off := g.alloc(16, e.Pos())
+	g.emit(asm.FnGetCurrentTask.Call(), asm.Add.Imm(asm.R0, int32(l.GroupLeader)))
+	g.readKernel(tmp, 8, types.Kernel)
+	g.emit(asm.LoadMem(asm.R0, g.fp, tmp, asm.DWord), asm.Add.Imm(asm.R0, int32(l.Comm)))
+	g.readKernel(off, 16, types.Kernel)
+	return off
+}

@@ -1,0 +1,110 @@
+package e2e
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/gotrace/gotrace/builtin"
+)
+
+// TestBuiltinExamples runs the example of every builtin whose probe exists
+// on this host: BEGIN examples to their end, getppid tracepoint examples
+// through three calls. Each must load, run and exit cleanly; the other
+// examples (kprobes, fentry, uprobes) are compile-only (builtin's table
+// test).
+func TestBuiltinExamples(t *testing.T) {
+	type entry struct{ name, example string }
+	var all []entry
+	for _, f := range builtin.Funcs() {
+		all = append(all, entry{f.Name + "()", f.Example})
+	}
+	for _, v := range builtin.Vars() {
+		all = append(all, entry{v.Name, v.Example})
+	}
+	for _, e := range all {
+		t.Run(e.name, func(t *testing.T) {
+			args := []string{"--unsafe"}
+			if strings.Contains(e.example, "cpid") {
+				args = append(args, "-c", "/bin/true")
+			}
+			var got result
+			switch {
+			case strings.HasPrefix(e.example, "BEGIN"):
+				got = run(t, append(args, "-e", e.example+" BEGIN { exit() }")...)
+			case strings.HasPrefix(e.example, "profile:"), strings.HasPrefix(e.example, "interval:"):
+				got = run(t, append(args, "-e", e.example)...) // the example exits
+			case strings.HasPrefix(e.example, "tracepoint:syscalls:sys_enter_getppid "):
+				s := startNoWait(t, append(args, "-e", e.example)...)
+				s.waitLinks(1, 20*time.Second)
+				getppidN(3)
+				got = s.stop(syscall.SIGINT)
+			default:
+				t.Skipf("%s probes are compile-only here", strings.SplitN(e.example, ":", 2)[0])
+			}
+			if got.code != 0 || strings.Contains(strings.ToLower(got.stderr), "error") && !strings.Contains(e.example, "errorf") {
+				t.Errorf("%s: exit %d\nstdout:\n%s\nstderr:\n%s", e.example, got.code, got.stdout, got.stderr)
+			}
+		})
+	}
+}
+
+// TestBuiltinValues: builtins whose value is known here print it.
+func TestBuiltinValues(t *testing.T) {
+	for _, tc := range []struct{ script, want string }{
+		// BEGIN interrupts no code: usermode is 1 there, as in bpftrace.
+		{`BEGIN { printf("%d %d\n", usermode, usermode()) }`, "1 1\n"},
+		// bpftrace's stdlib spells builtins __builtin_NAME.
+		{`BEGIN { if (__builtin_comm == comm() && __builtin_comm == comm && __builtin_pid == pid() && __builtin_ncpus == ncpus) { printf("same\n") } }`, "same\n"},
+		{`BEGIN { if (__builtin_usermode == usermode) { printf("same\n") } }`, "same\n"},
+		{`BEGIN { if (__builtin_probetype == probetype() && __builtin_probetype == probetype) { printf("%s %s\n", probetype(), probe()) } }`, "special begin\n"},
+		// The group leader of BEGIN's thread is gotrace itself.
+		{`BEGIN { printf("%d %s\n", leader_tid == pid, leader_comm) }`, "1 gotrace\n"},
+		{`BEGIN { printf("%d %d %d\n", pid(init) == pid, tid(init) == tid(), nsecs(tai) / 1000000000 > 1700000000) }`, "1 1 1\n"},
+		{`BEGIN { printf("%d%d %d%d %d%d %d%d %d%d %d%d\n", is_str(comm), is_str(1), is_ptr(curtask), is_ptr(1), is_array(pton("127.0.0.1")), is_array(1), is_integer(pid), is_integer(comm), is_unsigned_integer(pid), is_unsigned_integer(-1), is_literal("a"), is_literal(pid)) }`, "10 10 10 10 10 10\n"},
+		{`BEGIN { printf("%d %d %d %d\n", is_err((int64)-1), is_err((int64)-4095), is_err((int64)-4096), is_err(curtask)) }`, "1 1 0 0\n"},
+		{`BEGIN { printf("%d %d\n", strcap(comm), strcap("abc")) }`, "16 4\n"},
+		// A kfunc, and a traceable function that is not one (kernels with
+		// bpf_kfunc decl tags, Linux 6.8 with pahole 1.26).
+		{`BEGIN { printf("%d %d\n", kfunc_exist("bpf_task_acquire"), kfunc_exist("vfs_read")) }`, "1 0\n"},
+		{`BEGIN { printf("%d %d\n", has_cpid, has_cpid()) }`, "0 0\n"},
+		{`BEGIN { static_assert(1, "never"); assert(pid > 0, "pid is positive"); printf("ok\n") }`, "ok\n"},
+	} {
+		got := run(t, "-e", tc.script+" BEGIN { exit() }")
+		wantOutput(t, got, tc.want+"\n\n", 0)
+	}
+}
+
+// TestAssertFails: assert() of a false condition reports the message and
+// exits with 1, as bpftrace's stdlib assert.
+func TestAssertFails(t *testing.T) {
+	got := run(t, "-e", `BEGIN { assert(pid == 0, "pid is zero"); printf("not reached\n") }`)
+	if got.code != 1 || strings.Contains(got.stdout, "not reached") || !strings.Contains(got.stderr, "assert failed: pid is zero") {
+		t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s", got.code, got.stdout, got.stderr)
+	}
+}
+
+// TestDebugf: debugf() writes to the kernel's trace buffer.
+func TestDebugf(t *testing.T) {
+	marker := fmt.Sprintf("gotrace-debugf-%d", os.Getpid())
+	got := run(t, "-e", `BEGIN { debugf("`+marker+` %d %s %x", 7, "str", 255); exit() }`)
+	wantOutput(t, got, "\n\n", 0)
+	data, err := os.ReadFile("/sys/kernel/tracing/trace")
+	if err != nil {
+		t.Skipf("no trace buffer: %v", err)
+	}
+	if want := marker + " 7 str ff"; !strings.Contains(string(data), want) {
+		t.Errorf("the trace buffer lacks %q", want)
+	}
+}
+
+// TestHasCpid: has_cpid is true with a child command (-c).
+func TestHasCpid(t *testing.T) {
+	got := run(t, "-c", "/bin/true", "-e", `BEGIN { printf("%d %d\n", has_cpid, has_cpid()); exit() }`)
+	if got.code != 0 || !strings.HasPrefix(got.stdout, "1 1\n") {
+		t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s", got.code, got.stdout, got.stderr)
+	}
+}

@@ -1,0 +1,123 @@
+package lang
+
+import (
+	"github.com/cilium/ebpf/btf"
+
+	"github.com/gotrace/gotrace/builtin"
+	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/types"
+	"github.com/gotrace/gotrace/provider"
+)
+
+// The checker is the builtin.Checker of the definitions in package
+// builtin: the primitives below, and the checks of builtins written here.
+
+var _ builtin.Checker = (*checker)(nil)
+
+func (c *checker) Errorf(pos ast.Pos, format string, args ...any) { c.errorf(pos, format, args...) }
+func (c *checker) Expr(e ast.Expr) *types.Type                    { return c.expr(e) }
+func (c *checker) SetConst(e ast.Expr, v Const)                   { c.info.Consts[e] = v }
+func (c *checker) WantArgs(e *ast.Call, lo, hi int) bool          { return c.wantArgs(e, lo, hi) }
+func (c *checker) IntArg(e *ast.Call, i int) *types.Type          { return c.intArg(e, i) }
+func (c *checker) ConstInt(e *ast.Call, i int) (int64, bool)      { return c.constInt(e, i) }
+func (c *checker) Provider() *provider.Provider                   { return c.probe.Def() }
+func (c *checker) Points() []*provider.Point                      { return c.probe.Points }
+func (c *checker) Cpid() int                                      { return c.opts.Cpid }
+func (c *checker) NCPUs() int                                     { return c.opts.NCPUs }
+func (c *checker) MaxStrlen() int                                 { return c.opts.MaxStrlen }
+
+func (c *checker) BTF() (*btf.Spec, error) { return c.env.BTF() }
+
+func (c *checker) ConstOf(e ast.Expr) (Const, bool) {
+	cv, ok := c.info.Consts[e]
+	return cv, ok
+}
+
+func (c *checker) TaskLayoutErr() error {
+	_, err := c.taskLayout()
+	return err
+}
+
+func (c *checker) CheckAddrFunc(k types.Kind, as types.AddrSpace, e *ast.Call) *types.Type {
+	return checkAddrFunc(k, as)(c, e)
+}
+
+func (c *checker) CheckStrPair(result *types.Type, e *ast.Call) *types.Type {
+	return checkStrPair(result)(c, e)
+}
+
+func (c *checker) CheckAgg(k types.Kind, nargs int, e *ast.Call) *types.Type {
+	return aggCheck(k, nargs)(c, e)
+}
+
+func (c *checker) CheckPrintf(e *ast.Call) *types.Type { return checkPrintf(c, e) }
+
+func (c *checker) CheckStr(e *ast.Call) *types.Type { return checkStr(c, e) }
+
+func (c *checker) CheckExit(e *ast.Call) *types.Type { return checkExit(c, e) }
+
+func (c *checker) CheckMapFunc(e *ast.Call) *types.Type { return checkMapFunc(c, e) }
+
+func (c *checker) CheckPrint(e *ast.Call) *types.Type { return checkPrint(c, e) }
+
+func (c *checker) CheckDelete(e *ast.Call) *types.Type { return checkDelete(c, e) }
+
+func (c *checker) CheckHasKey(e *ast.Call) *types.Type { return checkHasKey(c, e) }
+
+func (c *checker) CheckTime(e *ast.Call) *types.Type { return checkTime(c, e) }
+
+func (c *checker) CheckReg(e *ast.Call) *types.Type { return checkReg(c, e) }
+
+func (c *checker) CheckSignal(e *ast.Call) *types.Type { return checkSignal(c, e) }
+
+func (c *checker) CheckStrlen(e *ast.Call) *types.Type { return checkStrlen(c, e) }
+
+func (c *checker) CheckStrncmp(e *ast.Call) *types.Type { return checkStrncmp(c, e) }
+
+func (c *checker) CheckBswap(e *ast.Call) *types.Type { return checkBswap(c, e) }
+
+func (c *checker) CheckStrftime(e *ast.Call) *types.Type { return checkStrftime(c, e) }
+
+func (c *checker) CheckGetopt(e *ast.Call) *types.Type { return checkGetopt(c, e) }
+
+func (c *checker) CheckKstack(e *ast.Call) *types.Type { return checkKstack(c, e) }
+
+func (c *checker) CheckNtop(e *ast.Call) *types.Type { return checkNtop(c, e) }
+
+func (c *checker) CheckKaddr(e *ast.Call) *types.Type { return checkKaddr(c, e) }
+
+func (c *checker) CheckJoin(e *ast.Call) *types.Type { return checkJoin(c, e) }
+
+func (c *checker) CheckLen(e *ast.Call) *types.Type { return checkLen(c, e) }
+
+func (c *checker) CheckFind(e *ast.Call) *types.Type { return checkFind(c, e) }
+
+func (c *checker) CheckMemcmp(e *ast.Call) *types.Type { return checkMemcmp(c, e) }
+
+func (c *checker) CheckCgroupid(e *ast.Call) *types.Type { return checkCgroupid(c, e) }
+
+func (c *checker) CheckOverride(e *ast.Call) *types.Type { return checkOverride(c, e) }
+
+func (c *checker) CheckPath(e *ast.Call) *types.Type { return checkPath(c, e) }
+
+func (c *checker) CheckUaddr(e *ast.Call) *types.Type { return checkUaddr(c, e) }
+
+func (c *checker) CheckUsym(e *ast.Call) *types.Type { return checkUsym(c, e) }
+
+func (c *checker) CheckUstack(e *ast.Call) *types.Type { return checkUstack(c, e) }
+
+func (c *checker) CheckBuf(e *ast.Call) *types.Type { return checkBuf(c, e) }
+
+func (c *checker) CheckPton(e *ast.Call) *types.Type { return checkPton(c, e) }
+
+func (c *checker) CheckMacaddr(e *ast.Call) *types.Type { return checkMacaddr(c, e) }
+
+func (c *checker) CheckStrConcat(e *ast.Call) *types.Type { return checkStrConcat(c, e) }
+
+func (c *checker) CheckTseries(e *ast.Call) *types.Type { return checkTseries(c, e) }
+
+func (c *checker) CheckCgroupPath(e *ast.Call) *types.Type { return checkCgroupPath(c, e) }
+
+func (c *checker) CheckHist(e *ast.Call) *types.Type { return checkHist(c, e) }
+
+func (c *checker) CheckLhist(e *ast.Call) *types.Type { return checkLhist(c, e) }
