@@ -45,7 +45,7 @@ func TestTimeoutSIGINT(t *testing.T) {
 	for i := 0; i < 20; i++ {
 		// Vary the moment of the signal, from before the probes are
 		// attached to well after.
-		d := []string{"0.3", "0.6", "1", "1.5"}[i%4]
+		d := []string{"0.5", "0.7", "1", "1.5"}[i%4]
 		cmd := exec.Command(to, "--preserve-status", "-s", "INT", d, bin, "-e", countByTid)
 		var stdout, stderr bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -60,7 +60,7 @@ func TestTimeoutSIGINT(t *testing.T) {
 		if code != 0 || !strings.HasPrefix(stdout.String(), "\n\n") {
 			t.Fatalf("run %d (timeout %s): exit %d, stdout:\n%s\nstderr:\n%s", i, d, code, stdout.String(), stderr.String())
 		}
-		if d != "0.3" && !mapPrinted.MatchString(stdout.String()) {
+		if d != "0.5" && !mapPrinted.MatchString(stdout.String()) {
 			t.Errorf("run %d (timeout %s): no map printed:\n%s", i, d, stdout.String())
 		}
 	}
