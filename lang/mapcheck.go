@@ -87,7 +87,13 @@ func (c *checker) mapUse(m *ast.MapRef, vt *types.Type, write bool) *MapType {
 		for i := range keys {
 			u, ok := unify(mt.Keys[i], keys[i])
 			if !ok {
-				c.errorf(m.Keys[i].Pos(), "map %s key %d has type %s here and %s elsewhere", m.Name, i+1, keys[i], mt.Keys[i])
+				pos := m.Pos()
+				if len(m.Keys) == len(keys) {
+					pos = m.Keys[i].Pos()
+				} else if len(m.Keys) == 1 {
+					pos = m.Keys[0].Pos() // a tuple standing for all the keys
+				}
+				c.errorf(pos, "map %s key %d has type %s here and %s elsewhere", m.Name, i+1, keys[i], mt.Keys[i])
 				return nil
 			}
 			mt.Keys[i] = u
