@@ -36,11 +36,11 @@ func (g *gen) buffer(e ast.Expr) int16 {
 			return g.ustack(e.Pos())
 		}
 		if e.Name == "pcomm" {
-			// curtask->group_leader->comm
+			// curtask->real_parent->comm
 			l := g.c.prog.Task
 			tmp := g.alloc(8, e.Pos())
 			off := g.alloc(16, e.Pos())
-			g.emit(asm.FnGetCurrentTask.Call(), asm.Add.Imm(asm.R0, int32(l.GroupLeader)))
+			g.emit(asm.FnGetCurrentTask.Call(), asm.Add.Imm(asm.R0, int32(l.RealParent)))
 			g.readKernel(tmp, 8, types.Kernel)
 			g.emit(asm.LoadMem(asm.R0, g.fp, tmp, asm.DWord), asm.Add.Imm(asm.R0, int32(l.Comm)))
 			g.readKernel(off, 16, types.Kernel)
