@@ -348,3 +348,20 @@ func TestConfigEnvWins(t *testing.T) {
 		}
 	}
 }
+
+// TestChildCommandLastEvents: the events the child sends just before it
+// exits are printed, every time, before END (the ring buffer is drained
+// when the child's exit stops the run).
+func TestChildCommandLastEvents(t *testing.T) {
+	script := filepath.Join(t.TempDir(), "writes.sh")
+	if err := os.WriteFile(script, []byte("#!/bin/sh\nexec >/dev/null\necho 1; echo 22; echo 333; echo 4444; echo 55555\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 20; i++ {
+		got := run(t, "-c", script, "-e", `tracepoint:syscalls:sys_enter_write /pid == cpid/ { printf("%d\n", args.count); } END { printf("end\n"); }`)
+		wantOutput(t, got, "2\n3\n4\n5\n6\nend\n\n\n", 0)
+		if t.Failed() {
+			t.Fatalf("run %d", i+1)
+		}
+	}
+}

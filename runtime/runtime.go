@@ -318,12 +318,14 @@ func (s *session) run(ctx context.Context) error {
 		return err
 	}
 
-	// Finalize: detach, drop queued events, run END, print.
+	// Finalize: detach, print the events still queued (those sent before a
+	// stop request, such as the last ones of a -c child that exited; after
+	// exit() handle drops them), run END, print.
 	stopWatcher()
 	if err := s.attached.closeAll(); err != nil {
 		return fmt.Errorf("detach probes: %w", err)
 	}
-	if err := s.drain(true); err != nil {
+	if err := s.drain(false); err != nil {
 		return err
 	}
 	s.finalizing = false
