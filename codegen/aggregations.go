@@ -218,6 +218,25 @@ func (g *gen) linearBucket(t *types.Type) {
 	g.mark(done)
 }
 
+// tseriesClock puts tseries()'s clock in R0: the TAI time, or, with
+// bpftrace's BPFTRACE_DUMMY_TS_MAP test hook, the value of that keyless map
+// (0 when it has none).
+func (g *gen) tseriesClock(pos ast.Pos) {
+	name := g.c.prog.DummyTSMap
+	if name == "" {
+		g.emit(asm.FnKtimeGetTaiNs.Call())
+		return
+	}
+	key, mi := g.mapKey(name, nil, pos)
+	g.lookup(mi, key)
+	none := g.newLabel("nots")
+	g.emit(
+		asm.JEq.Imm(asm.R0, 0, none),
+		asm.LoadMem(asm.R0, asm.R0, 0, asm.DWord),
+	)
+	g.mark(none)
+}
+
 // tseries records n in the interval the current TAI time falls in: the
 // bucket epoch % num_intervals of this CPU's slots {value, meta, epoch},
 // reset when it holds an older epoch, then aggregated (sum, min/max, avg)
@@ -226,7 +245,8 @@ func (g *gen) linearBucket(t *types.Type) {
 func (g *gen) tseries(mi *object.Map, key, arg int16, t *types.Type, pos ast.Pos) {
 	now := g.alloc(8, pos)
 	epoch := g.alloc(8, pos)
-	g.emit(asm.FnKtimeGetTaiNs.Call(), asm.StoreMem(g.fp, now, asm.R0, asm.DWord))
+	g.tseriesClock(pos)
+	g.emit(asm.StoreMem(g.fp, now, asm.R0, asm.DWord))
 	g.loadImm(asm.R1, t.LStep)
 	g.emit(asm.Div.Reg(asm.R0, asm.R1), asm.StoreMem(g.fp, epoch, asm.R0, asm.DWord))
 	g.loadImm(asm.R1, int64(t.Len))
