@@ -58,10 +58,10 @@ type Options struct {
 // Program is a checked script: every probe expanded, every expression typed,
 // every map's key and value types fixed.
 type Program struct {
-	File       *ast.File
-	Probes     []*Probe
-	Maps       map[string]*MapType
-	MaxStrlen  int
+	File      *ast.File
+	Probes    []*Probe
+	Maps      map[string]*MapType
+	MaxStrlen int
 	// DummyTSMap is Options.DummyTSMap, checked: tseries() reads its clock
 	// from this map.
 	DummyTSMap string
