@@ -42,7 +42,7 @@ func (c *checker) mapUse(m *ast.MapRef, vt *types.Type, write bool) *MapType {
 		case kt.IsInt():
 			kt = storageType(kt)
 			if kt.Kind == types.Bool {
-				kt = types.Uint64
+				kt = &types.Type{Kind: types.Bool, Size: 8} // printed true/false, stored as a word
 			}
 		case kt.Kind == types.String:
 			kt = storageType(kt)
