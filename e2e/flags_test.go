@@ -334,16 +334,17 @@ func TestListProgram(t *testing.T) {
 }
 
 // TestConfigEnvWins: the environment overrides the config block, which
-// accepts the BPFTRACE_ and upper-case spellings of the options.
+// accepts the BPFTRACE_ and upper-case spellings of the options. The
+// string fills max_strlen, so it prints with the ".." trailer.
 func TestConfigEnvWins(t *testing.T) {
 	for _, key := range []string{"max_strlen", "MAX_STRLEN", "BPFTRACE_MAX_STRLEN"} {
 		src := `config = { ` + key + ` = 6 } BEGIN { printf("%s\n", str("abcdefghij")); exit(); }`
 		got := run(t, "-q", "-e", src)
-		wantOutput(t, got, "abcdef\n\n\n", 0)
+		wantOutput(t, got, "abcdef..\n\n\n", 0)
 		cmd := exec.Command(gotrace(t), "-q", "-e", src)
 		cmd.Env = append(os.Environ(), "BPFTRACE_MAX_STRLEN=3")
 		out, err := cmd.Output()
-		if err != nil || string(out) != "abc\n\n\n" {
+		if err != nil || string(out) != "abc..\n\n\n" {
 			t.Errorf("%s with BPFTRACE_MAX_STRLEN=3: stdout %q, err %v", key, out, err)
 		}
 	}
