@@ -318,14 +318,14 @@ func (s *session) run(ctx context.Context) error {
 		return err
 	}
 
-	// Finalize: detach, print the events still queued (those sent before a
-	// stop request, such as the last ones of a -c child that exited; after
-	// exit() handle drops them), run END, print.
+	// Finalize: detach, drop the events still queued (or print them when the
+	// traced process exited: its last events; after exit() handle drops
+	// them anyway), run END, print.
 	stopWatcher()
 	if err := s.attached.closeAll(); err != nil {
 		return fmt.Errorf("detach probes: %w", err)
 	}
-	if err := s.drain(false); err != nil {
+	if err := s.drain(!errors.Is(context.Cause(ctx), ErrTargetExited)); err != nil {
 		return err
 	}
 	s.finalizing = false
