@@ -48,6 +48,9 @@ type Options struct {
 	// headers are searched, and headers included before the script (see
 	// lang.Options).
 	IncludeDirs, Includes []string
+	// DummyTSMap is bpftrace's BPFTRACE_DUMMY_TS_MAP test hook (see
+	// lang.Options.DummyTSMap).
+	DummyTSMap string
 	// Env describes the machine; nil means the running kernel (NewKernelEnv).
 	Env Env
 	// Features holds the kernel-dependent code generation choices; nil
@@ -138,7 +141,7 @@ func Compile(name, src string, opts Options) (*Script, error) {
 		return nil, err
 	}
 	ncpus, _ := ebpf.PossibleCPU()
-	checked, err := lang.Check(file, env, lang.Options{Params: opts.Params, NamedParams: opts.NamedParams, MaxStrlen: opts.MaxStrlen, MaxMapKeys: opts.MaxMapKeys, ConfigEnv: opts.ConfigEnv, Unsafe: opts.Unsafe, NCPUs: ncpus, Cpid: opts.Cpid, Pid: opts.Pid, IncludeDirs: opts.IncludeDirs, Includes: opts.Includes})
+	checked, err := lang.Check(file, env, lang.Options{Params: opts.Params, NamedParams: opts.NamedParams, MaxStrlen: opts.MaxStrlen, MaxMapKeys: opts.MaxMapKeys, ConfigEnv: opts.ConfigEnv, Unsafe: opts.Unsafe, NCPUs: ncpus, Cpid: opts.Cpid, Pid: opts.Pid, IncludeDirs: opts.IncludeDirs, Includes: opts.Includes, DummyTSMap: opts.DummyTSMap})
 	if err != nil {
 		return nil, err
 	}

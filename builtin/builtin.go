@@ -226,7 +226,6 @@ type Emitter interface {
 	Retval(e *ast.Ident)
 	ArgN(i int, pos ast.Pos)
 	Ppid(e *ast.Ident)
-	Pcomm(e *ast.Ident) int16
 	Comm(off int16)
 }
 

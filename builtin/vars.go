@@ -149,7 +149,11 @@ func init() {
 				}
 				return types.NewString(16), ""
 			},
-			Buffer:  func(g Emitter, e *ast.Ident) int16 { return g.Pcomm(e) },
+			// The parent's name: curtask->real_parent->comm.
+			Buffer: func(g Emitter, e *ast.Ident) int16 {
+				l := g.Task()
+				return taskComm(g, e.Pos(), l.RealParent, l.Comm)
+			},
 			Example: `BEGIN { printf("%s\n", pcomm) }`},
 		&Var{Name: "numaid", Type: fixed(types.Uint32), Result: types.Int,
 			Emit:    helperVar(asm.FnGetNumaNodeId),

@@ -35,7 +35,7 @@ func (g *gen) aggregate(m *ast.MapRef, call *ast.Call, t *types.Type) {
 		g.scalar(call.Args[0])
 		g.emit(asm.Mov.Reg(asm.R1, asm.R0))
 		if t.Kind == types.Hist {
-			g.log2Bucket()
+			g.log2Bucket(t.Bits)
 		} else {
 			g.linearBucket(mi.Value)
 		}
@@ -134,17 +134,37 @@ func (g *gen) aggregateInPlace(t *types.Type, end string) {
 	}
 }
 
-// log2Bucket computes the hist bucket of the signed value in R1 into R0:
-// 0 for negative values, 1 for 0, and 2+floor(log2(v)) otherwise.
-func (g *gen) log2Bucket() {
+// log2Bucket computes the hist(v, k) bucket of the signed value in R1 into
+// R0, as output.HistBucket: 0 for negative values, v+1 for 0 <= v < 2^k,
+// and otherwise ((l-k+1) << k) + (the k bits after v's top bit) + 1 with l
+// the position of the top bit (for k = 0: 2+floor(log2(v))).
+func (g *gen) log2Bucket(k int) {
 	done := g.newLabel("log2done")
+	mask := int32(1)<<k - 1
 	g.emit(
 		asm.Mov.Imm(asm.R0, 0),
 		asm.JSLT.Imm(asm.R1, 0, done),
-		asm.Mov.Imm(asm.R0, 1),
-		asm.JEq.Imm(asm.R1, 0, done),
-		asm.Mov.Imm(asm.R0, 2),
 	)
+	if k == 0 {
+		g.emit(
+			asm.Mov.Imm(asm.R0, 1),
+			asm.JEq.Imm(asm.R1, 0, done),
+			asm.Mov.Imm(asm.R0, 2),
+		)
+	} else {
+		big := g.newLabel("log2big")
+		g.emit(
+			asm.JGT.Imm(asm.R1, mask, big),
+			asm.Mov.Reg(asm.R0, asm.R1),
+			asm.Add.Imm(asm.R0, 1),
+			asm.Ja.Label(done),
+		)
+		g.mark(big)
+		g.emit(
+			asm.Mov.Reg(asm.R3, asm.R1),
+			asm.Mov.Imm(asm.R0, 0),
+		)
+	}
 	// 2^32 does not fit an immediate: test the high word by shifting.
 	skip := g.newLabel("log2")
 	g.emit(
@@ -163,6 +183,18 @@ func (g *gen) log2Bucket() {
 			asm.Add.Imm(asm.R0, shift),
 		)
 		g.mark(skip)
+	}
+	if k > 0 {
+		// R0 = l-k; bucket ((l-k+1) << k) + ((v >> (l-k)) & mask) + 1
+		g.emit(
+			asm.Sub.Imm(asm.R0, int32(k)),
+			asm.RSh.Reg(asm.R3, asm.R0),
+			asm.And.Imm(asm.R3, mask),
+			asm.Add.Imm(asm.R0, 1),
+			asm.LSh.Imm(asm.R0, int32(k)),
+			asm.Add.Reg(asm.R0, asm.R3),
+			asm.Add.Imm(asm.R0, 1),
+		)
 	}
 	g.mark(done)
 }
@@ -186,6 +218,25 @@ func (g *gen) linearBucket(t *types.Type) {
 	g.mark(done)
 }
 
+// tseriesClock puts tseries()'s clock in R0: the TAI time, or, with
+// bpftrace's BPFTRACE_DUMMY_TS_MAP test hook, the value of that keyless map
+// (0 when it has none).
+func (g *gen) tseriesClock(pos ast.Pos) {
+	name := g.c.prog.DummyTSMap
+	if name == "" {
+		g.emit(asm.FnKtimeGetTaiNs.Call())
+		return
+	}
+	key, mi := g.mapKey(name, nil, pos)
+	g.lookup(mi, key)
+	none := g.newLabel("nots")
+	g.emit(
+		asm.JEq.Imm(asm.R0, 0, none),
+		asm.LoadMem(asm.R0, asm.R0, 0, asm.DWord),
+	)
+	g.mark(none)
+}
+
 // tseries records n in the interval the current TAI time falls in: the
 // bucket epoch % num_intervals of this CPU's slots {value, meta, epoch},
 // reset when it holds an older epoch, then aggregated (sum, min/max, avg)
@@ -194,7 +245,8 @@ func (g *gen) linearBucket(t *types.Type) {
 func (g *gen) tseries(mi *object.Map, key, arg int16, t *types.Type, pos ast.Pos) {
 	now := g.alloc(8, pos)
 	epoch := g.alloc(8, pos)
-	g.emit(asm.FnKtimeGetTaiNs.Call(), asm.StoreMem(g.fp, now, asm.R0, asm.DWord))
+	g.tseriesClock(pos)
+	g.emit(asm.StoreMem(g.fp, now, asm.R0, asm.DWord))
 	g.loadImm(asm.R1, t.LStep)
 	g.emit(asm.Div.Reg(asm.R0, asm.R1), asm.StoreMem(g.fp, epoch, asm.R0, asm.DWord))
 	g.loadImm(asm.R1, int64(t.Len))

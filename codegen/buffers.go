@@ -175,6 +175,11 @@ func (g *gen) str(e *ast.Call) int16 {
 		for i := roundUp(t.Size, 8) - 1; i >= t.Size; i-- {
 			g.emit(asm.StoreImm(g.fp, off+int16(i), 0, asm.Byte))
 		}
+		// str(s, n) keeps n-1 characters and the terminator, as reading
+		// n bytes with probe_read_str does.
+		if n, ok := strLenArg(g, e); ok && n-1 < int64(t.Size) {
+			g.emit(asm.StoreImm(g.fp, off+int16(n-1), 0, asm.Byte))
+		}
 		return off
 	}
 	// One byte more than the string: a string that fills t.Size bytes keeps
@@ -192,18 +197,18 @@ func (g *gen) str(e *ast.Call) int16 {
 		fn = asm.FnProbeReadStr
 	}
 	size := int32(t.Size + 1)
+	if n, ok := strLenArg(g, e); ok && n <= int64(t.Size) {
+		// str(p, n) reads n bytes: n-1 characters and the terminator.
+		size = int32(n)
+	}
 	if len(e.Args) == 2 {
-		if cv, ok := g.info.Consts[e.Args[1]]; ok && !cv.IsStr && cv.Int > 0 && cv.Int <= uint64(t.Size) {
-			// str(p, n): n bytes with the NUL, never marked truncated
-			size = int32(cv.Int)
-		}
 		if cv, ok := g.info.Consts[e.Args[1]]; !ok || cv.IsStr {
 			// A run-time length: clamp it to the buffer.
 			g.emit(asm.StoreMem(g.fp, off, asm.R3, asm.DWord)) // park the pointer
 			g.scalar(e.Args[1])
 			ok := g.newLabel("strlen")
 			g.emit(
-				asm.JLE.Imm(asm.R0, size-1, ok), // n bytes with the NUL
+				asm.JLE.Imm(asm.R0, size, ok),
 				asm.Mov.Imm(asm.R0, size),
 			)
 			g.mark(ok)
@@ -226,6 +231,19 @@ func (g *gen) str(e *ast.Call) int16 {
 	)
 	g.checkHelper(helperName(fn))
 	return off
+}
+
+// strLenArg returns the constant length n of str(p, n), when it has one
+// and it is positive.
+func strLenArg(g *gen, e *ast.Call) (int64, bool) {
+	if len(e.Args) != 2 {
+		return 0, false
+	}
+	cv, ok := g.info.Consts[e.Args[1]]
+	if !ok || cv.IsStr || int64(cv.Int) <= 0 {
+		return 0, false
+	}
+	return int64(cv.Int), true
 }
 
 // fieldBuffer reads a string field of a tracepoint record.

@@ -208,15 +208,3 @@ func (g *gen) Ppid(e *ast.Ident) {
 	g.readKernel(tmp, 4, types.Kernel)
 	g.emit(asm.LoadMem(asm.R0, g.fp, tmp, asm.Word))
 }
-
-// Pcomm reads curtask->group_leader->comm into a 16-byte buffer.
-func (g *gen) Pcomm(e *ast.Ident) int16 {
-	l := g.c.prog.Task
-	tmp := g.alloc(8, e.Pos())
-	off := g.alloc(16, e.Pos())
-	g.emit(asm.FnGetCurrentTask.Call(), asm.Add.Imm(asm.R0, int32(l.GroupLeader)))
-	g.readKernel(tmp, 8, types.Kernel)
-	g.emit(asm.LoadMem(asm.R0, g.fp, tmp, asm.DWord), asm.Add.Imm(asm.R0, int32(l.Comm)))
-	g.readKernel(off, 16, types.Kernel)
-	return off
-}

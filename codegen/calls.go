@@ -84,9 +84,9 @@ func argType(t *types.Type) *types.Type {
 		return types.NewInt(8, t.Signed)
 	case t.Kind == types.Pointer:
 		return types.Uint64
-	case t.Kind == types.String:
-		return types.NewString(roundUp(t.Size, 8))
 	}
+	// A string keeps its size, though its slot is rounded up to 8 bytes:
+	// one that fills it has no NUL and prints with str_trunc_trailer.
 	return t
 }
 

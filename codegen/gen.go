@@ -7,7 +7,6 @@ import (
 	"github.com/cilium/ebpf/asm"
 	"github.com/cilium/ebpf/btf"
 
-	"github.com/gotrace/gotrace/builtin"
 	"github.com/gotrace/gotrace/lang"
 	"github.com/gotrace/gotrace/lang/ast"
 	"github.com/gotrace/gotrace/lang/types"
@@ -129,10 +128,18 @@ func (g *gen) zero(off int16, size int) {
 
 // copyStack copies n bytes (a multiple of 8) between stack slots via R1.
 func (g *gen) copyMem(dstReg asm.Register, dst int16, srcReg asm.Register, src int16, n int) {
-	for i := 0; i < n; i += 8 {
+	// The widest access both offsets are aligned for: a field of a packed
+	// tuple (after a bool, say) is not 8-byte aligned, and the verifier
+	// rejects misaligned stack accesses.
+	w, size := int16(8), asm.DWord
+	for (dst%w != 0 || src%w != 0) && w > 1 {
+		w /= 2
+		size = map[int16]asm.Size{4: asm.Word, 2: asm.Half, 1: asm.Byte}[w]
+	}
+	for i := int16(0); int(i) < n; i += w {
 		g.emit(
-			asm.LoadMem(asm.R1, srcReg, src+int16(i), asm.DWord),
-			asm.StoreMem(dstReg, dst+int16(i), asm.R1, asm.DWord),
+			asm.LoadMem(asm.R1, srcReg, src+i, size),
+			asm.StoreMem(dstReg, dst+i, asm.R1, size),
 		)
 	}
 }
@@ -192,33 +199,11 @@ func (g *gen) block(b *ast.Block) {
 	}
 }
 
-// blockEnds reports whether a block always leaves through one of its
-// statements (the code after it is unreachable).
-func blockEnds(b *ast.Block) bool {
-	for _, s := range b.Stmts {
-		if endsProbe(s) {
-			return true
-		}
-	}
-	return false
-}
+// blockEnds and endsProbe tell whether a block or a statement always
+// leaves (the code after it is unreachable); see lang.StmtEnds.
+func blockEnds(b *ast.Block) bool { return lang.BlockEnds(b) }
 
-// endsProbe reports whether s always leaves the probe or the loop
-// iteration (return, exit(), break, continue).
-func endsProbe(s ast.Stmt) bool {
-	switch s := s.(type) {
-	case *ast.ReturnStmt, *ast.BranchStmt:
-		return true
-	case *ast.ExprStmt:
-		c, ok := s.X.(*ast.Call)
-		if !ok {
-			return false
-		}
-		f := builtin.LookupFunc(c.Name)
-		return f != nil && f.Ends
-	}
-	return false
-}
+func endsProbe(s ast.Stmt) bool { return lang.StmtEnds(s) }
 
 func (g *gen) stmt(s ast.Stmt) {
 	switch s := s.(type) {
@@ -271,7 +256,7 @@ func (g *gen) ifStmt(s *ast.IfStmt) {
 	elseL, endL := g.newLabel("else"), g.newLabel("endif")
 	g.branch(s.Cond, elseL, false)
 	g.block(s.Then)
-	if s.Else != nil {
+	if s.Else != nil && !blockEnds(s.Then) {
 		g.emit(asm.Ja.Label(endL))
 	}
 	g.mark(elseL)
@@ -356,7 +341,9 @@ func (g *gen) while(s *ast.WhileStmt) {
 	g.loops = append(g.loops, loopLabels{brk: end, cont: top})
 	g.block(s.Body)
 	g.loops = g.loops[:len(g.loops)-1]
-	g.emit(asm.Ja.Label(top))
+	if !blockEnds(s.Body) {
+		g.emit(asm.Ja.Label(top))
+	}
 	g.mark(end)
 }
 
@@ -374,14 +361,26 @@ func (g *gen) forRange(s *ast.ForRangeStmt) {
 	g.loops = append(g.loops, loopLabels{brk: end, cont: step})
 	g.block(s.Body)
 	g.loops = g.loops[:len(g.loops)-1]
-	g.mark(step)
-	g.emit(
-		asm.LoadMem(asm.R0, g.fp, off, asm.DWord),
-		asm.Add.Imm(asm.R0, 1),
-		asm.StoreMem(g.fp, off, asm.R0, asm.DWord),
-		asm.Ja.Label(top),
-	)
+	if !blockEnds(s.Body) || g.referenced(step) {
+		g.mark(step)
+		g.emit(
+			asm.LoadMem(asm.R0, g.fp, off, asm.DWord),
+			asm.Add.Imm(asm.R0, 1),
+			asm.StoreMem(g.fp, off, asm.R0, asm.DWord),
+			asm.Ja.Label(top),
+		)
+	}
 	g.mark(end)
+}
+
+// referenced reports whether an instruction emitted so far jumps to label.
+func (g *gen) referenced(label string) bool {
+	for _, ins := range g.insns {
+		if ins.Reference() == label {
+			return true
+		}
+	}
+	return false
 }
 
 var (

@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/gotrace/gotrace/internal/difftest"
 )
 
 func TestStdinProgramAndQuiet(t *testing.T) {
@@ -354,5 +356,46 @@ func TestMacroErrorf(t *testing.T) {
 		"stdin:1:50-55: ERROR: expanded from\n" + src + "\n" + strings.Repeat(" ", 49) + "~~~~~\n"
 	if got.code != 0 || got.stderr != want {
 		t.Errorf("exit %d, stderr:\n%s\nwant:\n%s", got.code, got.stderr, want)
+	}
+}
+
+// TestDummyTSMap: bpftrace's BPFTRACE_DUMMY_TS_MAP test hook makes a
+// keyless map tseries()'s clock, so that intervals are reproducible; a
+// missing or keyed map is an error.
+func TestDummyTSMap(t *testing.T) {
+	gt := func(env, prog string) (string, string, error) {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, gotrace(t), "-e", prog)
+		cmd.Env = append(os.Environ(), "TZ=UTC", "BPFTRACE_DUMMY_TS_MAP="+env)
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		return string(out), stderr.String(), err
+	}
+	out, stderr, err := gt("@ts", `BEGIN { @ts = (uint64)0; $i = (uint64)0;
+		while ($i < 100) { @a = tseries($i % 10, 100ms, 5); @ts += 10000000; $i++; }
+		clear(@ts); exit(); }`)
+	want := "\n\n@a:\n" +
+		"             8                                                  10\n" +
+		"hh:mm:ss.ms  |___________________________________________________|\n" +
+		"00:00:00.500 |                         *                         | 9\n" +
+		"00:00:00.600 |                         *                         | 9\n" +
+		"00:00:00.700 |                         *                         | 9\n" +
+		"00:00:00.800 |                         *                         | 9\n" +
+		"00:00:00.900 |                         *                         | 9\n" +
+		"             v___________________________________________________v\n" +
+		"             8                                                  10\n\n"
+	if err != nil || out != want {
+		t.Errorf("err %v, stdout (- want, + got):\n%s\nstderr:\n%s", err, difftest.Diff(want, out), stderr)
+	}
+	prog := `BEGIN { @a = tseries(1, 100ms, 5); @k[1] = (uint64)1; exit(); }`
+	for env, msg := range map[string]string{
+		"@nope": `BPFTRACE_DUMMY_TS_MAP: error: dummy_ts_map: "@nope" not found`,
+		"@k":    `BPFTRACE_DUMMY_TS_MAP: error: dummy_ts_map: "@k" must be scalar`,
+	} {
+		if _, stderr, err := gt(env, prog); err == nil || !strings.Contains(stderr, msg) {
+			t.Errorf("BPFTRACE_DUMMY_TS_MAP=%s: err %v, stderr %q", env, err, stderr)
+		}
 	}
 }

@@ -334,17 +334,35 @@ func TestListProgram(t *testing.T) {
 }
 
 // TestConfigEnvWins: the environment overrides the config block, which
-// accepts the BPFTRACE_ and upper-case spellings of the options.
+// accepts the BPFTRACE_ and upper-case spellings of the options. The
+// string fills max_strlen, so it prints with the ".." trailer.
 func TestConfigEnvWins(t *testing.T) {
 	for _, key := range []string{"max_strlen", "MAX_STRLEN", "BPFTRACE_MAX_STRLEN"} {
 		src := `config = { ` + key + ` = 6 } BEGIN { printf("%s\n", str("abcdefghij")); exit(); }`
 		got := run(t, "-q", "-e", src)
-		wantOutput(t, got, "abcdef\n\n\n", 0)
+		wantOutput(t, got, "abcdef..\n\n\n", 0)
 		cmd := exec.Command(gotrace(t), "-q", "-e", src)
 		cmd.Env = append(os.Environ(), "BPFTRACE_MAX_STRLEN=3")
 		out, err := cmd.Output()
-		if err != nil || string(out) != "abc\n\n\n" {
+		if err != nil || string(out) != "abc..\n\n\n" {
 			t.Errorf("%s with BPFTRACE_MAX_STRLEN=3: stdout %q, err %v", key, out, err)
+		}
+	}
+}
+
+// TestChildCommandLastEvents: the events the child sends just before it
+// exits are printed, every time, before END (the ring buffer is drained
+// when the child's exit stops the run).
+func TestChildCommandLastEvents(t *testing.T) {
+	script := filepath.Join(t.TempDir(), "writes.sh")
+	if err := os.WriteFile(script, []byte("#!/bin/sh\nexec >/dev/null\necho 1; echo 22; echo 333; echo 4444; echo 55555\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 20; i++ {
+		got := run(t, "-c", script, "-e", `tracepoint:syscalls:sys_enter_write /pid == cpid/ { printf("%d\n", args.count); } END { printf("end\n"); }`)
+		wantOutput(t, got, "2\n3\n4\n5\n6\nend\n\n\n", 0)
+		if t.Failed() {
+			t.Fatalf("run %d", i+1)
 		}
 	}
 }

@@ -173,6 +173,10 @@ func (p *cParser) typeSpec(define bool) (btf.Type, error) {
 		return &btf.Void{}, nil
 	case "bool", "_Bool":
 		return &btf.Int{Name: "_Bool", Size: 1, Encoding: btf.Bool}, nil
+	case "float":
+		return &btf.Float{Name: "float", Size: 4}, nil
+	case "double":
+		return &btf.Float{Name: "double", Size: 8}, nil
 	}
 	if it := cIntType(name); it != nil {
 		enc := btf.IntEncoding(0)
@@ -316,6 +320,9 @@ func (p *cParser) composite(kind, name string) (btf.Type, error) {
 			}
 			break
 		}
+		if p.peek() == "}" {
+			break // the last member's ";" is optional, as bpftrace's parser has it
+		}
 		if err := p.expect(";"); err != nil {
 			return nil, err
 		}
@@ -377,6 +384,8 @@ func alignOf(t btf.Type) int {
 	case *btf.Int:
 		return int(v.Size)
 	case *btf.Enum:
+		return int(v.Size)
+	case *btf.Float:
 		return int(v.Size)
 	case *btf.Pointer:
 		return 8

@@ -32,6 +32,7 @@ func Check(file *ast.File, env Env, opts Options) (*Program, error) {
 		prog: &Program{File: file, Maps: map[string]*MapType{}, MaxStrlen: opts.MaxStrlen, MaxMapKeys: opts.MaxMapKeys},
 	}
 	c.checkFile(file)
+	c.checkDummyTSMap()
 	if len(c.errs) > 0 {
 		c.errs.Sort()
 		return nil, collapse(c.errs)

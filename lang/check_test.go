@@ -1,6 +1,7 @@
 package lang_test
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -148,4 +149,35 @@ interval:s:1 { exit(); }
 			t.Errorf("probe %d keeps the macro call: %s", pr.Index, ast.Dump(pr.AST))
 		}
 	}
+}
+
+// FuzzCheck checks that Check never panics and that every error it reports
+// is a positioned lang.ErrorList, seeded with the chunks of
+// testdata/check/*.bt.
+func FuzzCheck(f *testing.F) {
+	files, _ := filepath.Glob("testdata/check/*.bt")
+	for _, name := range files {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		for _, chunk := range strings.Split(string(data), "\n---\n") {
+			f.Add(chunk)
+		}
+	}
+	f.Fuzz(func(t *testing.T, src string) {
+		file, err := lang.Parse("f.bt", src)
+		if err != nil {
+			return
+		}
+		_, err = lang.Check(file, testEnv(t), lang.Options{Params: []string{"42", "hello"}})
+		if err == nil {
+			return
+		}
+		var list lang.ErrorList
+		if !errors.As(err, &list) || len(list) == 0 {
+			t.Fatalf("error %T %v is not a non-empty lang.ErrorList", err, err)
+		}
+		checkErrorPos(t, src, list)
+	})
 }

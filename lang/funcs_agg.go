@@ -104,3 +104,25 @@ func checkTseries(c *checker, e *ast.Call) *types.Type {
 	}
 	return &types.Type{Kind: types.Tseries, Size: 24, Signed: storageType(nt).Signed || nt.Kind == types.Bool, LStep: interval, Len: int(n), Name: agg}
 }
+
+// checkDummyTSMap checks the map named by Options.DummyTSMap (bpftrace's
+// BPFTRACE_DUMMY_TS_MAP): a keyless map of integers, read as tseries()'s
+// clock.
+func (c *checker) checkDummyTSMap() {
+	name := c.opts.DummyTSMap
+	if name == "" {
+		return
+	}
+	pos := ast.Pos{Filename: "BPFTRACE_DUMMY_TS_MAP"}
+	mt := c.prog.Maps[name]
+	switch {
+	case mt == nil:
+		c.errorf(pos, "dummy_ts_map: %q not found", name)
+	case mt.Keys != nil:
+		c.errorf(pos, "dummy_ts_map: %q must be scalar", name)
+	case mt.Value == nil || !mt.Value.IsInt() || mt.Value.IsAggregation():
+		c.errorf(pos, "dummy_ts_map: %q value must be an integer", name)
+	default:
+		c.prog.DummyTSMap = name
+	}
+}

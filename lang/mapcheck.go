@@ -42,7 +42,7 @@ func (c *checker) mapUse(m *ast.MapRef, vt *types.Type, write bool) *MapType {
 		case kt.IsInt():
 			kt = storageType(kt)
 			if kt.Kind == types.Bool {
-				kt = types.Uint64
+				kt = &types.Type{Kind: types.Bool, Size: 8} // printed true/false, stored as a word
 			}
 		case kt.Kind == types.String:
 			kt = storageType(kt)
@@ -87,7 +87,13 @@ func (c *checker) mapUse(m *ast.MapRef, vt *types.Type, write bool) *MapType {
 		for i := range keys {
 			u, ok := unify(mt.Keys[i], keys[i])
 			if !ok {
-				c.errorf(m.Keys[i], "map %s key %d has type %s here and %s elsewhere", m.Name, i+1, keys[i], mt.Keys[i])
+				var pos ast.Spanned = m
+				if len(m.Keys) == len(keys) {
+					pos = m.Keys[i]
+				} else if len(m.Keys) == 1 {
+					pos = m.Keys[0] // a tuple standing for all the keys
+				}
+				c.errorf(pos, "map %s key %d has type %s here and %s elsewhere", m.Name, i+1, keys[i], mt.Keys[i])
 				return nil
 			}
 			mt.Keys[i] = u

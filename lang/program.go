@@ -51,15 +51,22 @@ type Options struct {
 	// Includes are headers included before the script's preamble (bpftrace
 	// --include), searched as #include "name" from the current directory.
 	Includes []string
+	// DummyTSMap is bpftrace's BPFTRACE_DUMMY_TS_MAP test hook: the name of
+	// a keyless integer map (e.g. "@ts") that tseries() reads as its clock
+	// instead of the TAI time, so that tests control the intervals.
+	DummyTSMap string
 }
 
 // Program is a checked script: every probe expanded, every expression typed,
 // every map's key and value types fixed.
 type Program struct {
-	File       *ast.File
-	Probes     []*Probe
-	Maps       map[string]*MapType
-	MaxStrlen  int
+	File      *ast.File
+	Probes    []*Probe
+	Maps      map[string]*MapType
+	MaxStrlen int
+	// DummyTSMap is Options.DummyTSMap, checked: tseries() reads its clock
+	// from this map.
+	DummyTSMap string
 	MaxMapKeys int
 	Config     Config
 	// Task holds task_struct member offsets for ppid and pcomm, set when a

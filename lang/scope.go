@@ -10,10 +10,55 @@ func (c *checker) block(b *ast.Block) {
 		return
 	}
 	c.scopes = append(c.scopes, map[string]int{})
-	for _, s := range b.Stmts {
+	for i, s := range b.Stmts {
 		c.stmt(s)
+		if i+1 < len(b.Stmts) && StmtEnds(s) {
+			// As bpftrace: a warning on the first unreachable statement;
+			// codegen leaves the rest out.
+			c.warnOnce(b.Stmts[i+1].Pos(), "Unreachable statement.")
+		}
 	}
 	c.scopes = c.scopes[:len(c.scopes)-1]
+}
+
+// warnOnce records a warning, once per position however many passes and
+// probe instances check the statement.
+func (c *checker) warnOnce(pos ast.Pos, msg string) {
+	for _, w := range c.prog.Warnings {
+		if w.Pos == pos && w.Msg == msg {
+			return
+		}
+	}
+	c.prog.Warnings = append(c.prog.Warnings, &Error{Pos: pos, Msg: msg})
+}
+
+// BlockEnds reports whether a block always leaves through one of its
+// statements, so that the code after it is unreachable.
+func BlockEnds(b *ast.Block) bool {
+	for _, s := range b.Stmts {
+		if StmtEnds(s) {
+			return true
+		}
+	}
+	return false
+}
+
+// StmtEnds reports whether s always leaves the probe or the loop iteration:
+// return, exit(), break, continue, a block that ends, or an if whose
+// branches all end.
+func StmtEnds(s ast.Stmt) bool {
+	switch s := s.(type) {
+	case *ast.ReturnStmt, *ast.BranchStmt:
+		return true
+	case *ast.ExprStmt:
+		c, ok := s.X.(*ast.Call)
+		return ok && c.Name == "exit"
+	case *ast.BlockStmt:
+		return BlockEnds(s.Body)
+	case *ast.IfStmt:
+		return s.Else != nil && BlockEnds(s.Then) && StmtEnds(s.Else)
+	}
+	return false
 }
 
 // lookupVar finds the declaration a variable name refers to.

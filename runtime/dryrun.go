@@ -37,6 +37,12 @@ func Load(prog *object.Program, opts Options) error {
 // in the program.
 var ErrCannotAttach = errors.New("the kernel cannot attach this probe type")
 
+// ErrTargetExited is the cause (context.Cause) to cancel Run's context with
+// when the traced command or process exited (bpftrace -c, -p): the events
+// still queued are printed before END, whereas any other stop (a signal,
+// a plain cancel) drops them, as bpftrace does.
+var ErrTargetExited = errors.New("the traced process exited")
+
 // cannotAttach marks an error as ErrCannotAttach, keeping its message.
 type cannotAttach struct{ err error }
 

@@ -367,12 +367,14 @@ func (s *session) run(ctx context.Context) error {
 		return err
 	}
 
-	// Finalize: detach, drop queued events, run END, print.
+	// Finalize: detach, drop the events still queued (or print them when the
+	// traced process exited: its last events; after exit() handle drops
+	// them anyway), run END, print.
 	stopWatcher()
 	if err := s.attached.closeAll(); err != nil {
 		return fmt.Errorf("detach probes: %w", err)
 	}
-	if err := s.drain(true); err != nil {
+	if err := s.drain(!errors.Is(context.Cause(ctx), ErrTargetExited)); err != nil {
 		return err
 	}
 	s.finalizing = false

@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/gotrace/gotrace/output"
+	"github.com/gotrace/gotrace/runtime"
 )
 
 // outputFlags are bpftrace's output and process-control options.
@@ -111,7 +112,10 @@ type session struct {
 	closeF func() error
 	child  *child
 	cancel context.CancelFunc
-	pidfd  int
+	// targetExited stops the run because the -c child or -p's process
+	// exited: the events it sent last are still printed.
+	targetExited func()
+	pidfd        int
 }
 
 // open sets up the child (-c) and the watch on -p's process. ctx is
@@ -120,7 +124,9 @@ type session struct {
 // once the script has compiled.
 func (o *outputFlags) open(ctx context.Context, stdout io.Writer) (context.Context, *session, error) {
 	s := &session{stdout: stdout, pidfd: -1}
-	ctx, s.cancel = context.WithCancel(ctx)
+	ctx, cancel := context.WithCancelCause(ctx)
+	s.cancel = func() { cancel(nil) }
+	s.targetExited = func() { cancel(runtime.ErrTargetExited) }
 	if o.cmd != "" {
 		c, err := startChild(o.cmd)
 		if err != nil {
@@ -130,7 +136,7 @@ func (o *outputFlags) open(ctx context.Context, stdout io.Writer) (context.Conte
 		s.child = c
 		go func() {
 			<-c.done
-			s.cancel()
+			s.targetExited()
 		}()
 	}
 	if o.pidN != 0 {
@@ -149,7 +155,7 @@ func (o *outputFlags) open(ctx context.Context, stdout io.Writer) (context.Conte
 					continue
 				}
 				if err != nil || n > 0 {
-					s.cancel()
+					s.targetExited()
 					return
 				}
 			}

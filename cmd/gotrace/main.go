@@ -394,7 +394,8 @@ func printAsm(w io.Writer, prog *object.Program) {
 func compileOptions(cfg *config) gotrace.Options {
 	params, named := gotrace.SplitParams(cfg.params)
 	return gotrace.Options{Params: params, NamedParams: named, ConfigEnv: gotrace.ConfigFromEnviron(os.Environ()),
-		Unsafe: cfg.out.unsafe, IncludeDirs: cfg.includeDirs, Includes: cfg.includes}
+		Unsafe: cfg.out.unsafe, IncludeDirs: cfg.includeDirs, Includes: cfg.includes,
+		DummyTSMap: os.Getenv("BPFTRACE_DUMMY_TS_MAP")}
 }
 
 // isTerminal reports whether f is a terminal.
