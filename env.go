@@ -10,6 +10,7 @@ import (
 
 	"github.com/cilium/ebpf/btf"
 
+	"github.com/gotrace/gotrace/internal/btfnames"
 	"github.com/gotrace/gotrace/internal/hostfs"
 	"github.com/gotrace/gotrace/lang"
 	"github.com/gotrace/gotrace/tracefs"
@@ -82,7 +83,11 @@ func (k *KernelEnv) TracepointFormat(category, event string) (*lang.TracepointFo
 func (k *KernelEnv) BTF() (*btf.Spec, error) {
 	e, err := k.get()
 	if err != nil {
-		return btf.LoadKernelSpec()
+		spec, err := btf.LoadKernelSpec()
+		if err == nil {
+			btfnames.RegisterKernel(spec)
+		}
+		return spec, err
 	}
 	return e.BTF()
 }

@@ -2,36 +2,41 @@ package lang
 
 import (
 	"github.com/cilium/ebpf/btf"
+
+	"github.com/gotrace/gotrace/internal/btfnames"
 )
 
 // enumValue looks up a kernel enum constant (e.g. TASK_RUNNING,
-// SKB_DROP_REASON_NOT_SPECIFIED) in BTF. The table is built on first use.
+// SKB_DROP_REASON_NOT_SPECIFIED) in BTF, decoding only the enum that
+// declares it.
 func (c *checker) enumValue(name string) (Const, bool) {
-	if _, ok := c.builtinTab[name]; ok {
+	if _, ok := c.builtinTab[name]; ok || c.env == nil {
 		return Const{}, false
 	}
-	if c.enums == nil {
-		c.enums = map[string]uint64{}
-		if c.env == nil {
-			return Const{}, false
-		}
-		spec, err := c.env.BTF()
-		if err != nil || spec == nil {
-			return Const{}, false
-		}
-		for t, err := range spec.All() {
-			if err != nil {
-				break
-			}
-			if en, ok := t.(*btf.Enum); ok {
-				for _, v := range en.Values {
-					c.enums[v.Name] = v.Value
-				}
+	spec, err := c.env.BTF()
+	if err != nil || spec == nil {
+		return Const{}, false
+	}
+	ix, err := btfnames.For(spec)
+	if err != nil {
+		return Const{}, false
+	}
+	id, ok := ix.Enumerator(name)
+	if !ok {
+		return Const{}, false
+	}
+	t, err := spec.TypeByID(id)
+	if err != nil {
+		return Const{}, false
+	}
+	if en, ok := t.(*btf.Enum); ok {
+		for _, v := range en.Values {
+			if v.Name == name {
+				return Const{Int: v.Value}, true
 			}
 		}
 	}
-	v, ok := c.enums[name]
-	return Const{Int: v}, ok
+	return Const{}, false
 }
 
 // foldBinary computes a binary operation on constants, when it is one the
