@@ -1,10 +1,10 @@
 package btfnames
 
 import (
-	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"slices"
 	"sort"
@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/cilium/ebpf/btf"
+	"golang.org/x/sys/unix"
 )
 
 // Entry is a named type: its name and the ID that btf.Spec.TypeByID takes.
@@ -22,8 +23,12 @@ type Entry struct {
 
 // Index holds the names of one BTF blob, sorted by name.
 type Index struct {
-	funcs    []Entry               // FUNC records
-	typedefs []Entry               // TYPEDEF records
+	funcs    []Entry // FUNC records
+	typedefs []Entry // TYPEDEF records
+
+	// Enumerators are indexed on first use, from the enum records.
+	enumOnce sync.Once
+	enumScan func() map[string]btf.TypeID
 	enumVals map[string]btf.TypeID // enumerator -> last ENUM/ENUM64 declaring it
 }
 
@@ -49,6 +54,11 @@ func (ix *Index) Typedefs(prefix string) []Entry {
 // Enumerator returns the ID of the enum that declares the constant name
 // (the last one, when several do).
 func (ix *Index) Enumerator(name string) (btf.TypeID, bool) {
+	ix.enumOnce.Do(func() {
+		if ix.enumScan != nil {
+			ix.enumVals = ix.enumScan()
+		}
+	})
 	id, ok := ix.enumVals[name]
 	return id, ok
 }
@@ -105,19 +115,26 @@ func Read(raw []byte) (*Index, error) {
 		return nil, fmt.Errorf("%w: sections out of bounds", ErrFormat)
 	}
 	types := raw[hdrLen+typeOff : hdrLen+typeOff+typeLen]
-	strs := raw[hdrLen+strOff : hdrLen+strOff+strLen]
+	// One copy of the string table; names are substrings of it.
+	strs := string(raw[hdrLen+strOff : hdrLen+strOff+strLen])
 	name := func(off uint32) string {
 		if off == 0 || off >= uint32(len(strs)) {
 			return ""
 		}
 		s := strs[off:]
-		if i := bytes.IndexByte(s, 0); i >= 0 {
+		if i := strings.IndexByte(s, 0); i >= 0 {
 			s = s[:i]
 		}
-		return string(s)
+		return s
 	}
 
-	ix := &Index{enumVals: map[string]btf.TypeID{}}
+	type enumRec struct {
+		id        btf.TypeID
+		off, vlen int
+		size      int // bytes per value
+	}
+	var enums []enumRec
+	ix := &Index{}
 	id := btf.TypeID(1)
 	for off := 0; off < len(types); id++ {
 		if len(types)-off < 12 {
@@ -150,17 +167,25 @@ func Read(raw []byte) (*Index, error) {
 		case kindTypedef:
 			ix.typedefs = append(ix.typedefs, Entry{name(nameOff), id})
 		case kindEnum, kindEnum64:
-			size := extra / max(vlen, 1)
-			for i := range vlen {
-				if n := name(bo.Uint32(types[off+i*size:])); n != "" {
-					ix.enumVals[n] = id
-				}
+			if vlen > 0 {
+				enums = append(enums, enumRec{id, off, vlen, extra / vlen})
 			}
 		}
 		off += extra
 	}
 	ix.funcs = sortUnique(ix.funcs)
 	ix.typedefs = sortUnique(ix.typedefs)
+	ix.enumScan = func() map[string]btf.TypeID {
+		vals := map[string]btf.TypeID{}
+		for _, e := range enums {
+			for i := range e.vlen {
+				if n := name(bo.Uint32(types[e.off+i*e.size:])); n != "" {
+					vals[n] = e.id
+				}
+			}
+		}
+		return vals
+	}
 	return ix, nil
 }
 
@@ -174,6 +199,7 @@ func sortUnique(list []Entry) []Entry {
 // path, for specs whose raw blob is unknown (see Register).
 func FromSpec(spec *btf.Spec) (*Index, error) {
 	ix := &Index{enumVals: map[string]btf.TypeID{}}
+	ix.enumOnce.Do(func() {})
 	for t, err := range spec.All() {
 		if err != nil {
 			return nil, err
@@ -212,9 +238,11 @@ func FromSpec(spec *btf.Spec) (*Index, error) {
 // KernelPath is the kernel's own BTF.
 const KernelPath = "/sys/kernel/btf/vmlinux"
 
-// ReadFile lists the names of the raw BTF blob in file.
+// ReadFile lists the names of the raw BTF blob in file. The file is mapped
+// rather than read when it can be (a read-only file such as
+// /sys/kernel/btf/vmlinux; the mapping then lives as long as the process).
 func ReadFile(file string) (*Index, error) {
-	raw, err := os.ReadFile(file)
+	raw, err := mapFile(file)
 	if err != nil {
 		return nil, fmt.Errorf("read BTF names: %w", err)
 	}
@@ -223,6 +251,25 @@ func ReadFile(file string) (*Index, error) {
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
 	return ix, nil
+}
+
+// mapFile maps file read-only, or reads it when it cannot be mapped.
+func mapFile(file string) ([]byte, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if st.Size() > 0 {
+		if raw, err := unix.Mmap(int(f.Fd()), 0, int(st.Size()), unix.PROT_READ, unix.MAP_PRIVATE); err == nil {
+			return raw, nil
+		}
+	}
+	return io.ReadAll(f)
 }
 
 // registry maps a Spec to the way its index is built.
