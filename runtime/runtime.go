@@ -1,7 +1,6 @@
 package runtime
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"encoding/binary"
@@ -394,7 +393,7 @@ func (s *session) takeBeginEvents(ran bool) (recs [][]byte, exited bool, err err
 				object.EventKind(binary.NativeEndian.Uint64(rec.RawSample)) == object.EventExit {
 				exited = true
 			}
-			recs = append(recs, bytes.Clone(rec.RawSample))
+			recs = append(recs, slices.Clone(rec.RawSample))
 		case errors.Is(err, os.ErrDeadlineExceeded), errors.Is(err, ringbuf.ErrFlushed):
 			return recs, exited, nil
 		default:
