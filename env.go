@@ -10,6 +10,7 @@ import (
 
 	"github.com/cilium/ebpf/btf"
 
+	"github.com/gotrace/gotrace/internal/btfnames"
 	"github.com/gotrace/gotrace/internal/hostfs"
 	"github.com/gotrace/gotrace/lang"
 	"github.com/gotrace/gotrace/tracefs"
@@ -18,9 +19,11 @@ import (
 // KernelEnv is the lang.Env of the running kernel. It mounts tracefs and
 // loads the kernel's BTF only when a script needs them.
 type KernelEnv struct {
-	once sync.Once
-	env  *tracefs.Env
-	err  error
+	once      sync.Once
+	env       *tracefs.Env
+	err       error
+	cacheOnce sync.Once
+	cache     *btf.Cache // kernel BTF, parsed once for the checker and the loader
 }
 
 var (
@@ -29,7 +32,7 @@ var (
 )
 
 // NewKernelEnv returns an environment backed by the running kernel.
-func NewKernelEnv() *KernelEnv { return &KernelEnv{} }
+func NewKernelEnv() *KernelEnv { return &KernelEnv{cache: btf.NewCache()} }
 
 func (k *KernelEnv) get() (*tracefs.Env, error) {
 	k.once.Do(func() {
@@ -38,7 +41,7 @@ func (k *KernelEnv) get() (*tracefs.Env, error) {
 			k.err = fmt.Errorf("tracefs: %w", err)
 			return
 		}
-		k.env = tracefs.NewEnv(dir)
+		k.env = tracefs.NewEnv(dir, tracefs.WithBTFCache(k.btfCache()))
 	})
 	return k.env, k.err
 }
@@ -51,13 +54,19 @@ func (k *KernelEnv) TracefsDir() string {
 	return k.env.Root()
 }
 
-// BTFCache returns the cache shared between the checker and program loads,
-// or nil if BTF was never needed.
-func (k *KernelEnv) BTFCache() *btf.Cache {
-	if k.env == nil {
-		return nil
-	}
-	return k.env.BTFCache()
+// BTFCache returns the cache shared between the checker and program loads:
+// the kernel's BTF is parsed once, when first needed.
+func (k *KernelEnv) BTFCache() *btf.Cache { return k.btfCache() }
+
+// btfCache returns k.cache, made on first use by a KernelEnv that
+// NewKernelEnv did not make.
+func (k *KernelEnv) btfCache() *btf.Cache {
+	k.cacheOnce.Do(func() {
+		if k.cache == nil {
+			k.cache = btf.NewCache()
+		}
+	})
+	return k.cache
 }
 
 // Tracepoints implements lang.Env.
@@ -82,7 +91,12 @@ func (k *KernelEnv) TracepointFormat(category, event string) (*lang.TracepointFo
 func (k *KernelEnv) BTF() (*btf.Spec, error) {
 	e, err := k.get()
 	if err != nil {
-		return btf.LoadKernelSpec()
+		spec, err := k.btfCache().Kernel()
+		if err != nil {
+			return nil, fmt.Errorf("load kernel BTF: %w", err)
+		}
+		btfnames.RegisterKernel(spec)
+		return spec, nil
 	}
 	return e.BTF()
 }

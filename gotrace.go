@@ -150,7 +150,7 @@ func Compile(name, src string, opts Options) (*Script, error) {
 		copts = codegen.Options{KprobeMulti: f.KprobeMulti, FentryMultiThreshold: f.FentryMultiThreshold, DirectBTFLoads: f.DirectBTFLoads}
 	} else if needsKernelFeatures(checked) {
 		spec, _ := env.BTF()
-		f := runtime.Features(spec)
+		f := runtime.Features(spec, env.BTFCache())
 		copts = codegen.Options{BTF: spec, KprobeMulti: f.KprobeMulti, FentryMultiThreshold: f.FentryMultiThreshold, DirectBTFLoads: f.DirectBTFLoads}
 	}
 	if copts.BTF == nil && needsKernelFeatures(checked) {

@@ -6,55 +6,100 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 	"syscall"
 	"time"
 )
 
 func main() {
 	n := flag.Int("n", 20, "runs per measurement")
-	gotrace := flag.String("gotrace", "./gotrace", "gotrace binary")
+	gotrace := flag.String("gotrace", "./gotrace", "gotrace binaries, comma-separated (e.g. before,after)")
 	bpftrace := flag.String("bpftrace", "bpftrace", "bpftrace binary (skipped when not found)")
+	only := flag.String("only", "", "measurements to run, comma-separated (default all): "+names())
 	flag.Parse()
-	tools := []string{*gotrace}
+	var tools []string
+	for _, g := range strings.Split(*gotrace, ",") {
+		tools = append(tools, g)
+	}
 	if p, err := exec.LookPath(*bpftrace); err == nil {
 		tools = append(tools, p)
 	}
-	fmt.Printf("%-28s %14s %14s %12s\n", "tool", "first event", "exit", "peak RSS")
-	for _, tool := range tools {
-		first, err := measure(*n, func() (time.Duration, int64, error) { return firstEvent(tool) })
+	for _, m := range measurements {
+		if *only != "" && !slices.Contains(strings.Split(*only, ","), m.name) {
+			continue
+		}
+		fmt.Printf("%s: %s\n", m.name, m.desc)
+		stats, err := alternate(*n, tools, m.run)
 		if err != nil {
-			fmt.Fprintf(os.Stderr, "%s: %v\n", tool, err)
+			fmt.Fprintf(os.Stderr, "%s: %v\n", m.name, err)
 			os.Exit(1)
 		}
-		exit, err := measure(*n, func() (time.Duration, int64, error) { return toExit(tool) })
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "%s: %v\n", tool, err)
-			os.Exit(1)
+		for i, tool := range tools {
+			fmt.Printf("  %-40s median %10s  peak RSS %6.1f MB\n", tool, stats[i].d.Round(100*time.Microsecond), float64(stats[i].rss)/1024)
 		}
-		fmt.Printf("%-28s %14s %14s %9.1f MB\n", tool, first.d.Round(100*time.Microsecond), exit.d.Round(100*time.Microsecond), float64(max(first.rss, exit.rss))/1024)
 	}
+}
+
+// measurements are what bench times, each for every tool.
+var measurements = []struct {
+	name, desc string
+	run        func(tool string) (time.Duration, int64, error)
+}{
+	{"first", "launch to the first event of a tracepoint one-liner", firstEvent},
+	{"exit", "launch to exit of BEGIN { printf; exit() }", func(tool string) (time.Duration, int64, error) {
+		return toExit(tool, "-e", `BEGIN { printf("hi\n"); exit(); }`)
+	}},
+	{"tpexit", "launch to exit of a tracepoint one-liner whose BEGIN calls exit()", func(tool string) (time.Duration, int64, error) {
+		return toExit(tool, "-e", `tracepoint:syscalls:sys_enter_openat { @ = count(); } BEGIN { exit(); }`)
+	}},
+	{"btf", "compile a BTF-typed kprobe script (gotrace --emit=asm, bpftrace -d), launch to exit", func(tool string) (time.Duration, int64, error) {
+		flag := "--emit=asm"
+		if filepath.Base(tool) == "bpftrace" {
+			flag = "-d"
+		}
+		return toExit(tool, flag, "-e", btfScript)
+	}},
+}
+
+// btfScript needs struct file and its members from kernel BTF.
+const btfScript = `kprobe:vfs_read { @[((struct file *)arg0)->f_path.dentry->d_name.name] = count(); }`
+
+func names() string {
+	var l []string
+	for _, m := range measurements {
+		l = append(l, m.name)
+	}
+	return strings.Join(l, ",")
+}
+
+// alternate runs f n times for each tool, the tools taking turns so that a
+// change in the machine's load affects them alike, and returns the medians.
+func alternate(n int, tools []string, f func(string) (time.Duration, int64, error)) ([]stat, error) {
+	ds := make([][]time.Duration, len(tools))
+	out := make([]stat, len(tools))
+	for range n {
+		for i, tool := range tools {
+			d, r, err := f(tool)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", tool, err)
+			}
+			ds[i] = append(ds[i], d)
+			out[i].rss = max(out[i].rss, r)
+		}
+	}
+	for i := range tools {
+		slices.Sort(ds[i])
+		out[i].d = ds[i][len(ds[i])/2]
+	}
+	return out, nil
 }
 
 type stat struct {
 	d   time.Duration
 	rss int64 // KiB
-}
-
-func measure(n int, f func() (time.Duration, int64, error)) (stat, error) {
-	var ds []time.Duration
-	var rss int64
-	for i := 0; i < n; i++ {
-		d, r, err := f()
-		if err != nil {
-			return stat{}, err
-		}
-		ds = append(ds, d)
-		rss = max(rss, r)
-	}
-	slices.Sort(ds)
-	return stat{ds[len(ds)/2], rss}, nil
 }
 
 // firstEvent starts a tracepoint one-liner and calls getppid until the
@@ -109,9 +154,9 @@ loop:
 	return d, rssOf(cmd), nil
 }
 
-// toExit times a BEGIN one-liner from launch to exit.
-func toExit(tool string) (time.Duration, int64, error) {
-	cmd := exec.Command(tool, "-e", `BEGIN { printf("hi\n"); exit(); }`)
+// toExit times a command from launch to exit.
+func toExit(tool string, args ...string) (time.Duration, int64, error) {
+	cmd := exec.Command(tool, args...)
 	start := time.Now()
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return 0, 0, fmt.Errorf("%v: %s", err, out)

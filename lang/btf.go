@@ -8,6 +8,8 @@ import (
 
 	"github.com/cilium/ebpf/btf"
 
+	"github.com/gotrace/gotrace/builtin"
+	"github.com/gotrace/gotrace/internal/btfnames"
 	"github.com/gotrace/gotrace/lang/types"
 )
 
@@ -261,4 +263,44 @@ func lookupKernelType(spec *btf.Spec, name string) (btf.Type, error) {
 		}
 	}
 	return nil, err
+}
+
+// enumOf returns the kernel enum that declares the constant name, decoding
+// only that enum, or nil.
+func enumOf(spec *btf.Spec, name string) *btf.Enum {
+	ix, err := btfnames.For(spec)
+	if err != nil {
+		return nil
+	}
+	id, ok := ix.Enumerator(name)
+	if !ok {
+		return nil
+	}
+	t, err := spec.TypeByID(id)
+	if err != nil {
+		return nil
+	}
+	en, _ := t.(*btf.Enum)
+	return en
+}
+
+// enumValue looks up a kernel enum constant (e.g. TASK_RUNNING,
+// SKB_DROP_REASON_NOT_SPECIFIED) in BTF, decoding only the enum that
+// declares it.
+func (c *checker) enumValue(name string) (Const, bool) {
+	if builtin.LookupVar(name) != nil || c.env == nil {
+		return Const{}, false
+	}
+	spec, err := c.env.BTF()
+	if err != nil || spec == nil {
+		return Const{}, false
+	}
+	if en := enumOf(spec, name); en != nil {
+		for _, v := range en.Values {
+			if v.Name == name {
+				return Const{Int: v.Value}, true
+			}
+		}
+	}
+	return Const{}, false
 }

@@ -61,8 +61,6 @@ type checker struct {
 	loops int
 	// macros are the script's macros by name.
 	macros map[string]*ast.Macro
-	// enums maps kernel enum constants to their values (built lazily).
-	enums map[string]uint64
 	// ctypes holds the types the script's C definitions declare, by name
 	// ("struct foo", "enum bar", or a typedef name).
 	ctypes map[string]btf.Type

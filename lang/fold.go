@@ -4,42 +4,9 @@ import (
 	"math"
 	"math/big"
 
-	"github.com/cilium/ebpf/btf"
-
-	"github.com/gotrace/gotrace/builtin"
 	"github.com/gotrace/gotrace/lang/ast"
 	"github.com/gotrace/gotrace/lang/types"
 )
-
-// enumValue looks up a kernel enum constant (e.g. TASK_RUNNING,
-// SKB_DROP_REASON_NOT_SPECIFIED) in BTF. The table is built on first use.
-func (c *checker) enumValue(name string) (Const, bool) {
-	if builtin.LookupVar(name) != nil {
-		return Const{}, false
-	}
-	if c.enums == nil {
-		c.enums = map[string]uint64{}
-		if c.env == nil {
-			return Const{}, false
-		}
-		spec, err := c.env.BTF()
-		if err != nil || spec == nil {
-			return Const{}, false
-		}
-		for t, err := range spec.All() {
-			if err != nil {
-				break
-			}
-			if en, ok := t.(*btf.Enum); ok {
-				for _, v := range en.Values {
-					c.enums[v.Name] = v.Value
-				}
-			}
-		}
-	}
-	v, ok := c.enums[name]
-	return Const{Int: v}, ok
-}
 
 // foldBinary computes a binary operation on constants that are not all
 // literals (a cast is a constant), as the generated code computes it in 64

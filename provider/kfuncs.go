@@ -8,41 +8,54 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/cilium/ebpf/btf"
+
+	"github.com/gotrace/gotrace/internal/btfnames"
 )
 
 // This file holds what the kernel-function providers (kprobe, kretprobe,
 // fentry, fexit) share: expansion over BTF and the traceable functions, and
 // listing.
 
-// funcCache holds the BTF functions of the last spec asked for: expanding
-// many attach points against one kernel builds the index once.
-var funcCache struct {
-	sync.Mutex
-	spec  *btf.Spec
-	funcs map[string]*btf.Func
+// kernelFuncs returns the function names of spec, read without decoding
+// the types (see internal/btfnames); funcProto decodes one of them.
+func kernelFuncs(spec *btf.Spec) (*btfnames.Index, error) {
+	return btfnames.For(spec)
 }
 
-// kernelFuncs returns the BTF functions of spec by name.
-func kernelFuncs(spec *btf.Spec) map[string]*btf.Func {
-	funcCache.Lock()
-	defer funcCache.Unlock()
-	if funcCache.spec == spec && funcCache.funcs != nil {
-		return funcCache.funcs
+// funcProto returns the prototype of the BTF function name, or nil.
+func funcProto(spec *btf.Spec, ix *btfnames.Index, name string) *btf.FuncProto {
+	id, ok := ix.Func(name)
+	if !ok {
+		return nil
 	}
-	funcs := map[string]*btf.Func{}
-	for t, err := range spec.All() {
-		if err != nil {
-			break
-		}
-		if f, ok := t.(*btf.Func); ok {
-			funcs[f.Name] = f
+	t, err := spec.TypeByID(id)
+	if err != nil {
+		return nil
+	}
+	if f, ok := t.(*btf.Func); ok {
+		proto, _ := f.Type.(*btf.FuncProto)
+		return proto
+	}
+	return nil
+}
+
+// protoByName returns the prototype of the BTF function name, found
+// through the spec's name index; ok is false when there is no such
+// function.
+func protoByName(spec *btf.Spec, name string) (proto *btf.FuncProto, ok bool) {
+	types, err := spec.AnyTypesByName(name)
+	if err != nil {
+		return nil, false
+	}
+	for _, t := range types {
+		if f, isFunc := t.(*btf.Func); isFunc {
+			proto, _ = f.Type.(*btf.FuncProto)
+			return proto, true
 		}
 	}
-	funcCache.spec, funcCache.funcs = spec, funcs
-	return funcs
+	return nil, false
 }
 
 // HasGlob reports whether s is a wildcard pattern.
@@ -95,26 +108,36 @@ func kfuncExpander(kind string, offsets, needBTF bool) func(ExpandEnv, string, [
 			}
 			return []*Point{{Name: kind + ":" + fn, Func: fn, Offset: offset}}, nil
 		}
-		funcs := kernelFuncs(spec)
 		var traceable map[string]bool
 		if fl, ok := env.(FunctionLister); ok {
 			traceable, _ = fl.TraceableFunctions()
 		}
 		var names []string
+		protos := map[string]*btf.FuncProto{}
 		if HasGlob(fn) {
-			for name := range funcs {
-				if ok, _ := path.Match(fn, name); ok && (traceable == nil || traceable[name]) {
-					names = append(names, name)
+			// Match the names, then decode only the matches.
+			funcs, err := kernelFuncs(spec)
+			if err != nil {
+				return nil, fmt.Errorf("%s: kernel BTF: %w", kind, err)
+			}
+			for _, f := range funcs.Funcs() {
+				if ok, _ := path.Match(fn, f.Name); ok && (traceable == nil || traceable[f.Name]) {
+					names = append(names, f.Name)
 				}
 			}
 			if len(names) == 0 {
 				return nil, fmt.Errorf("no kernel functions match %s", fn)
 			}
 			sort.Strings(names)
+			for _, n := range names {
+				protos[n] = funcProto(spec, funcs, n)
+			}
 		} else {
-			if _, ok := funcs[fn]; !ok && needBTF {
+			proto, ok := protoByName(spec, fn)
+			if !ok && needBTF {
 				return nil, fmt.Errorf("kernel function %s not found in BTF", fn)
 			}
+			protos[fn] = proto
 			if traceable != nil && !traceable[fn] {
 				return nil, fmt.Errorf("kernel function %s cannot be traced (not in available_filter_functions)", fn)
 			}
@@ -126,9 +149,7 @@ func kfuncExpander(kind string, offsets, needBTF bool) func(ExpandEnv, string, [
 			if offset != 0 {
 				pt.Name += fmt.Sprintf("+%d", offset)
 			}
-			if f := funcs[n]; f != nil {
-				pt.Proto, _ = f.Type.(*btf.FuncProto)
-			}
+			pt.Proto = protos[n]
 			out = append(out, pt)
 		}
 		return out, nil
@@ -182,23 +203,25 @@ func funcLister(kind string, trampoline, retval bool) func(io.Writer, ListEnv, s
 			}
 		}
 		spec, btfErr := env.BTF()
-		funcs := map[string]*btf.Func{}
+		funcs := &btfnames.Index{}
 		if btfErr == nil {
-			funcs = kernelFuncs(spec)
+			if funcs, btfErr = kernelFuncs(spec); btfErr != nil {
+				return btfErr
+			}
 		} else if trampoline || traceable == nil {
 			return btfErr
 		}
 		var names []string
 		if traceable != nil {
 			for n := range traceable {
-				if trampoline && funcs[n] == nil {
+				if _, ok := funcs.Func(n); trampoline && !ok {
 					continue
 				}
 				names = append(names, n)
 			}
 		} else {
-			for n := range funcs {
-				names = append(names, n)
+			for _, f := range funcs.Funcs() {
+				names = append(names, f.Name)
 			}
 		}
 		slices.Sort(names)
@@ -214,12 +237,8 @@ func funcLister(kind string, trampoline, retval bool) func(io.Writer, ListEnv, s
 			if !verbose {
 				continue
 			}
-			f := funcs[n]
-			if f == nil {
-				continue
-			}
-			proto, ok := f.Type.(*btf.FuncProto)
-			if !ok {
+			proto := funcProto(spec, funcs, n)
+			if proto == nil {
 				continue
 			}
 			for i, p := range proto.Params {

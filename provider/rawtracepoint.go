@@ -13,6 +13,7 @@ import (
 	"github.com/cilium/ebpf/btf"
 	"github.com/cilium/ebpf/link"
 
+	"github.com/gotrace/gotrace/internal/btfnames"
 	"github.com/gotrace/gotrace/object"
 )
 
@@ -63,7 +64,7 @@ var rawTracepointProvider = &Provider{
 // rawTracepointProto returns the prototype of a raw tracepoint from its
 // btf_trace_<event> typedef, with parameter names from
 // __bpf_trace_<event> when it has the same prototype.
-func rawTracepointProto(spec *btf.Spec, name string, td *btf.Typedef) *btf.FuncProto {
+func rawTracepointProto(spec *btf.Spec, ix *btfnames.Index, name string, td *btf.Typedef) *btf.FuncProto {
 	ptr, ok := td.Type.(*btf.Pointer)
 	if !ok {
 		return nil
@@ -72,13 +73,20 @@ func rawTracepointProto(spec *btf.Spec, name string, td *btf.Typedef) *btf.FuncP
 	if !ok {
 		return nil
 	}
-	var named *btf.Func
-	if spec.TypeByName("__bpf_trace_"+name, &named) == nil {
-		if np, ok := named.Type.(*btf.FuncProto); ok && len(np.Params) == len(proto.Params) {
-			proto = np
-		}
+	if np := funcProto(spec, ix, "__bpf_trace_"+name); np != nil && len(np.Params) == len(proto.Params) {
+		proto = np
 	}
 	return proto
+}
+
+// typedef decodes the typedef with ID id, or returns nil.
+func typedef(spec *btf.Spec, id btf.TypeID) *btf.Typedef {
+	t, err := spec.TypeByID(id)
+	if err != nil {
+		return nil
+	}
+	td, _ := t.(*btf.Typedef)
+	return td
 }
 
 // expandRawTracepoint expands rawtracepoint:[module:]event through the BTF
@@ -103,9 +111,13 @@ func expandRawTracepoint(env ExpandEnv, raw string, parts []string) ([]*Point, e
 	if err != nil || spec == nil {
 		return nil, fmt.Errorf("raw tracepoints need kernel BTF (/sys/kernel/btf/vmlinux): %v", err)
 	}
+	ix, err := btfnames.For(spec)
+	if err != nil {
+		return nil, fmt.Errorf("raw tracepoints: kernel BTF: %w", err)
+	}
 	var out []*Point
 	add := func(name string, td *btf.Typedef) {
-		proto := rawTracepointProto(spec, name, td)
+		proto := rawTracepointProto(spec, ix, name, td)
 		if proto == nil || len(proto.Params) == 0 {
 			return
 		}
@@ -113,26 +125,17 @@ func expandRawTracepoint(env ExpandEnv, raw string, parts []string) ([]*Point, e
 		p.Params = proto.Params[1:] // drop void *__data
 		out = append(out, &Point{Name: "rawtracepoint:" + name, Func: name, Proto: &p})
 	}
-	if !HasGlob(ev) {
-		var td *btf.Typedef
-		if err := spec.TypeByName("btf_trace_"+ev, &td); err != nil {
-			return nil, fmt.Errorf("raw tracepoint %s not found in BTF", ev)
-		}
-		add(ev, td)
-		return out, nil
-	}
-	for t, err := range spec.All() {
-		if err != nil {
-			break
-		}
-		td, ok := t.(*btf.Typedef)
-		if !ok || !strings.HasPrefix(td.Name, "btf_trace_") {
+	for _, e := range ix.Typedefs("btf_trace_") {
+		name := strings.TrimPrefix(e.Name, "btf_trace_")
+		if ok, _ := path.Match(ev, name); !ok {
 			continue
 		}
-		name := strings.TrimPrefix(td.Name, "btf_trace_")
-		if ok, _ := path.Match(ev, name); ok {
+		if td := typedef(spec, e.ID); td != nil {
 			add(name, td)
 		}
+	}
+	if !HasGlob(ev) && len(out) == 0 {
+		return nil, fmt.Errorf("raw tracepoint %s not found in BTF", ev)
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("no raw tracepoints match %s", ev)
@@ -147,24 +150,27 @@ func listRawTracepoints(w io.Writer, env ListEnv, pattern string, verbose bool) 
 	if err != nil {
 		return err
 	}
+	ix, err := btfnames.For(spec)
+	if err != nil {
+		return err
+	}
 	type rt struct {
 		name  string
 		proto *btf.FuncProto
 	}
 	var list []rt
-	for t, err := range spec.All() {
-		if err != nil {
-			break
-		}
-		td, ok := t.(*btf.Typedef)
-		if !ok || !strings.HasPrefix(td.Name, "btf_trace_") {
-			continue
-		}
-		name := strings.TrimPrefix(td.Name, "btf_trace_")
+	for _, e := range ix.Typedefs("btf_trace_") {
+		name := strings.TrimPrefix(e.Name, "btf_trace_")
 		if !matchModule(pattern, name) {
 			continue
 		}
-		list = append(list, rt{name, rawTracepointProto(spec, name, td)})
+		var proto *btf.FuncProto
+		if verbose {
+			if td := typedef(spec, e.ID); td != nil {
+				proto = rawTracepointProto(spec, ix, name, td)
+			}
+		}
+		list = append(list, rt{name, proto})
 	}
 	slices.SortFunc(list, func(a, b rt) int { return strings.Compare(a.name, b.name) })
 	for _, r := range list {

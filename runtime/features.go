@@ -35,20 +35,23 @@ const DefaultFentryMultiThreshold = 64
 //   - direct loads through BTF-typed pointers in trampoline and BTF raw
 //     tracepoint programs (Linux 5.5), probed by loading a tp_btf program
 //     that reads sched_switch's prev->pid.
-func Features(spec *btf.Spec) KernelFeatures {
+//
+// cache, when not nil, is where the probe finds its attach target: pass the
+// cache spec came from, so that the kernel's BTF is not parsed twice.
+func Features(spec *btf.Spec, cache *btf.Cache) KernelFeatures {
 	_ = raiseMemlock()
 	var o KernelFeatures
 	if features.HaveBPFLinkKprobeMulti() == nil {
 		o.KprobeMulti = true
 		o.FentryMultiThreshold = DefaultFentryMultiThreshold
 	}
-	o.DirectBTFLoads = haveDirectBTFLoads(spec)
+	o.DirectBTFLoads = haveDirectBTFLoads(spec, cache)
 	return o
 }
 
 // haveDirectBTFLoads loads a tp_btf program on sched_switch that reads
 // prev->pid with a plain load from the BTF-typed argument.
-func haveDirectBTFLoads(spec *btf.Spec) bool {
+func haveDirectBTFLoads(spec *btf.Spec, cache *btf.Cache) bool {
 	if spec == nil {
 		return false
 	}
@@ -65,7 +68,9 @@ func haveDirectBTFLoads(spec *btf.Spec) bool {
 	if off < 0 {
 		return false
 	}
-	prog, err := ebpf.NewProgramWithOptions(&ebpf.ProgramSpec{
+	// A collection, not ebpf.NewProgramWithOptions, which would look up
+	// sched_switch in a kernel BTF of its own.
+	coll, err := ebpf.NewCollectionWithOptions(&ebpf.CollectionSpec{Programs: map[string]*ebpf.ProgramSpec{"probe": {
 		Type:       ebpf.Tracing,
 		AttachType: ebpf.AttachTraceRawTp,
 		AttachTo:   "sched_switch",
@@ -77,10 +82,10 @@ func haveDirectBTFLoads(spec *btf.Spec) bool {
 			asm.Mov.Imm(asm.R0, 0),
 			asm.Return(),
 		},
-	}, ebpf.ProgramOptions{KernelTypes: spec})
+	}}}, ebpf.CollectionOptions{Programs: ebpf.ProgramOptions{KernelTypes: spec}, Cache: cache})
 	if err != nil {
 		return false
 	}
-	prog.Close()
+	coll.Close()
 	return true
 }

@@ -338,9 +338,18 @@ func (s *session) run(ctx context.Context) error {
 			return err
 		}
 	}
-	attachStart := time.Now()
-	if err := s.attachProbes(probes); err != nil {
+	// What BEGIN sent is read now and printed after the Attached line, as
+	// usual; when it holds an exit() the other probes could only add
+	// events that are ignored, so they are not attached.
+	pending, exited, err := s.takeBeginEvents(len(begins) > 0)
+	if err != nil {
 		return err
+	}
+	attachStart := time.Now()
+	if !exited {
+		if err := s.attachProbes(probes); err != nil {
+			return err
+		}
 	}
 	if n == 0 {
 		return errors.New("no probes to attach")
@@ -358,6 +367,11 @@ func (s *session) run(ctx context.Context) error {
 	}
 	if s.opts.Attached != nil {
 		s.opts.Attached()
+	}
+	for _, rec := range pending {
+		if err := s.handle(rec); err != nil {
+			return err
+		}
 	}
 
 	// With only BEGIN and END probes nothing can send events any more:
@@ -405,6 +419,31 @@ func (s *session) run(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// takeBeginEvents reads the events that the BEGIN probes sent, if any ran,
+// and reports whether one of them is an exit().
+func (s *session) takeBeginEvents(ran bool) (recs [][]byte, exited bool, err error) {
+	if !ran || s.reader == nil {
+		return nil, false, nil
+	}
+	var rec ringbuf.Record
+	for {
+		s.reader.SetDeadline(time.Now())
+		err := s.reader.ReadInto(&rec)
+		switch {
+		case err == nil:
+			if len(rec.RawSample) >= object.EventHeaderSize &&
+				object.EventKind(binary.NativeEndian.Uint64(rec.RawSample)) == object.EventExit {
+				exited = true
+			}
+			recs = append(recs, slices.Clone(rec.RawSample))
+		case errors.Is(err, os.ErrDeadlineExceeded), errors.Is(err, ringbuf.ErrFlushed):
+			return recs, exited, nil
+		default:
+			return nil, false, fmt.Errorf("read events: %w", err)
+		}
+	}
 }
 
 // load creates the maps and programs of the collection.

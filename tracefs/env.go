@@ -12,6 +12,8 @@ import (
 	"sync"
 
 	"github.com/cilium/ebpf/btf"
+
+	"github.com/gotrace/gotrace/internal/btfnames"
 )
 
 // Env implements lang.Env over a tracefs directory (or a copy of one) and the
@@ -183,7 +185,9 @@ func (e *Env) BTF() (*btf.Spec, error) {
 		e.btfSpec, e.btfErr = e.btfCache.Kernel()
 		if e.btfErr != nil {
 			e.btfErr = fmt.Errorf("load kernel BTF: %w", e.btfErr)
+			return
 		}
+		btfnames.RegisterKernel(e.btfSpec)
 	})
 	return e.btfSpec, e.btfErr
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -18,6 +17,7 @@ import (
 	"github.com/cilium/ebpf/rlimit"
 
 	"github.com/gotrace/gotrace"
+	"github.com/gotrace/gotrace/internal/btfnames"
 	"github.com/gotrace/gotrace/tracefs"
 )
 
@@ -93,13 +93,26 @@ func pickFunctions(env *tracefs.Env, n int) ([]string, error) {
 	if traceable == nil {
 		return nil, fmt.Errorf("available_filter_functions is unreadable")
 	}
+	ix, err := btfnames.For(spec)
+	if err != nil {
+		return nil, err
+	}
+	// Decode only the functions that are traceable, in name order, until
+	// there are n.
 	var names []string
-	for t, err := range spec.All() {
-		if err != nil {
+	for _, e := range ix.Funcs() {
+		if len(names) == n {
 			break
 		}
+		if !traceable[e.Name] {
+			continue
+		}
+		t, err := spec.TypeByID(e.ID)
+		if err != nil {
+			return nil, err
+		}
 		f, ok := t.(*btf.Func)
-		if !ok || !traceable[f.Name] {
+		if !ok {
 			continue
 		}
 		proto, ok := f.Type.(*btf.FuncProto)
@@ -113,8 +126,6 @@ func pickFunctions(env *tracefs.Env, n int) ([]string, error) {
 		}
 		names = append(names, f.Name)
 	}
-	slices.Sort(names)
-	names = slices.Compact(names)
 	if len(names) < n {
 		return nil, fmt.Errorf("only %d candidate functions", len(names))
 	}

@@ -13,6 +13,8 @@ import (
 	"testing"
 
 	"github.com/cilium/ebpf/btf"
+
+	"github.com/gotrace/gotrace/internal/btfnames"
 )
 
 // RelPath is the location of the BTF blob relative to the module root.
@@ -58,6 +60,7 @@ func Load(path string) (*btf.Spec, error) {
 	if err != nil {
 		return nil, fmt.Errorf("parse test BTF %s: %w", path, err)
 	}
+	btfnames.Register(spec, func() (*btfnames.Index, error) { return btfnames.Read(raw) })
 	return spec, nil
 }
 
