@@ -48,10 +48,13 @@ type gen struct {
 	errPos  ast.Pos
 	err     error
 	exitLbl string
+	// positions maps source tags back to script positions, for errors
+	// found after layout.
+	positions map[asm.Comment]ast.Pos
 }
 
 func newGen(c *compiler, p *lang.Probe) *gen {
-	return &gen{c: c, probe: p, info: p.Info, aliases: map[string]string{}, fp: asm.RFP}
+	return &gen{c: c, probe: p, info: p.Info, aliases: map[string]string{}, fp: asm.RFP, positions: map[asm.Comment]ast.Pos{}}
 }
 
 // emit appends instructions, attaching pending labels and source tags.
@@ -92,6 +95,7 @@ func (g *gen) tag(n ast.Node) {
 		}
 	}
 	g.source = asm.Comment(sp.Start.String() + " " + text)
+	g.positions[g.source] = sp.Start
 }
 
 // fail records the first error; code generation stops at the probe's end.
@@ -175,7 +179,24 @@ func (g *gen) program() (asm.Instructions, error) {
 			}
 		}
 	}
-	return peephole(g.insns), nil
+	insns, at, err := relaxJumps(peephole(g.insns), g.c.opts.LongJumps, func() string { return g.newLabel("far") })
+	if err != nil {
+		return nil, &Error{Pos: g.sourcePos(insns, at), Err: err}
+	}
+	return insns, nil
+}
+
+// sourcePos is the script position of the code that insns[i] belongs to:
+// the nearest source tag at or before it.
+func (g *gen) sourcePos(insns asm.Instructions, i int) ast.Pos {
+	for ; i >= 0 && i < len(insns); i-- {
+		if c, ok := insns[i].Source().(asm.Comment); ok {
+			if pos, ok := g.positions[c]; ok {
+				return pos
+			}
+		}
+	}
+	return g.probe.AST.Pos()
 }
 
 func (g *gen) block(b *ast.Block) {
