@@ -83,6 +83,9 @@ func (g *gen) newLabel(prefix string) string {
 // mark places label l on the next emitted instruction.
 func (g *gen) mark(l string) { g.pending = append(g.pending, l) }
 
+// maxTagText bounds the script text quoted in a source tag.
+const maxTagText = 160
+
 // tag labels the next instruction with the script position and text of n.
 func (g *gen) tag(n ast.Node) {
 	sp := n.GetSpan()
@@ -92,6 +95,11 @@ func (g *gen) tag(n ast.Node) {
 		text = src[sp.Start.Offset:sp.End.Offset]
 		if i := strings.IndexByte(text, '\n'); i >= 0 {
 			text = text[:i] + " ..."
+		}
+		if len(text) > maxTagText {
+			// An else-if chain on one line would repeat the rest of the
+			// line at every branch: quadratic in the script's size.
+			text = strings.ToValidUTF8(text[:maxTagText], "") + " ..."
 		}
 	}
 	g.source = asm.Comment(sp.Start.String() + " " + text)
