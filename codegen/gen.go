@@ -58,7 +58,14 @@ func newGen(c *compiler, p *lang.Probe) *gen {
 }
 
 // emit appends instructions, attaching pending labels and source tags.
+//
+// After an error nothing is kept: the probe fails anyway, and code for a
+// value too large for the stack (a 100 MB struct copied 8 bytes at a
+// time) would otherwise take gigabytes before the error is reported.
 func (g *gen) emit(ins ...asm.Instruction) {
+	if g.err != nil {
+		return
+	}
 	for _, in := range ins {
 		if len(g.pending) > 0 {
 			in = in.WithSymbol(g.pending[0])
@@ -209,6 +216,9 @@ func (g *gen) sourcePos(insns asm.Instructions, i int) ast.Pos {
 
 func (g *gen) block(b *ast.Block) {
 	for _, s := range b.Stmts {
+		if g.err != nil {
+			return // the probe fails at its first error
+		}
 		mark := g.frame
 		g.stmtPos = s.Pos()
 		g.tag(s)
@@ -450,6 +460,10 @@ func (g *gen) forMap(s *ast.ForMapStmt) {
 	cbExit := g.newLabel("formapexit")
 	g.exitLbl, g.fp = cbExit, asm.R9
 	g.emit(asm.Mov.Reg(asm.R9, asm.R4))
+	if g.err != nil {
+		g.insns, g.pending, g.source, g.exitLbl, g.fp = saved, savedPending, savedSource, savedExit, savedFP
+		return
+	}
 	g.insns[0] = g.insns[0].WithSymbol(name)
 	g.insns[0] = btf.WithFuncMetadata(g.insns[0], &btf.Func{Name: name, Linkage: btf.StaticFunc, Type: callbackProto})
 	g.emit(
