@@ -1,6 +1,7 @@
 package codegen
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -64,6 +65,10 @@ func newGen(c *compiler, p *lang.Probe) *gen {
 // time) would otherwise take gigabytes before the error is reported.
 func (g *gen) emit(ins ...asm.Instruction) {
 	if g.err != nil {
+		return
+	}
+	if len(g.insns) > MaxInstructions {
+		g.fail(g.stmtPos, fmt.Errorf("%w: this probe needs more than %d BPF instructions, the most the kernel loads: split it into smaller probes", ErrTooLarge, MaxInstructions))
 		return
 	}
 	for _, in := range ins {
@@ -198,7 +203,27 @@ func (g *gen) program() (asm.Instructions, error) {
 	if err != nil {
 		return nil, &Error{Pos: g.sourcePos(insns, at), Err: err}
 	}
+	if n := rawLen(insns); n > MaxInstructions {
+		return nil, &Error{Pos: g.probe.AST.Pos(), Err: fmt.Errorf("%w: this probe compiles to %d BPF instructions, the kernel loads at most %d: split it into smaller probes", ErrTooLarge, n, MaxInstructions)}
+	}
 	return insns, nil
+}
+
+// MaxInstructions is the kernel's limit on a program's size
+// (BPF_COMPLEXITY_LIMIT_INSNS); a larger program fails to load with E2BIG.
+const MaxInstructions = 1_000_000
+
+// ErrTooLarge is returned (wrapped, with the probe's position) for a probe
+// that compiles to more than MaxInstructions instructions.
+var ErrTooLarge = errors.New("program too large")
+
+// rawLen counts instructions as the kernel does (a 64-bit load is two).
+func rawLen(insns asm.Instructions) int {
+	n := 0
+	for _, ins := range insns {
+		n += int(ins.Size() / asm.InstructionSize)
+	}
+	return n
 }
 
 // sourcePos is the script position of the code that insns[i] belongs to:

@@ -25,3 +25,15 @@ func TestHugeValueFailsFast(t *testing.T) {
 		t.Errorf("compiling allocated %d MB", n>>20)
 	}
 }
+
+// TestTooManyInstructions: a probe past the kernel's 1,000,000
+// instructions is refused at the statement that crosses the limit, not
+// with the kernel's "argument list too long" after generating it all.
+func TestTooManyInstructions(t *testing.T) {
+	const src = "BEGIN {\n\t$c = 0;\n\tunroll(100) { unroll(100) { unroll(100) { $c = $c + 1; } } }\n}\n"
+	_, err := compileScript(t, "huge.bt", src, codegen.Options{})
+	var cerr *codegen.Error
+	if !errors.Is(err, codegen.ErrTooLarge) || !errors.As(err, &cerr) || cerr.Pos.Line != 3 {
+		t.Errorf("got %v, want a program too large at huge.bt:3", err)
+	}
+}
