@@ -5,7 +5,7 @@
 // check, code generation, jump layout) and renders the instructions as
 // --emit=asm does, then prints the time and the bytes allocated.
 //
-//	go run ./bench/compile [-sizes 1000,10000,100000] [-cpuprofile f]
+//	go run ./bench/compile [-sizes 1000,10000,100000] [-kinds assign,elseif,printf] [-cpuprofile f] [-memprofile f]
 //
 // Compile time should grow near-linearly with the script's size.
 package main
@@ -31,6 +31,7 @@ func main() {
 	sizes := flag.String("sizes", "1000,10000,100000", "comma-separated statement counts")
 	kinds := flag.String("kinds", strings.Join(kindNames(), ","), "comma-separated script shapes")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile to this file")
+	memprofile := flag.String("memprofile", "", "write an allocation profile to this file at the end")
 	flag.Parse()
 	root, err := moduleRoot()
 	if err != nil {
@@ -54,6 +55,19 @@ func main() {
 			fail(err)
 		}
 		defer pprof.StopCPUProfile()
+	}
+	if *memprofile != "" {
+		runtime.MemProfileRate = 64 << 10
+		defer func() {
+			f, err := os.Create(*memprofile)
+			if err != nil {
+				fail(err)
+			}
+			defer f.Close()
+			if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
+				fail(err)
+			}
+		}()
 	}
 	fmt.Printf("%-8s %8s %10s %12s %12s %10s\n", "script", "stmts", "bytes", "time", "allocated", "insns")
 	for _, k := range strings.Split(*kinds, ",") {
