@@ -84,6 +84,9 @@ type Features struct {
 	// DirectBTFLoads: trampoline and BTF raw tracepoint programs read
 	// members through BTF-typed pointers with plain loads (Linux 5.5).
 	DirectBTFLoads bool
+	// LongJumps: the kernel has gotol, the jump with a 32-bit distance
+	// (Linux 6.4), for jumps over more than 32,767 instructions.
+	LongJumps bool
 }
 
 // RunOptions configure Script.Run and Script.Load.
@@ -147,11 +150,11 @@ func Compile(name, src string, opts Options) (*Script, error) {
 	}
 	var copts codegen.Options
 	if f := opts.Features; f != nil {
-		copts = codegen.Options{KprobeMulti: f.KprobeMulti, FentryMultiThreshold: f.FentryMultiThreshold, DirectBTFLoads: f.DirectBTFLoads}
+		copts = codegen.Options{KprobeMulti: f.KprobeMulti, FentryMultiThreshold: f.FentryMultiThreshold, DirectBTFLoads: f.DirectBTFLoads, LongJumps: f.LongJumps}
 	} else if needsKernelFeatures(checked) {
 		spec, _ := env.BTF()
 		f := runtime.Features(spec, env.BTFCache())
-		copts = codegen.Options{BTF: spec, KprobeMulti: f.KprobeMulti, FentryMultiThreshold: f.FentryMultiThreshold, DirectBTFLoads: f.DirectBTFLoads}
+		copts = codegen.Options{BTF: spec, KprobeMulti: f.KprobeMulti, FentryMultiThreshold: f.FentryMultiThreshold, DirectBTFLoads: f.DirectBTFLoads, LongJumps: f.LongJumps}
 	}
 	if copts.BTF == nil && needsKernelFeatures(checked) {
 		copts.BTF, _ = env.BTF()
@@ -161,6 +164,11 @@ func Compile(name, src string, opts Options) (*Script, error) {
 		return nil, err
 	}
 	prog, err := codegen.Compile(checked, copts)
+	if errors.Is(err, codegen.ErrJumpRange) && opts.Features == nil && !copts.LongJumps && runtime.HaveLongJumps() {
+		// Only scripts with far jumps need the probe.
+		copts.LongJumps = true
+		prog, err = codegen.Compile(checked, copts)
+	}
 	var cerr *codegen.Error
 	if errors.As(err, &cerr) {
 		return nil, lang.ErrorList{{Pos: cerr.Pos, Msg: cerr.Err.Error()}}

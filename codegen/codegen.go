@@ -42,6 +42,10 @@ type Options struct {
 	// pointers loaded from them) are read with plain loads, which the
 	// verifier checks against BTF, instead of bpf_probe_read_kernel.
 	DirectBTFLoads bool
+	// LongJumps: the kernel has gotol, the jump with a 32-bit distance
+	// (BPF_JMP32 | BPF_JA, Linux 6.4); jumps over more than 32,767
+	// instructions use it. Without it they are an error (ErrJumpRange).
+	LongJumps bool
 }
 
 // Map names used in the collection for the runtime's own maps.

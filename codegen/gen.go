@@ -1,6 +1,7 @@
 package codegen
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -48,14 +49,28 @@ type gen struct {
 	errPos  ast.Pos
 	err     error
 	exitLbl string
+	// positions maps source tags back to script positions, for errors
+	// found after layout.
+	positions map[asm.Comment]ast.Pos
 }
 
 func newGen(c *compiler, p *lang.Probe) *gen {
-	return &gen{c: c, probe: p, info: p.Info, aliases: map[string]string{}, fp: asm.RFP}
+	return &gen{c: c, probe: p, info: p.Info, aliases: map[string]string{}, fp: asm.RFP, positions: map[asm.Comment]ast.Pos{}}
 }
 
 // emit appends instructions, attaching pending labels and source tags.
+//
+// After an error nothing is kept: the probe fails anyway, and code for a
+// value too large for the stack (a 100 MB struct copied 8 bytes at a
+// time) would otherwise take gigabytes before the error is reported.
 func (g *gen) emit(ins ...asm.Instruction) {
+	if g.err != nil {
+		return
+	}
+	if len(g.insns) > MaxInstructions {
+		g.fail(g.stmtPos, fmt.Errorf("%w: this probe needs more than %d BPF instructions, the most the kernel loads: split it into smaller probes", ErrTooLarge, MaxInstructions))
+		return
+	}
 	for _, in := range ins {
 		if len(g.pending) > 0 {
 			in = in.WithSymbol(g.pending[0])
@@ -80,6 +95,9 @@ func (g *gen) newLabel(prefix string) string {
 // mark places label l on the next emitted instruction.
 func (g *gen) mark(l string) { g.pending = append(g.pending, l) }
 
+// maxTagText bounds the script text quoted in a source tag.
+const maxTagText = 160
+
 // tag labels the next instruction with the script position and text of n.
 func (g *gen) tag(n ast.Node) {
 	sp := n.GetSpan()
@@ -90,8 +108,14 @@ func (g *gen) tag(n ast.Node) {
 		if i := strings.IndexByte(text, '\n'); i >= 0 {
 			text = text[:i] + " ..."
 		}
+		if len(text) > maxTagText {
+			// An else-if chain on one line would repeat the rest of the
+			// line at every branch: quadratic in the script's size.
+			text = strings.ToValidUTF8(text[:maxTagText], "") + " ..."
+		}
 	}
 	g.source = asm.Comment(sp.Start.String() + " " + text)
+	g.positions[g.source] = sp.Start
 }
 
 // fail records the first error; code generation stops at the probe's end.
@@ -136,10 +160,15 @@ func (g *gen) copyMem(dstReg asm.Register, dst int16, srcReg asm.Register, src i
 		w /= 2
 		size = map[int16]asm.Size{4: asm.Word, 2: asm.Half, 1: asm.Byte}[w]
 	}
-	for i := int16(0); int(i) < n; i += w {
+	for i := 0; i < n && g.err == nil; i += int(w) {
+		if i > 1<<15 {
+			// past any stack or map value offset: the value cannot fit
+			g.fail(g.stmtPos, fmt.Errorf("%w: a copy of %d bytes", ErrStackLimit, n))
+			return
+		}
 		g.emit(
-			asm.LoadMem(asm.R1, srcReg, src+i, size),
-			asm.StoreMem(dstReg, dst+i, asm.R1, size),
+			asm.LoadMem(asm.R1, srcReg, src+int16(i), size),
+			asm.StoreMem(dstReg, dst+int16(i), asm.R1, size),
 		)
 	}
 }
@@ -183,11 +212,51 @@ func (g *gen) program() (asm.Instructions, error) {
 			}
 		}
 	}
-	return peephole(g.insns), nil
+	insns, at, err := relaxJumps(peephole(g.insns), g.c.opts.LongJumps, func() string { return g.newLabel("far") })
+	if err != nil {
+		return nil, &Error{Pos: g.sourcePos(insns, at), Err: err}
+	}
+	if n := rawLen(insns); n > MaxInstructions {
+		return nil, &Error{Pos: g.probe.AST.Pos(), Err: fmt.Errorf("%w: this probe compiles to %d BPF instructions, the kernel loads at most %d: split it into smaller probes", ErrTooLarge, n, MaxInstructions)}
+	}
+	return insns, nil
+}
+
+// MaxInstructions is the kernel's limit on a program's size
+// (BPF_COMPLEXITY_LIMIT_INSNS); a larger program fails to load with E2BIG.
+const MaxInstructions = 1_000_000
+
+// ErrTooLarge is returned (wrapped, with the probe's position) for a probe
+// that compiles to more than MaxInstructions instructions.
+var ErrTooLarge = errors.New("program too large")
+
+// rawLen counts instructions as the kernel does (a 64-bit load is two).
+func rawLen(insns asm.Instructions) int {
+	n := 0
+	for _, ins := range insns {
+		n += int(ins.Size() / asm.InstructionSize)
+	}
+	return n
+}
+
+// sourcePos is the script position of the code that insns[i] belongs to:
+// the nearest source tag at or before it.
+func (g *gen) sourcePos(insns asm.Instructions, i int) ast.Pos {
+	for ; i >= 0 && i < len(insns); i-- {
+		if c, ok := insns[i].Source().(asm.Comment); ok {
+			if pos, ok := g.positions[c]; ok {
+				return pos
+			}
+		}
+	}
+	return g.probe.AST.Pos()
 }
 
 func (g *gen) block(b *ast.Block) {
 	for _, s := range b.Stmts {
+		if g.err != nil {
+			return // the probe fails at its first error
+		}
 		mark := g.frame
 		g.stmtPos = s.Pos()
 		g.tag(s)
@@ -425,6 +494,10 @@ func (g *gen) forMap(s *ast.ForMapStmt) {
 	cbExit := g.newLabel("formapexit")
 	g.exitLbl, g.fp = cbExit, asm.R9
 	g.emit(asm.Mov.Reg(asm.R9, asm.R4))
+	if g.err != nil {
+		g.insns, g.pending, g.source, g.exitLbl, g.fp = saved, savedPending, savedSource, savedExit, savedFP
+		return
+	}
 	g.insns[0] = g.insns[0].WithSymbol(name)
 	g.insns[0] = btf.WithFuncMetadata(g.insns[0], &btf.Func{Name: name, Linkage: btf.StaticFunc, Type: callbackProto})
 	g.emit(

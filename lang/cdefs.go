@@ -29,7 +29,15 @@ type cParser struct {
 	toks []string
 	i    int
 	pos  ast.Pos
+	// open holds the structs and unions whose bodies are being parsed: a
+	// member of one of these types (not through a pointer) would make the
+	// type contain itself.
+	open map[btf.Type]bool
 }
+
+// MaxTypeSize is the largest struct, union or array a script may define:
+// member offsets are kept in bits in 32-bit BTF fields.
+const MaxTypeSize = 1<<29 - 1
 
 // cTokens splits C source into identifiers, numbers and punctuation.
 func cTokens(src string) []string {
@@ -223,13 +231,18 @@ func (p *cParser) composite(kind, name string) (btf.Type, error) {
 	} else {
 		un = &btf.Union{Name: name}
 	}
-	if name != "" {
-		if st != nil {
-			p.c.ctypes[kind+" "+name] = st
-		} else {
-			p.c.ctypes[kind+" "+name] = un
-		}
+	var self btf.Type = un
+	if st != nil {
+		self = st
 	}
+	if name != "" {
+		p.c.ctypes[kind+" "+name] = self
+	}
+	if p.open == nil {
+		p.open = map[btf.Type]bool{}
+	}
+	p.open[self] = true
+	defer delete(p.open, self)
 	var members []btf.Member
 	size, align := 0, 1
 	bitPos := 0 // for bitfields: bit offset of the next bitfield
@@ -251,9 +264,8 @@ func (p *cParser) composite(kind, name string) (btf.Type, error) {
 			if p.peek() != ";" && p.peek() != ":" {
 				mname = p.next()
 			}
-			// int a[2][3] is two arrays of three ints: the last
-			// dimension is the innermost; a[] is a flexible array.
-			var dims []uint32
+			// a[] is a flexible array.
+			var dims []uint64
 			for p.peek() == "[" {
 				p.next()
 				n := uint64(0)
@@ -266,12 +278,16 @@ func (p *cParser) composite(kind, name string) (btf.Type, error) {
 				if err := p.expect("]"); err != nil {
 					return nil, err
 				}
-				dims = append(dims, uint32(n))
+				dims = append(dims, n)
 			}
+			if p.open[t] {
+				return nil, fmt.Errorf("member %s: %s contains itself (use a pointer)", mname, compositeName(t))
+			}
+			// int x[2][3] is an array of 2 arrays of 3 ints.
 			for i := len(dims) - 1; i >= 0; i-- {
-				t = &btf.Array{Index: &btf.Int{Name: "int", Size: 4}, Type: t, Nelems: dims[i]}
+				t = &btf.Array{Index: &btf.Int{Name: "int", Size: 4}, Type: t, Nelems: uint32(dims[i])}
 			}
-			msize, err := btf.Sizeof(t)
+			msize, err := cSizeof(t)
 			if err != nil {
 				return nil, fmt.Errorf("member %s: %w", mname, err)
 			}
@@ -311,6 +327,9 @@ func (p *cParser) composite(kind, name string) (btf.Type, error) {
 					size = max(size, msize)
 				}
 				m.Offset = btf.Bits(off * 8)
+			}
+			if size > MaxTypeSize {
+				return nil, fmt.Errorf("member %s: %s is larger than %d bytes", mname, kind, MaxTypeSize)
 			}
 			align = max(align, malign)
 			members = append(members, m)
@@ -376,6 +395,31 @@ func (p *cParser) enum(name string) (btf.Type, error) {
 		p.c.ctypes["enum "+name] = e
 	}
 	return e, nil
+}
+
+// cSizeof is the size of a member type, refused past MaxTypeSize; the
+// arithmetic is done in 64 bits, so no product wraps around.
+func cSizeof(t btf.Type) (int, error) {
+	switch v := stripQualifiers(t).(type) {
+	case *btf.Array:
+		elem, err := cSizeof(v.Type)
+		if err != nil {
+			return 0, err
+		}
+		n := uint64(v.Nelems)
+		if n > 0 && uint64(elem) > MaxTypeSize/n {
+			return 0, fmt.Errorf("array of %d elements of %d bytes is larger than %d bytes", n, elem, MaxTypeSize)
+		}
+		return elem * int(n), nil
+	}
+	n, err := btf.Sizeof(t)
+	if err != nil {
+		return 0, err
+	}
+	if n > MaxTypeSize {
+		return 0, fmt.Errorf("type of %d bytes is larger than %d bytes", n, MaxTypeSize)
+	}
+	return n, nil
 }
 
 // alignOf is the C alignment of a type.

@@ -48,6 +48,10 @@ type checker struct {
 
 	// quiet suppresses errors during the first, inference-only pass.
 	quiet bool
+	// selfAssign names the map assigned by the statement whose right-hand
+	// side is being checked: reading it there before any assignment is
+	// the zero of an integer (@k = @k + 1).
+	selfAssign string
 	// state of the probe instance being checked
 	probe *Probe
 	info  *Info

@@ -56,6 +56,12 @@ func (c *checker) expr1(e ast.Expr) *types.Type {
 		if mt == nil {
 			return nil
 		}
+		if mt.Value == nil && c.selfAssign == e.Name {
+			// @k = @k + 1 before any other assignment: the read yields
+			// the zero value of an integer map, which the assignment
+			// makes it.
+			return types.Int64
+		}
 		if mt.Value == nil {
 			if !c.quiet {
 				c.errorf(e, "map %s is read but never assigned", e.Name)

@@ -118,6 +118,14 @@ func (c *checker) sizeof(e *ast.SizeofExpr) *types.Type {
 	if t.Kind == types.Pointer {
 		size = 8
 	}
+	if e.Type != nil && e.Type.IsArray {
+		// sizeof(uint64[4]): 64-bit arithmetic, so no length wraps.
+		if e.Type.ArrayLen <= 0 {
+			c.errorf(e.Type, "sizeof needs the length of the array")
+			return nil
+		}
+		size *= e.Type.ArrayLen
+	}
 	c.info.Consts[e] = Const{Int: uint64(size)}
 	return types.Uint64
 }

@@ -7,6 +7,12 @@ import (
 // maxMacroDepth bounds nested macro expansion (and catches recursion).
 const maxMacroDepth = 32
 
+// MaxMacroNodes bounds the total size of macro expansions in a script, in
+// syntax tree nodes copied from macro bodies: macros that each call the
+// next twice double at every level, which the depth limit alone lets
+// grow to 2^32 copies.
+const MaxMacroNodes = 200_000
+
 // expandMacros inlines macro calls in every probe, before checking:
 //   - a call used as a statement becomes the macro's body, as a block;
 //   - a call used as a value must name a macro whose body is a single
@@ -28,8 +34,9 @@ func (c *checker) expandMacros(file *ast.File) {
 		}
 		c.macros[m.Name] = m
 	}
+	budget := &macroBudget{}
 	for _, p := range file.Probes {
-		ex := &expander{c: c}
+		ex := &expander{c: c, budget: budget}
 		if p.Pred != nil {
 			p.Pred = ex.expr(p.Pred)
 		}
@@ -37,9 +44,16 @@ func (c *checker) expandMacros(file *ast.File) {
 	}
 }
 
+// macroBudget counts the nodes copied from macro bodies in a script.
+type macroBudget struct {
+	nodes    int
+	exceeded bool
+}
+
 type expander struct {
-	c     *checker
-	depth int
+	c      *checker
+	budget *macroBudget
+	depth  int
 	// subst maps parameter names to their replacement in the macro body
 	// being copied: an expression, a variable name or a map name.
 	subst map[string]ast.Expr
@@ -60,6 +74,13 @@ func (ex *expander) lookup(name string, args []ast.Expr, pos ast.Span) (*ast.Mac
 	}
 	if ex.depth >= maxMacroDepth {
 		ex.c.errorf(pos, "macro %s: expansion too deep (recursive macro?)", name)
+		return nil, nil
+	}
+	if ex.budget.nodes > MaxMacroNodes {
+		if !ex.budget.exceeded {
+			ex.budget.exceeded = true
+			ex.c.errorf(pos, "macro %s: macro expansions exceed %d syntax nodes (macros calling macros several times grow exponentially)", name, MaxMacroNodes)
+		}
 		return nil, nil
 	}
 	subst := map[string]ast.Expr{}
@@ -87,7 +108,7 @@ func (ex *expander) lookup(name string, args []ast.Expr, pos ast.Span) (*ast.Mac
 // context.
 func (ex *expander) inner(subst map[string]ast.Expr, site ast.Span) *expander {
 	sites := append([]ast.Span{site}, ex.sites...)
-	return &expander{c: ex.c, depth: ex.depth + 1, subst: subst, sites: sites}
+	return &expander{c: ex.c, budget: ex.budget, depth: ex.depth + 1, subst: subst, sites: sites}
 }
 
 func (ex *expander) block(b *ast.Block) *ast.Block {
@@ -101,7 +122,15 @@ func (ex *expander) block(b *ast.Block) *ast.Block {
 	return out
 }
 
+// count charges one copied node to the budget when inside a macro body.
+func (ex *expander) count() {
+	if ex.depth > 0 {
+		ex.budget.nodes++
+	}
+}
+
 func (ex *expander) stmt(s ast.Stmt) ast.Stmt {
+	ex.count()
 	switch s := s.(type) {
 	case *ast.ExprStmt:
 		if name, args, pos, ok := macroUse(s.X); ok {
@@ -183,6 +212,7 @@ func (ex *expander) varRef(v *ast.Var) *ast.Var {
 }
 
 func (ex *expander) expr(e ast.Expr) ast.Expr {
+	ex.count()
 	switch e := e.(type) {
 	case nil:
 		return nil

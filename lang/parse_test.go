@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gotrace/gotrace/internal/fuzzwatch"
 	"github.com/gotrace/gotrace/lang"
 	"github.com/gotrace/gotrace/lang/ast"
 )
@@ -575,21 +576,27 @@ func FuzzParse(f *testing.F) {
 	for _, tt := range exprTests {
 		f.Add("BEGIN { $x = " + tt.src + "; }")
 	}
+	for _, s := range fuzzwatch.Scripts(f) {
+		f.Add(s)
+	}
 	f.Fuzz(func(t *testing.T, src string) {
-		file, err := lang.Parse("f.bt", src)
-		if err != nil {
-			var list lang.ErrorList
-			if !errors.As(err, &list) || len(list) == 0 {
-				t.Fatalf("error %T %v is not a non-empty lang.ErrorList", err, err)
+		fuzzwatch.Run(t, fuzzwatch.Default, len(src), func() {
+			file, err := lang.Parse("f.bt", src)
+			if err != nil {
+				var list lang.ErrorList
+				if !errors.As(err, &list) || len(list) == 0 {
+					t.Errorf("error %T %v is not a non-empty lang.ErrorList", err, err)
+					return
+				}
+				checkErrorPos(t, src, list)
+				_ = lang.Render(err, src)
+				return
 			}
-			checkErrorPos(t, src, list)
-			_ = lang.Render(err, src)
-			return
-		}
-		_ = ast.Dump(file)
-		checkSpans(t, src, "f.bt", file)
-		if x, err := lang.ParseExpr(src); err == nil {
-			_ = ast.Dump(x)
-		}
+			_ = ast.Dump(file)
+			checkSpans(t, src, "f.bt", file)
+			if x, err := lang.ParseExpr(src); err == nil {
+				_ = ast.Dump(x)
+			}
+		})
 	})
 }

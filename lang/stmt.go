@@ -270,7 +270,11 @@ func (c *checker) assign(s *ast.AssignStmt) {
 			return
 		}
 	}
+	if m, ok := s.Lhs.(*ast.MapRef); ok {
+		c.selfAssign = m.Name
+	}
 	rt := c.expr(s.Rhs)
+	c.selfAssign = ""
 	if rt == nil {
 		// Declare the variable anyway so that its uses do not report
 		// follow-on errors.

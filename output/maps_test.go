@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/gotrace/gotrace/internal/difftest"
+	"github.com/gotrace/gotrace/internal/fuzzwatch"
 	"github.com/gotrace/gotrace/lang/types"
 	"github.com/gotrace/gotrace/object"
 )
@@ -476,15 +477,54 @@ func TestGoldensMatchBpftrace017(t *testing.T) {
 	}
 }
 
+// FuzzWriteMap prints maps of every value kind from random entries: the
+// data is cut into entries (a key, then the value of each of two CPUs),
+// several per map, so sorting, bucket ranges and per-CPU combining all see
+// arbitrary bytes. Printing either succeeds or returns an error; it never
+// panics and stays within the watchdog's time and memory.
 func FuzzWriteMap(f *testing.F) {
-	f.Add([]byte{1, 0, 0, 0, 0, 0, 0, 0}, []byte{3, 0, 0, 0, 0, 0, 0, 0}, uint8(0))
-	f.Add([]byte{70, 0, 0, 0, 0, 0, 0, 0}, []byte{3, 0, 0, 0, 0, 0, 0, 0, 1}, uint8(1))
+	f.Add([]byte{1, 0, 0, 0, 0, 0, 0, 0, 3, 0, 0, 0, 0, 0, 0, 0}, uint8(0), uint8(0))
+	f.Add([]byte{70, 0, 0, 0, 0, 0, 0, 0, 3, 0, 0, 0, 0, 0, 0, 0, 1}, uint8(1), uint8(2))
+	f.Add(bytes.Repeat([]byte{0xff, 0x7f, 0, 0x80}, 64), uint8(2), uint8(7))
+	f.Add(bytes.Repeat([]byte{0x40, 0, 0, 0, 0, 0, 0, 0x3f}, 64), uint8(1), uint8(255))
 	maps := []*object.Map{
 		newMap("@h", histT(2), types.Int64), newMap("@l", lhistT(-10, 100, 7)), newMap("@c", countT, str4),
 		newMap("@m", minT, types.Int64), newMap("@s", statsT), newMap("@x", types.NewTuple([]*types.Type{str4, types.Int8}, nil), types.Int64),
+		newMap("@h0", histT(0)), newMap("@h5", histT(5), str4, types.Uint16), newMap("@lneg", lhistT(-1000, -10, 3), types.Int64),
+		newMap("@sum", sumT, types.Int32), newMap("@max", maxT), newMap("@avg", avgT, types.Uint8),
+		newMap("@i", types.Int64), newMap("@u", types.Uint32, types.Int64, str4), newMap("@str", types.NewString(16), types.Int64),
+		newMap("@b", types.BoolT, types.Int64),
 	}
-	f.Fuzz(func(t *testing.T, key, val []byte, which uint8) {
-		m := maps[int(which)%len(maps)]
-		_ = WriteMap(&bytes.Buffer{}, m, []Entry{{Key: key, Values: [][]byte{val, val}}})
+	f.Fuzz(func(t *testing.T, data []byte, which, top uint8) {
+		fuzzwatch.Run(t, fuzzwatch.Default, len(data), func() {
+			m := maps[int(which)%len(maps)]
+			vsize := m.Value.Size
+			if n := types.AggValueSize(m.Value.Kind); n > 0 {
+				vsize = n
+			}
+			var entries []Entry
+			for len(data) > 0 {
+				var e Entry
+				e.Key, data = cut(data, m.Key.Size)
+				for cpu := 0; cpu < 2; cpu++ {
+					var v []byte
+					v, data = cut(data, vsize)
+					e.Values = append(e.Values, v)
+				}
+				entries = append(entries, e)
+			}
+			var b bytes.Buffer
+			_ = NewFormatter().WriteMap(&b, m, entries, MapOptions{Top: int(top % 8), Div: uint32(top / 8)})
+			if b.Len() > 64<<20 {
+				t.Errorf("%d bytes of output from %d entries", b.Len(), len(entries))
+			}
+		})
 	})
+}
+
+// cut takes n bytes off the front of data, zero-padded when it is short.
+func cut(data []byte, n int) (head, rest []byte) {
+	head = make([]byte, n)
+	k := copy(head, data)
+	return head, data[k:]
 }

@@ -1,9 +1,11 @@
 package output
 
 import (
+	"bytes"
 	"errors"
 	"testing"
 
+	"github.com/gotrace/gotrace/internal/fuzzwatch"
 	"github.com/gotrace/gotrace/lang/types"
 	"github.com/gotrace/gotrace/object"
 )
@@ -152,16 +154,41 @@ func TestFormatPrintValue(t *testing.T) {
 	}
 }
 
+// printfArgTypes are the argument types FuzzFormatPrintf chooses from.
+var printfArgTypes = []*types.Type{
+	types.Int64, types.Uint64, types.Int32, types.Uint8, types.Int8, types.Int16, types.BoolT,
+	types.NewString(16), types.NewString(1),
+	{Kind: types.Array, Size: 4, Len: 4, Elem: types.Uint8},
+	types.NewTuple([]*types.Type{types.Int32, types.NewString(4)}, nil),
+	{Kind: types.Errno, Size: 8, Signed: true}, {Kind: types.MacAddr, Size: 8},
+	{Kind: types.Inet, Size: 24}, {Kind: types.Timestamp, Size: 8},
+}
+
+// FuzzFormatPrintf formats random records with random formats and argument
+// types (one byte of kinds per conversion): formatting either succeeds or
+// returns an error, never panics, and stays within the watchdog's time and
+// memory.
 func FuzzFormatPrintf(f *testing.F) {
-	f.Add("%d %s %-05x %rh %", []byte("0123456789abcdef0123456789abcdef0123456789"))
-	f.Fuzz(func(t *testing.T, format string, rec []byte) {
-		pf := ParseFormat(format)
-		p := &object.Printf{Format: format}
-		off := object.EventHeaderSize
-		for range pf.Specs {
-			p.Args = append(p.Args, object.Arg{Type: types.Int64, Offset: off})
-			off += 8
-		}
-		_, _ = FormatPrintf(p, rec)
+	f.Add("%d %s %-05x %rh %", []byte("0123456789abcdef0123456789abcdef0123456789"), []byte{0, 7, 1, 9})
+	f.Add("%-20s|%08.3d|%#o|%c|%p|%%|%lu|%hhd|%rx", bytes.Repeat([]byte{0xff, 0x41}, 80), []byte{7, 2, 3, 4, 5, 6, 9, 10, 11})
+	f.Add("%*d %999999999d %-99999s", []byte("abc"), []byte{0, 1, 7})
+	f.Fuzz(func(t *testing.T, format string, rec, kinds []byte) {
+		fuzzwatch.Run(t, fuzzwatch.Default, len(format)+len(rec)+len(kinds), func() {
+			pf := ParseFormat(format)
+			p := &object.Printf{Format: format}
+			off := object.EventHeaderSize
+			for i := range pf.Specs {
+				at := types.Int64
+				if i < len(kinds) {
+					at = printfArgTypes[int(kinds[i])%len(printfArgTypes)]
+				}
+				p.Args = append(p.Args, object.Arg{Type: at, Offset: off})
+				off += (at.Size + 7) / 8 * 8
+			}
+			out, _ := FormatPrintf(p, rec)
+			if len(out) > 64<<20 {
+				t.Errorf("%d bytes of output from a %d-byte format", len(out), len(format))
+			}
+		})
 	})
 }

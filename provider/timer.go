@@ -3,6 +3,9 @@ package provider
 import (
 	"fmt"
 	"io"
+	"os"
+	"strconv"
+	"strings"
 
 	"github.com/cilium/ebpf"
 
@@ -46,6 +49,9 @@ func timer(name, alias string, everyCPU bool) *Provider {
 				}
 			}
 			return Program{Type: ebpf.PerfEvent, Ctx: CtxPerfSample}
+		},
+		Require: func(_ Attacher, p *object.Probe) error {
+			return checkSampleRate(p, maxSampleRatePath)
 		},
 		Attach: func(a Attacher, p *object.Probe, prog *ebpf.Program) (int, error) {
 			if !everyCPU {
@@ -114,4 +120,25 @@ func expandTimer(name, raw string, parts []string) ([]*Point, error) {
 		return nil, fmt.Errorf("%s must be %s:unit:count, got %q", name, name, raw)
 	}
 	return []*Point{{Name: fmt.Sprintf("%s:%s:%d", name, unit, v), Unit: unit, Value: v}}, nil
+}
+
+// maxSampleRatePath holds the kernel's limit on perf sampling frequencies.
+const maxSampleRatePath = "/proc/sys/kernel/perf_event_max_sample_rate"
+
+// checkSampleRate refuses a sampling frequency (profile:hz:N) above the
+// kernel's perf_event_max_sample_rate, which perf_event_open would reject
+// with a bare "invalid argument" after "Attaching".
+func checkSampleRate(p *object.Probe, path string) error {
+	if p.Freq == 0 {
+		return nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil // no limit to compare with; the attach reports it
+	}
+	limit, err := strconv.ParseUint(strings.TrimSpace(string(data)), 10, 64)
+	if err != nil || p.Freq <= limit {
+		return nil
+	}
+	return fmt.Errorf("%s: %d Hz is above the kernel's maximum sampling rate of %d Hz (%s)", p.Name, p.Freq, limit, path)
 }

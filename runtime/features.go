@@ -20,6 +20,9 @@ type KernelFeatures struct {
 	// DirectBTFLoads: trampoline and BTF raw tracepoint programs may read
 	// members through BTF-typed pointers with plain loads (Linux 5.5).
 	DirectBTFLoads bool
+	// LongJumps: the kernel has gotol, the jump with a 32-bit distance
+	// (Linux 6.4), for jumps over more than 32,767 instructions.
+	LongJumps bool
 }
 
 // DefaultFentryMultiThreshold is the size from which an fentry wildcard is
@@ -32,6 +35,7 @@ const DefaultFentryMultiThreshold = 64
 // depends on; spec is the kernel's BTF (nil skips the probes that need it).
 // Every choice is feature-probed, never inferred from the kernel version:
 //   - kprobe_multi links (Linux 5.18 with CONFIG_FPROBE);
+//   - gotol, the jump with a 32-bit distance (Linux 6.4);
 //   - direct loads through BTF-typed pointers in trampoline and BTF raw
 //     tracepoint programs (Linux 5.5), probed by loading a tp_btf program
 //     that reads sched_switch's prev->pid.
@@ -46,7 +50,16 @@ func Features(spec *btf.Spec, cache *btf.Cache) KernelFeatures {
 		o.FentryMultiThreshold = DefaultFentryMultiThreshold
 	}
 	o.DirectBTFLoads = haveDirectBTFLoads(spec, cache)
+	o.LongJumps = HaveLongJumps()
 	return o
+}
+
+// HaveLongJumps reports whether the kernel has gotol, the unconditional
+// jump with a 32-bit distance (BPF_JMP32 | BPF_JA, part of the v4 ISA,
+// Linux 6.4 or later), probed by loading a program that uses it.
+func HaveLongJumps() bool {
+	_ = raiseMemlock()
+	return features.HaveV4ISA() == nil
 }
 
 // haveDirectBTFLoads loads a tp_btf program on sched_switch that reads

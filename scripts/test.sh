@@ -3,7 +3,8 @@
 #   1. pure tests (parser, checker, codegen golden dumps, output formats),
 #   2. kernel e2e tests on this machine's kernel (tracepoints, interval,
 #      profile, software, tp_btf, BEGIN/END),
-#   3. kernel e2e tests inside qemu on stock Debian kernels 6.12 and 6.1
+#   3. each fuzz target for a short budget (GOTRACE_FUZZTIME, 20s),
+#   4. kernel e2e tests inside qemu on stock Debian kernels 6.12 and 6.1
 #      (kprobe, kretprobe, kprobe_multi, fentry, fexit).
 # Usage: scripts/test.sh            (from anywhere in the repository)
 set -euo pipefail
@@ -41,6 +42,11 @@ go vet ./...
 
 echo "=== host tests (pure + kernel e2e on $(uname -r))"
 go test -count=1 ./...
+
+echo "=== fuzz targets (${GOTRACE_FUZZTIME:=20s} each)"
+for target in lang:FuzzParse codegen:FuzzCompile output:FuzzFormatPrintf output:FuzzWriteMap; do
+	go test -run '^$' -fuzz "^${target#*:}\$" -fuzztime "$GOTRACE_FUZZTIME" "./${target%%:*}"
+done
 
 echo "=== VM tests (stock Debian kernels under qemu)"
 cache=${GOTRACE_VM_CACHE:-$root/.cache/vm}

@@ -1,0 +1,39 @@
+package codegen_test
+
+import (
+	"errors"
+	"runtime"
+	"testing"
+
+	"github.com/gotrace/gotrace/codegen"
+)
+
+// TestHugeValueFailsFast: a 100 MB struct printed by value fails with the
+// stack limit without generating its copy code first (it took 15.7 s and
+// 2.4 GB, and a larger struct hundreds of millions of instructions).
+func TestHugeValueFailsFast(t *testing.T) {
+	const src = "struct S { char x[100000000]; }\nBEGIN { $p = (struct S *)0; print(*$p); }\n"
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := compileScript(t, "big.bt", src, codegen.Options{})
+	runtime.ReadMemStats(&after)
+	var cerr *codegen.Error
+	if !errors.Is(err, codegen.ErrStackLimit) || !errors.As(err, &cerr) || cerr.Pos.String() != "big.bt:2:29" {
+		t.Errorf("got %v, want the stack limit at big.bt:2:29", err)
+	}
+	if n := after.TotalAlloc - before.TotalAlloc; n > 64<<20 {
+		t.Errorf("compiling allocated %d MB", n>>20)
+	}
+}
+
+// TestTooManyInstructions: a probe past the kernel's 1,000,000
+// instructions is refused at the statement that crosses the limit, not
+// with the kernel's "argument list too long" after generating it all.
+func TestTooManyInstructions(t *testing.T) {
+	const src = "BEGIN {\n\t$c = 0;\n\tunroll(100) { unroll(100) { unroll(100) { $c = $c + 1; } } }\n}\n"
+	_, err := compileScript(t, "huge.bt", src, codegen.Options{})
+	var cerr *codegen.Error
+	if !errors.Is(err, codegen.ErrTooLarge) || !errors.As(err, &cerr) || cerr.Pos.Line != 3 {
+		t.Errorf("got %v, want a program too large at huge.bt:3", err)
+	}
+}
