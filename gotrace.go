@@ -14,6 +14,7 @@ import (
 	"github.com/gotrace/gotrace/lang"
 	"github.com/gotrace/gotrace/object"
 	"github.com/gotrace/gotrace/output"
+	"github.com/gotrace/gotrace/provider"
 	"github.com/gotrace/gotrace/runtime"
 )
 
@@ -81,6 +82,10 @@ type Features struct {
 	// DirectBTFLoads: trampoline and BTF raw tracepoint programs read
 	// members through BTF-typed pointers with plain loads (Linux 5.5).
 	DirectBTFLoads bool
+	// SyscallRawTp: syscall tracepoints are served by dispatchers on the
+	// raw tracepoints sys_enter and sys_exit instead of one perf event
+	// each (x86-64, Linux 4.17); false keeps the perf events.
+	SyscallRawTp bool
 }
 
 // RunOptions configure Script.Run and Script.Load.
@@ -144,11 +149,11 @@ func Compile(name, src string, opts Options) (*Script, error) {
 	}
 	var copts codegen.Options
 	if f := opts.Features; f != nil {
-		copts = codegen.Options{KprobeMulti: f.KprobeMulti, FentryMultiThreshold: f.FentryMultiThreshold, DirectBTFLoads: f.DirectBTFLoads}
+		copts = codegen.Options{KprobeMulti: f.KprobeMulti, FentryMultiThreshold: f.FentryMultiThreshold, DirectBTFLoads: f.DirectBTFLoads, SyscallRawTp: f.SyscallRawTp}
 	} else if needsKernelFeatures(checked) {
 		spec, _ := env.BTF()
 		f := runtime.Features(spec)
-		copts = codegen.Options{BTF: spec, KprobeMulti: f.KprobeMulti, FentryMultiThreshold: f.FentryMultiThreshold, DirectBTFLoads: f.DirectBTFLoads}
+		copts = codegen.Options{BTF: spec, KprobeMulti: f.KprobeMulti, FentryMultiThreshold: f.FentryMultiThreshold, DirectBTFLoads: f.DirectBTFLoads, SyscallRawTp: f.SyscallRawTp}
 	}
 	if copts.BTF == nil && needsKernelFeatures(checked) {
 		copts.BTF, _ = env.BTF()
@@ -169,8 +174,8 @@ func Compile(name, src string, opts Options) (*Script, error) {
 // differently by kernel (provider.KernelFeatures).
 func needsKernelFeatures(p *lang.Program) bool {
 	for _, pr := range p.Probes {
-		if pr.Def().KernelFeatures {
-			return true
+		if pr.Def().KernelFeatures || provider.SyscallDirection(pr.Points) != "" {
+			return true // syscall tracepoints: see runtime.KernelFeatures.SyscallRawTp
 		}
 	}
 	return false

@@ -41,6 +41,10 @@ type Options struct {
 	// pointers loaded from them) are read with plain loads, which the
 	// verifier checks against BTF, instead of bpf_probe_read_kernel.
 	DirectBTFLoads bool
+	// SyscallRawTp: syscall tracepoints are served by dispatchers on the
+	// raw tracepoints sys_enter and sys_exit (syscalls.go) instead of one
+	// perf event each. Needs raw tracepoints (Linux 4.17) on x86-64.
+	SyscallRawTp bool
 }
 
 // Map names used in the collection for the runtime's own maps.
@@ -105,11 +109,13 @@ func Compile(prog *lang.Program, opts Options) (*object.Program, error) {
 			return nil, err
 		}
 	}
+	c.planSyscalls()
 	for i, p := range prog.Probes {
 		if err := c.compileProbe(i, p); err != nil {
 			return nil, err
 		}
 	}
+	c.emitDispatchers()
 	return c.out, nil
 }
 
@@ -121,6 +127,7 @@ type compiler struct {
 	needHash map[string]bool // maps used in ways a per-CPU array cannot serve
 	printfs  map[string]int  // dedup key → index in out.Printfs
 	order    map[string]int  // instances compiled so far, by provider
+	sys      syscallPlan     // blocks served by the syscall dispatchers
 }
 
 // mapKeyType returns the BPF key layout for a map.
@@ -274,13 +281,16 @@ func (c *compiler) compileProbe(i int, p *lang.Probe) error {
 	}
 	// The provider says what to emit; Order counts the instances of a
 	// provider (BEGIN and END run in order of appearance).
-	prog := def.Compile(p.Points, provider.Features{KprobeMulti: c.opts.KprobeMulti, FentryMultiThreshold: c.opts.FentryMultiThreshold}, probe)
+	prog := def.Compile(p.Points, c.features(p), probe)
 	typ, attach := prog.Type, prog.AttachType
 	probe.Order = c.order[pt.Provider]
 	c.order[pt.Provider]++
 	probe.Group = &object.Group{Written: written(p), Size: len(probe.Targets)}
 	g := newGen(c, p)
 	g.ctx = prog.Ctx
+	if prog.Ctx == provider.CtxSyscall {
+		c.syscallBody(g, p, probe)
+	}
 	insns, err := g.program()
 	if err != nil {
 		return err

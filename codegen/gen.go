@@ -48,6 +48,11 @@ type gen struct {
 	errPos  ast.Pos
 	err     error
 	exitLbl string
+	// epilogue, when set, emits code run when the probe ends (the tail
+	// calls of a syscall block, syscalls.go); sysDir is the raw
+	// tracepoint of a syscall block.
+	epilogue func()
+	sysDir   string
 }
 
 func newGen(c *compiler, p *lang.Probe) *gen {
@@ -155,6 +160,9 @@ func (g *gen) program() (asm.Instructions, error) {
 	}
 	g.block(g.probe.AST.Body)
 	g.mark(g.exitLbl)
+	if g.epilogue != nil {
+		g.epilogue()
+	}
 	g.emit(asm.Mov.Imm(asm.R0, 0), asm.Return())
 	if g.err != nil {
 		return nil, &Error{Pos: g.errPos, Err: g.err}

@@ -1,10 +1,14 @@
 package runtime
 
 import (
+	"os"
+
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/asm"
 	"github.com/cilium/ebpf/btf"
 	"github.com/cilium/ebpf/features"
+
+	"github.com/gotrace/gotrace/provider"
 )
 
 // KernelFeatures are the kernel-dependent code generation choices that
@@ -20,7 +24,16 @@ type KernelFeatures struct {
 	// DirectBTFLoads: trampoline and BTF raw tracepoint programs may read
 	// members through BTF-typed pointers with plain loads (Linux 5.5).
 	DirectBTFLoads bool
+	// SyscallRawTp: syscall tracepoints are served by dispatchers on the
+	// raw tracepoints sys_enter and sys_exit (x86-64, Linux 4.17), unless
+	// SyscallPerfEnv is "perf".
+	SyscallRawTp bool
 }
+
+// SyscallPerfEnv names the environment variable that, set to "perf",
+// keeps syscall tracepoints on one perf event each (the path bpftrace
+// takes), for comparison and as a way out.
+const SyscallPerfEnv = "GOTRACE_SYSCALL_TRACEPOINTS"
 
 // DefaultFentryMultiThreshold is the size from which an fentry wildcard is
 // served by one kprobe_multi link: separate trampolines take ~140 ms each
@@ -34,7 +47,8 @@ const DefaultFentryMultiThreshold = 64
 //   - kprobe_multi links (Linux 5.18 with CONFIG_FPROBE);
 //   - direct loads through BTF-typed pointers in trampoline and BTF raw
 //     tracepoint programs (Linux 5.5), probed by loading a tp_btf program
-//     that reads sched_switch's prev->pid.
+//     that reads sched_switch's prev->pid;
+//   - raw tracepoint programs (Linux 4.17), for syscall tracepoints.
 func Features(spec *btf.Spec) KernelFeatures {
 	_ = raiseMemlock()
 	var o KernelFeatures
@@ -43,6 +57,8 @@ func Features(spec *btf.Spec) KernelFeatures {
 		o.FentryMultiThreshold = DefaultFentryMultiThreshold
 	}
 	o.DirectBTFLoads = haveDirectBTFLoads(spec)
+	o.SyscallRawTp = provider.SyscallsSupported() && os.Getenv(SyscallPerfEnv) != "perf" &&
+		features.HaveProgramType(ebpf.RawTracepoint) == nil
 	return o
 }
 

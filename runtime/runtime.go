@@ -234,7 +234,9 @@ func (s *session) run(ctx context.Context) error {
 
 	n := len(begins) + len(ends)
 	for _, p := range probes {
-		n += max(len(p.Targets), 1)
+		if !p.Dispatcher {
+			n += max(len(p.Targets), 1)
+		}
 	}
 	if limit := cmp.Or(s.opts.MaxProbes, DefaultMaxProbes); n > limit {
 		return fmt.Errorf("Can't attach to %d probes because it exceeds the current limit of %d probes.\n"+

@@ -1,0 +1,90 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// syscallScript traces the syscalls of the systrigger helper (see
+// testdata/systrigger) through every kind of syscall probe: typed args of
+// entry and exit, __syscall_nr, ret, probe under a wildcard, several blocks
+// on one syscall, and an attach list mixing directions.
+const syscallScript = `
+tracepoint:syscalls:sys_enter_openat /comm == "systrigger"/ {
+	if (str(args.filename) == "/nonexistent/gotrace-systp") {
+		printf("%s nr=%d dfd=%d file=%s flags=%d\n", probe, args.__syscall_nr, args.dfd, str(args.filename), args.flags);
+		@missing[tid] = 1;
+	}
+}
+tracepoint:syscalls:sys_exit_openat /@missing[tid]/ {
+	printf("%s nr=%d ret=%d\n", probe, args.__syscall_nr, args.ret);
+	delete(@missing[tid]);
+}
+tracepoint:syscalls:sys_enter_read /comm == "systrigger" && args.count == 4321/ {
+	printf("%s nr=%d count=%d\n", probe, args.__syscall_nr, args.count);
+	@reading[tid] = 1;
+}
+tracepoint:syscalls:sys_exit_read /@reading[tid]/ {
+	printf("%s ret=%d\n", probe, args.ret);
+	delete(@reading[tid]);
+}
+tracepoint:syscalls:sys_enter_getp?id /comm == "systrigger"/ { @enter[probe] = count(); }
+tracepoint:syscalls:sys_enter_getppid /comm == "systrigger"/ { @second = count(); }
+tracepoint:syscalls:sys_exit_getppid /comm == "systrigger"/ { @ppid_ok[args.ret == ppid] = count(); }
+tracepoint:syscalls:sys_enter_getpgid, tracepoint:syscalls:sys_exit_getpgid /comm == "systrigger"/ { @both = count(); }
+tracepoint:syscalls:sys_enter_exit_group /comm == "systrigger"/ { printf("%s code=%d\n", probe, args.error_code); }
+`
+
+// TestSyscallTracepointsEquivalent runs the same script on syscall
+// tracepoints served by the raw tracepoint dispatchers and by one perf
+// event each (GOTRACE_SYSCALL_TRACEPOINTS=perf), and expects the same
+// output, which is also checked against what the helper did.
+func TestSyscallTracepointsEquivalent(t *testing.T) {
+	bin := gotrace(t)
+	helper := filepath.Join(t.TempDir(), "systrigger")
+	if out, err := exec.Command("go", "build", "-o", helper, "./testdata/systrigger").CombinedOutput(); err != nil {
+		t.Fatalf("build helper: %v\n%s", err, out)
+	}
+	runWith := func(env string) (string, string) {
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, bin, "-c", helper, "-e", syscallScript)
+		cmd.Env = append(os.Environ(), "GOTRACE_SYSCALL_TRACEPOINTS="+env)
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("gotrace (GOTRACE_SYSCALL_TRACEPOINTS=%s): %v\nstderr:\n%s", env, err, stderr.String())
+		}
+		return stdout.String(), stderr.String()
+	}
+	rawOut, rawErr := runWith("")
+	perfOut, perfErr := runWith("perf")
+	if rawOut != perfOut {
+		t.Errorf("raw tracepoint dispatch and perf events differ:\n--- dispatch\n%s--- perf\n%s", rawOut, perfOut)
+	}
+	if rawErr != perfErr {
+		t.Errorf("stderr differs:\n--- dispatch\n%s--- perf\n%s", rawErr, perfErr)
+	}
+	for _, want := range []string{
+		"tracepoint:syscalls:sys_enter_openat nr=257 dfd=-100 file=/nonexistent/gotrace-systp flags=0\n",
+		"tracepoint:syscalls:sys_exit_openat nr=257 ret=-2\n",
+		"tracepoint:syscalls:sys_enter_read nr=0 count=4321\n",
+		"tracepoint:syscalls:sys_exit_read ret=4321\n",
+		"tracepoint:syscalls:sys_enter_exit_group code=3\n",
+		"@both: 6\n",
+		"@enter[tracepoint:syscalls:sys_enter_getpgid]: 3\n",
+		"@enter[tracepoint:syscalls:sys_enter_getppid]: 7\n",
+		"@ppid_ok[1]: 7\n",
+		"@second: 7\n",
+	} {
+		if !strings.Contains(rawOut, want) {
+			t.Errorf("output lacks %q:\n%s", want, rawOut)
+		}
+	}
+}
