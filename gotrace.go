@@ -154,6 +154,10 @@ func Compile(name, src string, opts Options) (*Script, error) {
 		spec, _ := env.BTF()
 		f := runtime.Features(spec)
 		copts = codegen.Options{BTF: spec, KprobeMulti: f.KprobeMulti, FentryMultiThreshold: f.FentryMultiThreshold, DirectBTFLoads: f.DirectBTFLoads, SyscallRawTp: f.SyscallRawTp}
+	} else if usesSyscallTracepoints(checked) {
+		// Only the syscall dispatchers depend on the kernel: probe that alone.
+		spec, _ := env.BTF()
+		copts = codegen.Options{BTF: spec, SyscallRawTp: runtime.HaveSyscallRawTp()}
 	}
 	if copts.BTF == nil && needsKernelFeatures(checked) {
 		copts.BTF, _ = env.BTF()
@@ -174,8 +178,20 @@ func Compile(name, src string, opts Options) (*Script, error) {
 // differently by kernel (provider.KernelFeatures).
 func needsKernelFeatures(p *lang.Program) bool {
 	for _, pr := range p.Probes {
-		if pr.Def().KernelFeatures || provider.SyscallDirection(pr.Points) != "" {
-			return true // syscall tracepoints: see runtime.KernelFeatures.SyscallRawTp
+		if pr.Def().KernelFeatures {
+			return true
+		}
+	}
+	return false
+}
+
+// usesSyscallTracepoints reports whether the program has syscall
+// tracepoints, which the syscall dispatchers may serve
+// (runtime.KernelFeatures.SyscallRawTp).
+func usesSyscallTracepoints(p *lang.Program) bool {
+	for _, pr := range p.Probes {
+		if provider.SyscallDirection(pr.Points) != "" {
+			return true
 		}
 	}
 	return false

@@ -5,4 +5,11 @@
 //	go run ./bench [-n 20] [-gotrace ./gotrace] [-bpftrace bpftrace]
 //
 // It needs root. Numbers are medians over -n runs.
+//
+// With -mode syscalls it times tracepoint:syscalls:sys_enter_* (counted by
+// probe, exit after 200 ms) from launch to exit instead, alternating
+// gotrace and bpftrace run by run (-perf adds gotrace on one perf event
+// per tracepoint):
+//
+//	go run ./bench -mode syscalls -n 5 [-perf]
 package main

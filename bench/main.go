@@ -16,7 +16,16 @@ func main() {
 	n := flag.Int("n", 20, "runs per measurement")
 	gotrace := flag.String("gotrace", "./gotrace", "gotrace binary")
 	bpftrace := flag.String("bpftrace", "bpftrace", "bpftrace binary (skipped when not found)")
+	mode := flag.String("mode", "startup", "startup, or syscalls: the syscall tracepoint wildcard from launch to exit")
+	perf := flag.Bool("perf", false, "with -mode syscalls, also time gotrace with one perf event per tracepoint")
 	flag.Parse()
+	if *mode == "syscalls" {
+		if err := benchSyscalls(*n, *gotrace, *bpftrace, *perf); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		return
+	}
 	tools := []string{*gotrace}
 	if p, err := exec.LookPath(*bpftrace); err == nil {
 		tools = append(tools, p)

@@ -273,6 +273,9 @@ func valueSize(t *types.Type) int {
 func roundUp(n, a int) int { return (n + a - 1) / a * a }
 
 func (c *compiler) compileProbe(i int, p *lang.Probe) error {
+	if c.skipSyscall(p) {
+		return nil // served by another instance's program (syscalls.go)
+	}
 	pt := p.Points[0]
 	probe := &object.Probe{Name: pt.Name, Program: fmt.Sprintf("p%d", i)}
 	def := provider.Lookup(pt.Provider)

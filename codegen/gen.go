@@ -53,6 +53,7 @@ type gen struct {
 	// tracepoint of a syscall block.
 	epilogue func()
 	sysDir   string
+	sysNames bool // probe is read from the names map (syscalls.go)
 }
 
 func newGen(c *compiler, p *lang.Probe) *gen {

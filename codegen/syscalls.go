@@ -31,10 +31,24 @@ import (
 const tsCompat = 0x0002
 
 // syscallPlan is the layer of each block served through the dispatchers.
+//
+// A wildcard block that uses probe (but not args) is one instance per
+// syscall after checking; when probe is only a map key or a printf
+// argument, the instances differ only in that string, so one program, the
+// instance with the longest name (its string type fits every name), serves
+// them all and reads the name from the names map at the syscall number.
 type syscallPlan struct {
 	layer  map[*lang.Probe]int
 	layers map[string]int // direction → number of layers
+	// shared maps each instance served by another's program to it; rep
+	// maps a serving instance to the points of all the instances it serves.
+	shared map[*lang.Probe]*lang.Probe
+	rep    map[*lang.Probe][]*provider.Point
 }
+
+// Names maps: per direction, an array indexed by syscall number whose
+// value is the probe name "tracepoint:syscalls:sys_enter_NAME", zero-padded.
+func syscallNamesMap(dir string) string { return "names_" + dir }
 
 // syscallMapName names the prog array of one direction's layer.
 func syscallMapName(dir string, layer int) string {
@@ -73,12 +87,15 @@ func syscallSafe(p *lang.Probe) bool {
 
 // planSyscalls assigns the layers of the blocks served by the dispatchers.
 func (c *compiler) planSyscalls() {
-	c.sys = syscallPlan{layer: map[*lang.Probe]int{}, layers: map[string]int{}}
+	c.sys = syscallPlan{layer: map[*lang.Probe]int{}, layers: map[string]int{},
+		shared: map[*lang.Probe]*lang.Probe{}, rep: map[*lang.Probe][]*provider.Point{}}
 	if !c.opts.SyscallRawTp {
 		return
 	}
-	next := map[string]map[int]int{} // direction → nr → first free layer
-	for _, p := range c.prog.Probes {
+	// Groups: consecutive instances of one script probe that can share a
+	// program, or single instances.
+	var groups [][]*lang.Probe
+	for i, p := range c.prog.Probes {
 		if p.Provider() != "tracepoint" || !c.features(p).SyscallRawTp {
 			continue
 		}
@@ -86,24 +103,97 @@ func (c *compiler) planSyscalls() {
 		if dir == "" {
 			continue
 		}
+		if n := len(groups); n > 0 && i > 0 {
+			last := groups[n-1]
+			prev := last[len(last)-1]
+			if prev == c.prog.Probes[i-1] && prev.Index == p.Index && provider.SyscallDirection(prev.Points) == dir && shareable(p) {
+				groups[n-1] = append(last, p)
+				continue
+			}
+		}
+		groups = append(groups, []*lang.Probe{p})
+	}
+	next := map[string]map[int]int{} // direction → nr → first free layer
+	for _, g := range groups {
+		dir := provider.SyscallDirection(g[0].Points)
 		if next[dir] == nil {
 			next[dir] = map[int]int{}
 		}
 		layer := 0
 		var nrs []int
-		for _, pt := range p.Points {
-			if _, nr, ok := provider.SyscallTarget(pt.Category + ":" + pt.Event); ok {
-				nrs = append(nrs, nr)
-				layer = max(layer, next[dir][nr])
+		rep := g[0]
+		var pts []*provider.Point
+		for _, p := range g {
+			if len(p.Points[0].Name) > len(rep.Points[0].Name) {
+				rep = p
+			}
+			pts = append(pts, p.Points...)
+			for _, pt := range p.Points {
+				if _, nr, ok := provider.SyscallTarget(pt.Category + ":" + pt.Event); ok {
+					nrs = append(nrs, nr)
+					layer = max(layer, next[dir][nr])
+				}
 			}
 		}
 		for _, nr := range nrs {
 			next[dir][nr] = layer + 1
 		}
-		c.sys.layer[p] = layer
+		for _, p := range g {
+			c.sys.layer[p] = layer
+			if len(g) > 1 && p != rep {
+				c.sys.shared[p] = rep
+			}
+		}
+		if len(g) > 1 {
+			c.sys.rep[rep] = pts
+		}
 		c.sys.layers[dir] = max(c.sys.layers[dir], layer+1)
 	}
 }
+
+// shareable reports whether the instances of p's script probe may share
+// one program: args is not used (its type differs by syscall), and probe
+// is only a map key or a printf argument (elsewhere the checker may have
+// folded it into a per-instance constant).
+func shareable(p *lang.Probe) bool {
+	uses, allowed := 0, 0
+	isProbe := func(e ast.Expr) bool {
+		id, ok := e.(*ast.Ident)
+		return ok && id.Name == "probe"
+	}
+	ok := true
+	ast.Inspect(p.AST, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.Ident:
+			switch n.Name {
+			case "probe":
+				uses++
+			case "args", "ctx":
+				ok = false
+			}
+		case *ast.MapRef:
+			for _, k := range n.Keys {
+				if isProbe(k) {
+					allowed++
+				}
+			}
+		case *ast.Call:
+			if n.Name == "printf" && len(n.Args) > 0 {
+				for _, a := range n.Args[1:] {
+					if isProbe(a) {
+						allowed++
+					}
+				}
+			}
+		}
+		return ok
+	})
+	return ok && uses == allowed
+}
+
+// skipSyscall reports whether p's program is another instance's (the
+// instance needs no code of its own).
+func (c *compiler) skipSyscall(p *lang.Probe) bool { return c.sys.shared[p] != nil }
 
 // syscallBody makes g's program a block run by the dispatcher of dir: it
 // names the block's prog array and, when the block ends, tail-calls the
@@ -113,6 +203,15 @@ func (c *compiler) syscallBody(g *gen, p *lang.Probe, probe *object.Probe) {
 	layer := c.sys.layer[p]
 	probe.Dispatch = syscallMapName(dir, layer)
 	g.sysDir = dir
+	if pts, ok := c.sys.rep[p]; ok {
+		probe.Name = pts[0].Name
+		probe.Targets = nil
+		for _, pt := range pts {
+			probe.Targets = append(probe.Targets, pt.Category+":"+pt.Event)
+		}
+		probe.Group.Size = len(probe.Targets)
+		g.sysNames = true
+	}
 	n := c.sys.layers[dir]
 	if layer+1 >= n {
 		return
@@ -130,6 +229,69 @@ func (c *compiler) syscallBody(g *gen, p *lang.Probe, probe *object.Probe) {
 			)
 		}
 	}
+}
+
+// syscallProbeName evaluates probe, in a program shared by the instances
+// of a wildcard, from the names map at the syscall number into a stack
+// buffer of its type's size, and returns its offset.
+func (g *gen) syscallProbeName(e ast.Expr) (int16, bool) {
+	id, ok := e.(*ast.Ident)
+	if !ok || id.Name != "probe" || !g.sysNames {
+		return 0, false
+	}
+	g.c.useSyscallNames(g.sysDir)
+	size := roundUp(g.info.TypeOf(e).Size, 8)
+	off := g.alloc(size, e.Pos())
+	key := g.alloc(8, e.Pos())
+	g.syscallNr(asm.R0, key)
+	null := g.newLabel("noname")
+	done := g.newLabel("name")
+	g.emit(
+		asm.StoreMem(g.fp, key, asm.R0, asm.Word),
+		asm.LoadMapPtr(asm.R1, 0).WithReference(syscallNamesMap(g.sysDir)),
+		asm.Mov.Reg(asm.R2, g.fp),
+		asm.Add.Imm(asm.R2, int32(key)),
+		asm.FnMapLookupElem.Call(),
+		asm.JEq.Imm(asm.R0, 0, null),
+	)
+	g.copyMem(g.fp, off, asm.R0, 0, size)
+	g.emit(asm.Ja.Label(done))
+	g.mark(null)
+	g.zero(off, size)
+	g.mark(done)
+	g.emit(asm.Mov.Imm(asm.R0, 0))
+	return off, true
+}
+
+// useSyscallNames makes sure the names map of dir exists: every syscall
+// tracepoint name of the direction at its number.
+func (c *compiler) useSyscallNames(dir string) {
+	name := syscallNamesMap(dir)
+	if _, ok := c.out.Collection.Maps[name]; ok {
+		return
+	}
+	names := provider.SyscallNames()
+	size := 0
+	for _, n := range names {
+		size = max(size, len("tracepoint:syscalls:"+dir+"_"+n)+1)
+	}
+	size = roundUp(size, 8)
+	spec := &ebpf.MapSpec{
+		Name:       name,
+		Type:       ebpf.Array,
+		KeySize:    4,
+		ValueSize:  uint32(size),
+		MaxEntries: uint32(provider.MaxSyscallNr() + 1),
+	}
+	for nr, n := range names {
+		if n == "" {
+			continue
+		}
+		v := make([]byte, size)
+		copy(v, "tracepoint:syscalls:"+dir+"_"+n)
+		spec.Contents = append(spec.Contents, ebpf.MapKV{Key: uint32(nr), Value: v})
+	}
+	c.out.Collection.Maps[name] = spec
 }
 
 // syscallNr leaves the syscall number in dst: the raw tracepoint's id on

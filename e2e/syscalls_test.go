@@ -38,13 +38,15 @@ tracepoint:syscalls:sys_enter_getp?id /comm == "systrigger"/ { @enter[probe] = c
 tracepoint:syscalls:sys_enter_getppid /comm == "systrigger"/ { @second = count(); }
 tracepoint:syscalls:sys_exit_getppid /comm == "systrigger"/ { @ppid_ok[args.ret == ppid] = count(); }
 tracepoint:syscalls:sys_enter_getpgid, tracepoint:syscalls:sys_exit_getpgid /comm == "systrigger"/ { @both = count(); }
-tracepoint:syscalls:sys_enter_exit_group /comm == "systrigger"/ { printf("%s code=%d\n", probe, args.error_code); }
+tracepoint:syscalls:sys_enter_exit_group /comm == "systrigger"/ { @exit[probe, args.error_code] = count(); }
 `
 
 // TestSyscallTracepointsEquivalent runs the same script on syscall
 // tracepoints served by the raw tracepoint dispatchers and by one perf
 // event each (GOTRACE_SYSCALL_TRACEPOINTS=perf), and expects the same
-// output, which is also checked against what the helper did.
+// output, which is also checked against what the helper did. (Events
+// still queued when the traced command exits are dropped, so the helper
+// waits before exiting and its exit is counted in a map.)
 func TestSyscallTracepointsEquivalent(t *testing.T) {
 	bin := gotrace(t)
 	helper := filepath.Join(t.TempDir(), "systrigger")
@@ -63,6 +65,18 @@ func TestSyscallTracepointsEquivalent(t *testing.T) {
 		}
 		return stdout.String(), stderr.String()
 	}
+	// The default path is the dispatchers': their programs are in the dump.
+	asmCmd := exec.Command(bin, "--emit=asm", "-e", syscallScript)
+	asmCmd.Env = append(os.Environ(), "GOTRACE_SYSCALL_TRACEPOINTS=")
+	dump, err := asmCmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("--emit=asm: %v\n%s", err, dump)
+	}
+	for _, want := range []string{"program dispatch_sys_enter, RawTracepoint", "program dispatch_sys_exit, RawTracepoint"} {
+		if !strings.Contains(string(dump), want) {
+			t.Errorf("--emit=asm lacks %q", want)
+		}
+	}
 	rawOut, rawErr := runWith("")
 	perfOut, perfErr := runWith("perf")
 	if rawOut != perfOut {
@@ -76,7 +90,7 @@ func TestSyscallTracepointsEquivalent(t *testing.T) {
 		"tracepoint:syscalls:sys_exit_openat nr=257 ret=-2\n",
 		"tracepoint:syscalls:sys_enter_read nr=0 count=4321\n",
 		"tracepoint:syscalls:sys_exit_read ret=4321\n",
-		"tracepoint:syscalls:sys_enter_exit_group code=3\n",
+		"@exit[tracepoint:syscalls:sys_enter_exit_group, 3]: 1\n",
 		"@both: 6\n",
 		"@enter[tracepoint:syscalls:sys_enter_getpgid]: 3\n",
 		"@enter[tracepoint:syscalls:sys_enter_getppid]: 7\n",

@@ -155,6 +155,16 @@ func MaxSyscallNr() int {
 	return m
 }
 
+// SyscallNames returns the NAME of every syscall with a number, indexed by
+// its number ("" for numbers without one).
+func SyscallNames() []string {
+	names := make([]string, MaxSyscallNr()+1)
+	for name, nr := range syscallNumbers() {
+		names[nr] = name
+	}
+	return names
+}
+
 // syscallNumbers maps the name of each x86-64 syscall's entry point,
 // without its sys_ prefix (the NAME of its tracepoints sys_enter_NAME and
 // sys_exit_NAME), to its number: the kernel's 64-bit syscall table

@@ -57,9 +57,16 @@ func Features(spec *btf.Spec) KernelFeatures {
 		o.FentryMultiThreshold = DefaultFentryMultiThreshold
 	}
 	o.DirectBTFLoads = haveDirectBTFLoads(spec)
-	o.SyscallRawTp = provider.SyscallsSupported() && os.Getenv(SyscallPerfEnv) != "perf" &&
-		features.HaveProgramType(ebpf.RawTracepoint) == nil
+	o.SyscallRawTp = HaveSyscallRawTp()
 	return o
+}
+
+// HaveSyscallRawTp reports whether syscall tracepoints can be served by the
+// dispatchers on the raw tracepoints sys_enter and sys_exit: x86-64, raw
+// tracepoint programs (Linux 4.17), and SyscallPerfEnv not "perf".
+func HaveSyscallRawTp() bool {
+	return provider.SyscallsSupported() && os.Getenv(SyscallPerfEnv) != "perf" &&
+		features.HaveProgramType(ebpf.RawTracepoint) == nil
 }
 
 // haveDirectBTFLoads loads a tp_btf program on sched_switch that reads

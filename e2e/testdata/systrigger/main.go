@@ -7,6 +7,7 @@ package main
 import (
 	"os"
 	"syscall"
+	"time"
 )
 
 func main() {
@@ -23,5 +24,7 @@ func main() {
 	for range 3 {
 		syscall.Getpgrp()
 	}
+	// Let the tracer print the events before the exit stops it.
+	time.Sleep(300 * time.Millisecond)
 	os.Exit(3)
 }
