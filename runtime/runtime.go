@@ -329,7 +329,7 @@ func (s *session) run(ctx context.Context) error {
 
 	// Finalize: detach, drop queued events, run END, print.
 	stopWatcher()
-	if err := s.attached.closeAll(); err != nil {
+	if err := s.detach(); err != nil {
 		return fmt.Errorf("detach probes: %w", err)
 	}
 	if err := s.drain(true); err != nil {
