@@ -102,3 +102,22 @@ func TestSyscallTracepointsEquivalent(t *testing.T) {
 		}
 	}
 }
+
+// waitAttached waits until gotrace says on stderr that every probe is
+// attached ("Attached N probes"): the number of BPF links is no measure
+// where syscall tracepoints share the dispatchers' links.
+func (s *session) waitAttached(timeout time.Duration) {
+	s.t.Helper()
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		if strings.Contains(s.errText(), "Attached ") {
+			return
+		}
+		select {
+		case <-s.done:
+			s.t.Fatalf("gotrace exited before attaching; stderr:\n%s", s.errText())
+		case <-time.After(time.Millisecond):
+		}
+	}
+	s.t.Fatalf("gotrace did not attach in %v; stderr:\n%s", timeout, s.errText())
+}
