@@ -14,6 +14,7 @@ import (
 	"github.com/gotrace/gotrace/lang"
 	"github.com/gotrace/gotrace/object"
 	"github.com/gotrace/gotrace/output"
+	"github.com/gotrace/gotrace/provider"
 	"github.com/gotrace/gotrace/runtime"
 )
 
@@ -87,6 +88,10 @@ type Features struct {
 	// LongJumps: the kernel has gotol, the jump with a 32-bit distance
 	// (Linux 6.4), for jumps over more than 32,767 instructions.
 	LongJumps bool
+	// SyscallRawTp: syscall tracepoints are served by dispatchers on the
+	// raw tracepoints sys_enter and sys_exit instead of one perf event
+	// each (x86-64, Linux 4.17); false keeps the perf events.
+	SyscallRawTp bool
 }
 
 // RunOptions configure Script.Run and Script.Load.
@@ -150,11 +155,15 @@ func Compile(name, src string, opts Options) (*Script, error) {
 	}
 	var copts codegen.Options
 	if f := opts.Features; f != nil {
-		copts = codegen.Options{KprobeMulti: f.KprobeMulti, FentryMultiThreshold: f.FentryMultiThreshold, DirectBTFLoads: f.DirectBTFLoads, LongJumps: f.LongJumps}
+		copts = codegen.Options{KprobeMulti: f.KprobeMulti, FentryMultiThreshold: f.FentryMultiThreshold, DirectBTFLoads: f.DirectBTFLoads, LongJumps: f.LongJumps, SyscallRawTp: f.SyscallRawTp}
 	} else if needsKernelFeatures(checked) {
 		spec, _ := env.BTF()
 		f := runtime.Features(spec, env.BTFCache())
-		copts = codegen.Options{BTF: spec, KprobeMulti: f.KprobeMulti, FentryMultiThreshold: f.FentryMultiThreshold, DirectBTFLoads: f.DirectBTFLoads, LongJumps: f.LongJumps}
+		copts = codegen.Options{BTF: spec, KprobeMulti: f.KprobeMulti, FentryMultiThreshold: f.FentryMultiThreshold, DirectBTFLoads: f.DirectBTFLoads, LongJumps: f.LongJumps, SyscallRawTp: f.SyscallRawTp}
+	} else if usesSyscallTracepoints(checked) {
+		// Only the syscall dispatchers depend on the kernel: probe that alone.
+		spec, _ := env.BTF()
+		copts = codegen.Options{BTF: spec, SyscallRawTp: runtime.HaveSyscallRawTp()}
 	}
 	if copts.BTF == nil && needsKernelFeatures(checked) {
 		copts.BTF, _ = env.BTF()
@@ -184,6 +193,18 @@ func Compile(name, src string, opts Options) (*Script, error) {
 func needsKernelFeatures(p *lang.Program) bool {
 	for _, pr := range p.Probes {
 		if pr.Def().KernelFeatures {
+			return true
+		}
+	}
+	return false
+}
+
+// usesSyscallTracepoints reports whether the program has syscall
+// tracepoints, which the syscall dispatchers may serve
+// (runtime.KernelFeatures.SyscallRawTp).
+func usesSyscallTracepoints(p *lang.Program) bool {
+	for _, pr := range p.Probes {
+		if provider.SyscallDirection(pr.Points) != "" {
 			return true
 		}
 	}

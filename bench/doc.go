@@ -9,4 +9,11 @@
 //
 // It needs root. The tools take turns, run after run, so that the host's
 // load affects them alike; numbers are medians over -n runs.
+//
+// With -mode syscalls it times tracepoint:syscalls:sys_enter_* (counted by
+// probe, exit after 200 ms) from launch to exit instead, alternating
+// gotrace and bpftrace run by run (-perf adds gotrace on one perf event
+// per tracepoint):
+//
+//	go run ./bench -mode syscalls -n 5 [-perf]
 package main

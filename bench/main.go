@@ -19,7 +19,17 @@ func main() {
 	gotrace := flag.String("gotrace", "./gotrace", "gotrace binaries, comma-separated (e.g. before,after)")
 	bpftrace := flag.String("bpftrace", "bpftrace", "bpftrace binary (skipped when not found)")
 	only := flag.String("only", "", "measurements to run, comma-separated (default all): "+names())
+	mode := flag.String("mode", "startup", "startup, or syscalls: the syscall tracepoint wildcard from launch to exit")
+	perf := flag.Bool("perf", false, "with -mode syscalls, also time gotrace with one perf event per tracepoint")
 	flag.Parse()
+	if *mode == "syscalls" {
+		first, _, _ := strings.Cut(*gotrace, ",")
+		if err := benchSyscalls(*n, first, *bpftrace, *perf); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		return
+	}
 	var tools []string
 	for _, g := range strings.Split(*gotrace, ",") {
 		tools = append(tools, g)

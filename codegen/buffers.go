@@ -18,6 +18,9 @@ import (
 // roundUp(size, 8) bytes and returns its offset.
 func (g *gen) buffer(e ast.Expr) int16 {
 	t := g.info.TypeOf(e)
+	if off, ok := g.syscallProbeName(e); ok {
+		return off
+	}
 	if cv, ok := g.info.Consts[e]; ok && cv.IsStr {
 		if t.Kind == types.Array {
 			return g.bytesConst(cv.Str, t.Size, e.Pos())

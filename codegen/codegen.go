@@ -46,6 +46,10 @@ type Options struct {
 	// (BPF_JMP32 | BPF_JA, Linux 6.4); jumps over more than 32,767
 	// instructions use it. Without it they are an error (ErrJumpRange).
 	LongJumps bool
+	// SyscallRawTp: syscall tracepoints are served by dispatchers on the
+	// raw tracepoints sys_enter and sys_exit (syscalls.go) instead of one
+	// perf event each. Needs raw tracepoints (Linux 4.17) on x86-64.
+	SyscallRawTp bool
 }
 
 // Map names used in the collection for the runtime's own maps.
@@ -110,11 +114,13 @@ func Compile(prog *lang.Program, opts Options) (*object.Program, error) {
 			return nil, err
 		}
 	}
+	c.planSyscalls()
 	for i, p := range prog.Probes {
 		if err := c.compileProbe(i, p); err != nil {
 			return nil, err
 		}
 	}
+	c.emitDispatchers()
 	return c.out, nil
 }
 
@@ -126,6 +132,7 @@ type compiler struct {
 	needHash map[string]bool // maps used in ways a per-CPU array cannot serve
 	printfs  map[string]int  // dedup key → index in out.Printfs
 	order    map[string]int  // instances compiled so far, by provider
+	sys      syscallPlan     // blocks served by the syscall dispatchers
 }
 
 // mapKeyType returns the BPF key layout for a map.
@@ -268,6 +275,9 @@ func valueSize(t *types.Type) int {
 func roundUp(n, a int) int { return (n + a - 1) / a * a }
 
 func (c *compiler) compileProbe(i int, p *lang.Probe) error {
+	if c.skipSyscall(p) {
+		return nil // served by another instance's program (syscalls.go)
+	}
 	pt := p.Points[0]
 	probe := &object.Probe{Name: pt.Name, Program: fmt.Sprintf("p%d", i)}
 	def := provider.Lookup(pt.Provider)
@@ -276,13 +286,16 @@ func (c *compiler) compileProbe(i int, p *lang.Probe) error {
 	}
 	// The provider says what to emit; Order counts the instances of a
 	// provider (BEGIN and END run in order of appearance).
-	prog := def.Compile(p.Points, provider.Features{KprobeMulti: c.opts.KprobeMulti, FentryMultiThreshold: c.opts.FentryMultiThreshold}, probe)
+	prog := def.Compile(p.Points, c.features(p), probe)
 	typ, attach := prog.Type, prog.AttachType
 	probe.Order = c.order[pt.Provider]
 	c.order[pt.Provider]++
 	probe.Group = &object.Group{Written: written(p), Size: len(probe.Targets)}
 	g := newGen(c, p)
 	g.ctx = prog.Ctx
+	if prog.Ctx == provider.CtxSyscall {
+		c.syscallBody(g, p, probe)
+	}
 	insns, err := g.program()
 	if err != nil {
 		return err

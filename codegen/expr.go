@@ -199,6 +199,10 @@ func (g *gen) fieldScalar(e *ast.Field) {
 		g.fail(e.Pos(), fmt.Errorf("field %s not found", e.Name))
 		return
 	}
+	if g.ctx == provider.CtxSyscall {
+		g.syscallArg(f, e.Pos())
+		return
+	}
 	size := f.Type.Size
 	if f.Type.Kind == types.Pointer {
 		size = 8

@@ -52,6 +52,12 @@ type gen struct {
 	// positions maps source tags back to script positions, for errors
 	// found after layout.
 	positions map[asm.Comment]ast.Pos
+	// epilogue, when set, emits code run when the probe ends (the tail
+	// calls of a syscall block, syscalls.go); sysDir is the raw
+	// tracepoint of a syscall block.
+	epilogue func()
+	sysDir   string
+	sysNames bool // probe is read from the names map (syscalls.go)
 }
 
 func newGen(c *compiler, p *lang.Probe) *gen {
@@ -192,6 +198,9 @@ func (g *gen) program() (asm.Instructions, error) {
 	}
 	g.block(g.probe.AST.Body)
 	g.mark(g.exitLbl)
+	if g.epilogue != nil {
+		g.epilogue()
+	}
 	g.emit(asm.Mov.Imm(asm.R0, 0), asm.Return())
 	if g.err != nil {
 		return nil, &Error{Pos: g.errPos, Err: g.err}

@@ -185,7 +185,7 @@ func TestPidFilter(t *testing.T) {
 	helper.Env = append(os.Environ(), getppidEnv+"=5000")
 	s := startNoWait(t, "-p", fmt.Sprint(os.Getpid()), "-e",
 		`tracepoint:syscalls:sys_enter_getppid { @all = count(); } tracepoint:syscalls:sys_enter_getppid /tid == 0/ { @none = count(); }`)
-	s.waitLinks(2, 20*time.Second)
+	s.waitAttached(20 * time.Second)
 	if err := helper.Run(); err != nil { // another process's calls
 		t.Fatal(err)
 	}

@@ -60,6 +60,15 @@ type Probe struct {
 	// Via says, for the user, when a probe is served by another mechanism
 	// than its name suggests (e.g. an fentry wildcard through kprobe_multi).
 	Via string
+	// Dispatch is, for a block on syscall tracepoints run by tail calls
+	// from a dispatcher on the raw tracepoint sys_enter or sys_exit, the
+	// BPF_MAP_TYPE_PROG_ARRAY in Collection.Maps that its program is
+	// placed in, at the syscall numbers of its Targets; "" otherwise.
+	Dispatch string
+	// Dispatcher: the program runs the blocks of other probes (the syscall
+	// dispatcher on the raw tracepoint Targets[0]); it counts for no
+	// attach point.
+	Dispatcher bool
 	// Group is the set of targets this probe was expanded with; probes
 	// that share a Group pointer come from the same probe of the script.
 	// nil for probes the runtime makes up itself.

@@ -74,4 +74,6 @@ type Attacher interface {
 	// one kprobe per target; functions the kernel refuses in a wildcard
 	// are skipped.
 	AttachKprobes(p *object.Probe, prog *ebpf.Program, ret bool) (int, error)
+	// Map returns the loaded map of the collection with that name, or nil.
+	Map(name string) *ebpf.Map
 }

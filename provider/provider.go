@@ -31,6 +31,7 @@ const (
 	CtxPtRegs                          // struct pt_regs: arguments in registers
 	CtxBTFArgs                         // an array of u64 arguments (trampolines, BTF raw tracepoints)
 	CtxPerfSample                      // struct bpf_perf_event_data
+	CtxSyscall                         // raw tracepoint sys_enter/sys_exit: {struct pt_regs *regs; long id or ret} (syscalls.go)
 )
 
 // RetvalFrom says how the retval builtin is typed and read.
@@ -134,6 +135,10 @@ type Features struct {
 	// FentryMultiThreshold: fentry wildcards of at least this many
 	// functions are served by kprobe_multi (0: never).
 	FentryMultiThreshold int
+	// SyscallRawTp: syscall tracepoints are served by a dispatcher on the
+	// raw tracepoints sys_enter and sys_exit (syscalls.go) instead of one
+	// perf event each.
+	SyscallRawTp bool
 }
 
 // Supported reports whether gotrace implements the provider.

@@ -23,10 +23,14 @@ var tracepointProvider = &Provider{
 	ProbeType:     "tracepoint",
 	SharesProgram: true,
 	PidFilter:     true,
-	Compile: func(pts []*Point, _ Features, probe *object.Probe) Program {
+	Compile: func(pts []*Point, f Features, probe *object.Probe) Program {
 		probe.Provider = "tracepoint"
 		for _, p := range pts {
 			probe.Targets = append(probe.Targets, p.Category+":"+p.Event)
+		}
+		if f.SyscallRawTp && SyscallDirection(pts) != "" {
+			// Served by the dispatcher on the raw tracepoint (syscalls.go).
+			return Program{Type: ebpf.RawTracepoint, Ctx: CtxSyscall}
 		}
 		return Program{Type: ebpf.TracePoint, Ctx: CtxTracepointRecord}
 	},
@@ -35,6 +39,9 @@ var tracepointProvider = &Provider{
 		return err
 	},
 	Attach: func(a Attacher, p *object.Probe, prog *ebpf.Program) (int, error) {
+		if prog.Type() == ebpf.RawTracepoint {
+			return attachSyscall(a, p, prog)
+		}
 		for _, t := range p.Targets {
 			if err := attachTracepoint(a, p, prog, t); err != nil {
 				return 0, err

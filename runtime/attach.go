@@ -86,6 +86,9 @@ func (s *session) AttachType(p *object.Probe) ebpf.AttachType {
 	return ebpf.AttachNone
 }
 
+// Map implements provider.Attacher.
+func (s *session) Map(name string) *ebpf.Map { return s.coll.Maps[name] }
+
 // onlineCPUs lists the online CPUs.
 func onlineCPUs() ([]int, error) {
 	b, err := os.ReadFile("/sys/devices/system/cpu/online")

@@ -1,10 +1,14 @@
 package runtime
 
 import (
+	"os"
+
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/asm"
 	"github.com/cilium/ebpf/btf"
 	"github.com/cilium/ebpf/features"
+
+	"github.com/gotrace/gotrace/provider"
 )
 
 // KernelFeatures are the kernel-dependent code generation choices that
@@ -23,7 +27,16 @@ type KernelFeatures struct {
 	// LongJumps: the kernel has gotol, the jump with a 32-bit distance
 	// (Linux 6.4), for jumps over more than 32,767 instructions.
 	LongJumps bool
+	// SyscallRawTp: syscall tracepoints are served by dispatchers on the
+	// raw tracepoints sys_enter and sys_exit (x86-64, Linux 4.17), unless
+	// SyscallPerfEnv is "perf".
+	SyscallRawTp bool
 }
+
+// SyscallPerfEnv names the environment variable that, set to "perf",
+// keeps syscall tracepoints on one perf event each (the path bpftrace
+// takes), for comparison and as a way out.
+const SyscallPerfEnv = "GOTRACE_SYSCALL_TRACEPOINTS"
 
 // DefaultFentryMultiThreshold is the size from which an fentry wildcard is
 // served by one kprobe_multi link: separate trampolines take ~140 ms each
@@ -38,7 +51,8 @@ const DefaultFentryMultiThreshold = 64
 //   - gotol, the jump with a 32-bit distance (Linux 6.4);
 //   - direct loads through BTF-typed pointers in trampoline and BTF raw
 //     tracepoint programs (Linux 5.5), probed by loading a tp_btf program
-//     that reads sched_switch's prev->pid.
+//     that reads sched_switch's prev->pid;
+//   - raw tracepoint programs (Linux 4.17), for syscall tracepoints.
 //
 // cache, when not nil, is where the probe finds its attach target: pass the
 // cache spec came from, so that the kernel's BTF is not parsed twice.
@@ -51,6 +65,7 @@ func Features(spec *btf.Spec, cache *btf.Cache) KernelFeatures {
 	}
 	o.DirectBTFLoads = haveDirectBTFLoads(spec, cache)
 	o.LongJumps = HaveLongJumps()
+	o.SyscallRawTp = HaveSyscallRawTp()
 	return o
 }
 
@@ -60,6 +75,14 @@ func Features(spec *btf.Spec, cache *btf.Cache) KernelFeatures {
 func HaveLongJumps() bool {
 	_ = raiseMemlock()
 	return features.HaveV4ISA() == nil
+}
+
+// HaveSyscallRawTp reports whether syscall tracepoints can be served by the
+// dispatchers on the raw tracepoints sys_enter and sys_exit: x86-64, raw
+// tracepoint programs (Linux 4.17), and SyscallPerfEnv not "perf".
+func HaveSyscallRawTp() bool {
+	return provider.SyscallsSupported() && os.Getenv(SyscallPerfEnv) != "perf" &&
+		features.HaveProgramType(ebpf.RawTracepoint) == nil
 }
 
 // haveDirectBTFLoads loads a tp_btf program on sched_switch that reads

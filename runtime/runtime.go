@@ -273,7 +273,9 @@ func (s *session) run(ctx context.Context) error {
 
 	n := len(begins) + len(ends)
 	for _, p := range probes {
-		n += max(len(p.Targets), 1)
+		if !p.Dispatcher {
+			n += max(len(p.Targets), 1)
+		}
 	}
 	if limit := cmp.Or(s.opts.MaxProbes, DefaultMaxProbes); n > limit {
 		return fmt.Errorf("Can't attach to %d probes because it exceeds the current limit of %d probes.\n"+
@@ -385,7 +387,7 @@ func (s *session) run(ctx context.Context) error {
 	// traced process exited: its last events; after exit() handle drops
 	// them anyway), run END, print.
 	stopWatcher()
-	if err := s.attached.closeAll(); err != nil {
+	if err := s.detach(); err != nil {
 		return fmt.Errorf("detach probes: %w", err)
 	}
 	if err := s.drain(!errors.Is(context.Cause(ctx), ErrTargetExited)); err != nil {

@@ -23,8 +23,17 @@ func filterProbes(prog *object.Program, filter string) error {
 	}
 	var kept []*object.Probe
 	used := map[string]bool{}
+	dispatched := false
 	for _, p := range prog.Probes {
-		if provider.Lookup(p.Provider).Phase != provider.Attached || re.MatchString(p.Name) {
+		if !p.Dispatcher && (provider.Lookup(p.Provider).Phase != provider.Attached || re.MatchString(p.Name)) {
+			kept = append(kept, p)
+			used[p.Program] = true
+			dispatched = dispatched || p.Dispatch != ""
+		}
+	}
+	// The syscall dispatchers run the kept syscall blocks.
+	for _, p := range prog.Probes {
+		if p.Dispatcher && dispatched {
 			kept = append(kept, p)
 			used[p.Program] = true
 		}

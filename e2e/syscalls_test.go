@@ -1,0 +1,123 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// syscallScript traces the syscalls of the systrigger helper (see
+// testdata/systrigger) through every kind of syscall probe: typed args of
+// entry and exit, __syscall_nr, ret, probe under a wildcard, several blocks
+// on one syscall, and an attach list mixing directions.
+const syscallScript = `
+tracepoint:syscalls:sys_enter_openat /comm == "systrigger"/ {
+	if (str(args.filename) == "/nonexistent/gotrace-systp") {
+		printf("%s nr=%d dfd=%d file=%s flags=%d\n", probe, args.__syscall_nr, args.dfd, str(args.filename), args.flags);
+		@missing[tid] = 1;
+	}
+}
+tracepoint:syscalls:sys_exit_openat /@missing[tid]/ {
+	printf("%s nr=%d ret=%d\n", probe, args.__syscall_nr, args.ret);
+	delete(@missing[tid]);
+}
+tracepoint:syscalls:sys_enter_read /comm == "systrigger" && args.count == 4321/ {
+	printf("%s nr=%d count=%d\n", probe, args.__syscall_nr, args.count);
+	@reading[tid] = 1;
+}
+tracepoint:syscalls:sys_exit_read /@reading[tid]/ {
+	printf("%s ret=%d\n", probe, args.ret);
+	delete(@reading[tid]);
+}
+tracepoint:syscalls:sys_enter_getp?id /comm == "systrigger"/ { @enter[probe] = count(); }
+tracepoint:syscalls:sys_enter_getppid /comm == "systrigger"/ { @second = count(); }
+tracepoint:syscalls:sys_exit_getppid /comm == "systrigger"/ { @ppid_ok[args.ret == ppid] = count(); }
+tracepoint:syscalls:sys_enter_getpgid, tracepoint:syscalls:sys_exit_getpgid /comm == "systrigger"/ { @both = count(); }
+tracepoint:syscalls:sys_enter_exit_group /comm == "systrigger"/ { @exit[probe, args.error_code] = count(); }
+`
+
+// TestSyscallTracepointsEquivalent runs the same script on syscall
+// tracepoints served by the raw tracepoint dispatchers and by one perf
+// event each (GOTRACE_SYSCALL_TRACEPOINTS=perf), and expects the same
+// output, which is also checked against what the helper did. (Events
+// still queued when the traced command exits are dropped, so the helper
+// waits before exiting and its exit is counted in a map.)
+func TestSyscallTracepointsEquivalent(t *testing.T) {
+	bin := gotrace(t)
+	helper := filepath.Join(t.TempDir(), "systrigger")
+	if out, err := exec.Command("go", "build", "-o", helper, "./testdata/systrigger").CombinedOutput(); err != nil {
+		t.Fatalf("build helper: %v\n%s", err, out)
+	}
+	runWith := func(env string) (string, string) {
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, bin, "-c", helper, "-e", syscallScript)
+		cmd.Env = append(os.Environ(), "GOTRACE_SYSCALL_TRACEPOINTS="+env)
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("gotrace (GOTRACE_SYSCALL_TRACEPOINTS=%s): %v\nstderr:\n%s", env, err, stderr.String())
+		}
+		return stdout.String(), stderr.String()
+	}
+	// The default path is the dispatchers': their programs are in the dump.
+	asmCmd := exec.Command(bin, "--emit=asm", "-e", syscallScript)
+	asmCmd.Env = append(os.Environ(), "GOTRACE_SYSCALL_TRACEPOINTS=")
+	dump, err := asmCmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("--emit=asm: %v\n%s", err, dump)
+	}
+	for _, want := range []string{"program dispatch_sys_enter, RawTracepoint", "program dispatch_sys_exit, RawTracepoint"} {
+		if !strings.Contains(string(dump), want) {
+			t.Errorf("--emit=asm lacks %q", want)
+		}
+	}
+	rawOut, rawErr := runWith("")
+	perfOut, perfErr := runWith("perf")
+	if rawOut != perfOut {
+		t.Errorf("raw tracepoint dispatch and perf events differ:\n--- dispatch\n%s--- perf\n%s", rawOut, perfOut)
+	}
+	if rawErr != perfErr {
+		t.Errorf("stderr differs:\n--- dispatch\n%s--- perf\n%s", rawErr, perfErr)
+	}
+	for _, want := range []string{
+		"tracepoint:syscalls:sys_enter_openat nr=257 dfd=-100 file=/nonexistent/gotrace-systp flags=0\n",
+		"tracepoint:syscalls:sys_exit_openat nr=257 ret=-2\n",
+		"tracepoint:syscalls:sys_enter_read nr=0 count=4321\n",
+		"tracepoint:syscalls:sys_exit_read ret=4321\n",
+		"@exit[tracepoint:syscalls:sys_enter_exit_group, 3]: 1\n",
+		"@both: 6\n",
+		"@enter[tracepoint:syscalls:sys_enter_getpgid]: 3\n",
+		"@enter[tracepoint:syscalls:sys_enter_getppid]: 7\n",
+		"@ppid_ok[1]: 7\n",
+		"@second: 7\n",
+	} {
+		if !strings.Contains(rawOut, want) {
+			t.Errorf("output lacks %q:\n%s", want, rawOut)
+		}
+	}
+}
+
+// waitAttached waits until gotrace says on stderr that every probe is
+// attached ("Attached N probes"): the number of BPF links is no measure
+// where syscall tracepoints share the dispatchers' links.
+func (s *session) waitAttached(timeout time.Duration) {
+	s.t.Helper()
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		if strings.Contains(s.errText(), "Attached ") {
+			return
+		}
+		select {
+		case <-s.done:
+			s.t.Fatalf("gotrace exited before attaching; stderr:\n%s", s.errText())
+		case <-time.After(time.Millisecond):
+		}
+	}
+	s.t.Fatalf("gotrace did not attach in %v; stderr:\n%s", timeout, s.errText())
+}
