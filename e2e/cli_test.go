@@ -391,8 +391,8 @@ func TestDummyTSMap(t *testing.T) {
 	}
 	prog := `BEGIN { @a = tseries(1, 100ms, 5); @k[1] = (uint64)1; exit(); }`
 	for env, msg := range map[string]string{
-		"@nope": `BPFTRACE_DUMMY_TS_MAP: error: dummy_ts_map: "@nope" not found`,
-		"@k":    `BPFTRACE_DUMMY_TS_MAP: error: dummy_ts_map: "@k" must be scalar`,
+		"@nope": `BPFTRACE_DUMMY_TS_MAP: ERROR: dummy_ts_map: "@nope" not found`,
+		"@k":    `BPFTRACE_DUMMY_TS_MAP: ERROR: dummy_ts_map: "@k" must be scalar`,
 	} {
 		if _, stderr, err := gt(env, prog); err == nil || !strings.Contains(stderr, msg) {
 			t.Errorf("BPFTRACE_DUMMY_TS_MAP=%s: err %v, stderr %q", env, err, stderr)

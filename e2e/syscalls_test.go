@@ -94,7 +94,7 @@ func TestSyscallTracepointsEquivalent(t *testing.T) {
 		"@both: 6\n",
 		"@enter[tracepoint:syscalls:sys_enter_getpgid]: 3\n",
 		"@enter[tracepoint:syscalls:sys_enter_getppid]: 7\n",
-		"@ppid_ok[1]: 7\n",
+		"@ppid_ok[true]: 7\n",
 		"@second: 7\n",
 	} {
 		if !strings.Contains(rawOut, want) {
