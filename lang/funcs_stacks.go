@@ -12,15 +12,8 @@ import (
 // Pointer, as the address space).
 func checkAddrFunc(k types.Kind, as types.AddrSpace) func(*checker, *ast.Call) *types.Type {
 	return func(c *checker, e *ast.Call) *types.Type {
-		if !c.wantArgs(e, 1, 1) {
-			return nil
-		}
-		t := c.expr(e.Args[0])
+		t := c.addressArg(e)
 		if t == nil {
-			return nil
-		}
-		if !t.IsInt() && t.Kind != types.Pointer {
-			c.errorf(e.Args[0], "%s() needs an address, not %s", e.Name, t)
 			return nil
 		}
 		if k == types.Ksym {
@@ -119,6 +112,16 @@ func checkUstack(c *checker, e *ast.Call) *types.Type {
 // checkUsym types usym(addr): an address of the current process, printed
 // as its function name.
 func checkUsym(c *checker, e *ast.Call) *types.Type {
+	if c.addressArg(e) == nil {
+		return nil
+	}
+	return &types.Type{Kind: types.Usym, Size: 16}
+}
+
+// addressArg checks the one argument of ksym(), kptr(), uptr() and usym():
+// an integer or a pointer. It returns the argument's type, or nil after an
+// error.
+func (c *checker) addressArg(e *ast.Call) *types.Type {
 	if !c.wantArgs(e, 1, 1) {
 		return nil
 	}
@@ -127,10 +130,10 @@ func checkUsym(c *checker, e *ast.Call) *types.Type {
 		return nil
 	}
 	if !t.IsInt() && t.Kind != types.Pointer {
-		c.errorf(e.Args[0], "usym() needs an address, not %s", t)
+		c.errorf(e.Args[0], "%s() needs an address, not %s", e.Name, t)
 		return nil
 	}
-	return &types.Type{Kind: types.Usym, Size: 16}
+	return t
 }
 
 // checkUaddr resolves uaddr("symbol") in a uprobe's binary at compile
