@@ -44,13 +44,26 @@ func funcProto(spec *btf.Spec, ix *btfnames.Index, name string) *btf.FuncProto {
 // protoByName returns the prototype of the BTF function name, found
 // through the spec's name index; ok is false when there is no such
 // function.
+//
+// cilium/ebpf indexes names without a CO-RE flavour suffix ("___..."): by
+// name, ___bpf_prog_run is not found and foo___bar would find foo. So only
+// a function of exactly that name is taken, and names with "___" are
+// looked up in the name index of the raw BTF.
 func protoByName(spec *btf.Spec, name string) (proto *btf.FuncProto, ok bool) {
+	if strings.Contains(name, "___") {
+		ix, err := btfnames.For(spec)
+		if err != nil {
+			return nil, false
+		}
+		proto := funcProto(spec, ix, name)
+		return proto, proto != nil
+	}
 	types, err := spec.AnyTypesByName(name)
 	if err != nil {
 		return nil, false
 	}
 	for _, t := range types {
-		if f, isFunc := t.(*btf.Func); isFunc {
+		if f, isFunc := t.(*btf.Func); isFunc && f.Name == name {
 			proto, _ = f.Type.(*btf.FuncProto)
 			return proto, true
 		}

@@ -30,6 +30,10 @@ func TestExpandBTFWildcards(t *testing.T) {
 	}{
 		{"fentry", "fentry:vfs_rea*", []string{"vfs_rea*"}, "fentry:vfs_read", 4},
 		{"kprobe", "kprobe:vfs_read", []string{"vfs_read"}, "kprobe:vfs_read", 4},
+		// cilium/ebpf's name index drops a "___" flavour suffix: these are
+		// found through the raw name index.
+		{"fentry", "fentry:___d_drop", []string{"___d_drop"}, "fentry:___d_drop", 1},
+		{"kprobe", "kprobe:____fput", []string{"____fput"}, "kprobe:____fput", 1},
 		{"rawtracepoint", "rawtracepoint:sched_sw*", []string{"sched_sw*"}, "rawtracepoint:sched_switch", 4},
 		{"rawtracepoint", "rawtracepoint:sched_switch", []string{"sched_switch"}, "rawtracepoint:sched_switch", 4},
 	} {
