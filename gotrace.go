@@ -161,9 +161,13 @@ func Compile(name, src string, opts Options) (*Script, error) {
 		f := runtime.Features(spec, env.BTFCache())
 		copts = codegen.Options{BTF: spec, KprobeMulti: f.KprobeMulti, FentryMultiThreshold: f.FentryMultiThreshold, DirectBTFLoads: f.DirectBTFLoads, LongJumps: f.LongJumps, SyscallRawTp: f.SyscallRawTp}
 	} else if usesSyscallTracepoints(checked) {
-		// Only the syscall dispatchers depend on the kernel: probe that alone.
-		spec, _ := env.BTF()
-		copts = codegen.Options{BTF: spec, SyscallRawTp: runtime.HaveSyscallRawTp()}
+		// Only the syscall dispatchers depend on the kernel: probe that
+		// alone, and read BTF (thread_info's layout, for the compat
+		// check) only when they are used.
+		copts = codegen.Options{SyscallRawTp: runtime.HaveSyscallRawTp()}
+		if copts.SyscallRawTp {
+			copts.BTF, _ = env.BTF()
+		}
 	}
 	if copts.BTF == nil && needsKernelFeatures(checked) {
 		copts.BTF, _ = env.BTF()

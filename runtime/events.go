@@ -199,6 +199,10 @@ func (s *session) handle(rec []byte) error {
 	case object.EventExit:
 		s.exitCode = int(int32(id))
 		s.finalizing = true
+		// What was printed before exit() is out before the teardown,
+		// which can take a while (perf events wait for RCU), even when a
+		// storm of events never lets the ring buffer drain.
+		return s.flush()
 	case object.EventPrint:
 		m := s.userMap(kind, id)
 		if m == nil {

@@ -21,14 +21,14 @@ func TestRingbufSize(t *testing.T) {
 		{"fewer pages than CPUs", 4, 12, 4096, 0, 16 * 4096},
 		{"64 KiB pages", 5, 2, 65536, 0, 8 * 65536},
 		{"largest", 1 << 19, 2, 4096, 0, 1 << 31},
-		// The default: available memory within [256 KiB, 16544 KiB],
-		// in pages, to the nearest power of two.
-		{"default, plenty of memory", 0, 2, 4096, 8 << 20, 16 << 20},
+		// The default: available memory within [256 KiB, 1 MiB] (bpftrace:
+		// 16544 KiB), in pages, to the nearest power of two.
+		{"default, plenty of memory", 0, 2, 4096, 8 << 20, 1 << 20},
 		{"default, little memory", 0, 2, 4096, 100, 256 << 10},
-		{"default, 3000 KiB", 0, 2, 4096, 3000, 512 * 4096},  // 750 pages: 512 is nearer than 1024
-		{"default, 3200 KiB", 0, 2, 4096, 3200, 1024 * 4096}, // 800 pages: 1024 is nearer
-		{"default, tie", 0, 2, 4096, 3072, 512 * 4096},       // 768 pages: the lower one
-		{"default, 64 KiB pages", 0, 2, 65536, 8 << 20, 256 * 65536},
+		{"default, 700 KiB", 0, 2, 4096, 700, 128 * 4096}, // 175 pages: 128 is nearer than 256
+		{"default, 800 KiB", 0, 2, 4096, 800, 256 * 4096}, // 200 pages: 256 is nearer
+		{"default, tie", 0, 2, 4096, 768, 128 * 4096},     // 192 pages: the lower one
+		{"default, 64 KiB pages", 0, 2, 65536, 8 << 20, 16 * 65536},
 	}
 	for _, tt := range tests {
 		got, err := ringbufSize(tt.pages, tt.ncpu, tt.page, tt.availKB)
