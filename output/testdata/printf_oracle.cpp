@@ -19,7 +19,10 @@
 #include <sys/types.h>
 
 static const std::regex conv(
-    R"(%(-?)(\+?)( ?)(#?)(0?)(\*|\d+)?(?:\.(\*|\d+))?([hlLjzt]*)([diouxXeEfFGaAcspn%]|gr|g|rh|rx|r))");
+    // flags (each at most once, in this order), width, precision, length
+    // modifiers, then the verb: gr/g and rh/rx/r are tried after the
+    // one-letter verbs, which include neither g nor r.
+    R"(%(-)?(\+)?( )?(#)?(0)?([0-9]+|\*)?(?:\.([0-9]+|\*))?([jzthlL]*)([%diouxXcspneEfFGaA]|gr|g|rh|rx|r))");
 
 template <typename T, typename C> static void put(std::ostream &o, int64_t v) {
   o << static_cast<T>(static_cast<C>(v));
