@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -237,17 +236,7 @@ func TestUnprivileged(t *testing.T) {
 		cmd := exec.Command(nobodyBin, args...)
 		cmd.Dir = dir
 		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
-		var stdout, stderr strings.Builder
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		err := cmd.Run()
-		code := 0
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			code = ee.ExitCode()
-		} else if err != nil {
-			t.Fatal(err)
-		}
-		return result{stdout.String(), stderr.String(), code}
+		return runCmd(t, cmd)
 	}
 	const want = "ERROR: gotrace needs root (or the capabilities CAP_BPF and CAP_PERFMON, and CAP_SYS_ADMIN for some probe types)\n"
 	for _, args := range [][]string{

@@ -59,7 +59,17 @@ func run(t *testing.T, args ...string) result {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, gotrace(t), args...)
+	got := runCmd(t, exec.CommandContext(ctx, gotrace(t), args...))
+	if ctx.Err() != nil {
+		t.Fatalf("gotrace %q timed out; stderr:\n%s", args, got.stderr)
+	}
+	return got
+}
+
+// runCmd runs cmd to completion and returns its output and exit status; a
+// failure to run it at all ends the test.
+func runCmd(t *testing.T, cmd *exec.Cmd) result {
+	t.Helper()
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
@@ -68,10 +78,7 @@ func run(t *testing.T, args ...string) result {
 	if errors.As(err, &ee) {
 		code = ee.ExitCode()
 	} else if err != nil {
-		t.Fatalf("gotrace %q: %v", args, err)
-	}
-	if ctx.Err() != nil {
-		t.Fatalf("gotrace %q timed out; stderr:\n%s", args, stderr.String())
+		t.Fatalf("%q: %v", cmd.Args, err)
 	}
 	return result{stdout.String(), stderr.String(), code}
 }

@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -117,15 +116,5 @@ func runEnv(t *testing.T, env []string, args ...string) result {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, gotrace(t), args...)
 	cmd.Env = append(os.Environ(), env...)
-	var stdout, stderr strings.Builder
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	code := 0
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("gotrace %q: %v", args, err)
-	}
-	return result{stdout.String(), stderr.String(), code}
+	return runCmd(t, cmd)
 }

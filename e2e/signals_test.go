@@ -1,8 +1,6 @@
 package e2e
 
 import (
-	"bytes"
-	"errors"
 	"os/exec"
 	"regexp"
 	"strings"
@@ -46,22 +44,12 @@ func TestTimeoutSIGINT(t *testing.T) {
 		// Vary the moment of the signal, from before the probes are
 		// attached to well after.
 		d := []string{"0.5", "0.7", "1", "1.5"}[i%4]
-		cmd := exec.Command(to, "--preserve-status", "-s", "INT", d, bin, "-e", countByTid)
-		var stdout, stderr bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		err := cmd.Run()
-		code := 0
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			code = ee.ExitCode()
-		} else if err != nil {
-			t.Fatal(err)
+		got := runCmd(t, exec.Command(to, "--preserve-status", "-s", "INT", d, bin, "-e", countByTid))
+		if got.code != 0 || !strings.HasPrefix(got.stdout, "\n\n") {
+			t.Fatalf("run %d (timeout %s): exit %d, stdout:\n%s\nstderr:\n%s", i, d, got.code, got.stdout, got.stderr)
 		}
-		if code != 0 || !strings.HasPrefix(stdout.String(), "\n\n") {
-			t.Fatalf("run %d (timeout %s): exit %d, stdout:\n%s\nstderr:\n%s", i, d, code, stdout.String(), stderr.String())
-		}
-		if d != "0.5" && !mapPrinted.MatchString(stdout.String()) {
-			t.Errorf("run %d (timeout %s): no map printed:\n%s", i, d, stdout.String())
+		if d != "0.5" && !mapPrinted.MatchString(got.stdout) {
+			t.Errorf("run %d (timeout %s): no map printed:\n%s", i, d, got.stdout)
 		}
 	}
 }
