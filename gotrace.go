@@ -159,7 +159,7 @@ func Compile(name, src string, opts Options) (*Script, error) {
 	} else if needsKernelFeatures(checked) {
 		spec, _ := env.BTF()
 		f := runtime.Features(spec, env.BTFCache())
-		copts = codegen.Options{BTF: spec, KprobeMulti: f.KprobeMulti, FentryMultiThreshold: f.FentryMultiThreshold, DirectBTFLoads: f.DirectBTFLoads, LongJumps: f.LongJumps, SyscallRawTp: f.SyscallRawTp}
+		copts = codegen.Options{BTF: spec, KprobeMulti: f.KprobeMulti, FentryMultiThreshold: f.FentryMultiThreshold, DirectBTFLoads: f.DirectBTFLoads, SyscallRawTp: f.SyscallRawTp}
 	} else if usesSyscallTracepoints(checked) {
 		// Only the syscall dispatchers depend on the kernel: probe that
 		// alone, and read BTF (thread_info's layout, for the compat

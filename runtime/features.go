@@ -24,9 +24,6 @@ type KernelFeatures struct {
 	// DirectBTFLoads: trampoline and BTF raw tracepoint programs may read
 	// members through BTF-typed pointers with plain loads (Linux 5.5).
 	DirectBTFLoads bool
-	// LongJumps: the kernel has gotol, the jump with a 32-bit distance
-	// (Linux 6.4), for jumps over more than 32,767 instructions.
-	LongJumps bool
 	// SyscallRawTp: syscall tracepoints are served by dispatchers on the
 	// raw tracepoints sys_enter and sys_exit (x86-64, Linux 4.17), unless
 	// SyscallPerfEnv is "perf".
@@ -48,7 +45,6 @@ const DefaultFentryMultiThreshold = 64
 // depends on; spec is the kernel's BTF (nil skips the probes that need it).
 // Every choice is feature-probed, never inferred from the kernel version:
 //   - kprobe_multi links (Linux 5.18 with CONFIG_FPROBE);
-//   - gotol, the jump with a 32-bit distance (Linux 6.4);
 //   - direct loads through BTF-typed pointers in trampoline and BTF raw
 //     tracepoint programs (Linux 5.5), probed by loading a tp_btf program
 //     that reads sched_switch's prev->pid;
@@ -64,7 +60,6 @@ func Features(spec *btf.Spec, cache *btf.Cache) KernelFeatures {
 		o.FentryMultiThreshold = DefaultFentryMultiThreshold
 	}
 	o.DirectBTFLoads = haveDirectBTFLoads(spec, cache)
-	o.LongJumps = HaveLongJumps()
 	o.SyscallRawTp = HaveSyscallRawTp()
 	return o
 }
