@@ -102,7 +102,7 @@ func Compile(prog *lang.Program, opts Options) (*object.Program, error) {
 	}
 	c.out.Collection.Maps[droppedMapName] = &ebpf.MapSpec{
 		Name:       droppedMapName,
-		Type:       ebpf.PerCPUArray,
+		Type:       ebpf.Array,
 		KeySize:    4,
 		ValueSize:  8,
 		MaxEntries: 1,

@@ -9,6 +9,7 @@ import (
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/asm"
+	"golang.org/x/sys/unix"
 
 	"github.com/gotrace/gotrace/lang"
 	"github.com/gotrace/gotrace/lang/ast"
@@ -23,11 +24,13 @@ var (
 // VerifierPosition maps a load error that wraps *ebpf.VerifierError back to
 // the script: it finds the program named in the error, the last instruction
 // the verifier looked at, and the source tag of the instruction group it
-// belongs to. It returns nil when err is not a verifier rejection or the
-// position cannot be found.
+// belongs to. The verifier's limits on a whole program (instructions
+// explored, pending branches) and its EFAULT failures, which come without a
+// log, are reported in plain words at the first statement of the probe. It
+// returns nil when err is not a load failure of a known program or no
+// position can be found.
 func VerifierPosition(err error, prog *object.Program) *lang.Error {
-	var ve *ebpf.VerifierError
-	if !errors.As(err, &ve) || prog == nil {
+	if err == nil || prog == nil {
 		return nil
 	}
 	name := ""
@@ -41,6 +44,24 @@ func VerifierPosition(err error, prog *object.Program) *lang.Error {
 	if spec == nil {
 		return nil
 	}
+	var ve *ebpf.VerifierError
+	if !errors.As(err, &ve) {
+		if errors.Is(err, unix.EFAULT) {
+			return probeError(spec.Instructions, "the kernel's BPF verifier failed on this probe's program (bad address): "+
+				"this happens when a probe is too large or branches too much for it; split the probe's work across several probes")
+		}
+		return nil
+	}
+	for _, l := range ve.Log {
+		if m := tooLargeRe.FindStringSubmatch(l); m != nil {
+			return probeError(spec.Instructions, fmt.Sprintf("this probe is too complex for the kernel's BPF verifier: it explored %s instructions without finishing (its limit is 1000000); "+
+				"use fewer branches (if/else chains, ?:, loops) in one probe, or split them across probes", m[1]))
+		}
+		if m := jumpSeqRe.FindStringSubmatch(l); m != nil {
+			return probeError(spec.Instructions, fmt.Sprintf("this probe has too many branches in a row for the kernel's BPF verifier (%s pending, its limit is 8192); "+
+				"split the probe's work across several probes", m[1]))
+		}
+	}
 	insn := -1
 	for _, l := range ve.Log {
 		if m := insnLineRe.FindStringSubmatch(strings.TrimSpace(l)); m != nil {
@@ -50,13 +71,10 @@ func VerifierPosition(err error, prog *object.Program) *lang.Error {
 	if insn < 0 {
 		return nil
 	}
-	src := sourceAt(spec.Instructions, insn)
-	m := srcPosRe.FindStringSubmatch(src)
-	if m == nil {
+	pos, ok := sourcePos(sourceAt(spec.Instructions, insn))
+	if !ok {
 		return nil
 	}
-	line, _ := strconv.Atoi(m[2])
-	col, _ := strconv.Atoi(m[3])
 	cause := "the program was rejected"
 	if len(ve.Log) > 0 {
 		cause = strings.TrimSpace(ve.Log[len(ve.Log)-1])
@@ -69,10 +87,35 @@ func VerifierPosition(err error, prog *object.Program) *lang.Error {
 			}
 		}
 	}
-	return &lang.Error{
-		Pos: ast.Pos{Filename: m[1], Line: line, Column: col},
-		Msg: fmt.Sprintf("the BPF verifier rejected the code generated here: %s", cause),
+	return &lang.Error{Pos: pos, Msg: fmt.Sprintf("the BPF verifier rejected the code generated here: %s", cause)}
+}
+
+var (
+	tooLargeRe = regexp.MustCompile(`BPF program is too large\. Processed (\d+) insn`)
+	jumpSeqRe  = regexp.MustCompile(`The sequence of (\d+) jumps is too complex`)
+)
+
+// probeError is an error at the first statement of a program.
+func probeError(insns asm.Instructions, msg string) *lang.Error {
+	for _, ins := range insns {
+		if src := ins.Source(); src != nil {
+			if pos, ok := sourcePos(src.String()); ok {
+				return &lang.Error{Pos: pos, Msg: msg}
+			}
+		}
 	}
+	return nil
+}
+
+// sourcePos reads the position a source tag starts with.
+func sourcePos(src string) (ast.Pos, bool) {
+	m := srcPosRe.FindStringSubmatch(src)
+	if m == nil {
+		return ast.Pos{}, false
+	}
+	line, _ := strconv.Atoi(m[2])
+	col, _ := strconv.Atoi(m[3])
+	return ast.Pos{Filename: m[1], Line: line, Column: col}, true
 }
 
 // sourceAt returns the source tag in effect at raw instruction offset off.

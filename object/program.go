@@ -21,7 +21,7 @@ type Program struct {
 	Times      []string  // strftime formats, indexed by Event.ID for EventTime
 	EventsMap  string    // name of the BPF_MAP_TYPE_RINGBUF map in Collection.Maps carrying events
 	GlobalsMap string    // name of a one-element array holding Globals; "" when unused
-	DroppedMap string    // name of a one-element per-CPU array of uint64 counting events lost because EventsMap was full; "" when unused
+	DroppedMap string    // name of a one-element array of uint64 (per-CPU in older objects) counting events lost because EventsMap was full; "" when unused
 	StackMap   string    // name of the BPF_MAP_TYPE_STACK_TRACE map that kstack ids index; "" when unused
 	FullMap    string    // name of a per-CPU uint64 array indexed like Maps: updates dropped because the map was full; "" when unused
 	Globals    GlobalsLayout

@@ -15,7 +15,7 @@
 // Events follow object.EventKind. Two details go beyond the codegen
 // contract: an EventPrint record of at least 32 bytes carries print()'s top
 // and div arguments as two uint64 after the header; and when
-// Program.DroppedMap is set, its per-CPU uint64 counts are summed while
+// Program.DroppedMap is set, its uint64 count (per-CPU counts are summed) is read while
 // events are read, even when the ring buffer never drains, to report "Lost
 // N events" on stderr at most once a second while events are lost, and at
 // exit "WARNING: Total lost event count: N", as bpftrace does. errorf() and
