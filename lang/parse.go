@@ -102,17 +102,25 @@ type gStmt struct {
 	Semi   []lexer.Token `parser:"@\";\"*"`
 }
 
+// gIf is an if statement with its else-if chain. The chain is a
+// repetition, not a nested if inside an else, so that a chain of thousands
+// of branches parses without recursing once per branch or copying its
+// remaining tokens for each one; the converter nests the ast.IfStmt nodes.
 type gIf struct {
 	Pos    lexer.Position
 	Tokens []lexer.Token
-	Cond   *gExpr  `parser:"\"if\":Ident @@"`
-	Then   *gBlock `parser:"@@"`
-	Else   *gElse  `parser:"( \"else\":Ident @@ )?"`
+	Cond   *gExpr   `parser:"\"if\":Ident @@"`
+	Then   *gBlock  `parser:"@@"`
+	Else   []*gElse `parser:"@@*"`
 }
 
+// gElse is `else if COND BLOCK` (Cond set) or `else BLOCK`.
 type gElse struct {
-	If    *gIf    `parser:"  @@"`
-	Block *gBlock `parser:"| @@"`
+	Pos    lexer.Position
+	Tokens []lexer.Token
+	Cond   *gExpr  `parser:"\"else\":Ident ( \"if\":Ident @@"`
+	Then   *gBlock `parser:"  @@"`
+	Block  *gBlock `parser:"| @@ )"`
 }
 
 type gFor struct {
@@ -297,6 +305,10 @@ func fixPos(name string, p lexer.Position) ast.Pos {
 
 func friendlyExpect(want string) string {
 	want = strings.TrimSpace(want)
+	// After "else": the if of an else-if, or the else block.
+	if strings.HasPrefix(want, `(("if" `) {
+		return `"if" or "{"`
+	}
 	// A whole production (e.g. `"if":Ident "(" gExpr ...`) is unhelpful;
 	// reduce it to its first element.
 	if strings.ContainsAny(want, " |") {
@@ -487,13 +499,24 @@ func (c *converter) variable(g *gVar) *ast.Var {
 
 func (c *converter) ifStmt(g *gIf) *ast.IfStmt {
 	s := &ast.IfStmt{Span: tokSpan(g.Tokens), Cond: unparen(g.Cond.X), Then: c.block(g.Then)}
-	if g.Else != nil {
-		if g.Else.If != nil {
-			s.Else = c.ifStmt(g.Else.If)
-		} else if g.Else.Block != nil {
-			b := c.block(g.Else.Block)
-			s.Else = &ast.BlockStmt{Span: b.Span, Body: b}
+	last := s
+	for _, e := range g.Else {
+		if last == nil {
+			c.errorf(toPos(e.Pos), "unexpected \"else\" after the final else block")
+			break
 		}
+		if e.Cond == nil {
+			b := c.block(e.Block)
+			last.Else = &ast.BlockStmt{Span: b.Span, Body: b}
+			last = nil
+			continue
+		}
+		// An else-if spans from its "if" to the end of the chain, as
+		// the if nested in the else it stands for would.
+		span := ast.Span{Start: toPos(e.Tokens[1].Pos), End: s.Span.End}
+		n := &ast.IfStmt{Span: span, Cond: unparen(e.Cond.X), Then: c.block(e.Then)}
+		last.Else = n
+		last = n
 	}
 	return s
 }
