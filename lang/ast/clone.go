@@ -1,6 +1,9 @@
 package ast
 
-import "reflect"
+import (
+	"reflect"
+	"sync"
+)
 
 // Clone returns a deep copy of the tree rooted at n: every node reachable
 // from n is copied, and a node reached twice is copied once, so the copy
@@ -47,6 +50,9 @@ func (c *cloner) value(v reflect.Value) reflect.Value {
 		}
 		return cp
 	case reflect.Struct:
+		if plain(v.Type()) {
+			return v // positions, spans: copied by value
+		}
 		cp := reflect.New(v.Type()).Elem()
 		for i := range v.NumField() {
 			cp.Field(i).Set(c.value(v.Field(i)))
@@ -56,4 +62,32 @@ func (c *cloner) value(v reflect.Value) reflect.Value {
 		panic("ast.Clone: unsupported field kind " + v.Kind().String() + " in " + v.Type().String())
 	}
 	return v // strings, numbers, booleans: values
+}
+
+// plainTypes caches plain's answers by type.
+var plainTypes sync.Map // reflect.Type → bool
+
+// plain reports whether values of t hold no pointers, interfaces, slices or
+// other references (strings are immutable), so that copying the value is a
+// deep copy.
+func plain(t reflect.Type) bool {
+	if p, ok := plainTypes.Load(t); ok {
+		return p.(bool)
+	}
+	p := true
+	switch t.Kind() {
+	case reflect.Struct:
+		for i := range t.NumField() {
+			if !plain(t.Field(i).Type) {
+				p = false
+				break
+			}
+		}
+	case reflect.Array:
+		p = plain(t.Elem())
+	case reflect.Pointer, reflect.Interface, reflect.Slice, reflect.Map, reflect.Chan, reflect.Func, reflect.UnsafePointer:
+		p = false
+	}
+	plainTypes.Store(t, p)
+	return p
 }
