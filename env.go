@@ -2,6 +2,7 @@ package gotrace
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"os"
 	"strconv"
@@ -156,3 +157,13 @@ func (k *KernelEnv) Inode(path string) (uint64, error) {
 }
 
 var _ lang.HostFiles = (*KernelEnv)(nil)
+
+// kernelThreadStatusOffset returns the offset of thread_info.status in
+// task_struct from the running kernel's raw BTF, when env is the running
+// kernel.
+func kernelThreadStatusOffset(env Env) (int, error) {
+	if _, ok := env.(*KernelEnv); !ok {
+		return 0, errors.New("not the running kernel's environment")
+	}
+	return btfnames.MemberOffsetFile(btfnames.KernelPath, "task_struct", "thread_info", "status")
+}

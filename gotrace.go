@@ -162,11 +162,17 @@ func Compile(name, src string, opts Options) (*Script, error) {
 		copts = codegen.Options{BTF: spec, KprobeMulti: f.KprobeMulti, FentryMultiThreshold: f.FentryMultiThreshold, DirectBTFLoads: f.DirectBTFLoads, SyscallRawTp: f.SyscallRawTp}
 	} else if usesSyscallTracepoints(checked) {
 		// Only the syscall dispatchers depend on the kernel: probe that
-		// alone, and read BTF (thread_info's layout, for the compat
-		// check) only when they are used.
+		// alone, and, when they are used, read the one member offset
+		// their compat check needs straight from the kernel's raw BTF
+		// rather than decoding task_struct and all it refers to (a
+		// custom Env's BTF is decoded).
 		copts = codegen.Options{SyscallRawTp: runtime.HaveSyscallRawTp()}
 		if copts.SyscallRawTp {
-			copts.BTF, _ = env.BTF()
+			if off, err := kernelThreadStatusOffset(env); err == nil {
+				copts.ThreadStatusOffset = off
+			} else {
+				copts.BTF, _ = env.BTF()
+			}
 		}
 	}
 	if copts.BTF == nil && needsKernelFeatures(checked) {

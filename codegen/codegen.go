@@ -50,6 +50,12 @@ type Options struct {
 	// raw tracepoints sys_enter and sys_exit (syscalls.go) instead of one
 	// perf event each. Needs raw tracepoints (Linux 4.17) on x86-64.
 	SyscallRawTp bool
+	// ThreadStatusOffset is the offset of thread_info.status in
+	// task_struct, which the syscall dispatchers read to skip compat
+	// syscalls, when the caller knows it without a decoded BTF spec
+	// (btfnames.MemberOffset reads it from the raw blob in a few
+	// milliseconds); 0 means unknown, and it is then looked up in BTF.
+	ThreadStatusOffset int
 }
 
 // Map names used in the collection for the runtime's own maps.

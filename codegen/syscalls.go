@@ -430,6 +430,9 @@ func (c *compiler) dispatcher(dir string, layers int) asm.Instructions {
 // syscalls then reach the blocks, which read their arguments with the
 // 64-bit ABI (only 32-bit processes make them).
 func (c *compiler) threadStatusOffset() (int, bool) {
+	if c.opts.ThreadStatusOffset > 0 {
+		return c.opts.ThreadStatusOffset, true
+	}
 	if c.opts.BTF == nil {
 		return 0, false
 	}

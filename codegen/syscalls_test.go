@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/asm"
 
 	"github.com/gotrace/gotrace/codegen"
 	"github.com/gotrace/gotrace/lang"
@@ -66,5 +67,31 @@ tracepoint:syscalls:sys_enter_write { @c = ctx; }
 	// (sys_enter_open_by_handle_at, p1).
 	if dump := fmt.Sprint(prog.Collection.Programs["p1"].Instructions); !strings.Contains(dump, "names_sys_enter") {
 		t.Errorf("shared program does not read the names map:\n%s", dump)
+	}
+}
+
+// TestSyscallCompatCheck: the dispatchers skip compat syscalls by reading
+// thread_info.status at the offset the caller gives (read from raw BTF at
+// run time), with no decoded BTF; with neither, the check is left out.
+func TestSyscallCompatCheck(t *testing.T) {
+	src := `tracepoint:syscalls:sys_enter_getppid { @ = count(); }`
+	for _, tc := range []struct {
+		off  int
+		want bool
+	}{{16, true}, {0, false}} {
+		prog, err := compileScript(t, "sys.bt", src, codegen.Options{SyscallRawTp: true, ThreadStatusOffset: tc.off})
+		if err != nil {
+			t.Fatalf("compile: %v", lang.Render(err, src))
+		}
+		insns := prog.Collection.Programs["dispatch_sys_enter"].Instructions
+		got := false
+		for i, ins := range insns {
+			if ins.IsBuiltinCall() && ins.Constant == int64(asm.FnGetCurrentTask) && i+2 < len(insns) {
+				got = insns[i+2].OpCode.ALUOp() == asm.Add && insns[i+2].Constant == int64(tc.off)
+			}
+		}
+		if got != tc.want {
+			t.Errorf("offset %d: compat check at that offset = %v, want %v:\n%v", tc.off, got, tc.want, insns)
+		}
 	}
 }

@@ -91,10 +91,16 @@ const (
 // ErrFormat reports a blob this reader does not understand.
 var ErrFormat = errors.New("malformed BTF")
 
-// Read lists the names of a raw BTF blob (the contents of
-// /sys/kernel/btf/vmlinux). Split BTF (kernel modules) is not supported:
-// its string offsets continue the base's.
-func Read(raw []byte) (*Index, error) {
+// blob is a raw BTF blob's type section and string section.
+type blob struct {
+	bo       binary.ByteOrder
+	types    []byte
+	strBytes []byte
+	strs     string // a copy of strBytes, made by copyStrings
+}
+
+// parseBlob checks the header of raw and finds its sections.
+func parseBlob(raw []byte) (*blob, error) {
 	if len(raw) < 24 {
 		return nil, fmt.Errorf("%w: short header", ErrFormat)
 	}
@@ -114,19 +120,64 @@ func Read(raw []byte) (*Index, error) {
 	if uint64(hdrLen) > uint64(len(raw)) || uint64(typeOff)+uint64(typeLen) > body || uint64(strOff)+uint64(strLen) > body {
 		return nil, fmt.Errorf("%w: sections out of bounds", ErrFormat)
 	}
-	types := raw[hdrLen+typeOff : hdrLen+typeOff+typeLen]
-	// One copy of the string table; names are substrings of it.
-	strs := string(raw[hdrLen+strOff : hdrLen+strOff+strLen])
-	name := func(off uint32) string {
-		if off == 0 || off >= uint32(len(strs)) {
-			return ""
-		}
-		s := strs[off:]
-		if i := strings.IndexByte(s, 0); i >= 0 {
-			s = s[:i]
-		}
-		return s
+	return &blob{
+		bo:       bo,
+		types:    raw[hdrLen+typeOff : hdrLen+typeOff+typeLen],
+		strBytes: raw[hdrLen+strOff : hdrLen+strOff+strLen],
+	}, nil
+}
+
+// copyStrings makes the one copy of the string section that the names
+// name returns are substrings of.
+func (b *blob) copyStrings() { b.strs = string(b.strBytes) }
+
+// nameIs reports whether the string at off is s, without copying it.
+func (b *blob) nameIs(off uint32, s string) bool {
+	if off == 0 || uint64(off)+uint64(len(s)) >= uint64(len(b.strBytes)) {
+		return s == "" && off == 0
 	}
+	return string(b.strBytes[off:int(off)+len(s)]) == s && b.strBytes[int(off)+len(s)] == 0
+}
+
+// name returns the string at off in the string section (copyStrings must
+// have been called).
+func (b *blob) name(off uint32) string {
+	if off == 0 || off >= uint32(len(b.strs)) {
+		return ""
+	}
+	s := b.strs[off:]
+	if i := strings.IndexByte(s, 0); i >= 0 {
+		s = s[:i]
+	}
+	return s
+}
+
+// extra returns the length of the kind-specific data after a type record's
+// 12-byte header.
+func extraLen(kind, vlen int) (int, bool) {
+	switch kind {
+	case kindInt, kindVar, kindDeclTag:
+		return 4, true
+	case kindArray:
+		return 12, true
+	case kindStruct, kindUnion, kindDatasec, kindEnum64:
+		return 12 * vlen, true
+	case kindEnum, kindProto:
+		return 8 * vlen, true
+	}
+	return 0, kind <= maxKnownKind
+}
+
+// Read lists the names of a raw BTF blob (the contents of
+// /sys/kernel/btf/vmlinux). Split BTF (kernel modules) is not supported:
+// its string offsets continue the base's.
+func Read(raw []byte) (*Index, error) {
+	b, err := parseBlob(raw)
+	if err != nil {
+		return nil, err
+	}
+	b.copyStrings()
+	bo, types, name := b.bo, b.types, b.name
 
 	type enumRec struct {
 		id        btf.TypeID
@@ -143,20 +194,9 @@ func Read(raw []byte) (*Index, error) {
 		nameOff, info := bo.Uint32(types[off:]), bo.Uint32(types[off+4:])
 		kind, vlen := int(info>>24&0x1f), int(info&0xffff)
 		off += 12
-		var extra int
-		switch kind {
-		case kindInt, kindVar, kindDeclTag:
-			extra = 4
-		case kindArray:
-			extra = 12
-		case kindStruct, kindUnion, kindDatasec, kindEnum64:
-			extra = 12 * vlen
-		case kindEnum, kindProto:
-			extra = 8 * vlen
-		default:
-			if kind > maxKnownKind {
-				return nil, fmt.Errorf("%w: unknown kind %d of type %d", ErrFormat, kind, id)
-			}
+		extra, ok := extraLen(kind, vlen)
+		if !ok {
+			return nil, fmt.Errorf("%w: unknown kind %d of type %d", ErrFormat, kind, id)
 		}
 		if len(types)-off < extra {
 			return nil, fmt.Errorf("%w: truncated type %d", ErrFormat, id)
@@ -253,23 +293,33 @@ func ReadFile(file string) (*Index, error) {
 	return ix, nil
 }
 
-// mapFile maps file read-only, or reads it when it cannot be mapped.
+// mapFile maps file read-only, or reads it when it cannot be mapped. The
+// mapping is populated at once: the readers touch every page, and one
+// page fault per page costs more than the whole scan.
 func mapFile(file string) ([]byte, error) {
+	raw, _, err := mapOrRead(file)
+	return raw, err
+}
+
+// mapOrRead is mapFile, also saying whether raw is a mapping (which
+// unix.Munmap may release).
+func mapOrRead(file string) (raw []byte, mapped bool, err error) {
 	f, err := os.Open(file)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if st.Size() > 0 {
-		if raw, err := unix.Mmap(int(f.Fd()), 0, int(st.Size()), unix.PROT_READ, unix.MAP_PRIVATE); err == nil {
-			return raw, nil
+		if raw, err := unix.Mmap(int(f.Fd()), 0, int(st.Size()), unix.PROT_READ, unix.MAP_PRIVATE|unix.MAP_POPULATE); err == nil {
+			return raw, true, nil
 		}
 	}
-	return io.ReadAll(f)
+	raw, err = io.ReadAll(f)
+	return raw, false, err
 }
 
 // registry maps a Spec to the way its index is built.

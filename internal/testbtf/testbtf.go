@@ -43,18 +43,9 @@ func Spec(tb testing.TB) *btf.Spec {
 
 // Load reads a gzip-compressed raw BTF blob.
 func Load(path string) (*btf.Spec, error) {
-	f, err := os.Open(path)
+	raw, err := ReadRaw(path)
 	if err != nil {
-		return nil, fmt.Errorf("open test BTF: %w", err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		return nil, fmt.Errorf("read test BTF %s: %w", path, err)
-	}
-	raw, err := io.ReadAll(zr)
-	if err != nil {
-		return nil, fmt.Errorf("read test BTF %s: %w", path, err)
+		return nil, err
 	}
 	spec, err := btf.LoadSpecFromReader(bytes.NewReader(raw))
 	if err != nil {
@@ -93,4 +84,23 @@ func Path() (string, error) {
 		}
 		dir = parent
 	}
+}
+
+// ReadRaw returns the uncompressed raw blob in the gzip file path, for
+// readers of the raw format (internal/btfnames).
+func ReadRaw(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("open test BTF: %w", err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		return nil, fmt.Errorf("read test BTF %s: %w", path, err)
+	}
+	raw, err := io.ReadAll(zr)
+	if err != nil {
+		return nil, fmt.Errorf("read test BTF %s: %w", path, err)
+	}
+	return raw, nil
 }
