@@ -126,10 +126,13 @@ func (g *gen) buildInto(dst int16, size int, e ast.Expr) bool {
 	return false
 }
 
-// comm writes the current task's name into the 16 bytes at off. The
-// helper pads the name with zeros (and zeroes the buffer on failure), so
-// the slot needs no clearing first.
+// comm writes the current task's name into the 16 bytes at off, cleared
+// first: the helper pads the name with zeros only on newer kernels (6.1
+// copies it with strscpy and leaves the bytes after the NUL as they were:
+// one name then made several map keys, and comm == "x" failed at random),
+// and map keys and comparisons read all 16 bytes.
 func (g *gen) comm(off int16) {
+	g.zero(off, 16)
 	g.emit(
 		asm.Mov.Reg(asm.R1, g.fp),
 		asm.Add.Imm(asm.R1, int32(off)),

@@ -9,37 +9,9 @@ import (
 	"strings"
 	"testing"
 	"time"
-)
 
-// syscallScript traces the syscalls of the systrigger helper (see
-// testdata/systrigger) through every kind of syscall probe: typed args of
-// entry and exit, __syscall_nr, ret, probe under a wildcard, several blocks
-// on one syscall, and an attach list mixing directions.
-const syscallScript = `
-tracepoint:syscalls:sys_enter_openat /comm == "systrigger"/ {
-	if (str(args.filename) == "/nonexistent/gotrace-systp") {
-		printf("%s nr=%d dfd=%d file=%s flags=%d\n", probe, args.__syscall_nr, args.dfd, str(args.filename), args.flags);
-		@missing[tid] = 1;
-	}
-}
-tracepoint:syscalls:sys_exit_openat /@missing[tid]/ {
-	printf("%s nr=%d ret=%d\n", probe, args.__syscall_nr, args.ret);
-	delete(@missing[tid]);
-}
-tracepoint:syscalls:sys_enter_read /comm == "systrigger" && args.count == 4321/ {
-	printf("%s nr=%d count=%d\n", probe, args.__syscall_nr, args.count);
-	@reading[tid] = 1;
-}
-tracepoint:syscalls:sys_exit_read /@reading[tid]/ {
-	printf("%s ret=%d\n", probe, args.ret);
-	delete(@reading[tid]);
-}
-tracepoint:syscalls:sys_enter_getp?id /comm == "systrigger"/ { @enter[probe] = count(); }
-tracepoint:syscalls:sys_enter_getppid /comm == "systrigger"/ { @second = count(); }
-tracepoint:syscalls:sys_exit_getppid /comm == "systrigger"/ { @ppid_ok[args.ret == ppid] = count(); }
-tracepoint:syscalls:sys_enter_getpgid, tracepoint:syscalls:sys_exit_getpgid /comm == "systrigger"/ { @both = count(); }
-tracepoint:syscalls:sys_enter_exit_group /comm == "systrigger"/ { @exit[probe, args.error_code] = count(); }
-`
+	"github.com/gotrace/gotrace/internal/systrigger"
+)
 
 // TestSyscallTracepointsEquivalent runs the same script on syscall
 // tracepoints served by the raw tracepoint dispatchers and by one perf
@@ -56,7 +28,7 @@ func TestSyscallTracepointsEquivalent(t *testing.T) {
 	runWith := func(env string) (string, string) {
 		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 		defer cancel()
-		cmd := exec.CommandContext(ctx, bin, "-c", helper, "-e", syscallScript)
+		cmd := exec.CommandContext(ctx, bin, "-c", helper, "-e", systrigger.Script)
 		cmd.Env = append(os.Environ(), "GOTRACE_SYSCALL_TRACEPOINTS="+env)
 		var stdout, stderr bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -66,7 +38,7 @@ func TestSyscallTracepointsEquivalent(t *testing.T) {
 		return stdout.String(), stderr.String()
 	}
 	// The default path is the dispatchers': their programs are in the dump.
-	asmCmd := exec.Command(bin, "--emit=asm", "-e", syscallScript)
+	asmCmd := exec.Command(bin, "--emit=asm", "-e", systrigger.Script)
 	asmCmd.Env = append(os.Environ(), "GOTRACE_SYSCALL_TRACEPOINTS=")
 	dump, err := asmCmd.CombinedOutput()
 	if err != nil {
@@ -85,18 +57,7 @@ func TestSyscallTracepointsEquivalent(t *testing.T) {
 	if rawErr != perfErr {
 		t.Errorf("stderr differs:\n--- dispatch\n%s--- perf\n%s", rawErr, perfErr)
 	}
-	for _, want := range []string{
-		"tracepoint:syscalls:sys_enter_openat nr=257 dfd=-100 file=/nonexistent/gotrace-systp flags=0\n",
-		"tracepoint:syscalls:sys_exit_openat nr=257 ret=-2\n",
-		"tracepoint:syscalls:sys_enter_read nr=0 count=4321\n",
-		"tracepoint:syscalls:sys_exit_read ret=4321\n",
-		"@exit[tracepoint:syscalls:sys_enter_exit_group, 3]: 1\n",
-		"@both: 6\n",
-		"@enter[tracepoint:syscalls:sys_enter_getpgid]: 3\n",
-		"@enter[tracepoint:syscalls:sys_enter_getppid]: 7\n",
-		"@ppid_ok[true]: 7\n",
-		"@second: 7\n",
-	} {
+	for _, want := range systrigger.Want {
 		if !strings.Contains(rawOut, want) {
 			t.Errorf("output lacks %q:\n%s", want, rawOut)
 		}

@@ -1,0 +1,79 @@
+// Package systrigger makes known syscalls with known arguments, for the
+// syscall tracepoint tests on the host (e2e, through the command
+// e2e/testdata/systrigger) and in the guests (e2e/vm, through the test
+// binary itself): an openat of a missing file, a read of 4321 bytes from
+// /dev/zero, getppid 7 times, getpgrp 3 times (Go makes it getpgid(0)), and
+// exit_group with status 3. Script traces them through every kind of
+// syscall probe, and Want holds lines its output must contain.
+package systrigger
+
+import (
+	"os"
+	"syscall"
+	"time"
+)
+
+// Script traces the syscalls of a process named systrigger running Run
+// through every kind of syscall probe: typed args of entry and exit,
+// __syscall_nr, ret, probe under a wildcard, several blocks on one
+// syscall, and an attach list mixing directions.
+const Script = `
+tracepoint:syscalls:sys_enter_openat /comm == "systrigger"/ {
+	if (str(args.filename) == "/nonexistent/gotrace-systp") {
+		printf("%s nr=%d dfd=%d file=%s flags=%d\n", probe, args.__syscall_nr, args.dfd, str(args.filename), args.flags);
+		@missing[tid] = 1;
+	}
+}
+tracepoint:syscalls:sys_exit_openat /@missing[tid]/ {
+	printf("%s nr=%d ret=%d\n", probe, args.__syscall_nr, args.ret);
+	delete(@missing[tid]);
+}
+tracepoint:syscalls:sys_enter_read /comm == "systrigger" && args.count == 4321/ {
+	printf("%s nr=%d count=%d\n", probe, args.__syscall_nr, args.count);
+	@reading[tid] = 1;
+}
+tracepoint:syscalls:sys_exit_read /@reading[tid]/ {
+	printf("%s ret=%d\n", probe, args.ret);
+	delete(@reading[tid]);
+}
+tracepoint:syscalls:sys_enter_getp?id /comm == "systrigger"/ { @enter[probe] = count(); }
+tracepoint:syscalls:sys_enter_getppid /comm == "systrigger"/ { @second = count(); }
+tracepoint:syscalls:sys_exit_getppid /comm == "systrigger"/ { @ppid_ok[args.ret == ppid] = count(); }
+tracepoint:syscalls:sys_enter_getpgid, tracepoint:syscalls:sys_exit_getpgid /comm == "systrigger"/ { @both = count(); }
+tracepoint:syscalls:sys_enter_exit_group /comm == "systrigger"/ { @exit[probe, args.error_code] = count(); }
+`
+
+// Want are lines the output of Script must contain, whichever way syscall
+// tracepoints are served.
+var Want = []string{
+	"tracepoint:syscalls:sys_enter_openat nr=257 dfd=-100 file=/nonexistent/gotrace-systp flags=0\n",
+	"tracepoint:syscalls:sys_exit_openat nr=257 ret=-2\n",
+	"tracepoint:syscalls:sys_enter_read nr=0 count=4321\n",
+	"tracepoint:syscalls:sys_exit_read ret=4321\n",
+	"@exit[tracepoint:syscalls:sys_enter_exit_group, 3]: 1\n",
+	"@both: 6\n",
+	"@enter[tracepoint:syscalls:sys_enter_getpgid]: 3\n",
+	"@enter[tracepoint:syscalls:sys_enter_getppid]: 7\n",
+	"@ppid_ok[true]: 7\n",
+	"@second: 7\n",
+}
+
+// Run makes the syscalls and exits with status 3.
+func Run() {
+	_, _ = syscall.Open("/nonexistent/gotrace-systp", syscall.O_RDONLY, 0)
+	fd, err := syscall.Open("/dev/zero", syscall.O_RDONLY, 0)
+	if err != nil {
+		os.Exit(1)
+	}
+	buf := make([]byte, 4321)
+	_, _ = syscall.Read(fd, buf)
+	for range 7 {
+		syscall.Getppid()
+	}
+	for range 3 {
+		syscall.Getpgrp()
+	}
+	// Let the tracer print the events before the exit stops it.
+	time.Sleep(300 * time.Millisecond)
+	os.Exit(3)
+}
