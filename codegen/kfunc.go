@@ -278,15 +278,24 @@ func (g *gen) memberBuffer(e *ast.Field) int16 {
 	return dst
 }
 
-// deref reads *p for a pointer to an integer or pointer.
+// deref reads *p for a pointer to an integer or pointer, and a uint64 at
+// an integer address.
 func (g *gen) deref(e *ast.Unary) {
 	t := g.info.TypeOf(e)
 	g.scalar(e.X)
 	if t.Kind == types.Struct {
 		return
 	}
+	as := g.info.TypeOf(e.X).AS
+	if g.info.TypeOf(e.X).Kind == types.Int {
+		// *ADDRESS: the probe's address space.
+		as = types.Kernel
+		if g.info.UserArgs {
+			as = types.User
+		}
+	}
 	tmp := g.alloc(8, e.Pos())
-	g.readKernel(tmp, min(t.Size, 8), g.info.TypeOf(e.X).AS)
+	g.readKernel(tmp, min(t.Size, 8), as)
 	g.loadSized(tmp, t)
 }
 

@@ -9,7 +9,8 @@ import (
 // TestUprobeUserPointers reads the traced program's memory through pointers
 // made from uprobe arguments, as bpftrace does: a struct member and an
 // array member through a cast pointer, a nested pointer in a struct,
-// arrays of structs, arrays of arrays, a flexible array member, an array element, a pointer to pointer, and a pointer stepped in a map.
+// arrays of structs, arrays of arrays, a flexible array member, an array element, a pointer to pointer, a pointer stepped in a map,
+// and an integer dereferenced as an address (a uint64, in user memory).
 func TestUprobeUserPointers(t *testing.T) {
 	cc, err := exec.LookPath("cc")
 	if err != nil {
@@ -34,6 +35,7 @@ uprobe:` + bin + `:take_array {
 	$a = (int32 *)arg0;
 	$i = 2;
 	printf("a0=%d a2=%d a3=%d\n", $a[0], $a[$i], *($a + 3));
+	printf("int address: a0|a1<<32=%lu\n", *arg0);
 	@p = $a; @p++; @p += 1;
 	printf("via map=%d\n", *@p);
 	$a++;
@@ -46,7 +48,7 @@ uprobe:` + bin + `:take_ptrs {
 	exit();
 }`
 	got := run(t, "-c", bin, "-e", script)
-	wantOutput(t, got, "x=5 y1=51 next.x=7 next.y2=72\npts1.x=2 pts0.y2=12 grid12=5 grid0j=1 tail1=98\na0=11 a2=33 a3=44\nvia map=33\nvia var=22\npp0=100 pp1=200\n\n\n", 0)
+	wantOutput(t, got, "x=5 y1=51 next.x=7 next.y2=72\npts1.x=2 pts0.y2=12 grid12=5 grid0j=1 tail1=98\na0=11 a2=33 a3=44\nint address: a0|a1<<32=94489280523\nvia map=33\nvia var=22\npp0=100 pp1=200\n\n\n", 0)
 }
 
 // TestTracepointUserPointers reads a syscall tracepoint's char ** field:

@@ -224,6 +224,11 @@ func (c *checker) unary(e *ast.Unary) *types.Type {
 		}
 		return c.foldUnary(e, t)
 	case "*":
+		if t.Kind == types.Int {
+			// An integer is an address: bpftrace reads a uint64 there
+			// (*kaddr("avenrun")), in the probe's address space.
+			return types.Uint64
+		}
 		if t.Kind != types.Pointer || t.Elem == nil || t.Elem.Kind == types.Void {
 			c.errorf(e, "cannot dereference %s", t)
 			return nil
