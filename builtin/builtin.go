@@ -26,6 +26,12 @@ type TaskLayout struct {
 	RealParent, Tgid, GroupLeader, Comm int
 }
 
+// PidNS names a PID namespace by the device and inode number of its
+// /proc/PID/ns/pid file; the zero value is the initial namespace.
+type PidNS struct {
+	Dev, Ino uint64
+}
+
 // Func is a builtin function.
 type Func struct {
 	Name string
@@ -192,6 +198,12 @@ type Emitter interface {
 
 	// Task is the task_struct layout the checker looked up.
 	Task() TaskLayout
+	// PidNS is the tracer's PID namespace (zero: the initial one), in
+	// which pid and tid are read.
+	PidNS() PidNS
+	// TAIOffset is CLOCK_TAI minus CLOCK_BOOTTIME at compile time, in
+	// nanoseconds (nsecs(sw_tai)).
+	TAIOffset() int64
 	// ReadKernel copies size bytes from the kernel address in R0 to the
 	// stack at dst.
 	ReadKernel(dst int16, size int)
