@@ -64,6 +64,16 @@ type Func struct {
 	Example string
 }
 
+// UnsafeError is the error for a call of an Unsafe function without
+// --unsafe, worded as bpftrace words it: system() is a builtin of its
+// compiler, the others are macros of its standard library.
+func (f *Func) UnsafeError() string {
+	if f.Name == "system" {
+		return "system() is an unsafe function being used in safe mode"
+	}
+	return f.Name + "() is unsafe. To use you need the --unsafe flag"
+}
+
 // Var is a builtin variable.
 type Var struct {
 	Name string
