@@ -26,6 +26,12 @@ type TaskLayout struct {
 	RealParent, Tgid, GroupLeader, Comm int
 }
 
+// PidNS names a PID namespace by the device and inode number of its
+// /proc/PID/ns/pid file; the zero value is the initial namespace.
+type PidNS struct {
+	Dev, Ino uint64
+}
+
 // Func is a builtin function.
 type Func struct {
 	Name string
@@ -56,6 +62,16 @@ type Func struct {
 	// Example is a script that uses the function; the table test checks
 	// and compiles it, and runs it when its probe exists on the host.
 	Example string
+}
+
+// UnsafeError is the error for a call of an Unsafe function without
+// --unsafe, worded as bpftrace words it: system() is a builtin of its
+// compiler, the others are macros of its standard library.
+func (f *Func) UnsafeError() string {
+	if f.Name == "system" {
+		return "system() is an unsafe function being used in safe mode"
+	}
+	return f.Name + "() is unsafe. To use you need the --unsafe flag"
 }
 
 // Var is a builtin variable.
@@ -192,6 +208,12 @@ type Emitter interface {
 
 	// Task is the task_struct layout the checker looked up.
 	Task() TaskLayout
+	// PidNS is the tracer's PID namespace (zero: the initial one), in
+	// which pid and tid are read.
+	PidNS() PidNS
+	// TAIOffset is CLOCK_TAI minus CLOCK_BOOTTIME at compile time, in
+	// nanoseconds (nsecs(sw_tai)).
+	TAIOffset() int64
 	// ReadKernel copies size bytes from the kernel address in R0 to the
 	// stack at dst.
 	ReadKernel(dst int16, size int)

@@ -131,7 +131,9 @@ func init() {
 			Buffer: func(g Emitter, e *ast.Call) int16 {
 				off := g.Alloc(16, e.Pos())
 				g.Scalar(e.Args[0])
-				g.Emit(asm.StoreMem(g.FP(), off, asm.R0, asm.DWord), asm.FnGetCurrentPidTgid.Call(), asm.RSh.Imm(asm.R0, 32), asm.StoreMem(g.FP(), off+8, asm.R0, asm.DWord))
+				g.Emit(asm.StoreMem(g.FP(), off, asm.R0, asm.DWord))
+				EmitPid(g, false, e.Pos())
+				g.Emit(asm.StoreMem(g.FP(), off+8, asm.R0, asm.DWord))
 				return off
 			},
 			Example: `uprobe:libc:malloc { printf("%s\n", usym(reg("ip"))) }`},

@@ -61,21 +61,30 @@ var nsecsClocks = map[string]asm.BuiltinFunc{
 	"tai":       asm.FnKtimeGetTaiNs,  // CLOCK_TAI, Linux 6.1
 }
 
-// pidModes are the modes of pid() and tid(): curr_ns (the default in
-// bpftrace) needs the tracer's PID namespace, which gotrace does not read
-// yet; its pid and tid are the initial namespace's.
-var pidModes = map[string]bool{"init": true, "curr_ns": false}
+// pidModes are the modes of pid() and tid(): curr_ns (the default) reads
+// them in the tracer's PID namespace, init in the initial one.
+var pidModes = map[string]bool{"init": true, "curr_ns": true}
 
 func init() {
 	defFuncs(
 		&Func{Name: "nsecs", Result: types.Int,
 			Check: func(c Checker, e *ast.Call) *types.Type {
-				if _, ok := modeArg(c, e, map[string]bool{"monotonic": true, "boot": true, "tai": true, "sw_tai": false}); !ok {
+				if _, ok := modeArg(c, e, map[string]bool{"monotonic": true, "boot": true, "tai": true, "sw_tai": true}); !ok {
 					return nil
 				}
 				return types.Uint64
 			},
 			Emit: func(g Emitter, e *ast.Call) {
+				if mode(e) == "sw_tai" {
+					// The boot clock plus the offset to TAI read at
+					// compile time, for kernels without the TAI helper.
+					g.Emit(asm.FnKtimeGetBootNs.Call())
+					if off := g.TAIOffset(); off != 0 {
+						g.LoadImm(asm.R1, off)
+						g.Emit(asm.Add.Reg(asm.R0, asm.R1))
+					}
+					return
+				}
 				fn, ok := nsecsClocks[mode(e)]
 				if !ok {
 					g.Fail(e.Pos(), fmt.Errorf("nsecs(%s) has no clock", mode(e)))
@@ -83,7 +92,7 @@ func init() {
 				}
 				g.Emit(fn.Call())
 			},
-			Example: `BEGIN { printf("%d %d %d\n", nsecs(monotonic), nsecs(boot), nsecs(tai)) }`},
+			Example: `BEGIN { printf("%d %d %d %d\n", nsecs(monotonic), nsecs(boot), nsecs(tai), nsecs(sw_tai)) }`},
 		&Func{Name: "pid", Result: types.Int,
 			Check: func(c Checker, e *ast.Call) *types.Type {
 				if _, ok := modeArg(c, e, pidModes); !ok {
@@ -91,8 +100,8 @@ func init() {
 				}
 				return types.Uint32
 			},
-			Emit:    func(g Emitter, _ *ast.Call) { emitPid(g, nil) },
-			Example: `BEGIN { printf("%d\n", pid(init) == pid) }`},
+			Emit:    func(g Emitter, e *ast.Call) { emitNsID(g, mode(e) == "init", e.Pos(), false) },
+			Example: `BEGIN { printf("%d %d\n", pid(init) == pid, pid(curr_ns) == pid) }`},
 		&Func{Name: "tid", Result: types.Int,
 			Check: func(c Checker, e *ast.Call) *types.Type {
 				if _, ok := modeArg(c, e, pidModes); !ok {
@@ -100,7 +109,7 @@ func init() {
 				}
 				return types.Uint32
 			},
-			Emit:    func(g Emitter, _ *ast.Call) { emitTid(g, nil) },
-			Example: `BEGIN { printf("%d\n", tid(init) == tid) }`},
+			Emit:    func(g Emitter, e *ast.Call) { emitNsID(g, mode(e) == "init", e.Pos(), true) },
+			Example: `BEGIN { printf("%d %d\n", tid(init) == tid, tid(curr_ns) == tid) }`},
 	)
 }

@@ -166,7 +166,10 @@ func TestDecode(t *testing.T) {
 	}{
 		{"strerror", 2, "No such file or directory"},
 		{"syscall_name", 39, "getpid"},
-		{"signal_name", 9, "SIGKILL"},
+		{"signal_name", 9, "Killed"},
+		{"signal_name", 0, "Unknown signal 0"},
+		{"signal_name", 35, "Real-time signal 1"},
+		{"signal_name", 1024, "N/A"},
 	} {
 		f := builtin.LookupFunc(tc.name)
 		got := output.FormatValue(&types.Type{Kind: f.Result, Size: 8}, le(tc.arg))

@@ -25,12 +25,51 @@ func helperVar(fn asm.BuiltinFunc, ops ...asm.Instruction) func(Emitter, *ast.Id
 	}
 }
 
-// emitPid and emitTid load the current process and thread id (in the
-// initial PID namespace).
-var (
-	emitPid = helperVar(asm.FnGetCurrentPidTgid, asm.RSh.Imm(asm.R0, 32))
-	emitTid = helperVar(asm.FnGetCurrentPidTgid, asm.Mov.Reg32(asm.R0, asm.R0))
-)
+// emitPid and emitTid load the current process and thread id, in the
+// tracer's PID namespace (Emitter.PidNS) as bpftrace does.
+func emitPid(g Emitter, e *ast.Ident) { EmitPid(g, false, pos(e)) }
+func emitTid(g Emitter, e *ast.Ident) { emitNsID(g, false, pos(e), true) }
+
+func pos(e *ast.Ident) ast.Pos {
+	if e == nil {
+		return ast.Pos{}
+	}
+	return e.Pos()
+}
+
+// EmitPid loads the current process id into R0: in the initial PID
+// namespace when init is set or the tracer runs in it, else in the
+// tracer's namespace (bpf_get_ns_current_pid_tgid, Linux 5.7).
+func EmitPid(g Emitter, init bool, at ast.Pos) { emitNsID(g, init, at, false) }
+
+// emitNsID loads the current process id (thread id when tid is set).
+func emitNsID(g Emitter, init bool, at ast.Pos, tid bool) {
+	ns := g.PidNS()
+	if init || ns == (PidNS{}) {
+		if tid {
+			g.Emit(asm.FnGetCurrentPidTgid.Call(), asm.Mov.Reg32(asm.R0, asm.R0))
+		} else {
+			g.Emit(asm.FnGetCurrentPidTgid.Call(), asm.RSh.Imm(asm.R0, 32))
+		}
+		return
+	}
+	// struct bpf_pidns_info { u32 pid; u32 tgid; }: pid is the thread.
+	off := g.Alloc(8, at)
+	g.Emit(stImm(g.FP(), off, 0))
+	g.LoadImm(asm.R1, int64(ns.Dev))
+	g.LoadImm(asm.R2, int64(ns.Ino))
+	g.Emit(
+		asm.Mov.Reg(asm.R3, g.FP()),
+		asm.Add.Imm(asm.R3, int32(off)),
+		asm.Mov.Imm(asm.R4, 8),
+		asm.FnGetNsCurrentPidTgid.Call(),
+	)
+	field := off + 4
+	if tid {
+		field = off
+	}
+	g.Emit(asm.LoadMem(asm.R0, g.FP(), field, asm.Word))
+}
 
 // Comm is the comm variable (codegen builds it in place into larger
 // buffers).

@@ -412,9 +412,8 @@ func (g *gen) ustack(pos ast.Pos) int16 {
 		asm.Mov.Imm(asm.R3, 1<<8), // BPF_F_USER_STACK
 		asm.FnGetStackid.Call(),
 		asm.StoreMem(g.fp, off, asm.R0, asm.DWord),
-		asm.FnGetCurrentPidTgid.Call(),
-		asm.RSh.Imm(asm.R0, 32),
-		asm.StoreMem(g.fp, off+8, asm.R0, asm.DWord),
 	)
+	builtin.EmitPid(g, false, pos)
+	g.emit(asm.StoreMem(g.fp, off+8, asm.R0, asm.DWord))
 	return off
 }

@@ -3,6 +3,7 @@ package e2e
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"strings"
 	"syscall"
 	"testing"
@@ -107,4 +108,20 @@ func TestHasCpid(t *testing.T) {
 	if got.code != 0 || !strings.HasPrefix(got.stdout, "1 1\n") {
 		t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s", got.code, got.stdout, got.stderr)
 	}
+}
+
+// TestPidNamespace: in a PID namespace of its own, gotrace reads pid and tid
+// (and pid(curr_ns), tid(curr_ns)) in it, pid(init) and tid(init) in the
+// initial one; begin runs on the main thread, so tid is pid there.
+func TestPidNamespace(t *testing.T) {
+	bin := gotrace(t)
+	unshare, err := exec.LookPath("unshare")
+	if err != nil {
+		t.Skip("no unshare(1)")
+	}
+	script := `begin { printf("%d %d %d %d %d %d\n", pid, pid(curr_ns), tid, tid(curr_ns), pid(init) > 1, tid(init) == pid(init)); exit() }`
+	got := runCmd(t, exec.Command(unshare, "--fork", "--pid", "--mount-proc", bin, "-e", script))
+	wantOutput(t, got, "1 1 1 1 1 1\n\n\n", 0)
+	// Outside a namespace of its own, both modes are the initial one's.
+	wantOutput(t, run(t, "-e", `begin { printf("%d %d\n", pid(curr_ns) == pid(init), tid == pid); exit() }`), "1 1\n\n\n", 0)
 }

@@ -273,7 +273,7 @@ func TestREPLUnsafe(t *testing.T) {
 		return result{stdout.String(), stderr.String(), 0}
 	}
 	got := repl()
-	if strings.Contains(got.stdout, "from-system") || !strings.Contains(got.stderr, "run with --unsafe") {
+	if strings.Contains(got.stdout, "from-system") || !strings.Contains(got.stderr, "unsafe function being used in safe mode") {
 		t.Errorf("without --unsafe: stdout %q, stderr %q", got.stdout, got.stderr)
 	}
 	got = repl("--unsafe")

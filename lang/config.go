@@ -74,9 +74,15 @@ func (c *checker) checkConfig(cfg *ast.Config) {
 				continue
 			}
 			c.errorf(e.Value, "perf_rb_pages must be a positive integer")
+		case "license":
+			if !validLicense(val) {
+				c.errorf(e.Value, "Invalid value for license. Found: %s. Valid values: %s. Read more about BPF programs and licensing: https://docs.kernel.org/bpf/bpf_licensing.html#using-bpf-programs-in-the-linux-kernel", val, strings.Join(licenses, ", "))
+				continue
+			}
+			c.prog.Config.Other = append(c.prog.Config.Other, key+"="+val)
 		case "log_size",
 			"max_bpf_progs", "on_stack_limit", "cpp_demangle", "lazy_symbolication",
-			"license", "show_debug_info", "symbol_source", "max_type_res_iterations",
+			"show_debug_info", "symbol_source", "max_type_res_iterations",
 			"unstable_tseries", "unstable_dw_ustack", "unstable_map_decl", "unstable_import", "unstable_macro":
 			// Accepted: these affect output details gotrace does not vary.
 			c.prog.Config.Other = append(c.prog.Config.Other, key+"="+val)
@@ -84,6 +90,19 @@ func (c *checker) checkConfig(cfg *ast.Config) {
 			c.errorf(e, "%s: not a known configuration option", e.Key)
 		}
 	}
+}
+
+// licenses are the GPL-compatible licenses the config option license
+// accepts, in the order bpftrace lists them.
+var licenses = []string{"Dual MIT/GPL", "Dual BSD/GPL", "Dual MPL/GPL", "GPL and additional rights", "GPL v2", "GPL"}
+
+func validLicense(s string) bool {
+	for _, l := range licenses {
+		if s == l {
+			return true
+		}
+	}
+	return false
 }
 
 // configFromEnv turns config settings given as environment variables into

@@ -29,7 +29,7 @@ func (c *checker) call(e *ast.Call) *types.Type {
 		return nil
 	}
 	if f.Unsafe && !c.opts.Unsafe {
-		c.errorf(e, "%s() is unsafe: it changes the traced system; run with --unsafe to allow it", e.Name)
+		c.errorf(e, "%s", f.UnsafeError())
 		return nil
 	}
 	c.info.Calls[e] = f

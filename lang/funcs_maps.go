@@ -133,7 +133,12 @@ func checkLen(c *checker, e *ast.Call) *types.Type {
 	if !c.wantArgs(e, 1, 1) {
 		return nil
 	}
-	if c.mapArg(e, 0) == nil {
+	mt := c.mapArg(e, 0)
+	if mt == nil {
+		return nil
+	}
+	if mt.keysSet && mt.Keys == nil {
+		c.errorf(e.Args[0], "call to len() expects a map with explicit keys (non-scalar map)")
 		return nil
 	}
 	return types.Int64

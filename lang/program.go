@@ -55,7 +55,27 @@ type Options struct {
 	// a keyless integer map (e.g. "@ts") that tseries() reads as its clock
 	// instead of the TAI time, so that tests control the intervals.
 	DummyTSMap string
+	// Host describes the tracer's own process (its PID namespace, its
+	// clocks); the zero value is the initial PID namespace and no TAI
+	// offset.
+	Host Host
 }
+
+// Host is what builtins compiled for the machine need to know about the
+// tracer's own process.
+type Host struct {
+	// PidNS is the tracer's PID namespace, zero in the initial one: pid and
+	// tid (and pid(curr_ns), tid(curr_ns)) are then read in it, as
+	// bpftrace does.
+	PidNS PidNS
+	// TAIOffset is CLOCK_TAI minus CLOCK_BOOTTIME in nanoseconds, added to
+	// the boot clock by nsecs(sw_tai).
+	TAIOffset int64
+}
+
+// PidNS names a PID namespace by the device and inode of its
+// /proc/PID/ns/pid file.
+type PidNS = builtin.PidNS
 
 // Program is a checked script: every probe expanded, every expression typed,
 // every map's key and value types fixed.
@@ -67,6 +87,8 @@ type Program struct {
 	// DummyTSMap is Options.DummyTSMap, checked: tseries() reads its clock
 	// from this map.
 	DummyTSMap string
+	// Host is Options.Host.
+	Host       Host
 	MaxMapKeys int
 	Config     Config
 	// Task holds task_struct member offsets for ppid and pcomm, set when a

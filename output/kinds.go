@@ -68,24 +68,30 @@ func username(uid uint64) string {
 	return id
 }
 
-// signalNames are the Linux signal names by number.
+// signalNames are strsignal(3)'s descriptions of the Linux signals by
+// number, as bpftrace's signal_name() prints them.
 var signalNames = [...]string{
-	1: "SIGHUP", 2: "SIGINT", 3: "SIGQUIT", 4: "SIGILL", 5: "SIGTRAP", 6: "SIGABRT",
-	7: "SIGBUS", 8: "SIGFPE", 9: "SIGKILL", 10: "SIGUSR1", 11: "SIGSEGV", 12: "SIGUSR2",
-	13: "SIGPIPE", 14: "SIGALRM", 15: "SIGTERM", 16: "SIGSTKFLT", 17: "SIGCHLD",
-	18: "SIGCONT", 19: "SIGSTOP", 20: "SIGTSTP", 21: "SIGTTIN", 22: "SIGTTOU",
-	23: "SIGURG", 24: "SIGXCPU", 25: "SIGXFSZ", 26: "SIGVTALRM", 27: "SIGPROF",
-	28: "SIGWINCH", 29: "SIGIO", 30: "SIGPWR", 31: "SIGSYS",
+	0: "Unknown signal 0", 1: "Hangup", 2: "Interrupt", 3: "Quit", 4: "Illegal instruction",
+	5: "Trace/breakpoint trap", 6: "Aborted", 7: "Bus error", 8: "Floating point exception",
+	9: "Killed", 10: "User defined signal 1", 11: "Segmentation fault",
+	12: "User defined signal 2", 13: "Broken pipe", 14: "Alarm clock", 15: "Terminated",
+	16: "Stack fault", 17: "Child exited", 18: "Continued", 19: "Stopped (signal)",
+	20: "Stopped", 21: "Stopped (tty input)", 22: "Stopped (tty output)",
+	23: "Urgent I/O condition", 24: "CPU time limit exceeded", 25: "File size limit exceeded",
+	26: "Virtual timer expired", 27: "Profiling timer expired", 28: "Window changed",
+	29: "I/O possible", 30: "Power failure", 31: "Bad system call",
+	32: "Unknown signal 32", 33: "Unknown signal 33",
 }
 
-// signalName renders a signal number as its name, real-time signals as
-// SIGRTMIN+n, and others as the number.
+// signalName renders a signal number as strsignal(3) describes it:
+// real-time signals 34-64 as "Real-time signal n" (counted from SIGRTMIN),
+// numbers that name no signal as "N/A".
 func signalName(n int64) string {
 	switch {
-	case n > 0 && n < int64(len(signalNames)):
+	case n >= 0 && n < int64(len(signalNames)):
 		return signalNames[n]
 	case n >= 34 && n <= 64:
-		return "SIGRTMIN+" + strconv.FormatInt(n-34, 10)
+		return "Real-time signal " + strconv.FormatInt(n-34, 10)
 	}
-	return strconv.FormatInt(n, 10)
+	return "N/A"
 }
