@@ -70,6 +70,9 @@ type checker struct {
 	ctypes map[string]btf.Type
 	// defines holds the #define constants of the preamble.
 	defines map[string]Const
+	// enums maps the enumerators of the script's enums (also in defines)
+	// to their enum, whose type they have.
+	enums map[string]*btf.Enum
 }
 
 // collapse keeps one error per position: a probe expanded to many attach
