@@ -63,8 +63,8 @@ type checker struct {
 	nextVar int
 	// loops counts the loops enclosing the statement being checked.
 	loops int
-	// macros are the script's macros by name.
-	macros map[string]*ast.Macro
+	// macros are the script's macros by name, one per arity.
+	macros map[string][]*ast.Macro
 	// ctypes holds the types the script's C definitions declare, by name
 	// ("struct foo", "enum bar", or a typedef name).
 	ctypes map[string]btf.Type
