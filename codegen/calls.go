@@ -84,6 +84,11 @@ func argType(t *types.Type) *types.Type {
 	switch {
 	case t.Kind == types.Bool:
 		return types.BoolT
+	case t.Enum() != nil:
+		// the record holds it widened; %s prints its enumerator
+		et := *t
+		et.Size = 8
+		return &et
 	case t.Kind == types.Int:
 		return types.NewInt(8, t.Signed)
 	case t.Kind == types.Pointer:

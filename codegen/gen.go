@@ -425,10 +425,17 @@ func (g *gen) while(s *ast.WhileStmt) {
 	g.mark(end)
 }
 
-// forRange compiles for ($i : lo..hi) with constant bounds.
+// forRange compiles for ($i : lo..hi): an ordinary loop when the bounds
+// are constants, else forLoop.
 func (g *gen) forRange(s *ast.ForRangeStmt) {
+	lc, lok := g.info.Consts[s.Lo]
+	hc, hok := g.info.Consts[s.Hi]
+	if !lok || !hok {
+		g.forLoop(s)
+		return
+	}
 	off, _ := g.varSlot(s.Var)
-	lo, hi := int64(g.info.Consts[s.Lo].Int), int64(g.info.Consts[s.Hi].Int)
+	lo, hi := int64(lc.Int), int64(hc.Int)
 	top, step, end := g.newLabel("for"), g.newLabel("fstep"), g.newLabel("fend")
 	g.loadImm(asm.R0, lo)
 	g.emit(asm.StoreMem(g.fp, off, asm.R0, asm.DWord))
@@ -451,6 +458,96 @@ func (g *gen) forRange(s *ast.ForRangeStmt) {
 	g.mark(end)
 }
 
+// forLoop compiles for ($i : lo..hi) with bounds known only at run time
+// with bpf_loop (Linux 5.17+): hi-lo iterations (none when hi <= lo) of
+// a callback that sets $i to lo plus its index and runs the body.
+func (g *gen) forLoop(s *ast.ForRangeStmt) {
+	off, _ := g.varSlot(s.Var)
+	loSlot := g.alloc(8, s.Pos())
+	g.scalar(s.Lo)
+	g.emit(asm.StoreMem(g.fp, loSlot, asm.R0, asm.DWord))
+	g.scalar(s.Hi)
+	skip := g.newLabel("floopskip")
+	g.emit(
+		asm.LoadMem(asm.R1, g.fp, loSlot, asm.DWord),
+		asm.JSLE.Reg(asm.R0, asm.R1, skip),
+		asm.Sub.Reg(asm.R0, asm.R1),
+	)
+	g.callback(s.Pos(), g.newLabel("floop"), loopProto, func() {
+		g.emit(asm.Mov.Reg(asm.R1, asm.R0))
+	}, func() {
+		// R1: the index (u32), R9: the probe's frame.
+		g.emit(
+			asm.LoadMem(asm.R0, asm.R9, loSlot, asm.DWord),
+			asm.Add.Reg(asm.R0, asm.R1),
+			asm.StoreMem(asm.R9, off, asm.R0, asm.DWord),
+		)
+	}, asm.FnLoop, asm.R2, s.Body)
+	g.mark(skip)
+}
+
+// callback compiles body as a callback function called by helper fn
+// with the probe's frame pointer as its context argument (ctxArg, the
+// register the callback receives it in; the call passes it in R3). setup
+// loads the call's other arguments (R1, R2 are set by it: the callback
+// goes in R2) and prologue starts the callback once R9 holds the probe's
+// frame and rCtx its context. break returns 1 (stop), continue 0; return
+// and exit() raise a flag the probe checks after the call.
+func (g *gen) callback(pos ast.Pos, name string, proto *btf.FuncProto, setup, prologue func(), fn asm.BuiltinFunc, ctxArg asm.Register, body *ast.Block) {
+	ctxSlot := g.alloc(8, pos)
+	flag := g.alloc(8, pos)
+	g.emit(
+		asm.StoreMem(g.fp, ctxSlot, rCtx, asm.DWord),
+		stImm(g.fp, flag, 0),
+	)
+	setup()
+	callArgs := asm.Instructions{
+		asm.Instruction{OpCode: asm.LoadImmOp(asm.DWord), Dst: asm.R2, Src: asm.PseudoFunc, Constant: -1}.WithReference(name),
+		asm.Mov.Reg(asm.R3, g.fp),
+		asm.Mov.Imm(asm.R4, 0),
+	}
+	g.emit(callArgs...)
+	g.emit(
+		fn.Call(),
+		asm.LoadMem(asm.R1, g.fp, flag, asm.DWord),
+		asm.JNE.Imm(asm.R1, 0, g.exitLbl),
+	)
+
+	saved, savedPending, savedSource, savedExit, savedFP := g.insns, g.pending, g.source, g.exitLbl, g.fp
+	restore := func() {
+		g.insns, g.pending, g.source, g.exitLbl, g.fp = saved, savedPending, savedSource, savedExit, savedFP
+	}
+	g.insns, g.pending, g.source = nil, nil, ""
+	cbExit := g.newLabel(name + "exit")
+	g.exitLbl, g.fp = cbExit, asm.R9
+	g.emit(asm.Mov.Reg(asm.R9, ctxArg))
+	if g.err != nil {
+		restore()
+		return
+	}
+	g.insns[0] = g.insns[0].WithSymbol(name)
+	g.insns[0] = btf.WithFuncMetadata(g.insns[0], &btf.Func{Name: name, Linkage: btf.StaticFunc, Type: proto})
+	g.emit(asm.LoadMem(rCtx, asm.R9, ctxSlot, asm.DWord))
+	prologue()
+	g.loops = append(g.loops, loopLabels{callback: true})
+	g.block(body)
+	g.loops = g.loops[:len(g.loops)-1]
+	if !blockEnds(body) {
+		g.emit(asm.Mov.Imm(asm.R0, 0), asm.Return())
+	}
+	for _, ins := range g.insns {
+		if ins.Reference() == cbExit {
+			// return or exit() in the body: stop and tell the probe.
+			g.mark(cbExit)
+			g.emit(stImm(g.fp, flag, 1), asm.Mov.Imm(asm.R0, 1), asm.Return())
+			break
+		}
+	}
+	cb := g.insns
+	restore()
+	g.callbacks = append(g.callbacks, cb...)
+}
+
 // referenced reports whether an instruction emitted so far jumps to label.
 func (g *gen) referenced(label string) bool {
 	for _, ins := range g.insns {
@@ -469,6 +566,10 @@ var (
 		{Name: "map", Type: btfVoidPtr}, {Name: "key", Type: btfVoidPtr},
 		{Name: "value", Type: btfVoidPtr}, {Name: "ctx", Type: btfVoidPtr},
 	}}
+	// loopProto is the prototype of bpf_loop callbacks.
+	loopProto = &btf.FuncProto{Return: btfLong, Params: []btf.FuncParam{
+		{Name: "index", Type: &btf.Int{Name: "unsigned int", Size: 4}}, {Name: "ctx", Type: btfVoidPtr},
+	}}
 )
 
 // forMap compiles for ($kv : @map) with bpf_for_each_map_elem (Linux
@@ -480,58 +581,50 @@ var (
 func (g *gen) forMap(s *ast.ForMapStmt) {
 	mi := g.mapInfo(s.Map.Name)
 	kvOff, kvT := g.varSlot(s.Var)
-	ctxSlot := g.alloc(8, s.Pos())
-	flag := g.alloc(8, s.Pos())
-	name := g.newLabel("formap")
+	keyOff, valOff := kvOff+int16(kvT.Fields[0].Offset), kvOff+int16(kvT.Fields[1].Offset)
+	g.callback(s.Pos(), g.newLabel("formap"), callbackProto, func() {
+		g.mapPtr(asm.R1, mi)
+	}, func() {
+		// R2: the key, R3: the value.
+		g.emit(asm.Mov.Reg(asm.R7, asm.R3))
+		g.copyMem(g.fp, keyOff, asm.R2, 0, roundUp(mi.Key.Size, 8))
+		if mi.PerCPU {
+			g.sumPerCPU(mi, keyOff, valOff)
+			return
+		}
+		g.copyMem(g.fp, valOff, asm.R7, 0, valueSize(mi.Value))
+	}, asm.FnForEachMapElem, asm.R4, s.Body)
+}
+
+// maxCPUs bounds the loop over the CPUs of sumPerCPU.
+const maxCPUs = 1024
+
+// sumPerCPU stores at valOff the sum over the CPUs of the per-CPU
+// count or sum of mi at the key at keyOff, looked up with
+// bpf_map_lookup_percpu_elem (Linux 5.19+) until a CPU has none.
+func (g *gen) sumPerCPU(mi *object.Map, keyOff, valOff int16) {
+	top, done := g.newLabel("cpus"), g.newLabel("cpusdone")
 	g.emit(
-		asm.StoreMem(g.fp, ctxSlot, rCtx, asm.DWord),
-		stImm(g.fp, flag, 0),
+		stImm(g.fp, valOff, 0),
+		asm.Mov.Imm(asm.R8, 0),
 	)
+	g.mark(top)
+	g.emit(asm.JGE.Imm(asm.R8, maxCPUs, done))
 	g.mapPtr(asm.R1, mi)
 	g.emit(
-		asm.Instruction{OpCode: asm.LoadImmOp(asm.DWord), Dst: asm.R2, Src: asm.PseudoFunc, Constant: -1}.WithReference(name),
-		asm.Mov.Reg(asm.R3, asm.RFP),
-		asm.Mov.Imm(asm.R4, 0),
-		asm.FnForEachMapElem.Call(),
-		asm.LoadMem(asm.R1, asm.RFP, flag, asm.DWord),
-		asm.JNE.Imm(asm.R1, 0, g.exitLbl),
+		asm.Mov.Reg(asm.R2, g.fp),
+		asm.Add.Imm(asm.R2, int32(keyOff)),
+		asm.Mov.Reg(asm.R3, asm.R8),
+		asm.FnMapLookupPercpuElem.Call(),
+		asm.JEq.Imm(asm.R0, 0, done),
+		asm.LoadMem(asm.R1, asm.R0, 0, asm.DWord),
+		asm.LoadMem(asm.R2, g.fp, valOff, asm.DWord),
+		asm.Add.Reg(asm.R2, asm.R1),
+		asm.StoreMem(g.fp, valOff, asm.R2, asm.DWord),
+		asm.Add.Imm(asm.R8, 1),
+		asm.Ja.Label(top),
 	)
-
-	// The callback: (map, key, value, ctx).
-	saved, savedPending, savedSource, savedExit, savedFP := g.insns, g.pending, g.source, g.exitLbl, g.fp
-	g.insns, g.pending, g.source = nil, nil, ""
-	cbExit := g.newLabel("formapexit")
-	g.exitLbl, g.fp = cbExit, asm.R9
-	g.emit(asm.Mov.Reg(asm.R9, asm.R4))
-	if g.err != nil {
-		g.insns, g.pending, g.source, g.exitLbl, g.fp = saved, savedPending, savedSource, savedExit, savedFP
-		return
-	}
-	g.insns[0] = g.insns[0].WithSymbol(name)
-	g.insns[0] = btf.WithFuncMetadata(g.insns[0], &btf.Func{Name: name, Linkage: btf.StaticFunc, Type: callbackProto})
-	g.emit(
-		asm.LoadMem(rCtx, asm.R9, ctxSlot, asm.DWord),
-		asm.Mov.Reg(asm.R7, asm.R3), // value
-	)
-	g.copyMem(g.fp, kvOff+int16(kvT.Fields[0].Offset), asm.R2, 0, roundUp(mi.Key.Size, 8))
-	g.copyMem(g.fp, kvOff+int16(kvT.Fields[1].Offset), asm.R7, 0, valueSize(mi.Value))
-	g.loops = append(g.loops, loopLabels{callback: true})
-	g.block(s.Body)
-	g.loops = g.loops[:len(g.loops)-1]
-	if !blockEnds(s.Body) {
-		g.emit(asm.Mov.Imm(asm.R0, 0), asm.Return())
-	}
-	for _, ins := range g.insns {
-		if ins.Reference() == cbExit {
-			// return or exit() in the body: stop and tell the probe.
-			g.mark(cbExit)
-			g.emit(stImm(g.fp, flag, 1), asm.Mov.Imm(asm.R0, 1), asm.Return())
-			break
-		}
-	}
-	cb := g.insns
-	g.insns, g.pending, g.source, g.exitLbl, g.fp = saved, savedPending, savedSource, savedExit, savedFP
-	g.callbacks = append(g.callbacks, cb...)
+	g.mark(done)
 }
 
 // checkHelper reports a negative helper result in R0 as an

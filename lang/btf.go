@@ -286,21 +286,21 @@ func enumOf(spec *btf.Spec, name string) *btf.Enum {
 
 // enumValue looks up a kernel enum constant (e.g. TASK_RUNNING,
 // SKB_DROP_REASON_NOT_SPECIFIED) in BTF, decoding only the enum that
-// declares it.
-func (c *checker) enumValue(name string) (Const, bool) {
+// declares it, which it returns with the value (nil when name is none).
+func (c *checker) enumValue(name string) (Const, *btf.Enum) {
 	if builtin.LookupVar(name) != nil || c.env == nil {
-		return Const{}, false
+		return Const{}, nil
 	}
 	spec, err := c.env.BTF()
 	if err != nil || spec == nil {
-		return Const{}, false
+		return Const{}, nil
 	}
 	if en := enumOf(spec, name); en != nil {
 		for _, v := range en.Values {
 			if v.Name == name {
-				return Const{Int: v.Value}, true
+				return Const{Int: v.Value}, en
 			}
 		}
 	}
-	return Const{}, false
+	return Const{}, nil
 }

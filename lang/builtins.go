@@ -161,6 +161,16 @@ func (c *checker) tracepointFieldType(f TracepointField, as types.AddrSpace) *ty
 	// An address kept in an integer field points into the record's
 	// address space: (T *)args.addr reads user memory in a syscall.
 	t := types.NewInt(size, f.Signed)
+	if name, ok := strings.CutPrefix(ct, "enum "); ok && size == f.Size {
+		// an enum field prints its enumerator, when BTF has the enum
+		if spec, err := c.env.BTF(); err == nil && spec != nil {
+			var en *btf.Enum
+			if spec.TypeByName(strings.TrimSpace(name), &en) == nil {
+				t = types.NewEnum(en, size)
+				t.Signed = f.Signed
+			}
+		}
+	}
 	t.AS = as
 	return t
 }

@@ -385,6 +385,7 @@ func (p *cParser) enum(name string) (btf.Type, error) {
 		}
 		e.Values = append(e.Values, btf.EnumValue{Name: vname, Value: uint64(next)})
 		p.c.defines[vname] = Const{Int: uint64(next)}
+		p.c.enums[vname] = e
 		next++
 		if p.peek() == "," {
 			p.next()

@@ -63,13 +63,16 @@ type checker struct {
 	nextVar int
 	// loops counts the loops enclosing the statement being checked.
 	loops int
-	// macros are the script's macros by name.
-	macros map[string]*ast.Macro
+	// macros are the script's macros by name, one per arity.
+	macros map[string][]*ast.Macro
 	// ctypes holds the types the script's C definitions declare, by name
 	// ("struct foo", "enum bar", or a typedef name).
 	ctypes map[string]btf.Type
 	// defines holds the #define constants of the preamble.
 	defines map[string]Const
+	// enums maps the enumerators of the script's enums (also in defines)
+	// to their enum, whose type they have.
+	enums map[string]*btf.Enum
 }
 
 // collapse keeps one error per position: a probe expanded to many attach

@@ -84,14 +84,17 @@ func (c *checker) expr1(e ast.Expr) *types.Type {
 	case *ast.Ident:
 		if cv, ok := c.defines[e.Name]; ok {
 			c.info.Consts[e] = cv
+			if en := c.enums[e.Name]; en != nil {
+				return types.NewEnum(en, 8)
+			}
 			if cv.IsStr {
 				return types.NewString(len(cv.Str) + 1)
 			}
 			return types.Int64
 		}
-		if cv, ok := c.enumValue(e.Name); ok {
+		if cv, en := c.enumValue(e.Name); en != nil {
 			c.info.Consts[e] = cv
-			return types.Int64
+			return types.NewEnum(en, 8)
 		}
 		return c.ident(e)
 	case *ast.Call:

@@ -1,6 +1,9 @@
 package lang
 
 import (
+	"fmt"
+
+	"github.com/gotrace/gotrace/builtin"
 	"github.com/gotrace/gotrace/lang/ast"
 )
 
@@ -26,13 +29,17 @@ func (c *checker) expandMacros(file *ast.File) {
 	if len(file.Macros) == 0 {
 		return
 	}
-	c.macros = map[string]*ast.Macro{}
+	c.macros = map[string][]*ast.Macro{}
 	for _, m := range file.Macros {
-		if _, dup := c.macros[m.Name]; dup {
-			c.errorf(m, "macro %s is defined twice", m.Name)
+		dup := false
+		for _, o := range c.macros[m.Name] {
+			dup = dup || len(o.Params) == len(m.Params)
+		}
+		if dup {
+			c.errorf(m, "macro %s is defined twice with %d parameter%s", m.Name, len(m.Params), plural(len(m.Params)))
 			continue
 		}
-		c.macros[m.Name] = m
+		c.macros[m.Name] = append(c.macros[m.Name], m)
 	}
 	budget := &macroBudget{}
 	for _, p := range file.Probes {
@@ -44,10 +51,12 @@ func (c *checker) expandMacros(file *ast.File) {
 	}
 }
 
-// macroBudget counts the nodes copied from macro bodies in a script.
+// macroBudget counts the nodes copied from macro bodies in a script, and
+// the expansions, which number the variables local to each.
 type macroBudget struct {
-	nodes    int
-	exceeded bool
+	nodes      int
+	exceeded   bool
+	expansions int
 }
 
 type expander struct {
@@ -59,17 +68,31 @@ type expander struct {
 	subst map[string]ast.Expr
 	// sites are the macro uses being expanded, innermost first.
 	sites []ast.Span
+	// macro is the macro whose body is being copied (nil in a probe),
+	// id numbers this expansion, and locals renames the variables of
+	// the body that are not parameters, so that they neither clobber
+	// nor shadow the caller's.
+	macro  *ast.Macro
+	id     int
+	locals map[string]string
 }
 
 // call returns the expansion of a macro call, or nil when name is not a
-// macro.
+// macro. A macro's name may also name several macros of different
+// arities, or a builtin (cpu, comm) used with an arity no macro has.
 func (ex *expander) lookup(name string, args []ast.Expr, pos ast.Span) (*ast.Macro, map[string]ast.Expr) {
-	m := ex.c.macros[name]
-	if m == nil {
+	ms := ex.c.macros[name]
+	if len(ms) == 0 {
 		return nil, nil
 	}
-	if len(args) != len(m.Params) {
-		ex.c.errorf(pos, "macro %s takes %d argument%s, got %d", name, len(m.Params), plural(len(m.Params)), len(args))
+	var m *ast.Macro
+	for _, o := range ms {
+		if len(o.Params) == len(args) {
+			m = o
+		}
+	}
+	if m == nil {
+		ex.c.errorf(pos, "macro %s takes %d argument%s, got %d", name, len(ms[0].Params), plural(len(ms[0].Params)), len(args))
 		return nil, nil
 	}
 	if ex.depth >= maxMacroDepth {
@@ -106,9 +129,26 @@ func (ex *expander) lookup(name string, args []ast.Expr, pos ast.Span) (*ast.Mac
 // inner returns an expander for the body of the macro used at site, with
 // its substitutions; the arguments were already expanded in the caller's
 // context.
-func (ex *expander) inner(subst map[string]ast.Expr, site ast.Span) *expander {
+func (ex *expander) inner(m *ast.Macro, subst map[string]ast.Expr, site ast.Span) *expander {
 	sites := append([]ast.Span{site}, ex.sites...)
-	return &expander{c: ex.c, budget: ex.budget, depth: ex.depth + 1, subst: subst, sites: sites}
+	ex.budget.expansions++
+	return &expander{c: ex.c, budget: ex.budget, depth: ex.depth + 1, subst: subst, sites: sites,
+		macro: m, id: ex.budget.expansions, locals: map[string]string{}}
+}
+
+// isMacro reports whether a use of name with nargs arguments is a macro
+// use: a builtin of that name with another arity stays the builtin.
+func (ex *expander) isMacro(name string, nargs int) bool {
+	ms := ex.c.macros[name]
+	if len(ms) == 0 {
+		return false
+	}
+	for _, m := range ms {
+		if len(m.Params) == nargs {
+			return true
+		}
+	}
+	return builtin.LookupFunc(name) == nil && builtin.LookupVar(name) == nil
 }
 
 func (ex *expander) block(b *ast.Block) *ast.Block {
@@ -133,10 +173,10 @@ func (ex *expander) stmt(s ast.Stmt) ast.Stmt {
 	ex.count()
 	switch s := s.(type) {
 	case *ast.ExprStmt:
-		if name, args, pos, ok := macroUse(s.X); ok {
+		if name, args, pos, ok := macroUse(s.X); ok && ex.isMacro(name, len(args)) {
 			args = ex.exprs(args)
 			if m, subst := ex.lookup(name, args, pos); m != nil {
-				body := ex.inner(subst, pos).block(m.Body)
+				body := ex.inner(m, subst, pos).block(m.Body)
 				return &ast.BlockStmt{Span: s.Span, Body: body}
 			}
 		}
@@ -202,12 +242,22 @@ func (ex *expander) exprs(list []ast.Expr) []ast.Expr {
 	return out
 }
 
-// varRef substitutes a `$x` parameter by the caller's variable.
+// varRef substitutes a `$x` parameter by the caller's variable; inside a
+// macro body, any other variable is the expansion's own, renamed
+// ("$y" becomes "$y@inc.3" in the third expansion, of macro inc).
 func (ex *expander) varRef(v *ast.Var) *ast.Var {
 	if r, ok := ex.subst[v.Name].(*ast.Var); ok {
 		return &ast.Var{Span: v.Span, Name: r.Name}
 	}
 	cp := *v
+	if ex.macro != nil {
+		n, ok := ex.locals[v.Name]
+		if !ok {
+			n = fmt.Sprintf("%s@%s.%d", v.Name, ex.macro.Name, ex.id)
+			ex.locals[v.Name] = n
+		}
+		cp.Name = n
+	}
 	return &cp
 }
 
@@ -220,16 +270,17 @@ func (ex *expander) expr(e ast.Expr) ast.Expr {
 		return ex.varRef(e)
 	case *ast.Ident:
 		if r, ok := ex.subst[e.Name]; ok {
-			return r
+			// each use of the parameter is a copy of the argument
+			return ast.Clone(r)
 		}
-		if name, _, pos, _ := macroUse(e); ex.c.macros[name] != nil {
+		if name, _, pos, _ := macroUse(e); ex.isMacro(name, 0) {
 			return ex.value(name, nil, pos)
 		}
 		cp := *e
 		return &cp
 	case *ast.Call:
 		args := ex.exprs(e.Args)
-		if ex.c.macros[e.Name] != nil {
+		if ex.isMacro(e.Name, len(args)) {
 			return ex.value(e.Name, args, e.Span)
 		}
 		call := &ast.Call{Span: e.Span, Name: e.Name, Args: args}
@@ -302,7 +353,7 @@ func (ex *expander) value(name string, args []ast.Expr, pos ast.Span) ast.Expr {
 		ex.c.errorf(pos, "macro %s is used as a value, but its body does not end with an expression", name)
 		return &ast.IntLit{Span: pos, Text: "0"}
 	}
-	in := ex.inner(subst, pos)
+	in := ex.inner(m, subst, pos)
 	if n == 1 {
 		return in.expr(m.Body.Stmts[0].(*ast.ExprStmt).X)
 	}

@@ -79,6 +79,7 @@ const maxIncludeDepth = 32
 // typedef) define script types (cdefs.go).
 func (c *checker) preprocess(file *ast.File) {
 	c.defines = map[string]Const{}
+	c.enums = map[string]*btf.Enum{}
 	c.ctypes = map[string]btf.Type{}
 	p := &preproc{c: c, defs: map[string]macroDef{}}
 	dir := filepath.Dir(file.Name)

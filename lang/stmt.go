@@ -117,13 +117,10 @@ func (c *checker) forRange(s *ast.ForRangeStmt) {
 		c.errorf(s.Lo, "for range bounds must be integers, not %s and %s", lo, hi)
 		return
 	}
+	// Bounds known only at run time make a bpf_loop call.
 	lv, lok := c.info.Consts[s.Lo]
 	hv, hok := c.info.Consts[s.Hi]
-	if !lok || !hok {
-		c.errorf(s.Lo, "for range bounds must be constants: the verifier must see the loop end")
-		return
-	}
-	if n := int64(hv.Int) - int64(lv.Int); n > MaxLoopIterations {
+	if n := int64(hv.Int) - int64(lv.Int); lok && hok && n > MaxLoopIterations {
 		c.errorf(s.Hi, "for range of %d iterations is too long for the verifier (at most %d)", n, MaxLoopIterations)
 		return
 	}
@@ -154,15 +151,22 @@ func (c *checker) forMap(s *ast.ForMapStmt) {
 		c.errorf(s.Map, "map %s has no keys to iterate over", s.Map.Name)
 		return
 	}
-	if mt.Value.IsAggregation() {
-		c.errorf(s.Map, "iterating over %s (%s) is not supported yet: its values are per CPU", s.Map.Name, mt.Value)
-		return
+	val := mt.Value
+	switch val.Kind {
+	case types.Count, types.Sum:
+		// the value is the sum over the CPUs
+		val = types.NewInt(8, val.Kind == types.Sum && val.Signed)
+	default:
+		if val.IsAggregation() {
+			c.errorf(s.Map, "iterating over %s (%s) is not supported yet: its values are per CPU", s.Map.Name, mt.Value)
+			return
+		}
 	}
 	key := mt.Keys[0]
 	if len(mt.Keys) > 1 {
 		key = types.NewTuple(mt.Keys, nil)
 	}
-	kv := types.NewTuple([]*types.Type{key, mt.Value}, nil)
+	kv := types.NewTuple([]*types.Type{key, val}, nil)
 	c.info.Types[s.Map] = mt.Value
 	c.scopes = append(c.scopes, map[string]int{})
 	c.declareVar(s.Var, kv)

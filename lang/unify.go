@@ -9,6 +9,8 @@ import (
 // integers widen to 64 bits and string buffers to a multiple of 8 bytes.
 func storageType(t *types.Type) *types.Type {
 	switch {
+	case t.Kind == types.Int && t.Size < 8 && t.Enum() != nil:
+		return types.NewEnum(t.Enum(), 8)
 	case t.Kind == types.Int && t.Size < 8:
 		st := types.NewInt(8, t.Signed)
 		st.Flexible = t.Flexible

@@ -237,6 +237,9 @@ func (f *Formatter) plainItems(m *object.Map, entries []Entry, opt MapOptions, a
 			}
 			it.sv, it.signed = truncInt(sum, vt.Size, vt.Signed), vt.Signed
 			it.text = divString(it.sv, opt.Div, vt.Signed)
+			if en := vt.Enum(); en != nil && !asJSON {
+				it.text = types.EnumSymbol(en, it.sv, vt.Size)
+			}
 			byValue = true
 		case types.Min, types.Max:
 			mm := minMax(e.Values, vt.Kind == types.Max, vt.Signed)

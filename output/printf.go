@@ -194,6 +194,10 @@ func (f *Formatter) appendSpec(dst []byte, sp Spec, t *types.Type, b []byte) []b
 			}
 			return padAt(dst, start, sp)
 		case types.Int:
+			if en := t.Enum(); en != nil {
+				dst = append(dst, types.EnumSymbol(en, readUint(b, t.Size), t.Size)...)
+				return padAt(dst, start, sp)
+			}
 			v := readInt(b, t.Size, t.Signed)
 			if sp.Plus && t.Signed && int64(v) >= 0 {
 				dst = append(dst, '+')
@@ -308,6 +312,9 @@ func (f *Formatter) applySpec(sp Spec, t *types.Type, b []byte) string {
 func (f *Formatter) stringSpec(sp Spec, t *types.Type, b []byte) (head, rest string) {
 	switch t.Kind {
 	case types.Int:
+		if en := t.Enum(); en != nil {
+			return types.EnumSymbol(en, readUint(b, t.Size), t.Size), ""
+		}
 		v := readInt(b, t.Size, t.Signed)
 		s := intString(v, t.Signed)
 		if sp.Plus && t.Signed && int64(v) >= 0 {

@@ -139,6 +139,10 @@ func (f *Formatter) writeValue(sb *strings.Builder, t *types.Type, b []byte, dep
 	}
 	switch t.Kind {
 	case types.Int:
+		if en := t.Enum(); en != nil {
+			sb.WriteString(types.EnumSymbol(en, readUint(b, t.Size), t.Size))
+			return
+		}
 		sb.WriteString(intString(readInt(b, t.Size, t.Signed), t.Signed))
 	case types.Bool:
 		if readUint(b, 1) != 0 {

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cilium/ebpf/btf"
+
 	"github.com/gotrace/gotrace/lang/types"
 )
 
@@ -19,6 +21,7 @@ func TestFormatValue(t *testing.T) {
 		{Name: "hi", Type: types.Int32, Offset: 4, BitOffset: 4, BitSize: 3},
 	}}
 	ptr := &types.Type{Kind: types.Pointer, Size: 8, Elem: types.Uint8}
+	en := &btf.Enum{Name: "e", Size: 4, Values: []btf.EnumValue{{Name: "A", Value: 1}, {Name: "NEG", Value: 0xffffffff}}}
 	tests := []struct {
 		name string
 		t    *types.Type
@@ -29,6 +32,9 @@ func TestFormatValue(t *testing.T) {
 		{"uint64", types.Uint64, u64(^uint64(0)), "18446744073709551615"},
 		{"int32", types.Int32, []byte{0xff, 0xff, 0xff, 0xff}, "-1"},
 		{"uint8", types.Uint8, []byte{200}, "200"},
+		{"enum", types.NewEnum(en, 8), u64(1), "A"},
+		{"enum unknown value", types.NewEnum(en, 8), u64(7), "7"},
+		{"enum 4 bytes", types.NewEnum(en, 4), []byte{0xff, 0xff, 0xff, 0xff}, "NEG"},
 		{"bool", types.BoolT, []byte{1}, "true"},
 		{"string", types.NewString(8), []byte("abc\x00\x00\x00\x00\x00"), "abc"},
 		{"full string", str4, []byte("abcd"), "abcd.."},

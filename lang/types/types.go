@@ -2,6 +2,7 @@ package types
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/cilium/ebpf/btf"
@@ -359,4 +360,38 @@ func Truncate(v uint64, t *Type) uint64 {
 		v |= ^uint64(0) << n
 	}
 	return v
+}
+
+// Enum returns the enum behind an integer of an enum type (a kernel or
+// script-defined enum, a cast to one, or one of its enumerators), or nil.
+func (t *Type) Enum() *btf.Enum {
+	if t == nil || t.Kind != Int {
+		return nil
+	}
+	e, _ := t.BTF.(*btf.Enum)
+	return e
+}
+
+// NewEnum returns the type of a value of enum e held in size bytes.
+func NewEnum(e *btf.Enum, size int) *Type {
+	return &Type{Kind: Int, Size: size, Signed: false, BTF: e, Name: "enum " + e.Name}
+}
+
+// EnumSymbol names the value v of enum e as bpftrace prints it: the first
+// enumerator with that value, or v in decimal when none has it. Only the
+// low size bytes of v are compared.
+func EnumSymbol(e *btf.Enum, v uint64, size int) string {
+	if size < 8 {
+		v &= 1<<(uint(size)*8) - 1
+	}
+	for _, ev := range e.Values {
+		x := ev.Value
+		if size < 8 {
+			x &= 1<<(uint(size)*8) - 1
+		}
+		if x == v {
+			return ev.Name
+		}
+	}
+	return strconv.FormatUint(v, 10)
 }
