@@ -45,6 +45,8 @@ func (g *gen) buffer(e ast.Expr) int16 {
 		}
 	case *ast.Field:
 		return g.fieldBuffer(e)
+	case *ast.Index:
+		return g.indexBuffer(e)
 	case *ast.BlockExpr:
 		var off int16
 		g.blockValue(e.Body, func(x ast.Expr) { off = g.buffer(x) })
@@ -285,6 +287,16 @@ func (g *gen) fieldBuffer(e *ast.Field) int16 {
 		)
 	}
 	return off
+}
+
+// bytewise reports whether == and != compare values of type t word by
+// word in memory: strings, and arrays, tuples and records of one type.
+func bytewise(t *types.Type) bool {
+	switch t.Kind {
+	case types.String, types.Array, types.Tuple, types.Record:
+		return true
+	}
+	return false
 }
 
 // stringEqual compares two zero-padded string buffers word by word.

@@ -69,7 +69,7 @@ func (g *gen) branchLogical(e *ast.Binary, target string, when bool) {
 // pointer arithmetic).
 func (g *gen) branchCompare(e *ast.Binary, target string, when bool) bool {
 	xt, yt := g.info.TypeOf(e.X), g.info.TypeOf(e.Y)
-	if xt.Kind == types.String && yt.Kind == types.String && (e.Op == "==" || e.Op == "!=") {
+	if bytewise(xt) && bytewise(yt) && (e.Op == "==" || e.Op == "!=") {
 		g.branchStrings(e, target, when)
 		return true
 	}

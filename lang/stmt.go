@@ -81,6 +81,9 @@ func (c *checker) let(s *ast.LetStmt) {
 		if rt = c.expr(s.Init); rt == nil {
 			return
 		}
+		if rt = c.valueType(s.Init, rt); rt == nil {
+			return
+		}
 	}
 	if _, ok := c.scopes[len(c.scopes)-1][s.Var.Name]; ok {
 		c.errorf(s.Var, "variable %s is already declared in this block", s.Var.Name)
@@ -275,6 +278,9 @@ func (c *checker) assign(s *ast.AssignStmt) {
 	}
 	rt := c.expr(s.Rhs)
 	c.selfAssign = ""
+	if rt != nil {
+		rt = c.valueType(s.Rhs, rt) // a struct or array is copied
+	}
 	if rt == nil {
 		// Declare the variable anyway so that its uses do not report
 		// follow-on errors.
@@ -290,10 +296,6 @@ func (c *checker) assign(s *ast.AssignStmt) {
 	}
 	if rt.Kind == types.Void {
 		c.errorf(s.Rhs, "expression has no value to assign")
-		return
-	}
-	if rt.Kind == types.Struct || (rt.Kind == types.Array && rt.BTF != nil) {
-		c.errorf(s.Rhs, "cannot store a kernel %s by value: store a pointer to it or one of its members", rt)
 		return
 	}
 	if s.Op != "=" {
