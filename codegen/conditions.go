@@ -99,6 +99,16 @@ func (g *gen) branchStrings(e *ast.Binary, target string, when bool) {
 	xt, yt := g.info.TypeOf(e.X), g.info.TypeOf(e.Y)
 	n := roundUp(min(xt.Size, yt.Size), 8)
 	wantEqual := (e.Op == "==") == when
+	if differentBufs(xt, yt) {
+		a := g.buffer(e.X)
+		g.buffer(e.Y)
+		if !wantEqual {
+			// Always taken, but conditional: the code after it stays
+			// reachable for the verifier's control flow check.
+			g.emit(asm.LoadMem(asm.R1, g.fp, a, asm.DWord), asm.JGE.Imm(asm.R1, 0, target))
+		}
+		return
+	}
 	a := g.buffer(e.X)
 	var words []int64
 	var b int16

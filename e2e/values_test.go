@@ -51,3 +51,33 @@ func TestStructBitfieldValue(t *testing.T) {
 BEGIN { $val = (uint64)0x1e; $f = *(struct foo *)(&$val); print($f); print($f.x_2); exit(); }`)
 	wantOutput(t, got, "{ .x_0 = 0, .x_1 = 1, .x_2 = 3 }\n3\n\n\n", 0)
 }
+
+// TestTupleStringResize: a variable, map value or map key holding tuples
+// whose strings have different sizes takes the larger size, and each tuple
+// is converted to that layout when stored, as bpftrace resizes them.
+func TestTupleStringResize(t *testing.T) {
+	got := run(t, "-e", `BEGIN {
+	$a = ("hi", ("hellolongstr", 2)); print($a);
+	$a = ("hellolongstr", ("hi", 5)); print($a);
+	$t = ("x", 3); @v[1] = $t; @v[1] = ("hellolongstr", 2); print(@v[1]); @v[1] = $t; print(@v[1]);
+	@k["hi", ("hellolongstr", 2)] = 1; @k["hellolongstr", ("hi", 5)] = 2;
+	$c = nsecs ? ("hellolongstr", "a") : ("b", "hellolongstr"); print($c);
+	print($c[1]);
+	exit();
+}`)
+	wantOutput(t, got, "(hi, (hellolongstr, 2))\n(hellolongstr, (hi, 5))\n(hellolongstr, 2)\n(x, 3)\n(hellolongstr, a)\na\n\n\n@k[hi, (hellolongstr, 2)]: 1\n@k[hellolongstr, (hi, 5)]: 2\n@v[1]: (x, 3)\n", 0)
+}
+
+// TestBufValues: buf() values as map keys and values print as text with
+// non-printable bytes escaped, and compare equal only to a buf of the same
+// length and bytes.
+func TestBufValues(t *testing.T) {
+	got := run(t, "-e", `BEGIN {
+	$a = buf("hi", 2); $b = buf("bye", 3);
+	printf("equal=%d unequal=%d same=%d\n", $a == $a, $a != $b, $a == buf("hi", 2));
+	if ($a == $b) { printf("never\n"); }
+	@k[buf("ok_key", 7), 1] = 1; @v = $b;
+	exit();
+}`)
+	wantOutput(t, got, "equal=1 unequal=1 same=1\n\n\n@k[ok_key\\x00, 1]: 1\n@v: bye\n", 0)
+}

@@ -98,8 +98,11 @@ func fieldOf(t *types.Type, name string) (types.Field, bool) {
 }
 
 // comparableValues reports whether == and != compare a and b byte by byte:
-// arrays (buf() values among them), tuples and records of the same type.
+// arrays, tuples and records of the same type, and buf() values.
 func comparableValues(a, b *types.Type) bool {
+	if a.IsBuf() && b.IsBuf() {
+		return true // bufs of different lengths differ
+	}
 	switch a.Kind {
 	case types.Array, types.Tuple, types.Record:
 		return types.Equal(a, b) && a.Size == b.Size
