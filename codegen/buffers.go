@@ -486,6 +486,9 @@ func (g *gen) ntop(e *ast.Call) int16 {
 	case at.Kind == types.String:
 		src := g.buffer(addr)
 		g.copyMem(g.fp, off+8, g.fp, src, roundUp(at.Size, 8))
+	case g.inBPF(addr): // pton(), a copied array
+		src := g.buffer(addr)
+		g.copyBytes(off+8, src, min(at.Size, 16))
 	default: // an array in kernel memory or the tracepoint record
 		g.arrayBase(addr)
 		tmp := g.alloc(16, e.Pos())

@@ -31,9 +31,14 @@ struct box { int n; struct point pts[2]; int grid[2][3]; int tail[]; }
 	print($b.pts[1].y);
 	$p = ((struct box *)arg0)->pts[0];
 	printf("%d %d\n", $p.x, $p.y[1]);
+	let $bp: struct box *;
+	let $pts: struct point[2];
+	$bp = (struct box *)arg0;
+	$pts = $bp->pts;
+	printf("%d %d\n", $pts[1].x, $pts[1].y[2]);
 	exit();
 }`)
-	wantOutput(t, got, "(3, [3,4,5], true, false)\n[20,21,22]\n1 11\n\n\n@grid: [[0,1,2],[3,4,5]]\n@pts[{ .x = 2, .y = [20,21,22], .next = 0x0 }, 1]: 12\n", 0)
+	wantOutput(t, got, "(3, [3,4,5], true, false)\n[20,21,22]\n1 11\n2 22\n\n\n@grid: [[0,1,2],[3,4,5]]\n@pts[{ .x = 2, .y = [20,21,22], .next = 0x0 }, 1]: 12\n", 0)
 
 	got = run(t, "-f", "json", "-q", "-c", bin, "-e", defs+`uprobe:`+bin+`:take_box {
 	$b = *(struct box *)arg0;
@@ -80,4 +85,11 @@ func TestBufValues(t *testing.T) {
 	exit();
 }`)
 	wantOutput(t, got, "equal=1 unequal=1 same=1\n\n\n@k[ok_key\\x00, 1]: 1\n@v: bye\n", 0)
+}
+
+// TestPtonValues: pton()'s array is a value: ntop() formats it, and its
+// bytes can be indexed.
+func TestPtonValues(t *testing.T) {
+	got := run(t, "-e", `BEGIN { $a = pton("1.2.3.4"); printf("%s %s %s %d\n", ntop(2, pton("127.0.0.1")), ntop(10, pton("::1")), ntop($a), $a[3]); exit(); }`)
+	wantOutput(t, got, "127.0.0.1 ::1 1.2.3.4 4\n\n\n", 0)
 }

@@ -72,6 +72,21 @@ func (c *checker) let(s *ast.LetStmt) {
 		if t = c.resolveType(s.Type); t == nil {
 			return
 		}
+		if t.Kind == types.Pointer {
+			// let $p: struct C *: a pointer into the probe's own address
+			// space, as a cast of an integer makes
+			t = withAS(t, c.probeAddrSpace())
+		}
+		if s.Type.IsArray && s.Type.ArrayLen > 0 {
+			// let $a: struct W[10]: an array value
+			t = &types.Type{Kind: types.Array, Size: t.Size * s.Type.ArrayLen, Len: s.Type.ArrayLen, Elem: copiedType(t, 0)}
+			if !c.fitsValue(s.Type, t) {
+				return
+			}
+		}
+		if t = c.valueType(s.Type, t); t == nil {
+			return
+		}
 		if !t.IsInt() {
 			t = storageType(t)
 		}

@@ -30,11 +30,20 @@ func (c *checker) valueType(at ast.Spanned, t *types.Type) *types.Type {
 	if !isKernelValue(t) {
 		return t
 	}
-	if t.Size > MaxValueSize {
-		c.errorf(at, "%s is %d bytes: values larger than %d bytes cannot be copied by value (the BPF stack is 512 bytes); store a pointer to it or one of its members", t, t.Size, MaxValueSize)
+	if !c.fitsValue(at, t) {
 		return nil
 	}
 	return copiedType(t, 0)
+}
+
+// fitsValue reports whether a struct or array value of type t is at most
+// MaxValueSize bytes, and reports a positioned error when it is not.
+func (c *checker) fitsValue(at ast.Spanned, t *types.Type) bool {
+	if t.Size <= MaxValueSize {
+		return true
+	}
+	c.errorf(at, "%s is %d bytes: values larger than %d bytes cannot be copied by value (the BPF stack is 512 bytes); store a pointer to it or one of its members", t, t.Size, MaxValueSize)
+	return false
 }
 
 // copiedType is valueType without the size check.
