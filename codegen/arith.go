@@ -19,7 +19,7 @@ func (g *gen) binary(e *ast.Binary) {
 		g.boolValue(e)
 		return
 	case "==", "!=":
-		if xt.Kind == types.String {
+		if bytewise(xt) {
 			g.stringEqual(e)
 			return
 		}

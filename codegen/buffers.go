@@ -45,6 +45,8 @@ func (g *gen) buffer(e ast.Expr) int16 {
 		}
 	case *ast.Field:
 		return g.fieldBuffer(e)
+	case *ast.Index:
+		return g.indexBuffer(e)
 	case *ast.BlockExpr:
 		var off int16
 		g.blockValue(e.Body, func(x ast.Expr) { off = g.buffer(x) })
@@ -66,7 +68,7 @@ func (g *gen) buffer(e ast.Expr) int16 {
 		for i, x := range e.Elems {
 			f := t.Fields[i]
 			if f.Type.IsBuffer() {
-				g.copyInto(off+int16(f.Offset), f.Type.Size, x)
+				g.copyAs(off+int16(f.Offset), f.Type, x)
 				continue
 			}
 			g.scalar(x)
@@ -81,10 +83,10 @@ func (g *gen) buffer(e ast.Expr) int16 {
 		off := g.alloc(t.Size, e.Pos())
 		elseL, endL := g.newLabel("telse"), g.newLabel("tend")
 		g.branch(e.Cond, elseL, false)
-		g.copyInto(off, t.Size, e.Then)
+		g.copyAs(off, t, e.Then)
 		g.emit(asm.Ja.Label(endL))
 		g.mark(elseL)
-		g.copyInto(off, t.Size, e.Else)
+		g.copyAs(off, t, e.Else)
 		g.mark(endL)
 		return off
 	}
@@ -106,6 +108,100 @@ func (g *gen) copyInto(dst int16, size int, e ast.Expr) {
 	}
 }
 
+// copyAs evaluates the buffer expression e into the slot at dst that holds
+// a value of type t. A tuple of another layout (its strings shorter: the
+// slot's type was unified with a larger one) is converted field by field.
+func (g *gen) copyAs(dst int16, t *types.Type, e ast.Expr) {
+	et := g.info.TypeOf(e)
+	if sameLayout(t, et) {
+		g.copyInto(dst, t.Size, e)
+		return
+	}
+	for {
+		p, ok := e.(*ast.Paren)
+		if !ok {
+			break
+		}
+		e = p.X
+	}
+	g.zero(dst, t.Size)
+	if tup, ok := e.(*ast.Tuple); ok {
+		// built in place, in the slot's layout
+		for i, x := range tup.Elems {
+			f := t.Fields[i]
+			if f.Type.IsBuffer() {
+				g.copyAs(dst+int16(f.Offset), f.Type, x)
+				continue
+			}
+			g.scalar(x)
+			g.emit(asm.StoreMem(g.fp, dst+int16(f.Offset), asm.R0, sizeOf(f.Type)))
+		}
+		return
+	}
+	g.convertMem(dst, t, g.buffer(e), et)
+}
+
+// sameLayout reports whether values of types a and b have the same bytes:
+// copying one into the other's slot needs no conversion. Only tuples and
+// records are converted; other buffers are copied as bytes (a shorter
+// string is zero-padded).
+func sameLayout(a, b *types.Type) bool {
+	if a.Kind != types.Tuple && a.Kind != types.Record || b.Kind != a.Kind {
+		return true
+	}
+	if a.Size != b.Size || len(a.Fields) != len(b.Fields) {
+		return false
+	}
+	for i := range a.Fields {
+		fa, fb := a.Fields[i], b.Fields[i]
+		if fa.Offset != fb.Offset || fa.Type.Size != fb.Type.Size || !sameLayout(fa.Type, fb.Type) {
+			return false
+		}
+	}
+	return true
+}
+
+// convertMem copies the tuple of type st at stack slot src into the zeroed
+// slot at dst of type t, field by field.
+func (g *gen) convertMem(dst int16, t *types.Type, src int16, st *types.Type) {
+	for i, df := range t.Fields {
+		if i >= len(st.Fields) {
+			return
+		}
+		sf := st.Fields[i]
+		d, s := dst+int16(df.Offset), src+int16(sf.Offset)
+		switch {
+		case df.Type.Kind == types.Tuple || df.Type.Kind == types.Record:
+			g.convertMem(d, df.Type, s, sf.Type)
+		case df.Type.IsBuffer():
+			g.copyBytes(d, s, min(df.Type.Size, sf.Type.Size))
+		default:
+			g.emit(asm.LoadMem(asm.R1, g.fp, s, sizeOf(sf.Type)))
+			if sf.Type.Kind == types.Int {
+				g.extend(asm.R1, sf.Type.Size, sf.Type.Signed)
+			}
+			g.emit(asm.StoreMem(g.fp, d, asm.R1, sizeOf(df.Type)))
+		}
+	}
+}
+
+// copyBytes copies n bytes between stack slots, in the widest accesses the
+// offsets and the remaining length allow.
+func (g *gen) copyBytes(dst, src int16, n int) {
+	for i := 0; i < n; {
+		w := 8
+		for w > 1 && ((int(dst)+i)%w != 0 || (int(src)+i)%w != 0 || n-i < w) {
+			w /= 2
+		}
+		size := map[int]asm.Size{8: asm.DWord, 4: asm.Word, 2: asm.Half, 1: asm.Byte}[w]
+		g.emit(
+			asm.LoadMem(asm.R1, g.fp, src+int16(i), size),
+			asm.StoreMem(g.fp, dst+int16(i), asm.R1, size),
+		)
+		i += w
+	}
+}
+
 // buildInto evaluates the buffer expression e straight into the size-byte
 // slot at dst, zero-filling the rest, when its value can be built in place
 // (a map key, an event record): no temporary and no copy. It reports false
@@ -114,6 +210,41 @@ func (g *gen) buildInto(dst int16, size int, e ast.Expr) bool {
 	switch x := e.(type) {
 	case *ast.Paren:
 		return g.buildInto(dst, size, x.X)
+	case *ast.Field, *ast.Unary, *ast.Index:
+		// a struct or array in kernel or user memory: read straight into
+		// the slot
+		t := g.info.TypeOf(e)
+		if !(t.Kind == types.Struct || t.Kind == types.Array) || t.BTF == nil || size < t.Size {
+			return false
+		}
+		as := types.Kernel
+		switch x := x.(type) {
+		case *ast.Field:
+			if isArgs(x.X) || g.isTupleField(x) {
+				return false
+			}
+			g.memberAddr(x)
+			as = g.info.TypeOf(x.X).AS
+		case *ast.Unary:
+			if x.Op != "*" {
+				return false
+			}
+			g.scalar(x.X)
+			as = g.info.TypeOf(x.X).AS
+		case *ast.Index:
+			if g.inBPF(x.X) || g.info.TypeOf(x.X).Kind == types.Tuple {
+				return false
+			}
+			g.elemAddr(x)
+			if xt := g.info.TypeOf(x.X); !isTracepointField(x.X) && xt.AS != types.NoAS {
+				as = xt.AS
+			}
+		}
+		g.readKernel(dst, t.Size, as)
+		for i := roundUp(t.Size, 8); i < roundUp(size, 8); i += 8 {
+			g.emit(stImm(g.fp, dst+int16(i), 0))
+		}
+		return true
 	case *ast.Ident:
 		if g.info.Idents[x] == builtin.Comm && size >= 16 {
 			g.comm(dst)
@@ -290,8 +421,30 @@ func (g *gen) fieldBuffer(e *ast.Field) int16 {
 	return off
 }
 
+// bytewise reports whether == and != compare values of type t word by
+// word in memory: strings, and arrays, tuples and records of one type.
+func bytewise(t *types.Type) bool {
+	switch t.Kind {
+	case types.String, types.Array, types.Tuple, types.Record:
+		return true
+	}
+	return false
+}
+
+// differentBufs reports whether x and y are buf() values of different
+// lengths, which are never equal.
+func differentBufs(x, y *types.Type) bool {
+	return x.IsBuf() && y.IsBuf() && x.Len != y.Len
+}
+
 // stringEqual compares two zero-padded string buffers word by word.
 func (g *gen) stringEqual(e *ast.Binary) {
+	if differentBufs(g.info.TypeOf(e.X), g.info.TypeOf(e.Y)) {
+		g.buffer(e.X)
+		g.buffer(e.Y)
+		g.loadImm(asm.R0, map[bool]int64{true: 1}[e.Op == "!="])
+		return
+	}
 	a := g.buffer(e.X)
 	b := g.buffer(e.Y)
 	n := roundUp(min(g.info.TypeOf(e.X).Size, g.info.TypeOf(e.Y).Size), 8)
@@ -336,6 +489,9 @@ func (g *gen) ntop(e *ast.Call) int16 {
 	case at.Kind == types.String:
 		src := g.buffer(addr)
 		g.copyMem(g.fp, off+8, g.fp, src, roundUp(at.Size, 8))
+	case g.inBPF(addr): // pton(), a copied array
+		src := g.buffer(addr)
+		g.copyBytes(off+8, src, min(at.Size, 16))
 	default: // an array in kernel memory or the tracepoint record
 		g.arrayBase(addr)
 		tmp := g.alloc(16, e.Pos())

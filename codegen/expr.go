@@ -173,16 +173,30 @@ func isArgs(x ast.Expr) bool {
 
 // isTupleField reports whether e selects an element of a tuple or record
 // value (rather than args or a kernel struct).
+// isTupleField reports whether e is a field of a value in BPF memory: a
+// tuple, a record, or a struct copied by value.
 func (g *gen) isTupleField(e *ast.Field) bool {
-	k := g.info.TypeOf(e.X).Kind
-	return !isArgs(e.X) && (k == types.Tuple || k == types.Record)
+	xt := g.info.TypeOf(e.X)
+	k := xt.Kind
+	return !isArgs(e.X) && (k == types.Tuple || k == types.Record || k == types.Struct && xt.BTF == nil)
 }
 
 func (g *gen) fieldScalar(e *ast.Field) {
 	if g.isTupleField(e) {
 		f := g.info.Members[e]
 		off := g.buffer(e.X) + int16(f.Offset)
+		if f.Type.Kind == types.Pointer {
+			g.emit(asm.LoadMem(asm.R0, g.fp, off, asm.DWord))
+			return
+		}
 		g.emit(asm.LoadMem(asm.R0, g.fp, off, sizeOf(f.Type)))
+		if f.BitSize > 0 {
+			g.bitfield(f)
+			return
+		}
+		if f.Type.Kind == types.Int {
+			g.extend(asm.R0, f.Type.Size, f.Type.Signed)
+		}
 		return
 	}
 	if !isArgs(e.X) {
@@ -266,6 +280,34 @@ func (g *gen) arrayBase(x ast.Expr) {
 	}
 }
 
+// inBPF reports whether the array x is a value in BPF memory (a copy of a
+// kernel array, a cast, pton(), buf()) rather than in kernel memory or the
+// tracepoint record.
+func (g *gen) inBPF(x ast.Expr) bool {
+	xt := g.info.TypeOf(x)
+	return xt.Kind == types.Array && xt.BTF == nil && !isTracepointField(x)
+}
+
+// indexBuffer returns the stack slot of x[i] for an element that is itself
+// a buffer (a struct, an array, a string).
+func (g *gen) indexBuffer(e *ast.Index) int16 {
+	t := g.info.TypeOf(e)
+	if cv, ok := g.info.Consts[e.Index]; ok && g.inBPF(e.X) {
+		return g.buffer(e.X) + int16(int(cv.Int)*t.Size)
+	}
+	if xt := g.info.TypeOf(e.X); xt.Kind == types.Tuple {
+		return g.buffer(e.X) + int16(xt.Fields[g.info.Consts[e.Index].Int].Offset)
+	}
+	off := g.alloc(t.Size, e.Pos())
+	g.elemAddr(e)
+	as := g.info.TypeOf(e.X).AS
+	if isTracepointField(e.X) || as == types.NoAS {
+		as = types.Kernel
+	}
+	g.readKernel(off, t.Size, as)
+	return off
+}
+
 // indexScalar reads x[i].
 func (g *gen) indexScalar(e *ast.Index) {
 	xt := g.info.TypeOf(e.X)
@@ -275,7 +317,20 @@ func (g *gen) indexScalar(e *ast.Index) {
 		g.emit(asm.LoadMem(asm.R0, g.fp, off+int16(g.info.Consts[e.Index].Int), asm.Byte))
 		return
 	}
-	if cv, ok := g.info.Consts[e.Index]; ok && xt.Kind == types.Array && xt.BTF == nil && !isTracepointField(e.X) {
+	if xt.Kind == types.Tuple {
+		// $t[i]: field i of a tuple
+		off := g.buffer(e.X) + int16(xt.Fields[g.info.Consts[e.Index].Int].Offset)
+		if t.Kind == types.Pointer {
+			g.emit(asm.LoadMem(asm.R0, g.fp, off, asm.DWord))
+			return
+		}
+		g.emit(asm.LoadMem(asm.R0, g.fp, off, sizeOf(t)))
+		if t.Kind == types.Int {
+			g.extend(asm.R0, t.Size, t.Signed)
+		}
+		return
+	}
+	if cv, ok := g.info.Consts[e.Index]; ok && g.inBPF(e.X) {
 		// an array value in BPF memory (a cast, pton(), buf())
 		off := g.buffer(e.X) + int16(int(cv.Int)*xt.Elem.Size)
 		g.emit(asm.LoadMem(asm.R0, g.fp, off, sizeOf(t)))

@@ -401,7 +401,7 @@ func (g *gen) let(s *ast.LetStmt) {
 	case s.Init == nil:
 		g.zero(off, slotSize(t))
 	case t.IsBuffer():
-		g.copyInto(off, t.Size, s.Init)
+		g.copyAs(off, t, s.Init)
 	default:
 		g.scalar(s.Init)
 		if t.Kind == types.Int {

@@ -253,20 +253,25 @@ func (g *gen) memberScalar(e *ast.Field) {
 	g.readKernel(tmp, size, g.info.TypeOf(e.X).AS)
 	if f.BitSize > 0 {
 		g.emit(asm.LoadMem(asm.R0, g.fp, tmp, map[int]asm.Size{1: asm.Byte, 2: asm.Half, 4: asm.Word, 8: asm.DWord}[size]))
-		if f.BitOffset > 0 {
-			g.emit(asm.RSh.Imm(asm.R0, int32(f.BitOffset)))
-		}
-		if f.BitSize < 64 {
-			g.loadImm(asm.R1, int64(uint64(1)<<f.BitSize-1))
-			g.emit(asm.And.Reg(asm.R0, asm.R1))
-		}
-		if t.Signed && f.BitSize < 64 {
-			shift := int32(64 - f.BitSize)
-			g.emit(asm.LSh.Imm(asm.R0, shift), asm.ArSh.Imm(asm.R0, shift))
-		}
+		g.bitfield(f)
 		return
 	}
 	g.loadSized(tmp, t)
+}
+
+// bitfield extracts bitfield f from its storage unit, loaded into R0.
+func (g *gen) bitfield(f types.Field) {
+	if f.BitOffset > 0 {
+		g.emit(asm.RSh.Imm(asm.R0, int32(f.BitOffset)))
+	}
+	if f.BitSize < 64 {
+		g.loadImm(asm.R1, int64(uint64(1)<<f.BitSize-1))
+		g.emit(asm.And.Reg(asm.R0, asm.R1))
+	}
+	if f.Type.Signed && f.BitSize < 64 {
+		shift := int32(64 - f.BitSize)
+		g.emit(asm.LSh.Imm(asm.R0, shift), asm.ArSh.Imm(asm.R0, shift))
+	}
 }
 
 // memberBuffer reads a char array member into a string buffer.

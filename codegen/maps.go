@@ -76,7 +76,7 @@ func (g *gen) keyFields(off int16, mi *object.Map, keys []ast.Expr) {
 		f := mi.Key.Fields[i]
 		kt := mi.Keys[i]
 		if kt.IsBuffer() {
-			g.copyInto(off+int16(f.Offset), kt.Size, k)
+			g.copyAs(off+int16(f.Offset), kt, k)
 			continue
 		}
 		g.scalar(k)
@@ -190,7 +190,7 @@ func (g *gen) assign(s *ast.AssignStmt) {
 	case *ast.Var:
 		off, t := g.varSlot(l)
 		if t.IsBuffer() {
-			g.copyInto(off, t.Size, s.Rhs)
+			g.copyAs(off, t, s.Rhs)
 			return
 		}
 		switch {
@@ -226,7 +226,7 @@ func (g *gen) mapStore(m *ast.MapRef, v ast.Expr) {
 	size := valueSize(mi.Value)
 	val := g.alloc(size, v.Pos())
 	if mi.Value.IsBuffer() {
-		g.copyInto(val, size, v)
+		g.copyAs(val, mi.Value, v)
 	} else {
 		g.scalar(v)
 		g.emit(asm.StoreMem(g.fp, val, asm.R0, asm.DWord))

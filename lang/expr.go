@@ -264,6 +264,9 @@ func (c *checker) binary(e *ast.Binary) *types.Type {
 		if a.Kind == types.String && b.Kind == types.String {
 			return types.BoolT
 		}
+		if comparableValues(a, b) {
+			return types.BoolT
+		}
 		fallthrough
 	case "<", "<=", ">", ">=":
 		if (a.IsInt() || a.Kind == types.Pointer) && (b.IsInt() || b.Kind == types.Pointer) {
@@ -387,11 +390,19 @@ func (c *checker) tuple(e *ast.Tuple) *types.Type {
 		if t == nil {
 			return nil
 		}
-		switch {
-		case t.IsInt(), t.Kind == types.String, t.Kind == types.Pointer, t.Kind == types.Tuple, t.Kind == types.Record, t.Kind == types.Ksym:
-		default:
+		switch t.Kind {
+		case types.Struct, types.Array:
+			if t = c.valueType(x, t); t == nil {
+				return nil
+			}
+		case types.Void, types.Ctx, types.Invalid:
 			c.errorf(x, "%s cannot be a tuple element", t)
 			return nil
+		default:
+			if t.IsAggregation() {
+				c.errorf(x, "%s cannot be a tuple element", t)
+				return nil
+			}
 		}
 		elems = append(elems, storageType(t))
 	}
@@ -428,6 +439,12 @@ func (c *checker) index(e *ast.Index) *types.Type {
 			return nil
 		}
 		return xt.Elem
+	case types.Tuple:
+		if !isConst || int(cv.Int) >= len(xt.Fields) {
+			c.errorf(e.Index, "a tuple index must be a constant below %d", len(xt.Fields))
+			return nil
+		}
+		return xt.Fields[cv.Int].Type
 	case types.Pointer:
 		if xt.Elem == nil || xt.Elem.Kind == types.Void {
 			c.errorf(e, "cannot index %s", xt)

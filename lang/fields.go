@@ -61,6 +61,16 @@ func (c *checker) field(e *ast.Field) *types.Type {
 		}
 		return c.member(e, xt.Elem)
 	case types.Struct:
+		if xt.BTF == nil {
+			// a struct value copied into BPF memory
+			f, ok := fieldOf(xt, e.Name)
+			if !ok {
+				c.errorf(e, "%s has no member %q", xt, e.Name)
+				return nil
+			}
+			c.info.Members[e] = f
+			return f.Type
+		}
 		return c.member(e, xt)
 	}
 	c.errorf(e, "cannot access field %q of %s", e.Name, xt)

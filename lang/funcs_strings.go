@@ -159,7 +159,7 @@ func checkStrPair(result *types.Type) func(*checker, *ast.Call) *types.Type {
 
 // bufferType is the type of buf(): bytes printed with %r.
 func bufferType(n int) *types.Type {
-	return &types.Type{Kind: types.Array, Size: n, Len: n, Elem: types.Uint8, Name: "buffer"}
+	return &types.Type{Kind: types.Array, Size: n, Len: n, Elem: types.Uint8, Name: types.BufferName}
 }
 
 // checkBuf types buf(data[, length]): length bytes read from data (a

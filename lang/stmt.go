@@ -72,6 +72,21 @@ func (c *checker) let(s *ast.LetStmt) {
 		if t = c.resolveType(s.Type); t == nil {
 			return
 		}
+		if t.Kind == types.Pointer {
+			// let $p: struct C *: a pointer into the probe's own address
+			// space, as a cast of an integer makes
+			t = withAS(t, c.probeAddrSpace())
+		}
+		if s.Type.IsArray && s.Type.ArrayLen > 0 {
+			// let $a: struct W[10]: an array value
+			t = &types.Type{Kind: types.Array, Size: t.Size * s.Type.ArrayLen, Len: s.Type.ArrayLen, Elem: copiedType(t, 0)}
+			if !c.fitsValue(s.Type, t) {
+				return
+			}
+		}
+		if t = c.valueType(s.Type, t); t == nil {
+			return
+		}
 		if !t.IsInt() {
 			t = storageType(t)
 		}
@@ -79,6 +94,9 @@ func (c *checker) let(s *ast.LetStmt) {
 	var rt *types.Type
 	if s.Init != nil {
 		if rt = c.expr(s.Init); rt == nil {
+			return
+		}
+		if rt = c.valueType(s.Init, rt); rt == nil {
 			return
 		}
 	}
@@ -279,6 +297,9 @@ func (c *checker) assign(s *ast.AssignStmt) {
 	}
 	rt := c.expr(s.Rhs)
 	c.selfAssign = ""
+	if rt != nil {
+		rt = c.valueType(s.Rhs, rt) // a struct or array is copied
+	}
 	if rt == nil {
 		// Declare the variable anyway so that its uses do not report
 		// follow-on errors.
@@ -294,10 +315,6 @@ func (c *checker) assign(s *ast.AssignStmt) {
 	}
 	if rt.Kind == types.Void {
 		c.errorf(s.Rhs, "expression has no value to assign")
-		return
-	}
-	if rt.Kind == types.Struct || (rt.Kind == types.Array && rt.BTF != nil) {
-		c.errorf(s.Rhs, "cannot store a kernel %s by value: store a pointer to it or one of its members", rt)
 		return
 	}
 	if s.Op != "=" {

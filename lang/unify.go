@@ -35,8 +35,38 @@ func unify(a, b *types.Type) (*types.Type, bool) {
 		return a, true
 	case types.Equal(a, b):
 		return a, true
+	case (a.Kind == types.Tuple || a.Kind == types.Record) && a.Kind == b.Kind:
+		return unifyTuples(a, b)
 	}
 	return nil, false
+}
+
+// unifyTuples unifies tuples (or records) field by field: strings take the
+// larger size, as bpftrace resizes them, and the layout follows.
+func unifyTuples(a, b *types.Type) (*types.Type, bool) {
+	if len(a.Fields) != len(b.Fields) {
+		return nil, false
+	}
+	elems := make([]*types.Type, len(a.Fields))
+	var names []string
+	if a.Kind == types.Record {
+		names = make([]string, len(a.Fields))
+	}
+	for i, fa := range a.Fields {
+		fb := b.Fields[i]
+		if fa.Name != fb.Name {
+			return nil, false
+		}
+		u, ok := unify(fa.Type, fb.Type)
+		if !ok {
+			return nil, false
+		}
+		elems[i] = u
+		if names != nil {
+			names[i] = fa.Name
+		}
+	}
+	return types.NewTuple(elems, names), true
 }
 
 // unifyInts is bpftrace's upcast of a variable or map value assigned

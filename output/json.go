@@ -192,6 +192,10 @@ func (f *Formatter) writeJSON(sb *strings.Builder, t *types.Type, b []byte, dept
 		}
 		sb.WriteString("}")
 	case types.Array:
+		if t.IsBuf() {
+			sb.WriteString(JSONString(hexFormatBuffer(slice(b, 0, t.Len), true, true)))
+			return
+		}
 		sb.WriteString("[")
 		if t.Elem != nil {
 			for i := 0; i < t.Len; i++ {

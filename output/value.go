@@ -184,6 +184,10 @@ func (f *Formatter) writeValue(sb *strings.Builder, t *types.Type, b []byte, dep
 		}
 		sb.WriteString(" }")
 	case types.Array:
+		if t.IsBuf() {
+			sb.WriteString(hexFormatBuffer(slice(b, 0, t.Len), true, true))
+			return
+		}
 		sb.WriteString("[")
 		if t.Elem != nil {
 			for i := 0; i < t.Len; i++ {

@@ -47,6 +47,15 @@ const (
 	Tseries          // key suffixed with a uint64 bucket (epoch % Len); per-CPU {int64 value; int64 meta; uint64 epoch}; LStep is the interval in ns, Name the aggregation
 )
 
+// BufferName is the Name of the Array of bytes that buf() makes: it prints
+// as text with non-printable bytes escaped (\x00), as %r does.
+const BufferName = "buffer"
+
+// IsBuf reports whether t is a buf() value.
+func (t *Type) IsBuf() bool {
+	return t != nil && t.Kind == Array && t.Name == BufferName
+}
+
 // AddrSpace tells which helper reads through a pointer.
 type AddrSpace uint8
 

@@ -1,0 +1,95 @@
+package e2e
+
+import (
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+// TestUprobeValues copies structs and arrays out of the traced program's
+// memory by value, as bpftrace does: into variables, map values, map keys
+// (with another key) and tuples; reads members and elements of the copies;
+// compares arrays; and prints them in text and JSON.
+func TestUprobeValues(t *testing.T) {
+	cc, err := exec.LookPath("cc")
+	if err != nil {
+		t.Skip("no C compiler to build the traced program")
+	}
+	bin := filepath.Join(t.TempDir(), "pointers")
+	if out, err := exec.Command(cc, "-O1", "-o", bin, "testdata/uprobe/pointers.c").CombinedOutput(); err != nil {
+		t.Fatalf("cc: %v\n%s", err, out)
+	}
+	defs := `struct point { int x; int y[3]; struct point *next; }
+struct box { int n; struct point pts[2]; int grid[2][3]; int tail[]; }
+`
+	got := run(t, "-c", bin, "-e", defs+`uprobe:`+bin+`:take_box {
+	$b = *(struct box *)arg0;
+	@grid = $b.grid;
+	@pts[$b.pts[1], 1] = $b.pts[0].y[2];
+	$g = ((struct box *)arg0)->grid;
+	print(($b.n, $g[1], $g == $b.grid, $g != $b.grid));
+	print($b.pts[1].y);
+	$p = ((struct box *)arg0)->pts[0];
+	printf("%d %d\n", $p.x, $p.y[1]);
+	let $bp: struct box *;
+	let $pts: struct point[2];
+	$bp = (struct box *)arg0;
+	$pts = $bp->pts;
+	printf("%d %d\n", $pts[1].x, $pts[1].y[2]);
+	exit();
+}`)
+	wantOutput(t, got, "(3, [3,4,5], true, false)\n[20,21,22]\n1 11\n2 22\n\n\n@grid: [[0,1,2],[3,4,5]]\n@pts[{ .x = 2, .y = [20,21,22], .next = 0x0 }, 1]: 12\n", 0)
+
+	got = run(t, "-f", "json", "-q", "-c", bin, "-e", defs+`uprobe:`+bin+`:take_box {
+	$b = *(struct box *)arg0;
+	print($b.pts[1]);
+	@g = $b.grid;
+	exit();
+}`)
+	wantOutput(t, got, `{"type": "value", "data": {"x": 2, "y": [20,21,22], "next": 0}}`+"\n"+`{"type": "map", "data": {"@g": [[0,1,2],[3,4,5]]}}`+"\n", 0)
+}
+
+// TestStructBitfieldValue: a struct with bitfields read by value from a
+// variable's slot prints each bitfield.
+func TestStructBitfieldValue(t *testing.T) {
+	got := run(t, "-e", `struct foo { unsigned long long x_0:1; unsigned long long x_1:1; unsigned long long x_2:2; }
+BEGIN { $val = (uint64)0x1e; $f = *(struct foo *)(&$val); print($f); print($f.x_2); exit(); }`)
+	wantOutput(t, got, "{ .x_0 = 0, .x_1 = 1, .x_2 = 3 }\n3\n\n\n", 0)
+}
+
+// TestTupleStringResize: a variable, map value or map key holding tuples
+// whose strings have different sizes takes the larger size, and each tuple
+// is converted to that layout when stored, as bpftrace resizes them.
+func TestTupleStringResize(t *testing.T) {
+	got := run(t, "-e", `BEGIN {
+	$a = ("hi", ("hellolongstr", 2)); print($a);
+	$a = ("hellolongstr", ("hi", 5)); print($a);
+	$t = ("x", 3); @v[1] = $t; @v[1] = ("hellolongstr", 2); print(@v[1]); @v[1] = $t; print(@v[1]);
+	@k["hi", ("hellolongstr", 2)] = 1; @k["hellolongstr", ("hi", 5)] = 2;
+	$c = nsecs ? ("hellolongstr", "a") : ("b", "hellolongstr"); print($c);
+	print($c[1]);
+	exit();
+}`)
+	wantOutput(t, got, "(hi, (hellolongstr, 2))\n(hellolongstr, (hi, 5))\n(hellolongstr, 2)\n(x, 3)\n(hellolongstr, a)\na\n\n\n@k[hi, (hellolongstr, 2)]: 1\n@k[hellolongstr, (hi, 5)]: 2\n@v[1]: (x, 3)\n", 0)
+}
+
+// TestBufValues: buf() values as map keys and values print as text with
+// non-printable bytes escaped, and compare equal only to a buf of the same
+// length and bytes.
+func TestBufValues(t *testing.T) {
+	got := run(t, "-e", `BEGIN {
+	$a = buf("hi", 2); $b = buf("bye", 3);
+	printf("equal=%d unequal=%d same=%d\n", $a == $a, $a != $b, $a == buf("hi", 2));
+	if ($a == $b) { printf("never\n"); }
+	@k[buf("ok_key", 7), 1] = 1; @v = $b;
+	exit();
+}`)
+	wantOutput(t, got, "equal=1 unequal=1 same=1\n\n\n@k[ok_key\\x00, 1]: 1\n@v: bye\n", 0)
+}
+
+// TestPtonValues: pton()'s array is a value: ntop() formats it, and its
+// bytes can be indexed.
+func TestPtonValues(t *testing.T) {
+	got := run(t, "-e", `BEGIN { $a = pton("1.2.3.4"); printf("%s %s %s %d\n", ntop(2, pton("127.0.0.1")), ntop(10, pton("::1")), ntop($a), $a[3]); exit(); }`)
+	wantOutput(t, got, "127.0.0.1 ::1 1.2.3.4 4\n\n\n", 0)
+}
