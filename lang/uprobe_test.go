@@ -59,9 +59,10 @@ func TestUprobeThroughEnv(t *testing.T) {
 	h := &fakeHost{
 		bins: map[string]string{"app": "/fake/bin/app", "/fake/bin/app": "/fake/bin/app"},
 		syms: map[string][]lang.ELFSymbol{"/fake/bin/app": {
-			{Name: "foo", Value: 0x1000, Func: true},
-			{Name: "fob", Value: 0x1100, Func: true},
-			{Name: "bar", Value: 0x1200, Func: true},
+			{Name: "foo", Value: 0x1000, Size: 0x40, Func: true},
+			{Name: "fob", Value: 0x1100, Size: 0x40, Func: true},
+			{Name: "bar", Value: 0x1200, Size: 0x40, Func: true},
+			{Name: "_init", Value: 0x1300, Func: true}, // no size
 			{Name: "fox", Value: 0x4000}, // an object, not a function
 			{Name: "table", Value: 0x4242},
 		}},
@@ -105,6 +106,9 @@ uretprobe:app:bar { @a = uaddr("table"); @c = cgroupid("/fake/cgroup"); }
 	for _, tc := range []struct{ src, want string }{
 		{`uprobe:nosuch:f { exit(); }`, `uprobe target "nosuch" not found`},
 		{`uprobe:app:fox { exit(); }`, `No matches for uprobe /fake/bin/app:fox.`},
+		{`uprobe:app:_init { exit(); }`, "Could not determine boundary for _init (symbol has size 0).\nUse --unsafe to force attachment."},
+		{`uprobe:app:foo+64 { exit(); }`, `Offset outside the function bounds ('foo' size is 64)`},
+		{`uprobe:app:10 { exit(); }`, `Could not resolve address: /fake/bin/app:0xa`},
 		{`uprobe:app:foo { @a = uaddr("nope"); }`, `no symbol nope in /fake/bin/app`},
 		{`BEGIN { @c = cgroupid("/nope"); }`, `stat: no such file or directory`},
 	} {

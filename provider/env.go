@@ -44,6 +44,7 @@ type Binaries interface {
 type ELFSymbol struct {
 	Name  string // without version suffix
 	Value uint64 // address, never 0
+	Size  uint64 // st_size (0 when the symbol table does not say)
 	Func  bool   // STT_FUNC
 }
 
