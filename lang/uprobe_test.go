@@ -63,7 +63,7 @@ func TestUprobeThroughEnv(t *testing.T) {
 			{Name: "fob", Value: 0x1100, Size: 0x40, Func: true},
 			{Name: "bar", Value: 0x1200, Size: 0x40, Func: true},
 			{Name: "_init", Value: 0x1300, Func: true}, // no size
-			{Name: "fox", Value: 0x4000}, // an object, not a function
+			{Name: "fox", Value: 0x4000},               // an object, not a function
 			{Name: "table", Value: 0x4242},
 		}},
 		inodes: map[string]uint64{"/fake/cgroup": 77},
