@@ -86,25 +86,73 @@ func checkUprobeBounds(fn string, size, offset uint64, unsafe bool) error {
 	return nil
 }
 
-// resolveUprobeAddress checks that an address probe lands in a function
-// of the binary, as bpftrace does, and refuses it past the function's end.
-func resolveUprobeAddress(b Binaries, bin string, addr uint64, unsafe bool) error {
-	syms, err := b.ELFSymbols(bin)
+// uprobeSymbols caches the function symbols of the files a probe
+// attaches to.
+type uprobeSymbols map[string][]elf.Symbol
+
+// funcs returns the function symbols of an ELF file (nil for a file that
+// is not ELF).
+func (c uprobeSymbols) funcs(file string) []elf.Symbol {
+	if syms, ok := c[file]; ok {
+		return syms
+	}
+	var out []elf.Symbol
+	if f, err := elf.Open(file); err == nil {
+		for _, get := range []func() ([]elf.Symbol, error){f.Symbols, f.DynamicSymbols} {
+			syms, _ := get()
+			for _, s := range syms {
+				if elf.ST_TYPE(s.Info) == elf.STT_FUNC && s.Value != 0 {
+					s.Name, _, _ = strings.Cut(s.Name, "@")
+					out = append(out, s)
+				}
+			}
+		}
+		f.Close()
+	}
+	c[file] = out
+	return out
+}
+
+// symbol returns the file offset of function fn plus off in file, after
+// bpftrace's checks: the offset is inside the function, and a function
+// whose size the symbol table does not give needs --unsafe. 0 when the
+// symbol is not in the file's symbol tables.
+func (c uprobeSymbols) symbol(file, fn string, off uint64, unsafe bool) (uint64, error) {
+	var sym *elf.Symbol
+	for i, s := range c.funcs(file) {
+		if s.Name == fn && (sym == nil || s.Size > sym.Size) {
+			sym = &c[file][i]
+		}
+	}
+	if sym == nil {
+		return 0, nil
+	}
+	if err := checkUprobeBounds(fn, sym.Size, off, unsafe); err != nil {
+		return 0, err
+	}
+	addr, err := fileOffset(file, sym.Value)
 	if err != nil {
-		if unsafe {
-			return nil // a flat binary: the address is a file offset
+		return 0, err
+	}
+	return addr + off, nil
+}
+
+// address returns the file offset of an address probe, which must land in
+// a function of the file (any address with --unsafe, or in a file that is
+// not ELF, a flat binary, whose addresses are file offsets).
+func (c uprobeSymbols) address(file string, addr uint64, unsafe bool) (uint64, error) {
+	funcs := c.funcs(file)
+	found := unsafe || funcs == nil
+	for _, s := range funcs {
+		if addr >= s.Value && (addr < s.Value+s.Size || addr == s.Value) {
+			found = true
+			break
 		}
-		return err
 	}
-	for _, s := range syms {
-		if s.Func && addr >= s.Value && (addr < s.Value+s.Size || addr == s.Value) {
-			return nil
-		}
+	if !found {
+		return 0, fmt.Errorf("Could not resolve address: %s:0x%x", file, addr)
 	}
-	if unsafe {
-		return nil
-	}
-	return fmt.Errorf("Could not resolve address: %s:0x%x", bin, addr)
+	return fileOffset(file, addr)
 }
 
 // fileOffset converts a virtual address of an ELF file to the file offset

@@ -47,8 +47,9 @@ func uprobe(name, alias string, ret bool) *Provider {
 			return Program{Type: ebpf.Kprobe, AttachType: ebpf.AttachNone, Ctx: CtxPtRegs}
 		},
 		Attach: func(a Attacher, p *object.Probe, prog *ebpf.Program) (int, error) {
+			syms := uprobeSymbols{}
 			for _, t := range p.Targets {
-				if err := attachUprobe(a, p, prog, t, ret); err != nil {
+				if err := attachUprobe(a, p, prog, t, ret, syms); err != nil {
 					return 0, err
 				}
 			}
@@ -105,16 +106,12 @@ func expandUprobe(kind string, env ExpandEnv, raw string, parts []string) ([]*Po
 	if err != nil {
 		return nil, err
 	}
-	unsafe := TargetOf(env).Unsafe
 	fn := parts[1]
 	if addr, ok := parseUprobeAddress(fn); ok {
 		if len(bins) != 1 {
 			return nil, fmt.Errorf("%s: an address needs one binary, %q matches %d", kind, parts[0], len(bins))
 		}
 		bin := bins[0]
-		if err := resolveUprobeAddress(b, bin, addr, unsafe); err != nil {
-			return nil, err
-		}
 		fn = fmt.Sprintf("0x%x", addr)
 		return []*Point{{Name: kind + ":" + bin + ":" + fn, Module: bin, Func: fn}}, nil
 	}
@@ -143,10 +140,7 @@ func expandUprobe(kind string, env ExpandEnv, raw string, parts []string) ([]*Po
 				}
 			}
 			sort.Strings(names)
-		} else if size, ok := funcs[fn]; ok {
-			if err := checkUprobeBounds(fn, size, offset, unsafe); err != nil {
-				return nil, err
-			}
+		} else if _, ok := funcs[fn]; ok {
 			names = []string{fn}
 		}
 		for _, n := range names {
@@ -213,7 +207,7 @@ func listUprobes(w io.Writer, kind string, env ListEnv, pattern string) error {
 
 // attachUprobe attaches to a target "PATH:SYMBOL", "PATH:SYMBOL+OFFSET" or
 // "PATH:0xADDRESS", for the -p process only when given.
-func attachUprobe(a Attacher, p *object.Probe, prog *ebpf.Program, target string, ret bool) error {
+func attachUprobe(a Attacher, p *object.Probe, prog *ebpf.Program, target string, ret bool, syms uprobeSymbols) error {
 	i := strings.LastIndexByte(target, ':')
 	if i <= 0 || i == len(target)-1 {
 		return fmt.Errorf("attach %s: bad uprobe target %q, want PATH:SYMBOL", p.Name, target)
@@ -224,17 +218,30 @@ func attachUprobe(a Attacher, p *object.Probe, prog *ebpf.Program, target string
 		return fmt.Errorf("attach %s: %w", p.Name, err)
 	}
 	uopts := link.UprobeOptions{PID: a.Pid()}
-	if addr, err := strconv.ParseUint(sym, 0, 64); err == nil && strings.HasPrefix(sym, "0x") {
-		if uopts.Address, err = fileOffset(file, addr); err != nil {
-			return fmt.Errorf("attach %s: %w", p.Name, err)
+	// The probe's file offset is resolved here, with bpftrace's checks and
+	// messages (the symbol's bounds, --unsafe for a symbol without size).
+	if addr, ok := parseUprobeAddress(sym); ok {
+		if uopts.Address, err = syms.address(file, addr, a.Unsafe()); err != nil {
+			return err
 		}
 		sym = ""
-	} else if j := strings.LastIndexByte(sym, '+'); j > 0 {
-		off, err := strconv.ParseUint(sym[j+1:], 0, 64)
-		if err != nil {
-			return fmt.Errorf("attach %s: bad offset in %q", p.Name, target)
+	} else {
+		var off uint64
+		if j := strings.LastIndexByte(sym, '+'); j > 0 {
+			if off, err = strconv.ParseUint(sym[j+1:], 0, 64); err != nil {
+				return fmt.Errorf("attach %s: bad offset in %q", p.Name, target)
+			}
+			sym = sym[:j]
 		}
-		sym, uopts.Offset = sym[:j], off
+		addr, err := syms.symbol(file, sym, off, a.Unsafe())
+		if err != nil {
+			return err
+		}
+		if addr != 0 {
+			uopts.Address = addr
+		} else {
+			uopts.Offset = off // not in the symbol tables read here: let the library find it
+		}
 	}
 	var l link.Link
 	if ret {
