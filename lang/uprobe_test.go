@@ -59,10 +59,11 @@ func TestUprobeThroughEnv(t *testing.T) {
 	h := &fakeHost{
 		bins: map[string]string{"app": "/fake/bin/app", "/fake/bin/app": "/fake/bin/app"},
 		syms: map[string][]lang.ELFSymbol{"/fake/bin/app": {
-			{Name: "foo", Value: 0x1000, Func: true},
-			{Name: "fob", Value: 0x1100, Func: true},
-			{Name: "bar", Value: 0x1200, Func: true},
-			{Name: "fox", Value: 0x4000}, // an object, not a function
+			{Name: "foo", Value: 0x1000, Size: 0x40, Func: true},
+			{Name: "fob", Value: 0x1100, Size: 0x40, Func: true},
+			{Name: "bar", Value: 0x1200, Size: 0x40, Func: true},
+			{Name: "_init", Value: 0x1300, Func: true}, // no size
+			{Name: "fox", Value: 0x4000},               // an object, not a function
 			{Name: "table", Value: 0x4242},
 		}},
 		inodes: map[string]uint64{"/fake/cgroup": 77},

@@ -44,6 +44,7 @@ type Binaries interface {
 type ELFSymbol struct {
 	Name  string // without version suffix
 	Value uint64 // address, never 0
+	Size  uint64 // st_size (0 when the symbol table does not say)
 	Func  bool   // STT_FUNC
 }
 
@@ -67,6 +68,8 @@ type Attacher interface {
 	OnlineCPUs() ([]int, error)
 	// Pid is the process the script is restricted to (-p), 0 for none.
 	Pid() int
+	// Unsafe reports --unsafe (attaching to a function of unknown size).
+	Unsafe() bool
 	// AttachType returns the attach type p's program was loaded with.
 	AttachType(p *object.Probe) ebpf.AttachType
 	// AttachKprobes attaches a kprobe (or kretprobe, ret) program to all

@@ -52,8 +52,9 @@ func trampoline(name string, aliases []string, at ebpf.AttachType) *Provider {
 			a.Push(l)
 			return max(len(p.Targets), 1), nil
 		},
-		List:    funcLister(name, true, exit),
-		ListAll: true,
+		List:          funcLister(name, true, exit),
+		ListAll:       !exit, // bpftrace's kernel list has fentry, not fexit
+		AttachReverse: true,
 	}
 	if exit {
 		p.Retval = RetvalAfterArgs

@@ -1,10 +1,6 @@
 package provider
 
-import (
-	"io"
-
-	"golang.org/x/sys/unix"
-)
+import "golang.org/x/sys/unix"
 
 // hardwareEvents are the PERF_TYPE_HARDWARE events, sorted by name.
 var hardwareEvents = []perfEvent{
@@ -20,12 +16,7 @@ var hardwareEvents = []perfEvent{
 	{"ref-cycles", "", unix.PERF_COUNT_HW_REF_CPU_CYCLES, 1000000},
 }
 
-// hardwareProvider is hardware:EVENT[:COUNT], not supported yet (most
-// virtual machines have no PMU); -l lists its events.
-var hardwareProvider = &Provider{
-	Name: "hardware", Aliases: []string{"h"}, Needs: "a hardware PMU",
-	List: func(w io.Writer, _ ListEnv, pattern string, _ bool) error {
-		listEvents(w, "hardware", hardwareEvents, pattern)
-		return nil
-	},
-}
+// hardwareProvider is hardware:EVENT[:COUNT], a PERF_TYPE_HARDWARE event
+// sampled every COUNT events on every CPU (most virtual machines have no
+// PMU: attaching then fails with the kernel's error).
+var hardwareProvider = perfEventProvider("hardware", "h", unix.PERF_TYPE_HARDWARE, hardwareEvents)

@@ -196,7 +196,11 @@ func matchModule(pattern, name string) bool {
 }
 
 // matchGlob matches a glob pattern against a name.
-func matchGlob(pattern, name string) bool {
+func matchGlob(pattern, name string) bool { return MatchGlob(pattern, name) }
+
+// MatchGlob reports whether name matches the shell pattern (path.Match: *
+// does not cross '/').
+func MatchGlob(pattern, name string) bool {
 	ok, _ := path.Match(pattern, name)
 	return ok
 }

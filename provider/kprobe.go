@@ -41,8 +41,9 @@ func kprobe(name, alias string, ret bool) *Provider {
 		Attach: func(a Attacher, p *object.Probe, prog *ebpf.Program) (int, error) {
 			return a.AttachKprobes(p, prog, ret)
 		},
-		List:    funcLister(name, false, ret),
-		ListAll: true,
+		List:          funcLister(name, false, ret),
+		ListAll:       !ret, // bpftrace's kernel list has kprobe, not kretprobe
+		AttachReverse: !ret,
 	}
 	if ret {
 		p.Retval = RetvalProto

@@ -114,8 +114,17 @@ type Provider struct {
 	// provider) the way bpftrace -l does, with arguments when verbose.
 	// nil when there is nothing to list (BEGIN, END).
 	List func(w io.Writer, env ListEnv, pattern string, verbose bool) error
-	// ListAll: -l without a provider (or with a wildcard one) lists it.
+	// ListAll: -l without a provider (or with a wildcard one) lists it
+	// (bpftrace's kernel probe types).
 	ListAll bool
+	// ListUser: a user-space kind that -l with a wildcard provider lists
+	// only when the search is scoped to a process (-p) or an existing file
+	// (uprobe:FILE:...), as bpftrace does.
+	ListUser bool
+	// AttachReverse: the kernel runs the handlers of one event in reverse
+	// attach order for this kind, so its probes are attached last to
+	// first, and several probes on one event run in script order.
+	AttachReverse bool
 }
 
 // Program is what the code generator emits for an instance.

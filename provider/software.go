@@ -57,53 +57,66 @@ func listEvents(w io.Writer, provider string, events []perfEvent, pattern string
 
 // softwareProvider is software:EVENT[:COUNT], a PERF_TYPE_SOFTWARE event
 // sampled every COUNT events on every CPU, for the -p process when given.
-var softwareProvider = &Provider{
-	Name:      "software",
-	Aliases:   []string{"s"},
-	Expand:    expandSoftware,
-	Ctx:       CtxPerfSample,
-	UserArgs:  never,
-	ProbeType: "software",
-	Compile: func(pts []*Point, _ Features, probe *object.Probe) Program {
-		probe.Provider = "software"
-		ev, _ := findEvent(softwareEvents, pts[0].Event)
-		probe.Config = ev.Config
-		probe.Period = pts[0].Value
-		return Program{Type: ebpf.PerfEvent, Ctx: CtxPerfSample}
-	},
-	Attach: func(a Attacher, p *object.Probe, prog *ebpf.Program) (int, error) {
-		if p.Period == 0 {
-			return 0, fmt.Errorf("attach %s: zero period", p.Name)
-		}
-		attr := unix.PerfEventAttr{
-			Type:   unix.PERF_TYPE_SOFTWARE,
-			Config: p.Config,
-			Sample: p.Period,
-		}
-		cpus, err := a.OnlineCPUs()
-		if err != nil {
-			return 0, fmt.Errorf("attach %s: %w", p.Name, err)
-		}
-		if err := attachPerf(a, p, prog, &attr, perfPid(a), cpus); err != nil {
-			return 0, err
-		}
-		return 1, nil
-	},
-	List: func(w io.Writer, _ ListEnv, pattern string, _ bool) error {
-		listEvents(w, "software", softwareEvents, pattern)
-		return nil
-	},
+var softwareProvider = perfEventProvider("software", "s", unix.PERF_TYPE_SOFTWARE, softwareEvents)
+
+// perfEventProvider is a provider of perf events of one type (software,
+// hardware): name:EVENT[:COUNT], sampled every COUNT events on every CPU,
+// for the -p process when given.
+func perfEventProvider(name, alias string, typ uint32, events []perfEvent) *Provider {
+	return &Provider{
+		Name:    name,
+		Aliases: []string{alias},
+		Expand: func(_ ExpandEnv, raw string, parts []string) ([]*Point, error) {
+			return expandPerfEvent(name, events, raw, parts)
+		},
+		Ctx:       CtxPerfSample,
+		UserArgs:  never,
+		ProbeType: name,
+		Compile: func(pts []*Point, _ Features, probe *object.Probe) Program {
+			probe.Provider = name
+			ev, _ := findEvent(events, pts[0].Event)
+			probe.Config = ev.Config
+			probe.Period = pts[0].Value
+			return Program{Type: ebpf.PerfEvent, Ctx: CtxPerfSample}
+		},
+		Attach: func(a Attacher, p *object.Probe, prog *ebpf.Program) (int, error) {
+			if p.Period == 0 {
+				return 0, fmt.Errorf("attach %s: zero period", p.Name)
+			}
+			attr := unix.PerfEventAttr{
+				Type:   typ,
+				Config: p.Config,
+				Sample: p.Period,
+			}
+			cpus, err := a.OnlineCPUs()
+			if err != nil {
+				return 0, fmt.Errorf("attach %s: %w", p.Name, err)
+			}
+			if err := attachPerf(a, p, prog, &attr, perfPid(a), cpus); err != nil {
+				return 0, err
+			}
+			return 1, nil
+		},
+		List: func(w io.Writer, _ ListEnv, pattern string, _ bool) error {
+			listEvents(w, name, events, pattern)
+			return nil
+		},
+		ListAll: true,
+	}
 }
 
-// expandSoftware reads software:EVENT[:COUNT]; an empty or missing COUNT
+// expandPerfEvent reads KIND:EVENT[:COUNT]; an empty or missing COUNT
 // is the event's default period.
-func expandSoftware(_ ExpandEnv, raw string, parts []string) ([]*Point, error) {
-	if len(parts) < 1 || len(parts) > 2 {
-		return nil, fmt.Errorf("software must be software:event[:count], got %q", raw)
+func expandPerfEvent(kind string, events []perfEvent, raw string, parts []string) ([]*Point, error) {
+	if len(parts) < 1 || len(parts) > 2 || parts[0] == "" {
+		return nil, fmt.Errorf("%s probe must have a %s event name", kind, kind)
 	}
-	ev, ok := findEvent(softwareEvents, parts[0])
+	if HasGlob(parts[0]) {
+		return nil, fmt.Errorf("wildcards are not allowed for %s probe type", kind)
+	}
+	ev, ok := findEvent(events, parts[0])
 	if !ok {
-		return nil, fmt.Errorf("unknown software event %q", parts[0])
+		return nil, fmt.Errorf("%s is not a %s probe", parts[0], kind)
 	}
 	period := ev.Period
 	if len(parts) == 2 && parts[1] != "" {
@@ -113,5 +126,5 @@ func expandSoftware(_ ExpandEnv, raw string, parts []string) ([]*Point, error) {
 		}
 		period = v
 	}
-	return []*Point{{Name: fmt.Sprintf("software:%s:%d", parts[0], period), Event: parts[0], Value: period}}, nil
+	return []*Point{{Name: fmt.Sprintf("%s:%s:%d", kind, parts[0], period), Event: parts[0], Value: period}}, nil
 }

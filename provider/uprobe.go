@@ -47,8 +47,9 @@ func uprobe(name, alias string, ret bool) *Provider {
 			return Program{Type: ebpf.Kprobe, AttachType: ebpf.AttachNone, Ctx: CtxPtRegs}
 		},
 		Attach: func(a Attacher, p *object.Probe, prog *ebpf.Program) (int, error) {
+			syms := uprobeSymbols{}
 			for _, t := range p.Targets {
-				if err := attachUprobe(a, p, prog, t, ret); err != nil {
+				if err := attachUprobe(a, p, prog, t, ret, syms); err != nil {
 					return 0, err
 				}
 			}
@@ -57,6 +58,8 @@ func uprobe(name, alias string, ret bool) *Provider {
 		List: func(w io.Writer, env ListEnv, pattern string, _ bool) error {
 			return listUprobes(w, name, env, pattern)
 		},
+		ListUser:      !ret, // bpftrace's user-space list has uprobe, not uretprobe
+		AttachReverse: true,
 	}
 	if ret {
 		p.Retval = RetvalUser
@@ -99,15 +102,17 @@ func expandUprobe(kind string, env ExpandEnv, raw string, parts []string) ([]*Po
 	if err != nil {
 		return nil, err
 	}
-	bin, err := b.ResolveBinary(parts[0])
+	bins, err := uprobeBinaries(env, b, parts[0])
 	if err != nil {
 		return nil, err
 	}
 	fn := parts[1]
-	if strings.HasPrefix(fn, "0x") {
-		if _, err := strconv.ParseUint(fn, 0, 64); err != nil {
-			return nil, fmt.Errorf("invalid address %q", fn)
+	if addr, ok := parseUprobeAddress(fn); ok {
+		if len(bins) != 1 {
+			return nil, fmt.Errorf("%s: an address needs one binary, %q matches %d", kind, parts[0], len(bins))
 		}
+		bin := bins[0]
+		fn = fmt.Sprintf("0x%x", addr)
 		return []*Point{{Name: kind + ":" + bin + ":" + fn, Module: bin, Func: fn}}, nil
 	}
 	var offset uint64
@@ -118,45 +123,54 @@ func expandUprobe(kind string, env ExpandEnv, raw string, parts []string) ([]*Po
 		}
 		fn, offset = fn[:i], v
 	}
-	funcs, err := elfFunctions(b, bin)
-	if err != nil {
-		return nil, err
-	}
-	var names []string
-	if HasGlob(fn) {
-		for name := range funcs {
-			if ok, _ := path.Match(fn, name); ok {
-				names = append(names, name)
-			}
-		}
-		sort.Strings(names)
-		if len(names) == 0 {
-			return nil, fmt.Errorf("No matches for %s %s:%s.", kind, bin, fn)
-		}
-	} else {
-		if !funcs[fn] {
-			return nil, fmt.Errorf("No matches for %s %s:%s.", kind, bin, fn)
-		}
-		names = []string{fn}
-	}
 	var out []*Point
-	for _, n := range names {
-		pt := &Point{Name: kind + ":" + bin + ":" + n, Module: bin, Func: n, Offset: offset}
-		if offset != 0 {
-			pt.Name += fmt.Sprintf("+%d", offset)
+	for _, bin := range bins {
+		funcs, err := funcSizes(b, bin)
+		if err != nil {
+			if len(bins) > 1 {
+				continue // not every mapped or matched file is ELF
+			}
+			return nil, err
 		}
-		out = append(out, pt)
+		var names []string
+		if HasGlob(fn) {
+			for name := range funcs {
+				if ok, _ := path.Match(fn, name); ok {
+					names = append(names, name)
+				}
+			}
+			sort.Strings(names)
+		} else if _, ok := funcs[fn]; ok {
+			names = []string{fn}
+		}
+		for _, n := range names {
+			pt := &Point{Name: kind + ":" + bin + ":" + n, Module: bin, Func: n, Offset: offset}
+			if offset != 0 {
+				pt.Name += fmt.Sprintf("+%d", offset)
+			}
+			out = append(out, pt)
+		}
+	}
+	if len(out) == 0 {
+		where := parts[0]
+		if len(bins) == 1 {
+			where = bins[0]
+		}
+		return nil, fmt.Errorf("No matches for %s %s:%s.", kind, where, parts[1])
 	}
 	return out, nil
 }
 
-// listUprobes lists the functions of a binary: the pattern is
-// BINARY:FUNCTION-GLOB (a binary is needed: bpftrace does not search every
-// file either).
+// listUprobes lists the functions of binaries as bpftrace -l does: the
+// pattern is BINARY:FUNCTION-GLOB, or FUNCTION-GLOB alone for every binary
+// of the -p process; BINARY may be a glob over files, or * with -p.
 func listUprobes(w io.Writer, kind string, env ListEnv, pattern string) error {
 	target, fnPattern, ok := strings.Cut(pattern, ":")
-	if !ok || target == "" || HasGlob(target) {
-		return fmt.Errorf("%s listing needs a binary: %s:BINARY:FUNCTION", kind, kind)
+	if !ok {
+		target, fnPattern = "*", pattern
+	}
+	if target == "" || target == "*" && TargetOf(env).Pid == 0 {
+		return fmt.Errorf("%s listing needs a binary or -p: %s:BINARY:FUNCTION", kind, kind)
 	}
 	if fnPattern == "" {
 		fnPattern = "*"
@@ -165,30 +179,35 @@ func listUprobes(w io.Writer, kind string, env ListEnv, pattern string) error {
 	if err != nil {
 		return err
 	}
-	bin, err := b.ResolveBinary(target)
+	bins, err := uprobeBinaries(env, b, target)
 	if err != nil {
 		return err
 	}
-	funcs, err := elfFunctions(b, bin)
-	if err != nil {
-		return err
-	}
-	names := make([]string, 0, len(funcs))
-	for n := range funcs {
-		if matchGlob(fnPattern, n) {
-			names = append(names, n)
+	for _, bin := range bins {
+		funcs, err := elfFunctions(b, bin)
+		if err != nil {
+			if len(bins) > 1 {
+				continue
+			}
+			return err
 		}
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		fmt.Fprintf(w, "%s:%s:%s\n", kind, bin, n)
+		names := make([]string, 0, len(funcs))
+		for n := range funcs {
+			if matchGlob(fnPattern, n) {
+				names = append(names, n)
+			}
+		}
+		sort.Strings(names)
+		for _, n := range names {
+			fmt.Fprintf(w, "%s:%s:%s\n", kind, bin, n)
+		}
 	}
 	return nil
 }
 
 // attachUprobe attaches to a target "PATH:SYMBOL", "PATH:SYMBOL+OFFSET" or
 // "PATH:0xADDRESS", for the -p process only when given.
-func attachUprobe(a Attacher, p *object.Probe, prog *ebpf.Program, target string, ret bool) error {
+func attachUprobe(a Attacher, p *object.Probe, prog *ebpf.Program, target string, ret bool, syms uprobeSymbols) error {
 	i := strings.LastIndexByte(target, ':')
 	if i <= 0 || i == len(target)-1 {
 		return fmt.Errorf("attach %s: bad uprobe target %q, want PATH:SYMBOL", p.Name, target)
@@ -199,15 +218,30 @@ func attachUprobe(a Attacher, p *object.Probe, prog *ebpf.Program, target string
 		return fmt.Errorf("attach %s: %w", p.Name, err)
 	}
 	uopts := link.UprobeOptions{PID: a.Pid()}
-	if addr, err := strconv.ParseUint(sym, 0, 64); err == nil && strings.HasPrefix(sym, "0x") {
-		uopts.Address = addr
-		sym = ""
-	} else if j := strings.LastIndexByte(sym, '+'); j > 0 {
-		off, err := strconv.ParseUint(sym[j+1:], 0, 64)
-		if err != nil {
-			return fmt.Errorf("attach %s: bad offset in %q", p.Name, target)
+	// The probe's file offset is resolved here, with bpftrace's checks and
+	// messages (the symbol's bounds, --unsafe for a symbol without size).
+	if addr, ok := parseUprobeAddress(sym); ok {
+		if uopts.Address, err = syms.address(file, addr, a.Unsafe()); err != nil {
+			return err
 		}
-		sym, uopts.Offset = sym[:j], off
+		sym = ""
+	} else {
+		var off uint64
+		if j := strings.LastIndexByte(sym, '+'); j > 0 {
+			if off, err = strconv.ParseUint(sym[j+1:], 0, 64); err != nil {
+				return fmt.Errorf("attach %s: bad offset in %q", p.Name, target)
+			}
+			sym = sym[:j]
+		}
+		addr, err := syms.symbol(file, sym, off, a.Unsafe())
+		if err != nil {
+			return err
+		}
+		if addr != 0 {
+			uopts.Address = addr
+		} else {
+			uopts.Offset = off // not in the symbol tables read here: let the library find it
+		}
 	}
 	var l link.Link
 	if ret {

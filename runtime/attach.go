@@ -77,6 +77,9 @@ func (s *session) OnlineCPUs() ([]int, error) { return onlineCPUs() }
 // Pid implements provider.Attacher.
 func (s *session) Pid() int { return s.opts.Pid }
 
+// Unsafe implements provider.Attacher.
+func (s *session) Unsafe() bool { return s.opts.Unsafe }
+
 // AttachType implements provider.Attacher: the attach type the program was
 // loaded with.
 func (s *session) AttachType(p *object.Probe) ebpf.AttachType {

@@ -17,7 +17,21 @@ import (
 // probes" count would have been reduced by skipped functions.
 func (s *session) attachProbes(probes []*object.Probe) error {
 	var tracing []*object.Probe
+	// Kinds whose handlers run in reverse attach order attach last to
+	// first, after the others, so that probes on one event run in script
+	// order (bpftrace does the same).
+	var ordered, reversed []*object.Probe
 	for _, p := range probes {
+		if def := provider.Lookup(p.Provider); def != nil && def.AttachReverse {
+			reversed = append(reversed, p)
+		} else {
+			ordered = append(ordered, p)
+		}
+	}
+	for i := len(reversed) - 1; i >= 0; i-- {
+		ordered = append(ordered, reversed[i])
+	}
+	for _, p := range ordered {
 		if s.stop.Load() {
 			return nil
 		}

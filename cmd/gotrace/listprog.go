@@ -14,12 +14,13 @@ import (
 )
 
 // listSearch implements -l and -lv without a program: search is a comma
-// separated list of probe patterns, listed by listProbes, and of "struct
+// separated list of probe patterns, listed by listProbes (uprobes of the
+// process pid when not 0), and of "struct
 // NAME" / "union NAME" / "enum NAME" items, whose definitions -lv prints
 // from the kernel's BTF.
-func listSearch(stdout, stderr io.Writer, search string, verbose bool) int {
+func listSearch(stdout, stderr io.Writer, search string, verbose bool, pid int) int {
 	if search == "" {
-		return listProbes(stdout, stderr, nil, verbose)
+		return listProbes(stdout, stderr, "", verbose, pid)
 	}
 	status := 0
 	for _, item := range strings.Split(search, ",") {
@@ -33,7 +34,7 @@ func listSearch(stdout, stderr io.Writer, search string, verbose bool) int {
 			}
 			continue
 		}
-		if rc := listProbes(stdout, stderr, []string{item}, verbose); rc != 0 {
+		if rc := listProbes(stdout, stderr, item, verbose, pid); rc != 0 {
 			status = rc
 		}
 	}
@@ -63,7 +64,7 @@ func listProgram(stdout, stderr io.Writer, cfg *config, name, src string) int {
 			seen[name] = true
 			if verbose := cfg.listV; verbose {
 				var buf bytes.Buffer
-				listProbes(&buf, io.Discard, []string{ap.Name}, true)
+				listProbes(&buf, io.Discard, ap.Name, true, cfg.out.pidN)
 				if buf.Len() > 0 {
 					w.Write(buf.Bytes())
 					continue

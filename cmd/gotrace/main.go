@@ -264,7 +264,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	if cfg.list && cfg.program == "" && cfg.file == "" {
 		release()
-		return listSearch(stdout, stderr, cfg.search, cfg.listV)
+		return listSearch(stdout, stderr, cfg.search, cfg.listV, cfg.out.pidN)
 	}
 	ctx = sigCtx
 	name, src, err := loadProgram(cfg, stdin)

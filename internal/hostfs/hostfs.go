@@ -82,7 +82,7 @@ func (Files) ELFSymbols(file string) ([]lang.ELFSymbol, error) {
 				continue
 			}
 			name, _, _ := strings.Cut(s.Name, "@")
-			out = append(out, lang.ELFSymbol{Name: name, Value: s.Value, Func: elf.ST_TYPE(s.Info) == elf.STT_FUNC})
+			out = append(out, lang.ELFSymbol{Name: name, Value: s.Value, Size: s.Size, Func: elf.ST_TYPE(s.Info) == elf.STT_FUNC})
 		}
 	}
 	return out, nil

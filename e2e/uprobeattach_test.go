@@ -1,0 +1,116 @@
+package e2e
+
+import (
+	"debug/elf"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// buildAdd builds testdata/uprobe/add.c, or skips without a C compiler.
+func buildAdd(t *testing.T) string {
+	t.Helper()
+	cc, err := exec.LookPath("cc")
+	if err != nil {
+		t.Skip("no C compiler to build the traced program")
+	}
+	bin := filepath.Join(t.TempDir(), "add")
+	if out, err := exec.Command(cc, "-O1", "-no-pie", "-o", bin, "testdata/uprobe/add.c").CombinedOutput(); err != nil {
+		t.Fatalf("cc: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// elfFunc returns the address and size of a function symbol of bin.
+func elfFunc(t *testing.T, bin, name string) (uint64, uint64) {
+	t.Helper()
+	f, err := elf.Open(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	syms, err := f.Symbols()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range syms {
+		if s.Name == name {
+			return s.Value, s.Size
+		}
+	}
+	t.Fatalf("no symbol %s in %s", name, bin)
+	return 0, 0
+}
+
+// TestUprobeBounds: as bpftrace, a function without a size needs
+// --unsafe, an offset must stay inside the function, an address probe
+// must land in a function; an address probe attaches at the address.
+func TestUprobeBounds(t *testing.T) {
+	bin := buildAdd(t)
+	if _, size := elfFunc(t, bin, "_init"); size != 0 {
+		t.Skipf("_init has size %d in this toolchain's output", size)
+	}
+	_, addSize := elfFunc(t, bin, "add")
+	for _, tc := range []struct{ probe, want string }{
+		{bin + ":_init", "ERROR: Could not determine boundary for _init (symbol has size 0).\nUse --unsafe to force attachment. WARNING: This option could lead to data corruption in the target process.\n"},
+		{bin + ":add+100000", fmt.Sprintf("ERROR: Offset outside the function bounds ('add' size is %d)\n", addSize)},
+		{bin + ":10", "ERROR: Could not resolve address: " + bin + ":0xa\n"},
+	} {
+		got := run(t, "-e", "uprobe:"+tc.probe+" { exit(); }")
+		if got.code != 1 || !strings.HasSuffix(got.stderr, tc.want) {
+			t.Errorf("uprobe:%s: exit %d, stderr %q, want it to end with %q", tc.probe, got.code, got.stderr, tc.want)
+		}
+	}
+
+	// --unsafe attaches to _init; an address probe attaches at add.
+	addr, _ := elfFunc(t, bin, "add")
+	s := startNoWait(t, "--unsafe", "-e", `uprobe:`+bin+`:_init { @init = count(); } uprobe:`+bin+`:0x`+strconv.FormatUint(addr, 16)+` { @add = count(); }`)
+	s.waitLinks(2, 20*time.Second)
+	if out, err := exec.Command(bin, "3").CombinedOutput(); err != nil {
+		t.Fatalf("traced program: %v %q", err, out)
+	}
+	wantOutput(t, s.stop(syscall.SIGINT), "\n\n@add: 3\n@init: 1\n", 0)
+}
+
+// TestUprobeOrder: probes on one function run in script order (the kernel
+// runs a uprobe's handlers last attached first: they attach in reverse).
+func TestUprobeOrder(t *testing.T) {
+	bin := buildAdd(t)
+	s := startNoWait(t, "-e", `uprobe:`+bin+`:add { printf("first "); } uprobe:`+bin+`:add { printf("second\n"); }`)
+	s.waitLinks(2, 20*time.Second)
+	if out, err := exec.Command(bin, "2").CombinedOutput(); err != nil {
+		t.Fatalf("traced program: %v %q", err, out)
+	}
+	wantOutput(t, s.stop(syscall.SIGINT), "first second\nfirst second\n\n\n", 0)
+}
+
+// TestUprobePid: with -p, uprobe:*:FUNC searches the binaries the process
+// maps, and -l lists them (uprobe:* and a bare -l).
+func TestUprobePid(t *testing.T) {
+	bin := buildAdd(t)
+	traced := exec.Command(bin, "1", "30")
+	if err := traced.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer traced.Wait()
+	defer traced.Process.Kill()
+	time.Sleep(200 * time.Millisecond)
+	pid := strconv.Itoa(traced.Process.Pid)
+	for _, args := range [][]string{{"-l", "uprobe:*", "-p", pid}, {"-l", "-p", pid}, {"-l", "-e", "uprobe:*:ad* { }", "-p", pid}} {
+		got := run(t, args...)
+		if got.code != 0 || !strings.Contains(got.stdout, "uprobe:"+bin+":add\n") {
+			t.Errorf("%q: exit %d, stdout %.300q, stderr %q", args, got.code, got.stdout, got.stderr)
+		}
+	}
+	got := run(t, "-l", "uprobe:"+filepath.Dir(bin)+"/a*:ad*")
+	wantOutput(t, got, "uprobe:"+bin+":add\n", 0)
+	got = run(t, "-e", `uprobe:*:add { exit(); }`, "-p", pid, "--dry-run")
+	if got.code != 0 {
+		t.Errorf("uprobe:*:add -p: exit %d, stderr %q", got.code, got.stderr)
+	}
+}
