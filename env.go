@@ -11,8 +11,10 @@ import (
 	"github.com/cilium/ebpf/btf"
 
 	"github.com/gotrace/gotrace/internal/btfnames"
+	"github.com/gotrace/gotrace/internal/debuginfo"
 	"github.com/gotrace/gotrace/internal/hostfs"
 	"github.com/gotrace/gotrace/lang"
+	"github.com/gotrace/gotrace/provider"
 	"github.com/gotrace/gotrace/tracefs"
 )
 
@@ -156,3 +158,10 @@ func (k *KernelEnv) Inode(path string) (uint64, error) {
 }
 
 var _ lang.HostFiles = (*KernelEnv)(nil)
+
+// DebugInfo implements provider.DebugInfo on the local file system.
+func (k *KernelEnv) DebugInfo(file string) (*debuginfo.File, error) {
+	return hostfs.Files{}.DebugInfo(file)
+}
+
+var _ provider.DebugInfo = (*KernelEnv)(nil)
