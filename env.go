@@ -12,8 +12,10 @@ import (
 	"github.com/cilium/ebpf/btf"
 
 	"github.com/gotrace/gotrace/internal/btfnames"
+	"github.com/gotrace/gotrace/internal/debuginfo"
 	"github.com/gotrace/gotrace/internal/hostfs"
 	"github.com/gotrace/gotrace/lang"
+	"github.com/gotrace/gotrace/provider"
 	"github.com/gotrace/gotrace/tracefs"
 )
 
@@ -167,3 +169,10 @@ func kernelThreadStatusOffset(env Env) (int, error) {
 	}
 	return btfnames.MemberOffsetFile(btfnames.KernelPath, "task_struct", "thread_info", "status")
 }
+
+// DebugInfo implements provider.DebugInfo on the local file system.
+func (k *KernelEnv) DebugInfo(file string) (*debuginfo.File, error) {
+	return hostfs.Files{}.DebugInfo(file)
+}
+
+var _ provider.DebugInfo = (*KernelEnv)(nil)

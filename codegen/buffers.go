@@ -39,6 +39,9 @@ func (g *gen) buffer(e ast.Expr) int16 {
 		if v := g.info.Idents[e]; v != nil && v.Buffer != nil {
 			return v.Buffer(g, e)
 		}
+		if off, ok := g.argsRecordBuffer(e); ok {
+			return off
+		}
 	case *ast.Call:
 		if f := g.info.Calls[e]; f != nil && f.Buffer != nil {
 			return f.Buffer(g, e)

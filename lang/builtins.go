@@ -54,6 +54,9 @@ func canonicalBuiltins(file *ast.File) {
 
 // ArgsType types the args builtin of the probe being checked.
 func (c *checker) ArgsType() (*types.Type, string) {
+	if c.info.ArgsType == nil && c.info.ArgsErr == "" && c.probe.Def().Args == provider.ArgsDWARF && len(c.probe.Points) == 1 {
+		c.info.ArgsType, c.info.ArgsErr = c.dwarfArgs(c.probe.Points[0])
+	}
 	if c.info.ArgsType == nil {
 		if c.info.ArgsErr != "" {
 			return nil, c.info.ArgsErr

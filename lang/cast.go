@@ -118,6 +118,9 @@ func (c *checker) resolveType(te *ast.TypeExpr) *types.Type {
 		}
 		bt, err := lookupKernelType(spec, te.Name)
 		if err != nil {
+			bt = c.dwarfType(te.Name)
+		}
+		if bt == nil {
 			c.errorf(te, "unknown type %q: not found in the kernel's BTF", te.Name)
 			return nil
 		}

@@ -44,7 +44,9 @@ func (c *checker) field(e *ast.Field) *types.Type {
 		for _, f := range xt.Fields {
 			names = append(names, f.Name)
 		}
-		if xt.Name == "args" {
+		if why := c.argsUnplaced(e.Name); xt.Name == "args" && why != "" {
+			c.errorf(e, "%s", why)
+		} else if xt.Name == "args" {
 			what := "argument"
 			if c.probe.Def().Args == provider.ArgsTracepointFormat {
 				what = "field"

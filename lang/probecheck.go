@@ -67,6 +67,8 @@ func (c *checker) checkProbe(pr *Probe) {
 			c.info.ArgsType, c.info.ArgsErr = c.kfuncArgs(pt)
 		case provider.ArgsNone:
 			c.info.ArgsErr = def.ArgsErr
+		case provider.ArgsDWARF:
+			// decoded by ArgsType when the probe uses args
 		}
 	}
 	c.info.UserArgs = def.UserArgs(pt)

@@ -179,6 +179,9 @@ type Info struct {
 	ArgsType *types.Type
 	// ArgsErr says why args is unavailable when ArgsType is nil.
 	ArgsErr string
+	// ArgsUnplaced says, by parameter name, why a uprobe parameter found in
+	// DWARF is not a field of args (it is not passed in one register).
+	ArgsUnplaced map[string]string
 	// UserArgs: pointers read from args live in user memory (syscall tracepoints).
 	UserArgs bool
 }

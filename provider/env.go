@@ -7,6 +7,7 @@ import (
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/btf"
 
+	"github.com/gotrace/gotrace/internal/debuginfo"
 	"github.com/gotrace/gotrace/object"
 	"github.com/gotrace/gotrace/tracefs"
 )
@@ -38,6 +39,16 @@ type Binaries interface {
 	ResolveBinary(target string) (string, error)
 	// ELFSymbols lists the symbols with a non-zero address of an ELF file.
 	ELFSymbols(file string) ([]ELFSymbol, error)
+}
+
+// DebugInfo is an optional extension of ExpandEnv: environments that read
+// the DWARF debug information of user binaries (uprobe args, user types,
+// source line attach points) implement it.
+type DebugInfo interface {
+	// DebugInfo returns the DWARF of a binary, from the binary or a
+	// separate debug file; the error wraps debuginfo.ErrNoDWARF when there
+	// is none.
+	DebugInfo(file string) (*debuginfo.File, error)
 }
 
 // ELFSymbol is one symbol of an ELF file.

@@ -19,6 +19,7 @@ const (
 	ArgsNone             ArgsFrom = iota // args is not available
 	ArgsTracepointFormat                 // the tracepoint's format file, read from the record ctx points to
 	ArgsFuncProto                        // the BTF prototype of the function (kernel functions, raw tracepoints)
+	ArgsDWARF                            // the DWARF of the user binary (uprobe), decoded when a probe uses args
 )
 
 // CtxKind says what the program's context (R1, the ctx builtin) points to.
@@ -70,7 +71,7 @@ type Provider struct {
 
 	// Typing of the builtins.
 	Args     ArgsFrom
-	ArgsErr  string // why args is unavailable for one attach point when Args is ArgsNone ("" for the generic message)
+	ArgsErr  string // why args is unavailable for one attach point when Args is ArgsNone, or when ArgsDWARF finds no DWARF ("" for the generic message)
 	Ctx      CtxKind
 	Retval   RetvalFrom
 	ArgN     bool              // arg0...argN exist

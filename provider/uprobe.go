@@ -28,7 +28,6 @@ func uprobe(name, alias string, ret bool) *Provider {
 		Expand: func(env ExpandEnv, raw string, parts []string) ([]*Point, error) {
 			return expandUprobe(name, env, raw, parts)
 		},
-		ArgsErr:       "args needs DWARF debug information for user functions, which gotrace does not read: use arg0...arg5",
 		Ctx:           CtxPtRegs,
 		Func:          true,
 		UserArgs:      always, // pointers in registers are user memory
@@ -63,8 +62,11 @@ func uprobe(name, alias string, ret bool) *Provider {
 	}
 	if ret {
 		p.Retval = RetvalUser
+		p.ArgsErr = "args is not available in uretprobe probes (the argument registers are overwritten when the function returns): use a uprobe"
 	} else {
 		p.ArgN = true
+		p.Args = ArgsDWARF
+		p.ArgsErr = "args needs DWARF debug information: the binary has none (build it with -g, or give its debug file with --debuginfo): use arg0...arg5"
 	}
 	return p
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/gotrace/gotrace/internal/debuginfo"
 	"github.com/gotrace/gotrace/lang"
 )
 
@@ -96,4 +97,10 @@ func (Files) Inode(path string) (uint64, error) {
 		return 0, fmt.Errorf("stat: %w", err)
 	}
 	return st.Ino, nil
+}
+
+// DebugInfo implements provider.DebugInfo: the DWARF of a binary, read once
+// per process, searching separate debug files in debuginfo.Dirs too.
+func (Files) DebugInfo(file string) (*debuginfo.File, error) {
+	return debuginfo.Open(file, debuginfo.Dirs)
 }

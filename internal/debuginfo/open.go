@@ -1,0 +1,168 @@
+package debuginfo
+
+import (
+	"bytes"
+	"debug/dwarf"
+	"debug/elf"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/cilium/ebpf/btf"
+)
+
+// ErrNoDWARF is returned (wrapped) for a binary without debug information
+// and without a separate debug file that can be found.
+var ErrNoDWARF = errors.New("no DWARF debug information")
+
+// File is the DWARF of one binary. Its methods are safe for concurrent use.
+type File struct {
+	// Path is the binary; Debug is the file the DWARF was read from (Path
+	// itself or a separate debug file).
+	Path, Debug string
+
+	mu    sync.Mutex
+	data  *dwarf.Data
+	index *index
+	conv  map[dwarf.Type]btf.Type
+}
+
+var (
+	cacheMu sync.Mutex
+	cache   = map[string]*openResult{}
+)
+
+type openResult struct {
+	f   *File
+	err error
+}
+
+// Open returns the DWARF of the binary at path, reading it once per
+// process. dirs are extra directories searched for a separate debug file
+// (bpftrace's --debuginfo), before the standard places. The error wraps
+// ErrNoDWARF when the binary has no debug information.
+func Open(path string, dirs []string) (*File, error) {
+	key := path + "\x00" + strings.Join(dirs, "\x00")
+	cacheMu.Lock()
+	defer cacheMu.Unlock()
+	if r, ok := cache[key]; ok {
+		return r.f, r.err
+	}
+	f, err := open(path, dirs)
+	cache[key] = &openResult{f, err}
+	return f, err
+}
+
+func open(path string, dirs []string) (*File, error) {
+	ef, err := elf.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", path, err)
+	}
+	defer ef.Close()
+	if ef.Section(".debug_info") != nil {
+		d, err := ef.DWARF()
+		if err != nil {
+			return nil, fmt.Errorf("reading the DWARF of %s: %w", path, err)
+		}
+		return newFile(path, path, d), nil
+	}
+	for _, cand := range debugCandidates(ef, path, dirs) {
+		df, err := elf.Open(cand)
+		if err != nil {
+			continue
+		}
+		if df.Section(".debug_info") == nil {
+			df.Close()
+			continue
+		}
+		d, err := df.DWARF()
+		df.Close()
+		if err != nil {
+			return nil, fmt.Errorf("reading the DWARF of %s (debug file of %s): %w", cand, path, err)
+		}
+		return newFile(path, cand, d), nil
+	}
+	return nil, fmt.Errorf("%s: %w", path, ErrNoDWARF)
+}
+
+func newFile(path, debug string, d *dwarf.Data) *File {
+	return &File{Path: path, Debug: debug, data: d, conv: map[dwarf.Type]btf.Type{}}
+}
+
+// debugCandidates lists the files that may hold the separate debug
+// information of a binary: by .gnu_debuglink name in dirs, the binary's
+// directory, its .debug subdirectory and /usr/lib/debug plus the binary's
+// directory; by build id under dirs and /usr/lib/debug/.build-id.
+func debugCandidates(ef *elf.File, path string, dirs []string) []string {
+	var out []string
+	dir := filepath.Dir(path)
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
+	if name := debugLink(ef); name != "" {
+		for _, d := range dirs {
+			out = append(out, filepath.Join(d, name))
+		}
+		out = append(out,
+			filepath.Join(dir, name),
+			filepath.Join(dir, ".debug", name),
+			filepath.Join("/usr/lib/debug", dir, name))
+	}
+	if id := buildID(ef); len(id) > 1 {
+		h := hex.EncodeToString(id)
+		rel := filepath.Join(".build-id", h[:2], h[2:]+".debug")
+		for _, d := range dirs {
+			out = append(out, filepath.Join(d, rel))
+		}
+		out = append(out, filepath.Join("/usr/lib/debug", rel))
+	}
+	self, _ := filepath.Abs(path)
+	kept := out[:0]
+	for _, c := range out {
+		if a, _ := filepath.Abs(c); a != self {
+			kept = append(kept, c)
+		}
+	}
+	return kept
+}
+
+// debugLink returns the file name in the .gnu_debuglink section, or "".
+func debugLink(ef *elf.File) string {
+	s := ef.Section(".gnu_debuglink")
+	if s == nil {
+		return ""
+	}
+	b, err := s.Data()
+	if err != nil {
+		return ""
+	}
+	if i := bytes.IndexByte(b, 0); i > 0 {
+		return string(b[:i])
+	}
+	return ""
+}
+
+// buildID returns the GNU build id note of the binary, or nil.
+func buildID(ef *elf.File) []byte {
+	s := ef.Section(".note.gnu.build-id")
+	if s == nil {
+		return nil
+	}
+	b, err := s.Data()
+	if err != nil || len(b) < 16 {
+		return nil
+	}
+	bo := ef.ByteOrder
+	namesz, descsz, typ := bo.Uint32(b), bo.Uint32(b[4:]), bo.Uint32(b[8:])
+	if typ != 3 { // NT_GNU_BUILD_ID
+		return nil
+	}
+	off := 12 + (int(namesz)+3)&^3
+	if off+int(descsz) > len(b) {
+		return nil
+	}
+	return b[off : off+int(descsz)]
+}
