@@ -297,13 +297,13 @@ func ReadFile(file string) (*Index, error) {
 // mapping is populated at once: the readers touch every page, and one
 // page fault per page costs more than the whole scan.
 func mapFile(file string) ([]byte, error) {
-	raw, _, err := mapOrRead(file)
+	raw, _, err := mapOrRead(file, true)
 	return raw, err
 }
 
 // mapOrRead is mapFile, also saying whether raw is a mapping (which
-// unix.Munmap may release).
-func mapOrRead(file string) (raw []byte, mapped bool, err error) {
+// unix.Munmap may release); populate asks for every page at once.
+func mapOrRead(file string, populate bool) (raw []byte, mapped bool, err error) {
 	f, err := os.Open(file)
 	if err != nil {
 		return nil, false, err
@@ -314,7 +314,11 @@ func mapOrRead(file string) (raw []byte, mapped bool, err error) {
 		return nil, false, err
 	}
 	if st.Size() > 0 {
-		if raw, err := unix.Mmap(int(f.Fd()), 0, int(st.Size()), unix.PROT_READ, unix.MAP_PRIVATE|unix.MAP_POPULATE); err == nil {
+		flags := unix.MAP_PRIVATE
+		if populate {
+			flags |= unix.MAP_POPULATE
+		}
+		if raw, err := unix.Mmap(int(f.Fd()), 0, int(st.Size()), unix.PROT_READ, flags); err == nil {
 			return raw, true, nil
 		}
 	}

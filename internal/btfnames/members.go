@@ -21,41 +21,32 @@ var ErrNotFound = errors.New("not found")
 // MemberOffset returns the byte offset of the member reached from the
 // struct named structName through the member names path (for example
 // "task_struct", "thread_info", "status"), from a raw BTF blob, decoding
-// only the records on the way: one pass finds where each record starts,
-// then the struct and its members are read in place. Members of anonymous
-// structs and unions are found as if they were the enclosing struct's.
+// only the records on the way: the records are walked in order only as far
+// as the struct and the types its members refer to, and read in place.
+// Members of anonymous structs and unions are found as if they were the
+// enclosing struct's.
 func MemberOffset(raw []byte, structName string, path ...string) (int, error) {
 	b, err := parseBlob(raw)
 	if err != nil {
 		return 0, err
 	}
-	// starts[id] is the offset of type id's record; ID 0 is void.
-	starts := make([]int, 1, len(b.types)/24)
-	starts[0] = -1
+	r := &reader{blob: b, starts: make([]int, 1, 1024)}
+	r.starts[0] = -1
 	root := -1
-	for off := 0; off < len(b.types); {
-		if len(b.types)-off < 12 {
-			return 0, fmt.Errorf("%w: truncated type %d", ErrFormat, len(starts))
+	for root < 0 {
+		id, err := r.next()
+		if err != nil {
+			return 0, err
 		}
+		if id < 0 {
+			return 0, fmt.Errorf("struct %s: %w", structName, ErrNotFound)
+		}
+		off := r.starts[id]
 		info := b.bo.Uint32(b.types[off+4:])
-		kind, vlen := int(info>>24&0x1f), int(info&0xffff)
-		extra, ok := extraLen(kind, vlen)
-		if !ok {
-			return 0, fmt.Errorf("%w: unknown kind %d of type %d", ErrFormat, kind, len(starts))
+		if info>>24&0x1f == kindStruct && b.nameIs(b.bo.Uint32(b.types[off:]), structName) {
+			root = id
 		}
-		if len(b.types)-off-12 < extra {
-			return 0, fmt.Errorf("%w: truncated type %d", ErrFormat, len(starts))
-		}
-		if root < 0 && kind == kindStruct && b.nameIs(b.bo.Uint32(b.types[off:]), structName) {
-			root = len(starts)
-		}
-		starts = append(starts, off)
-		off += 12 + extra
 	}
-	if root < 0 {
-		return 0, fmt.Errorf("struct %s: %w", structName, ErrNotFound)
-	}
-	r := &reader{blob: b, starts: starts}
 	id, total := root, 0
 	for i, m := range path {
 		sid, err := r.resolve(id)
@@ -74,14 +65,49 @@ func MemberOffset(raw []byte, structName string, path ...string) (int, error) {
 	return total, nil
 }
 
-// reader reads type records by ID.
+// reader reads type records by ID, walking the type section only as far
+// as the highest ID asked for.
 type reader struct {
 	*blob
-	starts []int
+	starts []int // starts[id] is the offset of type id's record; ID 0 is void
+	end    int   // offset of the first record not walked yet
+}
+
+// next walks one more record and returns its ID, or -1 at the end.
+func (r *reader) next() (int, error) {
+	off := r.end
+	if off >= len(r.types) {
+		return -1, nil
+	}
+	id := len(r.starts)
+	if len(r.types)-off < 12 {
+		return 0, fmt.Errorf("%w: truncated type %d", ErrFormat, id)
+	}
+	info := r.bo.Uint32(r.types[off+4:])
+	kind, vlen := int(info>>24&0x1f), int(info&0xffff)
+	extra, ok := extraLen(kind, vlen)
+	if !ok {
+		return 0, fmt.Errorf("%w: unknown kind %d of type %d", ErrFormat, kind, id)
+	}
+	if len(r.types)-off-12 < extra {
+		return 0, fmt.Errorf("%w: truncated type %d", ErrFormat, id)
+	}
+	r.starts = append(r.starts, off)
+	r.end = off + 12 + extra
+	return id, nil
 }
 
 // record returns the kind, vlen, kind_flag and header offset of type id.
 func (r *reader) record(id int) (kind, vlen int, kindFlag bool, off int, err error) {
+	for id >= len(r.starts) {
+		n, err := r.next()
+		if err != nil {
+			return 0, 0, false, 0, err
+		}
+		if n < 0 {
+			break
+		}
+	}
 	if id <= 0 || id >= len(r.starts) {
 		return 0, 0, false, 0, fmt.Errorf("%w: type ID %d out of range", ErrFormat, id)
 	}
@@ -142,7 +168,8 @@ func (r *reader) member(id int, name string, base int) (int, int, bool) {
 // MemberOffsetFile is MemberOffset on the blob in file (KernelPath for the
 // running kernel).
 func MemberOffsetFile(file, structName string, path ...string) (int, error) {
-	raw, mapped, err := mapOrRead(file)
+	// Not populated: only the records up to the struct are read.
+	raw, mapped, err := mapOrRead(file, false)
 	if err != nil {
 		return 0, fmt.Errorf("read BTF: %w", err)
 	}
