@@ -221,6 +221,9 @@ func (s *scanner) skipLayout() *Error {
 }
 
 func (s *scanner) run() ([]lexer.Token, *Error) {
+	// About one token per 4 bytes of script: sized once, the token slice
+	// is not copied over and over as a large script is read.
+	s.toks = make([]lexer.Token, 0, len(s.src)/4+16)
 	if strings.HasPrefix(s.src, "#!") && s.mode == modeTop {
 		start := s.pos()
 		for s.off < len(s.src) && s.src[s.off] != '\n' {
