@@ -53,3 +53,26 @@ func TestUprobeSymbols(t *testing.T) {
 	got := s.stop(syscall.SIGINT)
 	wantOutput(t, got, "\n\n@[\n        add+0\n]: 4\n@s[add]: 4\n@u: true\n", 0)
 }
+
+// TestUprobeFuncExited: func in a probe on several functions is their
+// address, resolved in the traced executable even after the process has
+// exited (a position-dependent executable maps its functions at their
+// link-time addresses).
+func TestUprobeFuncExited(t *testing.T) {
+	cc, err := exec.LookPath("cc")
+	if err != nil {
+		t.Skip("no C compiler to build the traced program")
+	}
+	bin := filepath.Join(t.TempDir(), "add")
+	if out, err := exec.Command(cc, "-O1", "-no-pie", "-o", bin, "testdata/uprobe/add.c").CombinedOutput(); err != nil {
+		t.Fatalf("cc: %v\n%s", err, out)
+	}
+	s := startNoWait(t, "-e", `uprobe:`+bin+`:add,uprobe:`+bin+`:main { @[func] = count(); }`)
+	s.waitLinks(2, 20*time.Second)
+	if out, err := exec.Command(bin, "3").CombinedOutput(); err != nil || string(out) != "6\n" {
+		t.Fatalf("traced program: %v %q", err, out)
+	}
+	time.Sleep(200 * time.Millisecond)
+	got := s.stop(syscall.SIGINT)
+	wantOutput(t, got, "\n\n@[main]: 1\n@[add]: 3\n", 0)
+}

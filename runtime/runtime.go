@@ -185,7 +185,7 @@ func Run(ctx context.Context, prog *object.Program, opts Options) (exitCode int,
 	s.out = bufio.NewWriterSize(stdout, outBufSize)
 	s.stdout = s.out
 	s.stderr = flushFirst{s.out, s.rawStderr}
-	s.usyms = &usymResolver{}
+	s.usyms = &usymResolver{execs: uprobeExecs(s.prog)}
 	s.opts.Formatter = s.withUsyms(s.withStacks(withTimestamps(withKsyms(s.opts.Formatter))))
 	if s.opts.MaxCatBytes <= 0 {
 		s.opts.MaxCatBytes = DefaultMaxCatBytes
