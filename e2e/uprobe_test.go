@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"debug/elf"
+	"fmt"
 	"os/exec"
 	"path/filepath"
 	"syscall"
@@ -75,4 +77,42 @@ func TestUprobeFuncExited(t *testing.T) {
 	time.Sleep(200 * time.Millisecond)
 	got := s.stop(syscall.SIGINT)
 	wantOutput(t, got, "\n\n@[main]: 1\n@[add]: 3\n", 0)
+}
+
+// TestUstackPerf: stack_mode perf prints a user frame as perf does, with
+// the address, the function and offset, and the file it is in.
+func TestUstackPerf(t *testing.T) {
+	cc, err := exec.LookPath("cc")
+	if err != nil {
+		t.Skip("no C compiler to build the traced program")
+	}
+	bin := filepath.Join(t.TempDir(), "add")
+	if out, err := exec.Command(cc, "-O1", "-no-pie", "-o", bin, "testdata/uprobe/add.c").CombinedOutput(); err != nil {
+		t.Fatalf("cc: %v\n%s", err, out)
+	}
+	f, err := elf.Open(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	syms, err := f.Symbols()
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var addr uint64
+	for _, s := range syms {
+		if s.Name == "add" {
+			addr = s.Value
+		}
+	}
+	s := startNoWait(t, "-e", `config = { stack_mode = perf } uprobe:`+bin+`:add { @[ustack(1)] = count(); }`)
+	s.waitLinks(1, 20*time.Second)
+	traced := exec.Command(bin, "2", "5")
+	if err := traced.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer traced.Process.Kill()
+	time.Sleep(300 * time.Millisecond) // the loop has run; the program sleeps
+	got := s.stop(syscall.SIGINT)
+	wantOutput(t, got, fmt.Sprintf("\n\n@[\n\t%x add+0 (%s)\n]: 2\n", addr, bin), 0)
 }

@@ -52,7 +52,7 @@ func (s *session) withStacks(f *output.Formatter) *output.Formatter {
 				continue
 			case "perf":
 				if t.Name == "ustack" {
-					fmt.Fprintf(&b, "\t%x %s\n", addr, s.usyms.frame(addr, pid))
+					fmt.Fprintf(&b, "\t%x %s\n", addr, s.usyms.perfFrame(addr, pid))
 				} else if name, off, ok := ksyms.Lookup(addr); ok {
 					fmt.Fprintf(&b, "\t%x %s+%d ([kernel.kallsyms])\n", addr, name, off)
 				} else {

@@ -89,18 +89,33 @@ type usym struct {
 // lookup returns the function containing addr in process pid and the
 // offset of addr in it.
 func (r *usymResolver) lookup(addr, pid uint64) (string, uint64, bool) {
+	name, off, _, ok := r.lookupFile(addr, pid)
+	return name, off, ok
+}
+
+// lookupFile is lookup that also returns the file the function is in.
+func (r *usymResolver) lookupFile(addr, pid uint64) (string, uint64, string, bool) {
 	path, foff, ok := mappedFile(addr, pid)
 	if !ok {
 		if path, foff, ok = r.execFile(addr); !ok {
-			return "", 0, false
+			return "", 0, "", false
 		}
 	}
 	syms := r.symbols(path)
 	i := sort.Search(len(syms), func(i int) bool { return syms[i].off > foff }) - 1
 	if i < 0 || (syms[i].size > 0 && foff >= syms[i].off+syms[i].size) {
-		return "", 0, false
+		return "", 0, "", false
 	}
-	return syms[i].name, foff - syms[i].off, true
+	return syms[i].name, foff - syms[i].off, path, true
+}
+
+// perfFrame renders a ustack frame in perf's format (after the address):
+// name+offset (file), or the address and [unknown].
+func (r *usymResolver) perfFrame(addr, pid uint64) string {
+	if name, off, path, ok := r.lookupFile(addr, pid); ok {
+		return fmt.Sprintf("%s+%d (%s)", name, off, path)
+	}
+	return fmt.Sprintf("0x%x ([unknown])", addr)
 }
 
 // name renders usym(): the function name, or the address in hex.
