@@ -116,3 +116,37 @@ func TestUstackPerf(t *testing.T) {
 	got := s.stop(syscall.SIGINT)
 	wantOutput(t, got, fmt.Sprintf("\n\n@[\n\t%x add+0 (%s)\n]: 2\n", addr, bin), 0)
 }
+
+// TestUstackDebugInfo: a user frame in a file with DWARF line information
+// shows its source file and line (bpftrace's show_debug_info, on by
+// default); show_debug_info = 0 leaves them out.
+func TestUstackDebugInfo(t *testing.T) {
+	cc, err := exec.LookPath("cc")
+	if err != nil {
+		t.Skip("no C compiler to build the traced program")
+	}
+	bin := filepath.Join(t.TempDir(), "add")
+	src, err := filepath.Abs("testdata/uprobe/add.c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command(cc, "-g", "-O1", "-o", bin, src).CombinedOutput(); err != nil {
+		t.Fatalf("cc: %v\n%s", err, out)
+	}
+	for config, want := range map[string]string{
+		"":                                 "add+0@" + src + ":10", // the first instruction is return a + b
+		"config = { show_debug_info = 0 }": "add+0",
+	} {
+		s := startNoWait(t, "-e", config+` uprobe:`+bin+`:add { @[ustack(1)] = count(); }`)
+		s.waitLinks(1, 20*time.Second)
+		traced := exec.Command(bin, "2", "5")
+		if err := traced.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(300 * time.Millisecond) // the loop has run; the program sleeps
+		got := s.stop(syscall.SIGINT)
+		traced.Process.Kill()
+		traced.Wait()
+		wantOutput(t, got, "\n\n@[\n        "+want+"\n]: 2\n", 0)
+	}
+}

@@ -120,6 +120,10 @@ type Options struct {
 	// symbol+offset a line), "perf" (address, symbol, object), or "raw"
 	// (addresses).
 	StackMode string
+	// NoDebugInfo leaves the source file and line out of ustack frames
+	// (bpftrace's show_debug_info = 0); by default a frame in a file with
+	// DWARF line information is function+offset@file:line.
+	NoDebugInfo bool
 	// MaxCatBytes limits cat(); 0 means DefaultMaxCatBytes.
 	MaxCatBytes int
 	// MaxProbes limits how many probes (as counted in "Attaching N

@@ -62,7 +62,11 @@ func (s *session) withStacks(f *output.Formatter) *output.Formatter {
 			}
 			b.WriteString("        ")
 			if t.Name == "ustack" {
-				b.WriteString(s.usyms.frame(addr, pid) + "\n")
+				if s.opts.NoDebugInfo {
+					b.WriteString(s.usyms.frame(addr, pid) + "\n")
+				} else {
+					b.WriteString(s.usyms.debugFrame(addr, pid) + "\n")
+				}
 				continue
 			}
 			if name, off, ok := ksyms.Lookup(addr); ok {

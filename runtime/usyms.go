@@ -20,6 +20,8 @@ import (
 type usymResolver struct {
 	mu    sync.Mutex
 	files map[string][]usym // by path; nil slice for unreadable files
+	// lineTabs are the files' DWARF line tables, by path.
+	lineTabs map[string]*fileLines
 	// execs are the position-dependent executables (ELF type ET_EXEC) the
 	// program has uprobes in: their functions sit at their link-time
 	// addresses in every process, so an address of a process that has
