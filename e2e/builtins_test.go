@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -128,4 +129,17 @@ func TestPidNamespace(t *testing.T) {
 	wantOutput(t, got, "1 1 1 1 1 1\n\n\n", 0)
 	// Outside a namespace of its own, both modes are the initial one's.
 	wantOutput(t, run(t, "-e", `begin { printf("%d %d\n", pid(curr_ns) == pid(init), tid == pid); exit() }`), "1 1\n\n\n", 0)
+}
+
+// TestPercpuKaddr: percpu_kaddr() reads per-CPU kernel variables. The
+// kernel resolves them through kallsyms, which lists variables only with
+// CONFIG_KALLSYMS_ALL.
+func TestPercpuKaddr(t *testing.T) {
+	bin := gotrace(t)
+	syms, err := os.ReadFile("/proc/kallsyms")
+	if err != nil || !regexp.MustCompile(`(?m) process_counts$`).Match(syms) {
+		t.Skip("kallsyms lists no variables (CONFIG_KALLSYMS_ALL is not set)")
+	}
+	got := runCmd(t, exec.Command(bin, "-e", `begin { $rq = (struct rq *)percpu_kaddr("runqueues", 0); if (*percpu_kaddr("process_counts") == *percpu_kaddr("process_counts", cpu) && $rq != 0 && $rq.nr_running >= 0) { printf("ok\n") } exit() }`))
+	wantOutput(t, got, "ok\n\n\n", 0)
 }
