@@ -252,6 +252,7 @@ func (s *Script) runtimeOptions(opts RunOptions) runtime.Options {
 	if cfg.StackMode != "" {
 		ro.StackMode = cfg.StackMode
 	}
+	ro.NoDebugInfo = cfg.NoDebugInfo
 	if cfg.StrTruncTrailer != nil {
 		f := output.NewFormatter()
 		if ro.Formatter != nil {

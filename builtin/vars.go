@@ -213,6 +213,10 @@ func init() {
 				if len(pts) == 1 {
 					return types.NewString(len(pts[0].Func) + 1), ""
 				}
+				if p := pts[0].Provider; p == "uprobe" || p == "uretprobe" {
+					// The address and pid, resolved as usym() is.
+					return &types.Type{Kind: types.Usym, Size: 16}, ""
+				}
 				return &types.Type{Kind: types.Ksym, Size: 8}, ""
 			},
 			Const: func(c Checker, t *types.Type) (Const, bool) {
@@ -223,6 +227,13 @@ func init() {
 			},
 			Emit: func(g Emitter, _ *ast.Ident) {
 				g.Emit(asm.Mov.Reg(asm.R1, Ctx), asm.FnGetFuncIp.Call())
+			},
+			Buffer: func(g Emitter, e *ast.Ident) int16 {
+				off := g.Alloc(16, e.Pos())
+				g.Emit(asm.Mov.Reg(asm.R1, Ctx), asm.FnGetFuncIp.Call(), asm.StoreMem(g.FP(), off, asm.R0, asm.DWord))
+				EmitPid(g, false, e.Pos())
+				g.Emit(asm.StoreMem(g.FP(), off+8, asm.R0, asm.DWord))
+				return off
 			},
 			Example: `kprobe:vfs_read { printf("%s\n", func) }`},
 		&Var{Name: "retval", Result: types.Int,

@@ -244,3 +244,23 @@ func (g *gen) find(e *ast.Call) {
 	g.emit(asm.Mov.Imm(asm.R0, 1))
 	g.mark(missing)
 }
+
+// runtimeErrorSpan is runtimeError for a warning that names the script span
+// sp and shows its source line.
+func (g *gen) runtimeErrorSpan(msg string, sp ast.Span) {
+	g.runtimeError(msg, sp.Start)
+	g.c.out.RuntimeErrors[len(g.c.out.RuntimeErrors)-1].End = sp.End
+}
+
+// lookupMissMsg is bpftrace's -k warning for a read of a map key that does
+// not exist.
+const lookupMissMsg = "Can't lookup map element because it does not exist.\nAdditional Info - helper: map_lookup_elem, retcode: 0"
+
+// warnLookupMiss reports, with -k (Options.HelperWarnings), a read of a
+// key of m that does not exist. It clobbers R0-R5.
+func (g *gen) warnLookupMiss(m *ast.MapRef) {
+	if g.c.opts.HelperWarnings {
+		g.runtimeErrorSpan(lookupMissMsg, m.Span)
+		g.c.out.RuntimeErrors[len(g.c.out.RuntimeErrors)-1].Helper = "map_lookup_elem"
+	}
+}

@@ -159,6 +159,15 @@ func (g *gen) mapReadScalar(m *ast.MapRef) {
 	} else {
 		g.emit(asm.LoadMem(asm.R0, asm.R0, 0, asm.DWord))
 	}
+	if g.c.opts.HelperWarnings {
+		end := g.newLabel("readend")
+		g.emit(asm.Ja.Label(end))
+		g.mark(none)
+		g.warnLookupMiss(m)
+		g.emit(asm.Mov.Imm(asm.R0, 0))
+		g.mark(end)
+		return
+	}
 	g.mark(none)
 }
 
@@ -172,6 +181,7 @@ func (g *gen) mapReadBuffer(m *ast.MapRef) int16 {
 	g.copyMem(g.fp, dst, asm.R0, 0, size)
 	g.emit(asm.Ja.Label(end))
 	g.mark(none)
+	g.warnLookupMiss(m)
 	g.zero(dst, size)
 	g.mark(end)
 	return dst

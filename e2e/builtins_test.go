@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -72,6 +73,10 @@ func TestBuiltinValues(t *testing.T) {
 		// bpf_kfunc decl tags, Linux 6.8 with pahole 1.26).
 		{`BEGIN { printf("%d %d\n", kfunc_exist("bpf_task_acquire"), kfunc_exist("vfs_read")) }`, "1 0\n"},
 		{`BEGIN { printf("%d %d\n", has_cpid, has_cpid()) }`, "0 0\n"},
+		{`BEGIN { printf("%d %d\n", ppid(curtask) == ppid, ppid() == ppid) }`, "1 1\n"},
+		// %gr prints GFP flags by name.
+		{`BEGIN { printf("%gr %gr %gr\n", 0x1, (uint32)0xcc0, 0) }`, "GFP_DMA GFP_KERNEL 0\n"},
+		{`BEGIN { printf("%s|%s|%s\n", signal_name(2), signal_name(0), signal_name(1024)) }`, "Interrupt|Unknown signal 0|N/A\n"},
 		{`BEGIN { static_assert(1, "never"); assert(pid > 0, "pid is positive"); printf("ok\n") }`, "ok\n"},
 	} {
 		got := run(t, "-e", tc.script+" BEGIN { exit() }")
@@ -124,4 +129,17 @@ func TestPidNamespace(t *testing.T) {
 	wantOutput(t, got, "1 1 1 1 1 1\n\n\n", 0)
 	// Outside a namespace of its own, both modes are the initial one's.
 	wantOutput(t, run(t, "-e", `begin { printf("%d %d\n", pid(curr_ns) == pid(init), tid == pid); exit() }`), "1 1\n\n\n", 0)
+}
+
+// TestPercpuKaddr: percpu_kaddr() reads per-CPU kernel variables. The
+// kernel resolves them through kallsyms, which lists variables only with
+// CONFIG_KALLSYMS_ALL.
+func TestPercpuKaddr(t *testing.T) {
+	bin := gotrace(t)
+	syms, err := os.ReadFile("/proc/kallsyms")
+	if err != nil || !regexp.MustCompile(`(?m) process_counts$`).Match(syms) {
+		t.Skip("kallsyms lists no variables (CONFIG_KALLSYMS_ALL is not set)")
+	}
+	got := runCmd(t, exec.Command(bin, "-e", `begin { $rq = (struct rq *)percpu_kaddr("runqueues", 0); if (*percpu_kaddr("process_counts") == *percpu_kaddr("process_counts", cpu) && $rq != 0 && $rq.nr_running >= 0) { printf("ok\n") } exit() }`))
+	wantOutput(t, got, "ok\n\n\n", 0)
 }

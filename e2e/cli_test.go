@@ -130,6 +130,32 @@ func TestHelperWarnings(t *testing.T) {
 	if got := run(t, "-e", `BEGIN { @x = *(uint64 *)16; exit(); }`); strings.Contains(got.stderr, "WARNING") {
 		t.Errorf("warnings without -k: %q", got.stderr)
 	}
+	// -f json reports them as helper_error records.
+	got = run(t, "-k", "-q", "-f", "json", "-e", `BEGIN { @x = *(uint64 *)16; exit(); }`)
+	if want := `{"type": "helper_error", "msg": "Bad address", "helper": "probe_read", "retcode": -14, "filename": "stdin", "line": 1, "col": 9}` + "\n"; !strings.HasPrefix(got.stdout, want) {
+		t.Errorf("-f json: stdout %q, want it to start with %q", got.stdout, want)
+	}
+}
+
+// TestLookupMissWarning: -k reports reads of map keys that do not exist,
+// with the map access and its source line, as bpftrace 0.26.
+func TestLookupMissWarning(t *testing.T) {
+	script := `BEGIN { @[1] = 1; @x[1]++; printf("%d %d %d\n", @[2], @[1], @x[1]); exit(); }`
+	got := run(t, "-k", "-e", script)
+	wantOutput(t, got, "0 1 1\n\n\n@[1]: 1\n@x[1]: 1\n", 0)
+	want := "stdin:1:49-53: WARNING: Can't lookup map element because it does not exist.\n" +
+		"Additional Info - helper: map_lookup_elem, retcode: 0\n" +
+		script + "\n" + strings.Repeat(" ", 48) + "~~~~\n"
+	if !strings.Contains(got.stderr, want) || strings.Count(got.stderr, "WARNING") != 1 {
+		t.Errorf("stderr %q, want one warning:\n%s", got.stderr, want)
+	}
+	got = run(t, "-k", "-q", "-f", "json", "-e", script)
+	if want := `{"type": "helper_error", "msg": "Success", "helper": "map_lookup_elem", "retcode": 0, "filename": "stdin", "line": 1, "col": 49}` + "\n"; !strings.HasPrefix(got.stdout, want) {
+		t.Errorf("-f json: stdout %q, want it to start with %q", got.stdout, want)
+	}
+	if got := run(t, "-e", script); strings.Contains(got.stderr, "WARNING") {
+		t.Errorf("warnings without -k: %q", got.stderr)
+	}
 }
 
 // TestREPL feeds the interactive mode from a pipe: an expression, a

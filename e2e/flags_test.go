@@ -260,6 +260,10 @@ func TestNamedParams(t *testing.T) {
 	got := run(t, "-e", `BEGIN { print((getopt("aa", 1), getopt("bb", true), getopt("cc", false), getopt("dd", -1))); exit(); }`,
 		"--", "--aa=0x10", "--bb=False", "--cc=YES", "--dd=-10")
 	wantOutput(t, got, "(16, false, true, -10)\n\n\n", 0)
+	// A non-negative integer default makes a uint64, a negative one an int64.
+	got = run(t, "-e", `BEGIN { print((getopt("aa", 20), getopt("bb", -1))); exit(); }`,
+		"--", "--aa=0xffffffffffffffff", "--bb=-10")
+	wantOutput(t, got, "(18446744073709551615, -10)\n\n\n", 0)
 	got = run(t, "-e", `BEGIN { print(getopt("aa", 10)); exit(); }`, "--", "--bb")
 	want := "ERROR: unexpected program command line options: --bb\nHINT: expected program options: --aa\n"
 	if got.code != 1 || got.stdout != "" || got.stderr != want {

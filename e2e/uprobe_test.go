@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"debug/elf"
+	"fmt"
 	"os/exec"
 	"path/filepath"
 	"syscall"
@@ -52,4 +54,99 @@ func TestUprobeSymbols(t *testing.T) {
 	time.Sleep(300 * time.Millisecond) // the loop has run; the program sleeps
 	got := s.stop(syscall.SIGINT)
 	wantOutput(t, got, "\n\n@[\n        add+0\n]: 4\n@s[add]: 4\n@u: true\n", 0)
+}
+
+// TestUprobeFuncExited: func in a probe on several functions is their
+// address, resolved in the traced executable even after the process has
+// exited (a position-dependent executable maps its functions at their
+// link-time addresses).
+func TestUprobeFuncExited(t *testing.T) {
+	cc, err := exec.LookPath("cc")
+	if err != nil {
+		t.Skip("no C compiler to build the traced program")
+	}
+	bin := filepath.Join(t.TempDir(), "add")
+	if out, err := exec.Command(cc, "-O1", "-no-pie", "-o", bin, "testdata/uprobe/add.c").CombinedOutput(); err != nil {
+		t.Fatalf("cc: %v\n%s", err, out)
+	}
+	s := startNoWait(t, "-e", `uprobe:`+bin+`:add,uprobe:`+bin+`:main { @[func] = count(); }`)
+	s.waitLinks(2, 20*time.Second)
+	if out, err := exec.Command(bin, "3").CombinedOutput(); err != nil || string(out) != "6\n" {
+		t.Fatalf("traced program: %v %q", err, out)
+	}
+	time.Sleep(200 * time.Millisecond)
+	got := s.stop(syscall.SIGINT)
+	wantOutput(t, got, "\n\n@[main]: 1\n@[add]: 3\n", 0)
+}
+
+// TestUstackPerf: stack_mode perf prints a user frame as perf does, with
+// the address, the function and offset, and the file it is in.
+func TestUstackPerf(t *testing.T) {
+	cc, err := exec.LookPath("cc")
+	if err != nil {
+		t.Skip("no C compiler to build the traced program")
+	}
+	bin := filepath.Join(t.TempDir(), "add")
+	if out, err := exec.Command(cc, "-O1", "-no-pie", "-o", bin, "testdata/uprobe/add.c").CombinedOutput(); err != nil {
+		t.Fatalf("cc: %v\n%s", err, out)
+	}
+	f, err := elf.Open(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	syms, err := f.Symbols()
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var addr uint64
+	for _, s := range syms {
+		if s.Name == "add" {
+			addr = s.Value
+		}
+	}
+	s := startNoWait(t, "-e", `config = { stack_mode = perf } uprobe:`+bin+`:add { @[ustack(1)] = count(); }`)
+	s.waitLinks(1, 20*time.Second)
+	traced := exec.Command(bin, "2", "5")
+	if err := traced.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer traced.Process.Kill()
+	time.Sleep(300 * time.Millisecond) // the loop has run; the program sleeps
+	got := s.stop(syscall.SIGINT)
+	wantOutput(t, got, fmt.Sprintf("\n\n@[\n\t%x add+0 (%s)\n]: 2\n", addr, bin), 0)
+}
+
+// TestUstackDebugInfo: a user frame in a file with DWARF line information
+// shows its source file and line (bpftrace's show_debug_info, on by
+// default); show_debug_info = 0 leaves them out.
+func TestUstackDebugInfo(t *testing.T) {
+	cc, err := exec.LookPath("cc")
+	if err != nil {
+		t.Skip("no C compiler to build the traced program")
+	}
+	bin := filepath.Join(t.TempDir(), "add")
+	src, err := filepath.Abs("testdata/uprobe/add.c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command(cc, "-g", "-O1", "-o", bin, src).CombinedOutput(); err != nil {
+		t.Fatalf("cc: %v\n%s", err, out)
+	}
+	for config, want := range map[string]string{
+		"":                                 "add+0@" + src + ":10", // the first instruction is return a + b
+		"config = { show_debug_info = 0 }": "add+0",
+	} {
+		s := startNoWait(t, "-e", config+` uprobe:`+bin+`:add { @[ustack(1)] = count(); }`)
+		s.waitLinks(1, 20*time.Second)
+		traced := exec.Command(bin, "2", "5")
+		if err := traced.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(300 * time.Millisecond) // the loop has run; the program sleeps
+		got := s.stop(syscall.SIGINT)
+		traced.Process.Kill()
+		traced.Wait()
+		wantOutput(t, got, "\n\n@[\n        "+want+"\n]: 2\n", 0)
+	}
 }

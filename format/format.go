@@ -146,14 +146,14 @@ type Arg int
 
 // Argument kinds.
 const (
-	Integer Arg = iota + 1 // integers, booleans and pointers: d i u o x X c p
+	Integer Arg = iota + 1 // integers, booleans and pointers: d i u o x X c p gr
 	Buffer                 // buf() results, byte arrays and strings: r rx rh
 	Any                    // any value: s
 )
 
 // Arg returns the kind of value sp prints, or an error for a verb gotrace
 // does not print: the floating-point verbs and %n, which bpftrace rejects
-// too, and bpftrace's %gr (GFP flags), which gotrace does not implement.
+// too.
 func (sp Spec) Arg() (Arg, error) {
 	switch sp.Verb {
 	case "d", "i", "u", "o", "x", "X", "c", "p":
@@ -162,8 +162,8 @@ func (sp Spec) Arg() (Arg, error) {
 		return Buffer, nil
 	case "s":
 		return Any, nil
-	case "gr":
-		return 0, fmt.Errorf("%%gr (GFP flags) is not supported")
+	case "gr": // GFP flags, by name
+		return Integer, nil
 	}
 	return 0, fmt.Errorf("unsupported format specifier %%%s", sp.Verb)
 }

@@ -25,7 +25,8 @@ func TestParse(t *testing.T) {
 func TestCheck(t *testing.T) {
 	for fs, want := range map[string]int{
 		"%d %s %rx %p %c %u":     0,
-		"%f %e %g %n %gr":        5,
+		"%f %e %g %n":            4,
+		"%gr %x":                 0,
 		"%4096d %.4096s":         0,
 		"%4097d %.4097s":         2,
 		"%99999999999999999999d": 1,

@@ -80,9 +80,17 @@ func (c *checker) checkConfig(cfg *ast.Config) {
 				continue
 			}
 			c.prog.Config.Other = append(c.prog.Config.Other, key+"="+val)
+		case "show_debug_info":
+			switch val {
+			case "true", "1":
+				c.prog.Config.NoDebugInfo = false
+			case "false", "0":
+				c.prog.Config.NoDebugInfo = true
+			default:
+				c.errorf(e.Value, "show_debug_info must be true or false")
+			}
 		case "log_size",
-			"max_bpf_progs", "on_stack_limit", "cpp_demangle", "lazy_symbolication",
-			"show_debug_info", "symbol_source", "max_type_res_iterations",
+			"max_bpf_progs", "on_stack_limit", "cpp_demangle", "lazy_symbolication", "symbol_source", "max_type_res_iterations",
 			"unstable_tseries", "unstable_dw_ustack", "unstable_map_decl", "unstable_import", "unstable_macro":
 			// Accepted: these affect output details gotrace does not vary.
 			c.prog.Config.Other = append(c.prog.Config.Other, key+"="+val)

@@ -140,6 +140,14 @@ func checkGetopt(c *checker, e *ast.Call) *types.Type {
 		c.errorf(def, "getopt() default must be a constant")
 		return nil
 	}
+	if t.IsInt() && t.Kind != types.Bool {
+		// As bpftrace: a non-negative integer default makes the parameter
+		// a uint64, a negative one an int64.
+		t = types.Uint64
+		if int64(dv.Int) < 0 {
+			t = types.Int64
+		}
+	}
 	if len(e.Args) == 3 {
 		c.expr(e.Args[2])
 		if d, ok := e.Args[2].(*ast.StrLit); ok {

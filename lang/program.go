@@ -111,6 +111,7 @@ type Config struct {
 	NoExitMaps      bool    // print_maps_on_exit = false
 	MissingProbes   string  // "error" (default), "warn" or "ignore"
 	StackMode       string  // stack_mode: "bpftrace" (default), "perf" or "raw"
+	NoDebugInfo     bool    // show_debug_info = false: no file:line in ustack frames
 	StrTruncTrailer *string // str_trunc_trailer, nil for the default
 	MaxCatBytes     int     // max_cat_bytes, 0 for the default
 	MaxProbes       int     // max_probes, 0 for the default

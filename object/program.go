@@ -182,6 +182,13 @@ const EventRuntimeError = EventHelperError + 1
 type RuntimeError struct {
 	Msg string  // the warning, without "WARNING: "
 	Pos ast.Pos // script position
+	// End, when valid, ends the script span the warning is about: the
+	// warning then names the span and shows its source line, as bpftrace
+	// 0.26 shows the lines of helper errors.
+	End ast.Pos
+	// Helper, when set, makes the warning a helper error that returned 0
+	// (a map lookup that found nothing), which -f json reports as such.
+	Helper string
 }
 
 // ProgramNames returns the program names of p in a stable order.

@@ -284,6 +284,12 @@ func (f *Formatter) applySpec(sp Spec, t *types.Type, b []byte) string {
 				}
 			}
 		}
+	case "gr":
+		v, ok := numeric(t, b)
+		if !ok {
+			return "!{invalid integer conversion: " + f.Value(t, b) + "}"
+		}
+		body = gfpFlags(v)
 	case "r", "rx", "rh":
 		if t.Kind == types.Array && t.Elem != nil && t.Elem.Size == 1 {
 			body = hexFormatBuffer(slice(b, 0, t.Len), sp.Verb == "r", sp.Verb != "rh")
@@ -300,7 +306,7 @@ func (f *Formatter) applySpec(sp Spec, t *types.Type, b []byte) string {
 			x = float64(int64(v))
 		}
 		body = formatFloat(sp, x)
-	default: // "s", "gr", "n" and anything else print the value
+	default: // "s", "n" and anything else print the value
 		body, rest = f.stringSpec(sp, t, b)
 	}
 	return pad(sp, body) + rest

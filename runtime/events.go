@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -259,11 +260,18 @@ func (s *session) handle(rec []byte) error {
 			site := s.prog.HelperSites[id]
 			code := int64(binary.NativeEndian.Uint64(rec[object.EventHeaderSize:]))
 			msg := strerror(syscall.Errno(-code))
+			if s.json() {
+				return s.write(helperErrorJSON(site, msg, code))
+			}
 			fmt.Fprintf(s.stderr, "%s: WARNING: Failed to %s: %s (%d)\n", site.Pos, site.Helper, msg, code)
 		}
 	case object.EventRuntimeError:
 		if int(id) < len(s.prog.RuntimeErrors) {
 			re := s.prog.RuntimeErrors[id]
+			if s.json() && re.Helper != "" {
+				site := object.HelperSite{Helper: re.Helper, Pos: re.Pos.String()}
+				return s.write(helperErrorJSON(site, "Success", 0))
+			}
 			if s.json() {
 				name := re.Pos.Filename
 				if name == "-e" || name == "" {
@@ -271,6 +279,14 @@ func (s *session) handle(rec []byte) error {
 				}
 				return s.write(fmt.Sprintf(`{"type": "runtime_error", "msg": %s, "filename": %s, "line": %d, "col": %d}`+"\n",
 					output.JSONString(re.Msg), output.JSONString(name), re.Pos.Line, re.Pos.Column))
+			}
+			if re.End.IsValid() {
+				sp := ast.Span{Start: re.Pos, End: re.End}
+				fmt.Fprintf(s.stderr, "%s: WARNING: %s\n", sp.Location(), re.Msg)
+				for _, l := range sp.Context(s.prog.Source) {
+					fmt.Fprintln(s.stderr, l)
+				}
+				return nil
 			}
 			fmt.Fprintf(s.stderr, "%s: WARNING: %s\n", re.Pos, re.Msg)
 		}
@@ -438,4 +454,25 @@ func (s *session) join(id uint64, rec []byte) error {
 		return s.write(`{"type": "join", "data": ` + output.JSONString(line) + "}\n")
 	}
 	return s.write(line + "\n")
+}
+
+// helperErrorJSON renders a failed helper call for -f json as bpftrace
+// 0.26 does: the message, the helper, its return code and the script
+// position (file "stdin" for -e).
+func helperErrorJSON(site object.HelperSite, msg string, code int64) string {
+	// site.Pos is "file:line:col"; the file name may hold colons.
+	name, line, col := site.Pos, 0, 0
+	if i := strings.LastIndexByte(name, ':'); i > 0 {
+		col, _ = strconv.Atoi(name[i+1:])
+		name = name[:i]
+		if j := strings.LastIndexByte(name, ':'); j > 0 {
+			line, _ = strconv.Atoi(name[j+1:])
+			name = name[:j]
+		}
+	}
+	if name == "-e" || name == "" {
+		name = "stdin"
+	}
+	return fmt.Sprintf(`{"type": "helper_error", "msg": %s, "helper": %s, "retcode": %d, "filename": %s, "line": %d, "col": %d}`+"\n",
+		output.JSONString(msg), output.JSONString(site.Helper), code, output.JSONString(name), line, col)
 }

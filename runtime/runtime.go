@@ -120,6 +120,10 @@ type Options struct {
 	// symbol+offset a line), "perf" (address, symbol, object), or "raw"
 	// (addresses).
 	StackMode string
+	// NoDebugInfo leaves the source file and line out of ustack frames
+	// (bpftrace's show_debug_info = 0); by default a frame in a file with
+	// DWARF line information is function+offset@file:line.
+	NoDebugInfo bool
 	// MaxCatBytes limits cat(); 0 means DefaultMaxCatBytes.
 	MaxCatBytes int
 	// MaxProbes limits how many probes (as counted in "Attaching N
@@ -185,7 +189,7 @@ func Run(ctx context.Context, prog *object.Program, opts Options) (exitCode int,
 	s.out = bufio.NewWriterSize(stdout, outBufSize)
 	s.stdout = s.out
 	s.stderr = flushFirst{s.out, s.rawStderr}
-	s.usyms = &usymResolver{}
+	s.usyms = &usymResolver{execs: uprobeExecs(s.prog)}
 	s.opts.Formatter = s.withUsyms(s.withStacks(withTimestamps(withKsyms(s.opts.Formatter))))
 	if s.opts.MaxCatBytes <= 0 {
 		s.opts.MaxCatBytes = DefaultMaxCatBytes

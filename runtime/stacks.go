@@ -52,7 +52,7 @@ func (s *session) withStacks(f *output.Formatter) *output.Formatter {
 				continue
 			case "perf":
 				if t.Name == "ustack" {
-					fmt.Fprintf(&b, "\t%x %s\n", addr, s.usyms.frame(addr, pid))
+					fmt.Fprintf(&b, "\t%x %s\n", addr, s.usyms.perfFrame(addr, pid))
 				} else if name, off, ok := ksyms.Lookup(addr); ok {
 					fmt.Fprintf(&b, "\t%x %s+%d ([kernel.kallsyms])\n", addr, name, off)
 				} else {
@@ -62,7 +62,11 @@ func (s *session) withStacks(f *output.Formatter) *output.Formatter {
 			}
 			b.WriteString("        ")
 			if t.Name == "ustack" {
-				b.WriteString(s.usyms.frame(addr, pid) + "\n")
+				if s.opts.NoDebugInfo {
+					b.WriteString(s.usyms.frame(addr, pid) + "\n")
+				} else {
+					b.WriteString(s.usyms.debugFrame(addr, pid) + "\n")
+				}
 				continue
 			}
 			if name, off, ok := ksyms.Lookup(addr); ok {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/gotrace/gotrace/object"
 	"github.com/gotrace/gotrace/output"
 )
 
@@ -19,6 +20,66 @@ import (
 type usymResolver struct {
 	mu    sync.Mutex
 	files map[string][]usym // by path; nil slice for unreadable files
+	// lineTabs are the files' DWARF line tables, by path.
+	lineTabs map[string]*fileLines
+	// execs are the position-dependent executables (ELF type ET_EXEC) the
+	// program has uprobes in: their functions sit at their link-time
+	// addresses in every process, so an address of a process that has
+	// exited (and taken its /proc/PID/maps along) is looked up in them.
+	execs []execSegs
+}
+
+// execSegs is an executable and its loadable segments.
+type execSegs struct {
+	path string
+	segs []elf.ProgHeader
+}
+
+// uprobeExecs lists the position-dependent executables of the program's
+// uprobes.
+func uprobeExecs(prog *object.Program) []execSegs {
+	var out []execSegs
+	seen := map[string]bool{}
+	for _, p := range prog.Probes {
+		if p.Provider != "uprobe" && p.Provider != "uretprobe" {
+			continue
+		}
+		for _, t := range p.Targets {
+			i := strings.LastIndexByte(t, ':')
+			if i <= 0 || seen[t[:i]] {
+				continue
+			}
+			path := t[:i]
+			seen[path] = true
+			f, err := elf.Open(path)
+			if err != nil {
+				continue
+			}
+			if f.Type == elf.ET_EXEC {
+				e := execSegs{path: path}
+				for _, ph := range f.Progs {
+					if ph.Type == elf.PT_LOAD {
+						e.segs = append(e.segs, ph.ProgHeader)
+					}
+				}
+				out = append(out, e)
+			}
+			f.Close()
+		}
+	}
+	return out
+}
+
+// execFile finds the uprobe executable whose segments hold addr.
+func (r *usymResolver) execFile(addr uint64) (string, uint64, bool) {
+	for _, e := range r.execs {
+		for _, p := range e.segs {
+			if addr >= p.Vaddr && addr < p.Vaddr+p.Memsz {
+				return e.path, addr - p.Vaddr + p.Off, true
+			}
+		}
+	}
+	return "", 0, false
 }
 
 // usym is a function symbol by file offset.
@@ -30,16 +91,33 @@ type usym struct {
 // lookup returns the function containing addr in process pid and the
 // offset of addr in it.
 func (r *usymResolver) lookup(addr, pid uint64) (string, uint64, bool) {
+	name, off, _, ok := r.lookupFile(addr, pid)
+	return name, off, ok
+}
+
+// lookupFile is lookup that also returns the file the function is in.
+func (r *usymResolver) lookupFile(addr, pid uint64) (string, uint64, string, bool) {
 	path, foff, ok := mappedFile(addr, pid)
 	if !ok {
-		return "", 0, false
+		if path, foff, ok = r.execFile(addr); !ok {
+			return "", 0, "", false
+		}
 	}
 	syms := r.symbols(path)
 	i := sort.Search(len(syms), func(i int) bool { return syms[i].off > foff }) - 1
 	if i < 0 || (syms[i].size > 0 && foff >= syms[i].off+syms[i].size) {
-		return "", 0, false
+		return "", 0, "", false
 	}
-	return syms[i].name, foff - syms[i].off, true
+	return syms[i].name, foff - syms[i].off, path, true
+}
+
+// perfFrame renders a ustack frame in perf's format (after the address):
+// name+offset (file), or the address and [unknown].
+func (r *usymResolver) perfFrame(addr, pid uint64) string {
+	if name, off, path, ok := r.lookupFile(addr, pid); ok {
+		return fmt.Sprintf("%s+%d (%s)", name, off, path)
+	}
+	return fmt.Sprintf("0x%x ([unknown])", addr)
 }
 
 // name renders usym(): the function name, or the address in hex.

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	goruntime "runtime"
 	"strconv"
 	"strings"
 
@@ -202,6 +203,9 @@ func (s *session) openOutput(o *outputFlags) error {
 
 // attached is called once the probes are attached: it lets the child run.
 func (s *session) attached() {
+	// The begin probes have run on the main thread (mainthread.go); the
+	// event loop is better served by any thread.
+	goruntime.UnlockOSThread()
 	if s.child != nil {
 		s.child.release()
 	}
