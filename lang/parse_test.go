@@ -30,6 +30,11 @@ var exprTests = []struct{ src, want string }{
 	{"a ? b ? c : d : e", "(ternary (ident a) (ternary (ident b) (ident c) (ident d)) (ident e))"},
 	{"a || b ? c : d", "(ternary (binary || (ident a) (ident b)) (ident c) (ident d))"},
 	{"(a ? b : c) + 1", "(binary + (paren (ternary (ident a) (ident b) (ident c))) (int 1))"},
+	{"a ?: b", "(ternary (ident a) (ident a) (ident b))"},
+	{"$x ?: 1 + 2", "(ternary (var $x) (var $x) (binary + (int 1) (int 2)))"},
+	{"if (a) { b } else { c }", "(ternary (ident a) (blockexpr (block (expr (ident b)))) (blockexpr (block (expr (ident c)))))"},
+	{"if (a) { b } else if (c) { d } else { e }", "(ternary (ident a) (blockexpr (block (expr (ident b)))) (ternary (ident c) (blockexpr (block (expr (ident d)))) (blockexpr (block (expr (ident e))))))"},
+	{"if (a) { if (b) { c } else { d } } else { e }", "(ternary (ident a) (blockexpr (block (expr (ternary (ident b) (blockexpr (block (expr (ident c)))) (blockexpr (block (expr (ident d)))))))) (blockexpr (block (expr (ident e)))))"},
 
 	// Unary and postfix operators.
 	{"!a", "(unary ! (ident a))"},
@@ -426,6 +431,8 @@ func TestParseExprErrors(t *testing.T) {
 		{"1 +", "1:4-5: ERROR: unexpected end of input, expected expression"},
 		{"1 2", `1:3-4: ERROR: unexpected token "2"`},
 		{"if", `1:1-2: ERROR: unexpected token "if", expected expression`},
+		{"if (a) { b }", `1:13-14: ERROR: an if used as a value needs an else branch`},
+		{"if (a) { b } else c", `1:19-20: ERROR: unexpected token "c", expected "{"`},
 		{"(1", `1:3-4: ERROR: unexpected end of input, expected ")"`},
 		{"f(1", `1:4-5: ERROR: unexpected end of input, expected "," or ")"`},
 		{"@x[1", `1:5-6: ERROR: unexpected end of input, expected "," or "]"`},
