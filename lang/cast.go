@@ -101,6 +101,17 @@ func withAS(t *types.Type, as types.AddrSpace) *types.Type {
 // resolveType turns a written type into a type: bpftrace's integer names,
 // C integer names, or kernel types found in BTF, with pointers applied.
 func (c *checker) resolveType(te *ast.TypeExpr) *types.Type {
+	if te.Of != nil {
+		// typeof(expr): the expression is typed, never evaluated
+		t := c.expr(te.Of)
+		if t == nil {
+			return nil
+		}
+		for i := 0; i < te.Pointers; i++ {
+			t = &types.Type{Kind: types.Pointer, Size: 8, Elem: t, AS: types.Kernel}
+		}
+		return t
+	}
 	t := intTypeByName(te.Name)
 	if t == nil {
 		t = cIntType(te.Name)

@@ -326,6 +326,9 @@ func (p *exprParser) typeExpr() (ty *ast.TypeExpr, strong, ok bool, err error) {
 	if first.Type != tIdent || keywords[first.Value] {
 		return nil, false, false, nil
 	}
+	if first.Value == "typeof" && isPunct(p.peekN(1), "(") {
+		return p.typeofExpr()
+	}
 	last := first
 	var name string
 	switch {
@@ -376,6 +379,30 @@ func (p *exprParser) typeExpr() (ty *ast.TypeExpr, strong, ok bool, err error) {
 	}
 	ty.Span = span(toPos(first.Pos), tokEnd(last))
 	return ty, strong, true, nil
+}
+
+// typeofExpr parses `typeof(T)` or `typeof(expr)`: a type written as
+// such (a name followed by ")"), else an expression.
+func (p *exprParser) typeofExpr() (ty *ast.TypeExpr, strong, ok bool, err error) {
+	kw := p.next()
+	p.next() // (
+	cp := p.lex.MakeCheckpoint()
+	if t, _, ok, err := p.typeExpr(); err == nil && ok && isPunct(p.peek(), ")") {
+		end := p.next()
+		t.Typeof = true
+		t.Span = span(toPos(kw.Pos), tokEnd(end))
+		return t, true, true, nil
+	}
+	p.lex.LoadCheckpoint(cp)
+	x, err := p.operand(p.expr)
+	if err != nil {
+		return nil, false, false, err
+	}
+	end, err := p.expect(")")
+	if err != nil {
+		return nil, false, false, err
+	}
+	return &ast.TypeExpr{Span: span(toPos(kw.Pos), tokEnd(end)), Typeof: true, Of: x}, true, true, nil
 }
 
 // primary parses literals, names, calls, maps and parenthesised forms.
