@@ -396,7 +396,8 @@ func (s *scanner) lexCDef(word string) *Error {
 
 func (s *scanner) startsAttach() bool {
 	c := s.src[s.off]
-	return isIdentStart(c) || isDigit(c) || c == '*' || c == '?' || c == '"' || c == '.'
+	// `$1 { }`: a positional parameter holds the whole attach point
+	return isIdentStart(c) || isDigit(c) || c == '*' || c == '?' || c == '"' || c == '.' || c == '$' && isDigit(s.at(1))
 }
 
 // lexAttach consumes one attach point. It ends at whitespace, ',', '{' (unless

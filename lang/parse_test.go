@@ -269,7 +269,7 @@ func TestParseAttachPoints(t *testing.T) {
 		"rawtracepoint:sched_switch", "watchpoint:0x1234:8:rw",
 		`uprobe:"/path with spaces":fn`, `uprobe:"/a,b{c}":fn`,
 		"kprobe:vfs_{read,write}", "kprobe:vfs_rea?", "kprobe:*", "*:*",
-		"uprobe:./a.out:main", "uprobe:../bin/x:f",
+		"uprobe:./a.out:main", "uprobe:../bin/x:f", "$1", "$2",
 	} {
 		for _, form := range []string{"%s { }", "%s{ }", "%s /1/ { }", "  %s\n{}"} {
 			src := strings.Replace(form, "%s", raw, 1)
