@@ -111,6 +111,7 @@ var exprTests = []struct{ src, want string }{
 	{`'\n'`, "(int 10)"},
 	{"18446744073709551615", "(int 18446744073709551615)"},
 	{`"a\n\t\\\"\x41\101\0"`, `(str "a\n\t\\\"AA\x00")`},
+	{"\"two\nlines\"", `(str "two\nlines")`},
 	{`"\r\a\b\f\v\e\'\?"`, `(str "\r\a\b\f\v\x1b'?")`},
 	{`""`, `(str "")`},
 	{`"ünï"`, `(str "ünï")`},
