@@ -83,10 +83,10 @@ func checkDelete(c *checker, e *ast.Call) *types.Type {
 			return nil
 		}
 		if mt := c.prog.Maps[m.Name]; mt != nil && mt.Value != nil && mt.Keys == nil {
-		c.errorf(e.Args[0], "call to %s() expects a map with explicit keys (non-scalar map)", e.Name)
-		return nil
-	}
-	keyed := &ast.MapRef{Span: m.Span, Name: m.Name, Keys: []ast.Expr{e.Args[1]}}
+			c.errorf(e.Args[0], "call to %s() expects a map with explicit keys (non-scalar map)", e.Name)
+			return nil
+		}
+		keyed := &ast.MapRef{Span: m.Span, Name: m.Name, Keys: []ast.Expr{e.Args[1]}}
 		if t, ok := e.Args[1].(*ast.Tuple); ok {
 			keyed.Keys = t.Elems
 		}
