@@ -83,6 +83,13 @@ func (g *gen) scalar(e ast.Expr) {
 		g.indexScalar(e)
 	case *ast.Cast:
 		t := g.info.TypeOf(e)
+		if xt := g.info.TypeOf(e.X); xt.Kind == types.String {
+			// (bool)"str": true unless the string is empty
+			off := g.buffer(e.X)
+			g.emit(asm.LoadMem(asm.R0, g.fp, off, asm.Byte))
+			g.boolify()
+			return
+		}
 		if xt := g.info.TypeOf(e.X); xt.Kind == types.Array {
 			off := g.buffer(e.X)
 			g.emit(asm.LoadMem(asm.R0, g.fp, off, sizeOf(t)))

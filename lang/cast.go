@@ -40,6 +40,11 @@ func (c *checker) cast(e *ast.Cast) *types.Type {
 			as = c.probeAddrSpace()
 		}
 		nt = withAS(nt, as)
+	case nt.Kind == types.Bool && t.Kind == types.String:
+		// true unless the string is empty
+		if cv, ok := c.info.Consts[e.X]; ok && cv.IsStr {
+			c.info.Consts[e] = Const{Int: map[bool]uint64{true: 1}[cv.Str != ""]}
+		}
 	case nt.IsInt() && t.Kind == types.Array && t.Size == nt.Size:
 		// reinterpret the bytes of an array (e.g. (uint32)pton("1.2.3.4"))
 	case nt.IsInt():
