@@ -394,7 +394,7 @@ func (c *checker) tuple(e *ast.Tuple) *types.Type {
 }
 
 // index types x[i]: an element of a pointer, a kernel or tracepoint array,
-// or a byte of a string (constant index).
+// or a byte of a string.
 func (c *checker) index(e *ast.Index) *types.Type {
 	xt := c.expr(e.X)
 	it := c.expr(e.Index)
@@ -408,8 +408,9 @@ func (c *checker) index(e *ast.Index) *types.Type {
 	cv, isConst := c.info.Consts[e.Index]
 	switch xt.Kind {
 	case types.String:
-		if !isConst || int(cv.Int) >= xt.Size {
-			c.errorf(e.Index, "a string index must be a constant below %d", xt.Size)
+		// an index known only at run time reads 0 past the string
+		if isConst && cv.Int >= uint64(xt.Size) {
+			c.errorf(e.Index, "the index %d is out of bounds for a string of %d bytes", int64(cv.Int), xt.Size)
 			return nil
 		}
 		return types.Uint8
