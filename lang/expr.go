@@ -243,6 +243,13 @@ func (c *checker) unary(e *ast.Unary) *types.Type {
 	return nil
 }
 
+// sameKindEq are the kinds, each held in one 64-bit integer, whose values
+// compare for equality with values of the same kind.
+var sameKindEq = map[types.Kind]bool{
+	types.Username: true, types.Ksym: true, types.Errno: true,
+	types.SyscallName: true, types.SignalName: true, types.Timestamp: true,
+}
+
 func (c *checker) binary(e *ast.Binary) *types.Type {
 	a, b := c.expr(e.X), c.expr(e.Y)
 	if a == nil || b == nil {
@@ -257,6 +264,11 @@ func (c *checker) binary(e *ast.Binary) *types.Type {
 		return types.BoolT
 	case "==", "!=":
 		if a.Kind == types.String && b.Kind == types.String {
+			return types.BoolT
+		}
+		if a.Kind == b.Kind && a.Size == 8 && sameKindEq[a.Kind] {
+			// two values of a builtin's kind held as one integer
+			// (username == username): equal when the integers are
 			return types.BoolT
 		}
 		fallthrough
