@@ -83,6 +83,13 @@ func (g *gen) scalar(e ast.Expr) {
 		g.indexScalar(e)
 	case *ast.Cast:
 		t := g.info.TypeOf(e)
+		if xt := g.info.TypeOf(e.X); xt.Kind == types.String {
+			// (bool)"str": true unless the string is empty
+			off := g.buffer(e.X)
+			g.emit(asm.LoadMem(asm.R0, g.fp, off, asm.Byte))
+			g.boolify()
+			return
+		}
 		if xt := g.info.TypeOf(e.X); xt.Kind == types.Array {
 			off := g.buffer(e.X)
 			g.emit(asm.LoadMem(asm.R0, g.fp, off, sizeOf(t)))
@@ -314,7 +321,21 @@ func (g *gen) indexScalar(e *ast.Index) {
 	t := g.info.TypeOf(e)
 	if xt.Kind == types.String {
 		off := g.buffer(e.X)
-		g.emit(asm.LoadMem(asm.R0, g.fp, off+int16(g.info.Consts[e.Index].Int), asm.Byte))
+		if cv, ok := g.info.Consts[e.Index]; ok {
+			g.emit(asm.LoadMem(asm.R0, g.fp, off+int16(cv.Int), asm.Byte))
+			return
+		}
+		// an index known at run time: 0 past the end of the string
+		g.scalar(e.Index)
+		end := g.newLabel("stridx")
+		g.emit(
+			asm.Mov.Reg(asm.R1, asm.R0),
+			asm.Mov.Imm(asm.R0, 0),
+			asm.JGE.Imm(asm.R1, int32(xt.Size), end),
+			asm.Add.Reg(asm.R1, g.fp),
+			asm.LoadMem(asm.R0, asm.R1, off, asm.Byte),
+		)
+		g.mark(end)
 		return
 	}
 	if xt.Kind == types.Tuple {

@@ -296,6 +296,9 @@ func (g *gen) stmt(s ast.Stmt) {
 	case *ast.BlockStmt:
 		g.block(s.Body)
 	case *ast.ReturnStmt:
+		if s.X != nil {
+			g.exprStmt(s.X)
+		}
 		g.emit(asm.Ja.Label(g.exitLbl))
 	case *ast.LetStmt:
 		g.let(s)

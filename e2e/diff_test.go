@@ -235,6 +235,8 @@ var diffCases = []string{
 	"$i5 + 1", "$i6 - 1", "$u0 + 1", "$i5 * 2", "-$i6", "-$u0", "$i7 * $i7", "$u3 - 1",
 	// logical operators, ternaries
 	"$i1 && $i2", "$i0 || $i0", "$i0 || $b0", "$i2 ? $i3 : $i4", "$b1 ? $i3 : $u0", "$i0 ? $u0 : -1",
+	"$i2 ?: $i3", "$i0 ?: $i4", "$u0 ?: 1", "$i0 ?: -1",
+	`(bool)$s0`, `(bool)$s2`, `(bool)""`, `(bool)$4`,
 	// strings
 	`$s0 == "abc"`, `$s0 != $s1`, `$4 == "hello"`, `$5 == $4`, `$s3 == "abcdefghij"`, `$s3 == "abcdefghi"`,
 	`$s2 == ""`, `strlen($s3)`, `strlen($4)`, `strlen("")`, `strncmp($4, $5, 4)`, `strncmp($4, $5, 5)`,

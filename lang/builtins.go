@@ -69,8 +69,13 @@ func (c *checker) ArgsType() (*types.Type, string) {
 	return c.info.ArgsType, ""
 }
 
-// CurtaskType types curtask: a task_struct pointer when BTF has one.
+// CurtaskType types curtask: a task_struct pointer when BTF has one, or
+// the script defines struct task_struct (which then replaces the
+// kernel's, as in bpftrace).
 func (c *checker) CurtaskType() *types.Type {
+	if ts, ok := c.ctypes["struct task_struct"]; ok {
+		return &types.Type{Kind: types.Pointer, Size: 8, Elem: btfToType(ts, types.Kernel), AS: types.Kernel}
+	}
 	spec, err := c.env.BTF()
 	if err != nil || spec == nil {
 		return types.Uint64

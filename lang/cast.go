@@ -40,6 +40,11 @@ func (c *checker) cast(e *ast.Cast) *types.Type {
 			as = c.probeAddrSpace()
 		}
 		nt = withAS(nt, as)
+	case nt.Kind == types.Bool && t.Kind == types.String:
+		// true unless the string is empty
+		if cv, ok := c.info.Consts[e.X]; ok && cv.IsStr {
+			c.info.Consts[e] = Const{Int: map[bool]uint64{true: 1}[cv.Str != ""]}
+		}
 	case nt.IsInt() && t.Kind == types.Array && t.Size == nt.Size:
 		// reinterpret the bytes of an array (e.g. (uint32)pton("1.2.3.4"))
 	case nt.IsInt():
@@ -101,6 +106,17 @@ func withAS(t *types.Type, as types.AddrSpace) *types.Type {
 // resolveType turns a written type into a type: bpftrace's integer names,
 // C integer names, or kernel types found in BTF, with pointers applied.
 func (c *checker) resolveType(te *ast.TypeExpr) *types.Type {
+	if te.Of != nil {
+		// typeof(expr): the expression is typed, never evaluated
+		t := c.expr(te.Of)
+		if t == nil {
+			return nil
+		}
+		for i := 0; i < te.Pointers; i++ {
+			t = &types.Type{Kind: types.Pointer, Size: 8, Elem: t, AS: types.Kernel}
+		}
+		return t
+	}
 	t := intTypeByName(te.Name)
 	if t == nil {
 		t = cIntType(te.Name)

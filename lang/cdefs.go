@@ -243,6 +243,7 @@ func (p *cParser) composite(kind, name string) (btf.Type, error) {
 	}
 	p.open[self] = true
 	defer delete(p.open, self)
+	packed, aligned := p.attributesAfterBody()
 	var members []btf.Member
 	size, align := 0, 1
 	bitPos := 0 // for bitfields: bit offset of the next bitfield
@@ -292,6 +293,9 @@ func (p *cParser) composite(kind, name string) (btf.Type, error) {
 				return nil, fmt.Errorf("member %s: %w", mname, err)
 			}
 			malign := alignOf(t)
+			if packed {
+				malign = 1
+			}
 			m := btf.Member{Name: mname, Type: t}
 			if p.peek() == ":" {
 				p.next()
@@ -347,6 +351,10 @@ func (p *cParser) composite(kind, name string) (btf.Type, error) {
 		}
 	}
 	p.next() // }
+	p.skipAttributes()
+	if aligned > 0 && (packed || aligned > align) {
+		align = aligned
+	}
 	size = (size + align - 1) / align * align
 	if st != nil {
 		st.Size, st.Members = uint32(size), members
@@ -354,6 +362,60 @@ func (p *cParser) composite(kind, name string) (btf.Type, error) {
 	}
 	un.Size, un.Members = uint32(size), members
 	return un, nil
+}
+
+// attributesAfterBody looks past the body that starts at the current
+// token for `__attribute__((packed))` and `__attribute__((aligned(N)))`
+// (N 0 when absent); the tokens are left in place.
+func (p *cParser) attributesAfterBody() (packed bool, aligned int) {
+	depth, i := 1, p.i
+	for ; i < len(p.toks) && depth > 0; i++ {
+		switch p.toks[i] {
+		case "{":
+			depth++
+		case "}":
+			depth--
+		}
+	}
+	save := p.i
+	defer func() { p.i = save }()
+	p.i = i
+	for p.peek() == "__attribute__" {
+		start := p.i
+		p.skipAttributes()
+		for _, t := range p.toks[start:p.i] {
+			if t == "packed" || t == "__packed__" {
+				packed = true
+			}
+		}
+		for j := start; j+2 < p.i; j++ {
+			if a := p.toks[j]; (a == "aligned" || a == "__aligned__") && p.toks[j+1] == "(" {
+				if n, err := strconv.Atoi(p.toks[j+2]); err == nil && n > 0 && n&(n-1) == 0 {
+					aligned = n
+				}
+			}
+		}
+	}
+	return packed, aligned
+}
+
+// skipAttributes skips `__attribute__((...))` specifiers.
+func (p *cParser) skipAttributes() {
+	for p.peek() == "__attribute__" {
+		p.next()
+		depth := 0
+		for p.peek() != "" {
+			t := p.next()
+			if t == "(" {
+				depth++
+			} else if t == ")" {
+				depth--
+				if depth <= 0 {
+					break
+				}
+			}
+		}
+	}
 }
 
 func (p *cParser) enum(name string) (btf.Type, error) {

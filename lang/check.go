@@ -33,6 +33,7 @@ func Check(file *ast.File, env Env, opts Options) (*Program, error) {
 	}
 	c.checkFile(file)
 	c.checkDummyTSMap()
+	c.unusedDecls()
 	if len(c.errs) > 0 {
 		c.errs.Sort()
 		return nil, collapse(c.errs)
@@ -73,6 +74,17 @@ type checker struct {
 	// enums maps the enumerators of the script's enums (also in defines)
 	// to their enum, whose type they have.
 	enums map[string]*btf.Enum
+}
+
+// unusedDecls drops the maps declared (let @m = hash(n)) but never used,
+// with a warning, as bpftrace does.
+func (c *checker) unusedDecls() {
+	for _, d := range c.prog.File.MapDecls {
+		if mt := c.prog.Maps[d.Name]; mt != nil && mt.Value == nil && mt.Keys == nil {
+			c.prog.Warnings.Add(d, "Unused map: %s", d.Name)
+			delete(c.prog.Maps, d.Name)
+		}
+	}
 }
 
 // collapse keeps one error per position: a probe expanded to many attach

@@ -181,3 +181,23 @@ func FuzzCheck(f *testing.F) {
 		checkErrorPos(t, src, list)
 	})
 }
+
+// TestUnusedMapDecl checks that a declared map nothing uses is dropped
+// with a warning, as bpftrace does, rather than refused.
+func TestUnusedMapDecl(t *testing.T) {
+	src := "let @a = percpuhash(1); BEGIN { }"
+	file, err := lang.Parse("stdin", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prog, err := lang.Check(file, testEnv(t), lang.Options{})
+	if err != nil {
+		t.Fatal(lang.Render(err, src))
+	}
+	if _, ok := prog.Maps["@a"]; ok {
+		t.Error("the unused map @a is kept")
+	}
+	if got := lang.RenderWarnings(prog.Warnings, src); !strings.Contains(got, "WARNING: Unused map: @a") {
+		t.Errorf("warnings = %q, want Unused map: @a", got)
+	}
+}

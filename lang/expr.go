@@ -248,6 +248,13 @@ func (c *checker) unary(e *ast.Unary) *types.Type {
 	return nil
 }
 
+// sameKindEq are the kinds, each held in one 64-bit integer, whose values
+// compare for equality with values of the same kind.
+var sameKindEq = map[types.Kind]bool{
+	types.Username: true, types.Ksym: true, types.Errno: true,
+	types.SyscallName: true, types.SignalName: true, types.Timestamp: true,
+}
+
 func (c *checker) binary(e *ast.Binary) *types.Type {
 	a, b := c.expr(e.X), c.expr(e.Y)
 	if a == nil || b == nil {
@@ -264,7 +271,10 @@ func (c *checker) binary(e *ast.Binary) *types.Type {
 		if a.Kind == types.String && b.Kind == types.String {
 			return types.BoolT
 		}
-		if comparableValues(a, b) {
+		if comparableValues(a, b) || (a.Kind == b.Kind && a.Size == 8 && sameKindEq[a.Kind]) {
+			// arrays, tuples, records and bufs compare by value; two
+			// values of a builtin's kind held as one integer (username
+			// == username) are equal when the integers are
 			return types.BoolT
 		}
 		fallthrough
@@ -410,7 +420,7 @@ func (c *checker) tuple(e *ast.Tuple) *types.Type {
 }
 
 // index types x[i]: an element of a pointer, a kernel or tracepoint array,
-// or a byte of a string (constant index).
+// or a byte of a string.
 func (c *checker) index(e *ast.Index) *types.Type {
 	xt := c.expr(e.X)
 	it := c.expr(e.Index)
@@ -424,8 +434,9 @@ func (c *checker) index(e *ast.Index) *types.Type {
 	cv, isConst := c.info.Consts[e.Index]
 	switch xt.Kind {
 	case types.String:
-		if !isConst || int(cv.Int) >= xt.Size {
-			c.errorf(e.Index, "a string index must be a constant below %d", xt.Size)
+		// an index known only at run time reads 0 past the string
+		if isConst && cv.Int >= uint64(xt.Size) {
+			c.errorf(e.Index, "the index %d is out of bounds for a string of %d bytes", int64(cv.Int), xt.Size)
 			return nil
 		}
 		return types.Uint8

@@ -116,7 +116,7 @@ func (c *checker) sizeof(e *ast.SizeofExpr) *types.Type {
 	case e.Type != nil:
 		t = c.resolveType(e.Type)
 	default:
-		if id, ok := e.X.(*ast.Ident); ok && builtin.LookupVar(id.Name) == nil {
+		if id, ok := e.X.(*ast.Ident); ok && builtin.LookupVar(id.Name) == nil && !c.isConstName(id.Name) {
 			// sizeof(name): a type name such as a typedef.
 			t = c.resolveType(&ast.TypeExpr{Span: id.Span, Name: id.Name})
 		} else {
@@ -151,7 +151,10 @@ func (c *checker) offsetof(e *ast.OffsetofExpr) *types.Type {
 		t = c.resolveType(e.Type)
 	default:
 		if id, ok := e.X.(*ast.Ident); ok {
-			t = c.resolveType(&ast.TypeExpr{Span: id.Span, Name: id.Name})
+			// offsetof(name, f): a typedef, or a struct or union named
+			// without its keyword
+			name := c.bareComposite(id.Name)
+			t = c.resolveType(&ast.TypeExpr{Span: id.Span, Name: name})
 		} else {
 			t = c.expr(e.X)
 		}
@@ -179,6 +182,43 @@ func (c *checker) offsetof(e *ast.OffsetofExpr) *types.Type {
 	}
 	c.info.Consts[e] = Const{Int: uint64(off)}
 	return types.Uint64
+}
+
+// isConstName reports whether name is a #define constant or an
+// enumerator (of the script or the kernel), a value rather than a type.
+func (c *checker) isConstName(name string) bool {
+	if _, ok := c.defines[name]; ok {
+		return true
+	}
+	_, en := c.enumValue(name)
+	return en != nil
+}
+
+// bareComposite returns "struct name" or "union name" when name is not a
+// type name but a struct or union of the script or the kernel has it;
+// otherwise name.
+func (c *checker) bareComposite(name string) string {
+	if _, ok := c.ctypes[name]; ok || strings.Contains(name, " ") {
+		return name
+	}
+	for _, kind := range []string{"struct ", "union "} {
+		if _, ok := c.ctypes[kind+name]; ok {
+			return kind + name
+		}
+	}
+	spec, err := c.env.BTF()
+	if err != nil || spec == nil {
+		return name
+	}
+	if _, err := lookupKernelType(spec, name); err == nil {
+		return name
+	}
+	for _, kind := range []string{"struct ", "union "} {
+		if _, err := lookupKernelType(spec, kind+name); err == nil {
+			return kind + name
+		}
+	}
+	return name
 }
 
 // isArgsField reports whether x is args.name (a field of the probe's

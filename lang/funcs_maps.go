@@ -82,6 +82,10 @@ func checkDelete(c *checker, e *ast.Call) *types.Type {
 			c.errorf(e.Args[0], "delete(@m, key) takes the map without a key")
 			return nil
 		}
+		if mt := c.prog.Maps[m.Name]; mt != nil && mt.Value != nil && mt.Keys == nil {
+			c.errorf(e.Args[0], "call to %s() expects a map with explicit keys (non-scalar map)", e.Name)
+			return nil
+		}
 		keyed := &ast.MapRef{Span: m.Span, Name: m.Name, Keys: []ast.Expr{e.Args[1]}}
 		if t, ok := e.Args[1].(*ast.Tuple); ok {
 			keyed.Keys = t.Elems
@@ -116,6 +120,10 @@ func (c *checker) mapWithKey(e *ast.Call) *MapType {
 	m, ok := e.Args[0].(*ast.MapRef)
 	if !ok || m.Keys != nil {
 		c.errorf(e.Args[0], "%s() expects a map such as @name", e.Name)
+		return nil
+	}
+	if mt := c.prog.Maps[m.Name]; mt != nil && mt.Value != nil && mt.Keys == nil {
+		c.errorf(e.Args[0], "call to %s() expects a map with explicit keys (non-scalar map)", e.Name)
 		return nil
 	}
 	keyed := &ast.MapRef{Span: m.Span, Name: m.Name, Keys: []ast.Expr{e.Args[1]}}

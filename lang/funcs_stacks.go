@@ -69,28 +69,37 @@ func checkKaddr(c *checker, e *ast.Call) *types.Type {
 	if !c.wantArgs(e, 1, 1) {
 		return nil
 	}
-	lit, ok := e.Args[0].(*ast.StrLit)
+	name, ok := c.constString(e.Args[0])
 	if !ok {
 		c.errorf(e.Args[0], "kaddr() needs a symbol name as a string literal")
 		return nil
 	}
-	c.expr(lit)
 	sr, ok := c.env.(SymbolResolver)
 	if !ok {
 		c.errorf(e, "kaddr() needs the kernel's symbols (/proc/kallsyms)")
 		return nil
 	}
-	addr, err := sr.KernelSymbol(lit.Value)
+	addr, err := sr.KernelSymbol(name)
 	if errors.Is(err, ErrNoSymbol) {
-		c.errorf(e, "Failed to resolve kernel symbol: %s", lit.Value)
+		c.errorf(e, "Failed to resolve kernel symbol: %s", name)
 		return nil
 	}
 	if err != nil {
-		c.errorf(e, "Failed to resolve kernel symbol: %s: %v", lit.Value, err)
+		c.errorf(e, "Failed to resolve kernel symbol: %s: %v", name, err)
 		return nil
 	}
 	c.info.Consts[e] = Const{Int: addr}
 	return &types.Type{Kind: types.Int, Size: 8, AS: types.Kernel} // a pointer made from it reads kernel memory
+}
+
+// constString checks x and returns its value when it is a string known
+// at compile time: a literal, or str($1) of a positional parameter.
+func (c *checker) constString(x ast.Expr) (string, bool) {
+	if c.expr(x) == nil {
+		return "", false
+	}
+	cv, ok := c.info.Consts[x]
+	return cv.Str, ok && cv.IsStr
 }
 
 // ustackType is the type of ustack: {stack id, pid}.
@@ -147,15 +156,14 @@ func checkUaddr(c *checker, e *ast.Call) *types.Type {
 		c.errorf(e, "uaddr() is only available in uprobe and uretprobe probes")
 		return nil
 	}
-	lit, ok := e.Args[0].(*ast.StrLit)
+	name, ok := c.constString(e.Args[0])
 	if !ok {
 		c.errorf(e.Args[0], "uaddr() needs a symbol name as a string literal")
 		return nil
 	}
-	c.expr(lit)
-	addr, err := c.elfSymbol(pt.Module, lit.Value)
+	addr, err := c.elfSymbol(pt.Module, name)
 	if err != nil {
-		c.errorf(lit, "uaddr(%q): %v", lit.Value, err)
+		c.errorf(e.Args[0], "uaddr(%q): %v", name, err)
 		return nil
 	}
 	c.info.Consts[e] = Const{Int: addr}

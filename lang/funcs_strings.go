@@ -33,6 +33,10 @@ func checkStr(c *checker, e *ast.Call) *types.Type {
 		if size > t.Size {
 			size = t.Size
 		}
+		if cv, ok := c.info.Consts[e.Args[0]]; ok && cv.IsStr && len(e.Args) == 1 && len(cv.Str) < size {
+			// str("lit"), str($1): the string, known at compile time
+			c.info.Consts[e] = cv
+		}
 		return types.NewString(size)
 	case t.Kind == types.Pointer, t.IsInt():
 		return types.NewString(size)

@@ -378,11 +378,12 @@ func (s *scanner) lexCDef(word string) *Error {
 		case c == '}':
 			depth--
 			if depth == 0 && word != "typedef" {
-				// `struct foo { ... }` may omit the ';' unless an
-				// attribute follows.
-				i := skipLayoutAt(s.src, s.off+1)
-				if i >= len(s.src) || (s.src[i] != ';' && !strings.HasPrefix(s.src[i:], "__attribute__")) {
-					s.advance(1)
+				// `struct foo { ... }` may omit the ';', also after
+				// attributes: `} __attribute__((packed))`.
+				end := attributesEnd(s.src, s.off+1)
+				i := skipLayoutAt(s.src, end)
+				if i >= len(s.src) || s.src[i] != ';' {
+					s.advance(end - s.off)
 					s.emit(tCDef, start)
 					return nil
 				}
@@ -397,9 +398,41 @@ func (s *scanner) lexCDef(word string) *Error {
 	return s.errorf(start, "unterminated C definition: missing ';'")
 }
 
+// attributesEnd returns the offset past the `__attribute__((...))`
+// specifiers (with layout between them) starting at or after off, or off
+// when there are none.
+func attributesEnd(src string, off int) int {
+	for {
+		i := skipLayoutAt(src, off)
+		if !strings.HasPrefix(src[i:], "__attribute__") {
+			return off
+		}
+		j := skipLayoutAt(src, i+len("__attribute__"))
+		if j >= len(src) || src[j] != '(' {
+			return off
+		}
+		depth := 0
+		for ; j < len(src); j++ {
+			if src[j] == '(' {
+				depth++
+			} else if src[j] == ')' {
+				depth--
+				if depth == 0 {
+					break
+				}
+			}
+		}
+		if j >= len(src) {
+			return off
+		}
+		off = j + 1
+	}
+}
+
 func (s *scanner) startsAttach() bool {
 	c := s.src[s.off]
-	return isIdentStart(c) || isDigit(c) || c == '*' || c == '?' || c == '"' || c == '.'
+	// `$1 { }`: a positional parameter holds the whole attach point
+	return isIdentStart(c) || isDigit(c) || c == '*' || c == '?' || c == '"' || c == '.' || c == '$' && isDigit(s.at(1))
 }
 
 // lexAttach consumes one attach point. It ends at whitespace, ',', '{' (unless
@@ -554,14 +587,15 @@ func (s *scanner) lexToken() *Error {
 		s.emit(tMap, start)
 		return nil
 	case c == '"':
+		// A string may span lines, as in bpftrace.
 		s.advance(1)
 		for {
-			if s.off >= len(s.src) || s.src[s.off] == '\n' {
+			if s.off >= len(s.src) {
 				return s.errorf(start, "unterminated string literal")
 			}
 			ch := s.src[s.off]
 			if ch == '\\' {
-				if s.off+1 >= len(s.src) || s.src[s.off+1] == '\n' {
+				if s.off+1 >= len(s.src) {
 					return s.errorf(start, "unterminated string literal")
 				}
 				s.advance(2)

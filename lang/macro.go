@@ -186,7 +186,7 @@ func (ex *expander) stmt(s ast.Stmt) ast.Stmt {
 	case *ast.IncDecStmt:
 		return &ast.IncDecStmt{Span: s.Span, Op: s.Op, Prefix: s.Prefix, X: ex.expr(s.X)}
 	case *ast.LetStmt:
-		n := &ast.LetStmt{Span: s.Span, Var: ex.varRef(s.Var), Type: s.Type}
+		n := &ast.LetStmt{Span: s.Span, Var: ex.varRef(s.Var), Type: ex.typeExpr(s.Type)}
 		if s.Init != nil {
 			n.Init = ex.expr(s.Init)
 		}
@@ -308,13 +308,13 @@ func (ex *expander) expr(e ast.Expr) ast.Expr {
 	case *ast.Index:
 		return &ast.Index{Span: e.Span, X: ex.expr(e.X), Index: ex.expr(e.Index)}
 	case *ast.Cast:
-		return &ast.Cast{Span: e.Span, Type: e.Type, X: ex.expr(e.X)}
+		return &ast.Cast{Span: e.Span, Type: ex.typeExpr(e.Type), X: ex.expr(e.X)}
 	case *ast.Tuple:
 		return &ast.Tuple{Span: e.Span, Elems: ex.exprs(e.Elems), Names: e.Names}
 	case *ast.Paren:
 		return &ast.Paren{Span: e.Span, X: ex.expr(e.X)}
 	case *ast.SizeofExpr:
-		return &ast.SizeofExpr{Span: e.Span, Type: e.Type, X: ex.expr(e.X)}
+		return &ast.SizeofExpr{Span: e.Span, Type: ex.typeExpr(e.Type), X: ex.expr(e.X)}
 	case *ast.BlockExpr:
 		return &ast.BlockExpr{Span: e.Span, Body: ex.block(e.Body)}
 	case *ast.OffsetofExpr:
@@ -336,6 +336,21 @@ func (ex *expander) expr(e ast.Expr) ast.Expr {
 		return &cp
 	}
 	return e
+}
+
+// typeExpr copies a type: typeof(x) of a parameter x is the type of
+// the argument.
+func (ex *expander) typeExpr(t *ast.TypeExpr) *ast.TypeExpr {
+	if t == nil || !t.Typeof {
+		return t
+	}
+	cp := *t
+	if t.Of != nil {
+		cp.Of = ex.expr(t.Of)
+	} else if r, ok := ex.subst[t.Name]; ok && t.Pointers == 0 && !t.IsArray {
+		cp.Of, cp.Name = ast.Clone(r), ""
+	}
+	return &cp
 }
 
 // value expands a macro used as a value: its body must be one expression.

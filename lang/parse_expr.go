@@ -155,7 +155,9 @@ func (p *exprParser) expect(v string) (*lexer.Token, error) {
 func (p *exprParser) startsExpr(t *lexer.Token) bool {
 	switch t.Type {
 	case tIdent:
-		return !keywords[t.Value]
+		// `if (c) { a } else { b }` is also a value; as a statement,
+		// the grammar tries an if statement first.
+		return !keywords[t.Value] || t.Value == "if" && isPunct(p.peekN(1), "(")
 	case tVar, tPosParam, tMap, tInt, tChar, tString:
 		return true
 	case tPunct:
@@ -217,8 +219,11 @@ func (p *exprParser) binary(minPrec int) (ast.Expr, error) {
 				return x, nil
 			}
 			p.next()
-			then, err := p.operand(p.expr)
-			if err != nil {
+			var then ast.Expr
+			if isPunct(p.peek(), ":") {
+				// a ?: b is a ? a : b
+				then = ast.Clone(x)
+			} else if then, err = p.operand(p.expr); err != nil {
 				return nil, err
 			}
 			if _, err := p.expect(":"); err != nil {
@@ -321,6 +326,9 @@ func (p *exprParser) typeExpr() (ty *ast.TypeExpr, strong, ok bool, err error) {
 	if first.Type != tIdent || keywords[first.Value] {
 		return nil, false, false, nil
 	}
+	if first.Value == "typeof" && isPunct(p.peekN(1), "(") {
+		return p.typeofExpr()
+	}
 	last := first
 	var name string
 	switch {
@@ -371,6 +379,30 @@ func (p *exprParser) typeExpr() (ty *ast.TypeExpr, strong, ok bool, err error) {
 	}
 	ty.Span = span(toPos(first.Pos), tokEnd(last))
 	return ty, strong, true, nil
+}
+
+// typeofExpr parses `typeof(T)` or `typeof(expr)`: a type written as
+// such (a name followed by ")"), else an expression.
+func (p *exprParser) typeofExpr() (ty *ast.TypeExpr, strong, ok bool, err error) {
+	kw := p.next()
+	p.next() // (
+	cp := p.lex.MakeCheckpoint()
+	if t, _, ok, err := p.typeExpr(); err == nil && ok && isPunct(p.peek(), ")") {
+		end := p.next()
+		t.Typeof = true
+		t.Span = span(toPos(kw.Pos), tokEnd(end))
+		return t, true, true, nil
+	}
+	p.lex.LoadCheckpoint(cp)
+	x, err := p.operand(p.expr)
+	if err != nil {
+		return nil, false, false, err
+	}
+	end, err := p.expect(")")
+	if err != nil {
+		return nil, false, false, err
+	}
+	return &ast.TypeExpr{Span: span(toPos(kw.Pos), tokEnd(end)), Typeof: true, Of: x}, true, true, nil
 }
 
 // primary parses literals, names, calls, maps and parenthesised forms.
@@ -424,6 +456,9 @@ func (p *exprParser) primary() (ast.Expr, error) {
 		}
 		return m, nil
 	case tIdent:
+		if t.Value == "if" && isPunct(p.peekN(1), "(") {
+			return p.ifExpr()
+		}
 		if keywords[t.Value] {
 			return nil, p.unexpected(t, "expression")
 		}
@@ -845,6 +880,44 @@ var blockParser = sync.OnceValue(func() *participle.Parser[gBlock] {
 	)
 })
 
+// ifExpr parses `if (c) { a } else { b }` used as a value (else if
+// chains too): a ternary whose branches are block expressions.
+func (p *exprParser) ifExpr() (ast.Expr, error) {
+	kw := p.next()
+	if err := p.enter(kw); err != nil {
+		return nil, err
+	}
+	defer p.leave()
+	cond, err := p.operand(p.expr)
+	if err != nil {
+		return nil, err
+	}
+	if !isPunct(p.peek(), "{") {
+		return nil, p.unexpected(p.peek(), `"{"`)
+	}
+	then, err := p.blockExpr()
+	if err != nil {
+		return nil, err
+	}
+	if t := p.peek(); t.Type != tIdent || t.Value != "else" {
+		return nil, p.errorf(t, "an if used as a value needs an else branch")
+	}
+	p.next()
+	var els ast.Expr
+	switch t := p.peek(); {
+	case t.Type == tIdent && t.Value == "if":
+		els, err = p.ifExpr()
+	case isPunct(t, "{"):
+		els, err = p.blockExpr()
+	default:
+		return nil, p.unexpected(t, `"{"`)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &ast.Ternary{Span: span(toPos(kw.Pos), endOf(els)), Cond: unparen(cond), Then: then, Else: els}, nil
+}
+
 // blockExpr parses `{ stmts; value }` used as a value.
 func (p *exprParser) blockExpr() (ast.Expr, error) {
 	g, err := blockParser().ParseFromLexer(p.lex, participle.AllowTrailing(true))
@@ -856,5 +929,56 @@ func (p *exprParser) blockExpr() (ast.Expr, error) {
 	if len(c.errs) > 0 {
 		return nil, c.errs[0]
 	}
+	valueIf(b)
 	return &ast.BlockExpr{Span: b.Span, Body: b}, nil
+}
+
+// valueIf turns an if-else ending a block used as a value into the if
+// used as a value, when each of its branches ends with a value.
+func valueIf(b *ast.Block) {
+	if n := len(b.Stmts); n > 0 {
+		if s, ok := b.Stmts[n-1].(*ast.IfStmt); ok {
+			if x := ifValue(s); x != nil {
+				b.Stmts[n-1] = &ast.ExprStmt{Span: s.Span, X: x}
+			}
+		}
+	}
+}
+
+// ifValue is if-else s as a ternary of block expressions, or nil when a
+// branch does not end with a value.
+func ifValue(s *ast.IfStmt) ast.Expr {
+	if s.Else == nil || !endsWithValue(s.Then) {
+		return nil
+	}
+	var els ast.Expr
+	switch e := s.Else.(type) {
+	case *ast.IfStmt:
+		els = ifValue(e)
+	case *ast.BlockStmt:
+		if endsWithValue(e.Body) {
+			valueIf(e.Body)
+			els = &ast.BlockExpr{Span: e.Body.Span, Body: e.Body}
+		}
+	}
+	if els == nil {
+		return nil
+	}
+	valueIf(s.Then)
+	return &ast.Ternary{Span: s.Span, Cond: s.Cond, Then: &ast.BlockExpr{Span: s.Then.Span, Body: s.Then}, Else: els}
+}
+
+// endsWithValue reports whether b ends with an expression or with an
+// if-else whose branches do.
+func endsWithValue(b *ast.Block) bool {
+	if len(b.Stmts) == 0 {
+		return false
+	}
+	switch s := b.Stmts[len(b.Stmts)-1].(type) {
+	case *ast.ExprStmt:
+		return true
+	case *ast.IfStmt:
+		return ifValue(s) != nil
+	}
+	return false
 }

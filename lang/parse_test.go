@@ -30,6 +30,11 @@ var exprTests = []struct{ src, want string }{
 	{"a ? b ? c : d : e", "(ternary (ident a) (ternary (ident b) (ident c) (ident d)) (ident e))"},
 	{"a || b ? c : d", "(ternary (binary || (ident a) (ident b)) (ident c) (ident d))"},
 	{"(a ? b : c) + 1", "(binary + (paren (ternary (ident a) (ident b) (ident c))) (int 1))"},
+	{"a ?: b", "(ternary (ident a) (ident a) (ident b))"},
+	{"$x ?: 1 + 2", "(ternary (var $x) (var $x) (binary + (int 1) (int 2)))"},
+	{"if (a) { b } else { c }", "(ternary (ident a) (blockexpr (block (expr (ident b)))) (blockexpr (block (expr (ident c)))))"},
+	{"if (a) { b } else if (c) { d } else { e }", "(ternary (ident a) (blockexpr (block (expr (ident b)))) (ternary (ident c) (blockexpr (block (expr (ident d)))) (blockexpr (block (expr (ident e))))))"},
+	{"if (a) { if (b) { c } else { d } } else { e }", "(ternary (ident a) (blockexpr (block (expr (ternary (ident b) (blockexpr (block (expr (ident c)))) (blockexpr (block (expr (ident d)))))))) (blockexpr (block (expr (ident e)))))"},
 
 	// Unary and postfix operators.
 	{"!a", "(unary ! (ident a))"},
@@ -57,6 +62,9 @@ var exprTests = []struct{ src, want string }{
 	{"(foo *)$p", "(cast (type foo *) (var $p))"},
 	{"(union u *)$p", "(cast (type union u *) (var $p))"},
 	{"(enum e)$x", "(cast (type enum e) (var $x))"},
+	{"(typeof(size_t))$x", "(cast (typeof (type size_t)) (var $x))"},
+	{"(typeof($y))$x", "(cast (typeof (var $y)) (var $x))"},
+	{"(typeof(1 + 2))$x", "(cast (typeof (binary + (int 1) (int 2))) (var $x))"},
 	{"(int8)-1", "(cast (type int8) (unary - (int 1)))"},
 	{"(x) - 1", "(binary - (paren (ident x)) (int 1))"},
 	{"(x) * y", "(binary * (paren (ident x)) (ident y))"},
@@ -103,6 +111,7 @@ var exprTests = []struct{ src, want string }{
 	{`'\n'`, "(int 10)"},
 	{"18446744073709551615", "(int 18446744073709551615)"},
 	{`"a\n\t\\\"\x41\101\0"`, `(str "a\n\t\\\"AA\x00")`},
+	{"\"two\nlines\"", `(str "two\nlines")`},
 	{`"\r\a\b\f\v\e\'\?"`, `(str "\r\a\b\f\v\x1b'?")`},
 	{`""`, `(str "")`},
 	{`"ünï"`, `(str "ünï")`},
@@ -263,7 +272,7 @@ func TestParseAttachPoints(t *testing.T) {
 		"rawtracepoint:sched_switch", "watchpoint:0x1234:8:rw",
 		`uprobe:"/path with spaces":fn`, `uprobe:"/a,b{c}":fn`,
 		"kprobe:vfs_{read,write}", "kprobe:vfs_rea?", "kprobe:*", "*:*",
-		"uprobe:./a.out:main", "uprobe:../bin/x:f",
+		"uprobe:./a.out:main", "uprobe:../bin/x:f", "$1", "$2",
 	} {
 		for _, form := range []string{"%s { }", "%s{ }", "%s /1/ { }", "  %s\n{}"} {
 			src := strings.Replace(form, "%s", raw, 1)
@@ -430,6 +439,8 @@ func TestParseExprErrors(t *testing.T) {
 		{"1 +", "1:4-5: ERROR: unexpected end of input, expected expression"},
 		{"1 2", `1:3-4: ERROR: unexpected token "2"`},
 		{"if", `1:1-2: ERROR: unexpected token "if", expected expression`},
+		{"if (a) { b }", `1:13-14: ERROR: an if used as a value needs an else branch`},
+		{"if (a) { b } else c", `1:19-20: ERROR: unexpected token "c", expected "{"`},
 		{"(1", `1:3-4: ERROR: unexpected end of input, expected ")"`},
 		{"f(1", `1:4-5: ERROR: unexpected end of input, expected "," or ")"`},
 		{"@x[1", `1:5-6: ERROR: unexpected end of input, expected "," or "]"`},

@@ -29,8 +29,12 @@ func (c *checker) stmt(s ast.Stmt) {
 	case *ast.BlockStmt:
 		c.block(s.Body)
 	case *ast.ReturnStmt:
+		// A probe's return value is evaluated, then ignored: the
+		// probe ends as with a bare return.
 		if s.X != nil {
-			c.errorf(s.X, "return with a value is only allowed in functions")
+			if t := c.expr(s.X); t != nil && !t.IsInt() {
+				c.errorf(s.X, "a probe returns an integer, not %s", t)
+			}
 		}
 	case *ast.LetStmt:
 		c.let(s)

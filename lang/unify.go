@@ -27,7 +27,12 @@ func unify(a, b *types.Type) (*types.Type, bool) {
 	case a.Kind == types.Bool && b.Kind == types.Bool:
 		return a, true
 	case a.IsInt() && b.IsInt():
-		return unifyInts(a, b), true
+		u := unifyInts(a, b)
+		if a.Enum() != b.Enum() && u.Enum() != nil {
+			// an enum and another integer: no longer printed as the enum
+			u = types.NewInt(u.Size, u.Signed)
+		}
+		return u, true
 	case a.Kind == types.String && b.Kind == types.String:
 		if b.Size > a.Size {
 			return b, true

@@ -364,4 +364,8 @@ type TypeExpr struct {
 	Pointers int    // number of '*'
 	ArrayLen int    // N in `[N]`, or 0 when not an array
 	IsArray  bool   // true when `[N]` (or `[]`) was written
+	// Typeof marks `typeof(T)` and `typeof(expr)`: Of is the expression
+	// whose type is meant (Name is then ""), nil when a type was written.
+	Typeof bool
+	Of     Expr
 }

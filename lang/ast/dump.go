@@ -343,6 +343,21 @@ func (d *dumper) node(n Node) {
 		d.word(strings.Join(n.Field, "."))
 		d.close()
 	case *TypeExpr:
+		if n.Of != nil {
+			d.open("typeof")
+			d.kid(n.Of)
+			d.close()
+			return
+		}
+		if n.Typeof {
+			d.s("(typeof (type ", n.Name)
+			if n.Pointers > 0 {
+				d.s(" ", strings.Repeat("*", n.Pointers))
+			}
+			d.close()
+			d.close()
+			return
+		}
 		d.s("(type ", n.Name)
 		if n.Pointers > 0 {
 			d.s(" ", strings.Repeat("*", n.Pointers))

@@ -141,7 +141,14 @@ func (env *Env) Expr(e ast.Expr) (Value, error) {
 			return Value{}, err
 		}
 		if x.IsString() {
-			return Value{}, errorf(e, "cast of a string")
+			if t.Kind != types.Bool {
+				return Value{}, errorf(e, "cast of a string")
+			}
+			// true unless the string is empty
+			if x.Str != "" {
+				v.Bits = 1
+			}
+			return v, nil
 		}
 		v.Bits = Truncate(x.Bits, t)
 		return v, nil
