@@ -114,7 +114,15 @@ func (g *gen) copyInto(dst int16, size int, e ast.Expr) {
 func (g *gen) copyAs(dst int16, t *types.Type, e ast.Expr) {
 	et := g.info.TypeOf(e)
 	if sameLayout(t, et) {
-		g.copyInto(dst, t.Size, e)
+		if t.Size%8 == 0 && dst%8 == 0 {
+			g.copyInto(dst, t.Size, e)
+			return
+		}
+		// a field of a packed tuple: exactly its bytes, no more
+		src := g.buffer(e)
+		n := min(t.Size, et.Size)
+		g.copyBytes(dst, src, n)
+		g.zeroBytes(dst+int16(n), t.Size-n)
 		return
 	}
 	for {
@@ -124,7 +132,7 @@ func (g *gen) copyAs(dst int16, t *types.Type, e ast.Expr) {
 		}
 		e = p.X
 	}
-	g.zero(dst, t.Size)
+	g.zeroBytes(dst, t.Size)
 	if tup, ok := e.(*ast.Tuple); ok {
 		// built in place, in the slot's layout
 		for i, x := range tup.Elems {
@@ -198,6 +206,23 @@ func (g *gen) copyBytes(dst, src int16, n int) {
 			asm.LoadMem(asm.R1, g.fp, src+int16(i), size),
 			asm.StoreMem(g.fp, dst+int16(i), asm.R1, size),
 		)
+		i += w
+	}
+}
+
+// zeroBytes zeroes n bytes of the stack at dst, in the widest stores the
+// offset and the remaining length allow.
+func (g *gen) zeroBytes(dst int16, n int) {
+	for i := 0; i < n; {
+		w := 8
+		for w > 1 && ((int(dst)+i)%w != 0 || n-i < w) {
+			w /= 2
+		}
+		if w == 8 {
+			g.emit(stImm(g.fp, dst+int16(i), 0))
+		} else {
+			g.emit(asm.StoreImm(g.fp, dst+int16(i), 0, map[int]asm.Size{4: asm.Word, 2: asm.Half, 1: asm.Byte}[w]))
+		}
 		i += w
 	}
 }
@@ -428,6 +453,25 @@ func bytewise(t *types.Type) bool {
 	return false
 }
 
+// compared evaluates the operands of x == y on buffers and returns their
+// slots and the number of bytes to compare (a multiple of 8). Tuples of
+// different layouts (strings of different sizes) are both converted to
+// their unified type first.
+func (g *gen) compared(e *ast.Binary) (a, b int16, n int) {
+	xt, yt := g.info.TypeOf(e.X), g.info.TypeOf(e.Y)
+	if !sameLayout(xt, yt) {
+		if u, ok := lang.UnifyTypes(xt, yt); ok {
+			a, b = g.alloc(u.Size, e.Pos()), g.alloc(u.Size, e.Pos())
+			g.zero(a, u.Size)
+			g.copyAs(a, u, e.X)
+			g.zero(b, u.Size)
+			g.copyAs(b, u, e.Y)
+			return a, b, roundUp(u.Size, 8)
+		}
+	}
+	return g.buffer(e.X), g.buffer(e.Y), roundUp(min(xt.Size, yt.Size), 8)
+}
+
 // differentBufs reports whether x and y are buf() values of different
 // lengths, which are never equal.
 func differentBufs(x, y *types.Type) bool {
@@ -442,9 +486,7 @@ func (g *gen) stringEqual(e *ast.Binary) {
 		g.loadImm(asm.R0, map[bool]int64{true: 1}[e.Op == "!="])
 		return
 	}
-	a := g.buffer(e.X)
-	b := g.buffer(e.Y)
-	n := roundUp(min(g.info.TypeOf(e.X).Size, g.info.TypeOf(e.Y).Size), 8)
+	a, b, n := g.compared(e)
 	ne, end := g.newLabel("strne"), g.newLabel("strend")
 	for i := 0; i < n; i += 8 {
 		g.emit(

@@ -93,3 +93,19 @@ func TestPtonValues(t *testing.T) {
 	got := run(t, "-e", `BEGIN { $a = pton("1.2.3.4"); printf("%s %s %s %d\n", ntop(2, pton("127.0.0.1")), ntop(10, pton("::1")), ntop($a), $a[3]); exit(); }`)
 	wantOutput(t, got, "127.0.0.1 ::1 1.2.3.4 4\n\n\n", 0)
 }
+
+// TestTupleLayout: tuple elements keep their own types (an integer literal
+// the smallest signed type that holds it) with C's natural alignment, as
+// bpftrace lays tuples out; tuples of different layouts compare in their
+// unified layout.
+func TestTupleLayout(t *testing.T) {
+	got := run(t, "-e", `BEGIN {
+	$t = ((int8)1, (int16)1, (int32)1); print(sizeof($t));
+	print(sizeof(((int32)1, (int16)1, (int8)1)));
+	$a = ((int8)-100, (int8)100, "abcdef", 3, (int32)1, (int64)-10, (int8)10, (int16)-555, "abc"); print(sizeof($a)); print($a);
+	printf("%d %d %d\n", (1, 2) == (1000, 2), (1, "a") == (1, "a"), (1, 2) != ((int64)1, (uint8)2));
+	@m[(1, "x")] = 1; @m[(100000, "abc")] = 2;
+	exit();
+}`)
+	wantOutput(t, got, "8\n8\n32\n(-100, 100, abcdef, 3, 1, -10, 10, -555, abc)\n0 1 0\n\n\n@m[1, x]: 1\n@m[100000, abc]: 2\n", 0)
+}
