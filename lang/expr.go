@@ -1,8 +1,8 @@
 package lang
 
 import (
-	"math"
 	"fmt"
+	"math"
 	"strconv"
 
 	"github.com/gotrace/gotrace/builtin"
