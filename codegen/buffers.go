@@ -113,16 +113,36 @@ func (g *gen) copyInto(dst int16, size int, e ast.Expr) {
 // slot's type was unified with a larger one) is converted field by field.
 func (g *gen) copyAs(dst int16, t *types.Type, e ast.Expr) {
 	et := g.info.TypeOf(e)
-	if sameLayout(t, et) {
-		if t.Size%8 == 0 && dst%8 == 0 {
+	x := e
+	for {
+		p, ok := x.(*ast.Paren)
+		if !ok {
+			break
+		}
+		x = p.X
+	}
+	if _, ok := x.(*ast.Tuple); ok && (t.Kind == types.Tuple || t.Kind == types.Record) {
+		// a tuple literal is built in place, in the slot's layout
+		et = nil
+	}
+	if et != nil && sameLayout(t, et) {
+		if et.Size%8 == 0 && t.Size%8 == 0 && dst%8 == 0 {
 			g.copyInto(dst, t.Size, e)
 			return
 		}
-		// a field of a packed tuple: exactly its bytes, no more
+		// A field of a packed tuple, or a value of a size that is not a
+		// multiple of 8 (the bytes after it in its buffer may be the next
+		// field's): exactly its bytes, then zeros up to the end of the
+		// slot (the padding up to 8 bytes too when dst is aligned: a
+		// field after it is written later).
 		src := g.buffer(e)
 		n := min(t.Size, et.Size)
 		g.copyBytes(dst, src, n)
-		g.zeroBytes(dst+int16(n), t.Size-n)
+		end := t.Size
+		if dst%8 == 0 {
+			end = roundUp(t.Size, 8)
+		}
+		g.zeroBytes(dst+int16(n), end-n)
 		return
 	}
 	for {
@@ -132,9 +152,14 @@ func (g *gen) copyAs(dst int16, t *types.Type, e ast.Expr) {
 		}
 		e = p.X
 	}
-	g.zeroBytes(dst, t.Size)
+	if dst%8 == 0 {
+		// whole words: the slot's padding up to 8 bytes is zeroed too (a
+		// field after it is written later)
+		g.zero(dst, t.Size)
+	} else {
+		g.zeroBytes(dst, t.Size)
+	}
 	if tup, ok := e.(*ast.Tuple); ok {
-		// built in place, in the slot's layout
 		for i, x := range tup.Elems {
 			f := t.Fields[i]
 			if f.Type.IsBuffer() {

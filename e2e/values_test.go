@@ -3,6 +3,7 @@ package e2e
 import (
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -47,6 +48,30 @@ struct box { int n; struct point pts[2]; int grid[2][3]; int tail[]; }
 	exit();
 }`)
 	wantOutput(t, got, `{"type": "value", "data": {"x": 2, "y": [20,21,22], "next": 0}}`+"\n"+`{"type": "map", "data": {"@g": [[0,1,2],[3,4,5]]}}`+"\n", 0)
+
+	// A run-time index past the end of an array warns, as in bpftrace.
+	got = run(t, "-c", bin, "-e", defs+`uprobe:`+bin+`:take_struct {
+	$p = (struct point *)arg0;
+	$i = 1; $j = 3;
+	printf("%d\n", $p->y[$i]);
+	$v = $p->y[$j];
+	exit();
+}`)
+	wantOutput(t, got, "51\n\n\n", 0)
+	if want := "stdin:7:7: WARNING: Array access out of bounds. This can lead to unexpected results."; !strings.Contains(got.stderr, want) {
+		t.Errorf("stderr lacks %q:\n%s", want, got.stderr)
+	}
+	if n := strings.Count(got.stderr, "out of bounds"); n != 1 {
+		t.Errorf("%d out-of-bounds warnings, want 1 (the index 1 is in bounds):\n%s", n, got.stderr)
+	}
+}
+
+// TestArrayCasts: (T[])x has as many elements as x has bytes (an integer
+// literal its smallest size), and a string casts to an integer of its
+// size, as in bpftrace.
+func TestArrayCasts(t *testing.T) {
+	got := run(t, "-e", `BEGIN { print((int8[])"hello"); printf("byte: %x\n", ((int8[])12345)[0]); print((uint8[])12345); print((int16[])"abc"); printf("%x\n", (int32)"abc"); exit(); }`)
+	wantOutput(t, got, "[104,101,108,108,111,0]\nbyte: 39\n[57,48]\n[25185,99]\n636261\n\n\n", 0)
 }
 
 // TestStructBitfieldValue: a struct with bitfields read by value from a
