@@ -78,8 +78,8 @@ func TestArrayCasts(t *testing.T) {
 // variable's slot prints each bitfield.
 func TestStructBitfieldValue(t *testing.T) {
 	got := run(t, "-e", `struct foo { unsigned long long x_0:1; unsigned long long x_1:1; unsigned long long x_2:2; }
-BEGIN { $val = (uint64)0x1e; $f = *(struct foo *)(&$val); print($f); print($f.x_2); exit(); }`)
-	wantOutput(t, got, "{ .x_0 = 0, .x_1 = 1, .x_2 = 3 }\n3\n\n\n", 0)
+BEGIN { $val = (uint64)0x1e; $f = *(struct foo *)(&$val); print($f); print($f.x_2); print(*(struct foo *)(&$val)); exit(); }`)
+	wantOutput(t, got, "{ .x_0 = 0, .x_1 = 1, .x_2 = 3 }\n3\n{ .x_0 = 0, .x_1 = 1, .x_2 = 3 }\n\n\n", 0)
 }
 
 // TestTupleStringResize: a variable, map value or map key holding tuples
