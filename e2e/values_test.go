@@ -130,7 +130,9 @@ func TestTupleLayout(t *testing.T) {
 	$a = ((int8)-100, (int8)100, "abcdef", 3, (int32)1, (int64)-10, (int8)10, (int16)-555, "abc"); print(sizeof($a)); print($a);
 	printf("%d %d %d\n", (1, 2) == (1000, 2), (1, "a") == (1, "a"), (1, 2) != ((int64)1, (uint8)2));
 	@m[(1, "x")] = 1; @m[(100000, "abc")] = 2;
+	$u = ((uint8)1, 5); $u = (-300, 5); print($u);
+	@a = (-1, 2); @a = (300, 2);
 	exit();
 }`)
-	wantOutput(t, got, "8\n8\n32\n(-100, 100, abcdef, 3, 1, -10, 10, -555, abc)\n0 1 0\n\n\n@m[1, x]: 1\n@m[100000, abc]: 2\n", 0)
+	wantOutput(t, got, "8\n8\n32\n(-100, 100, abcdef, 3, 1, -10, 10, -555, abc)\n0 1 0\n(-300, 5)\n\n\n@a: (300, 2)\n@m[1, x]: 1\n@m[100000, abc]: 2\n", 0)
 }
