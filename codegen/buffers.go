@@ -116,8 +116,36 @@ func (g *gen) copyInto(dst int16, size int, e ast.Expr) {
 // slot's type was unified with a larger one) is converted field by field.
 func (g *gen) copyAs(dst int16, t *types.Type, e ast.Expr) {
 	et := g.info.TypeOf(e)
-	if sameLayout(t, et) {
-		g.copyInto(dst, t.Size, e)
+	x := e
+	for {
+		p, ok := x.(*ast.Paren)
+		if !ok {
+			break
+		}
+		x = p.X
+	}
+	if _, ok := x.(*ast.Tuple); ok && (t.Kind == types.Tuple || t.Kind == types.Record) {
+		// a tuple literal is built in place, in the slot's layout
+		et = nil
+	}
+	if et != nil && sameLayout(t, et) {
+		if et.Size%8 == 0 && t.Size%8 == 0 && dst%8 == 0 {
+			g.copyInto(dst, t.Size, e)
+			return
+		}
+		// A field of a packed tuple, or a value of a size that is not a
+		// multiple of 8 (the bytes after it in its buffer may be the next
+		// field's): exactly its bytes, then zeros up to the end of the
+		// slot (the padding up to 8 bytes too when dst is aligned: a
+		// field after it is written later).
+		src := g.buffer(e)
+		n := min(t.Size, et.Size)
+		g.copyBytes(dst, src, n)
+		end := t.Size
+		if dst%8 == 0 {
+			end = roundUp(t.Size, 8)
+		}
+		g.zeroBytes(dst+int16(n), end-n)
 		return
 	}
 	for {
@@ -127,9 +155,14 @@ func (g *gen) copyAs(dst int16, t *types.Type, e ast.Expr) {
 		}
 		e = p.X
 	}
-	g.zero(dst, t.Size)
+	if dst%8 == 0 {
+		// whole words: the slot's padding up to 8 bytes is zeroed too (a
+		// field after it is written later)
+		g.zero(dst, t.Size)
+	} else {
+		g.zeroBytes(dst, t.Size)
+	}
 	if tup, ok := e.(*ast.Tuple); ok {
-		// built in place, in the slot's layout
 		for i, x := range tup.Elems {
 			f := t.Fields[i]
 			if f.Type.IsBuffer() {
@@ -201,6 +234,23 @@ func (g *gen) copyBytes(dst, src int16, n int) {
 			asm.LoadMem(asm.R1, g.fp, src+int16(i), size),
 			asm.StoreMem(g.fp, dst+int16(i), asm.R1, size),
 		)
+		i += w
+	}
+}
+
+// zeroBytes zeroes n bytes of the stack at dst, in the widest stores the
+// offset and the remaining length allow.
+func (g *gen) zeroBytes(dst int16, n int) {
+	for i := 0; i < n; {
+		w := 8
+		for w > 1 && ((int(dst)+i)%w != 0 || n-i < w) {
+			w /= 2
+		}
+		if w == 8 {
+			g.emit(stImm(g.fp, dst+int16(i), 0))
+		} else {
+			g.emit(asm.StoreImm(g.fp, dst+int16(i), 0, map[int]asm.Size{4: asm.Word, 2: asm.Half, 1: asm.Byte}[w]))
+		}
 		i += w
 	}
 }
@@ -434,6 +484,25 @@ func bytewise(t *types.Type) bool {
 	return false
 }
 
+// compared evaluates the operands of x == y on buffers and returns their
+// slots and the number of bytes to compare (a multiple of 8). Tuples of
+// different layouts (strings of different sizes) are both converted to
+// their unified type first.
+func (g *gen) compared(e *ast.Binary) (a, b int16, n int) {
+	xt, yt := g.info.TypeOf(e.X), g.info.TypeOf(e.Y)
+	if !sameLayout(xt, yt) {
+		if u, ok := lang.UnifyTypes(xt, yt); ok {
+			a, b = g.alloc(u.Size, e.Pos()), g.alloc(u.Size, e.Pos())
+			g.zero(a, u.Size)
+			g.copyAs(a, u, e.X)
+			g.zero(b, u.Size)
+			g.copyAs(b, u, e.Y)
+			return a, b, roundUp(u.Size, 8)
+		}
+	}
+	return g.buffer(e.X), g.buffer(e.Y), roundUp(min(xt.Size, yt.Size), 8)
+}
+
 // differentBufs reports whether x and y are buf() values of different
 // lengths, which are never equal.
 func differentBufs(x, y *types.Type) bool {
@@ -448,9 +517,7 @@ func (g *gen) stringEqual(e *ast.Binary) {
 		g.loadImm(asm.R0, map[bool]int64{true: 1}[e.Op == "!="])
 		return
 	}
-	a := g.buffer(e.X)
-	b := g.buffer(e.Y)
-	n := roundUp(min(g.info.TypeOf(e.X).Size, g.info.TypeOf(e.Y).Size), 8)
+	a, b, n := g.compared(e)
 	ne, end := g.newLabel("strne"), g.newLabel("strend")
 	for i := 0; i < n; i += 8 {
 		g.emit(

@@ -99,6 +99,26 @@ func (g *gen) branchStrings(e *ast.Binary, target string, when bool) {
 	xt, yt := g.info.TypeOf(e.X), g.info.TypeOf(e.Y)
 	n := roundUp(min(xt.Size, yt.Size), 8)
 	wantEqual := (e.Op == "==") == when
+	if !sameLayout(xt, yt) {
+		// tuples of different layouts: compared in their unified type
+		a, b, n := g.compared(e)
+		differ := target
+		if wantEqual {
+			differ = g.newLabel("tupne")
+		}
+		for i := 0; i < n; i += 8 {
+			g.emit(
+				asm.LoadMem(asm.R1, g.fp, a+int16(i), asm.DWord),
+				asm.LoadMem(asm.R2, g.fp, b+int16(i), asm.DWord),
+				asm.JNE.Reg(asm.R1, asm.R2, differ),
+			)
+		}
+		if wantEqual {
+			g.emit(asm.Ja.Label(target))
+			g.mark(differ)
+		}
+		return
+	}
 	if differentBufs(xt, yt) {
 		a := g.buffer(e.X)
 		g.buffer(e.Y)

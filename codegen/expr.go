@@ -83,14 +83,14 @@ func (g *gen) scalar(e ast.Expr) {
 		g.indexScalar(e)
 	case *ast.Cast:
 		t := g.info.TypeOf(e)
-		if xt := g.info.TypeOf(e.X); xt.Kind == types.String {
+		if xt := g.info.TypeOf(e.X); xt.Kind == types.String && t.Kind == types.Bool {
 			// (bool)"str": true unless the string is empty
 			off := g.buffer(e.X)
 			g.emit(asm.LoadMem(asm.R0, g.fp, off, asm.Byte))
 			g.boolify()
 			return
 		}
-		if xt := g.info.TypeOf(e.X); xt.Kind == types.Array {
+		if xt := g.info.TypeOf(e.X); xt.Kind == types.Array || xt.Kind == types.String {
 			off := g.buffer(e.X)
 			g.emit(asm.LoadMem(asm.R0, g.fp, off, sizeOf(t)))
 			g.extend(asm.R0, t.Size, t.Signed)
@@ -235,6 +235,9 @@ func (g *gen) fieldScalar(e *ast.Field) {
 	}
 }
 
+// arrayOOBMsg is bpftrace's warning for an array index out of bounds.
+const arrayOOBMsg = "Array access out of bounds. This can lead to unexpected results."
+
 // elemAddr leaves in R0 the address of element e.Index of a pointer or of a
 // kernel/tracepoint array.
 func (g *gen) elemAddr(e *ast.Index) {
@@ -254,6 +257,13 @@ func (g *gen) elemAddr(e *ast.Index) {
 	}
 	g.scalar(e.Index)
 	tmp := g.spill(e.Pos())
+	if xt.Kind == types.Array && xt.Len > 0 {
+		// as bpftrace: a run-time warning, and the read goes ahead
+		ok := g.newLabel("inbounds")
+		g.emit(asm.JLT.Imm(asm.R0, int32(xt.Len), ok))
+		g.runtimeError(arrayOOBMsg, e.Pos())
+		g.mark(ok)
+	}
 	g.arrayBase(e.X)
 	g.emit(asm.LoadMem(asm.R1, g.fp, tmp, asm.DWord))
 	if size != 1 {

@@ -3,23 +3,27 @@ package codegen_test
 import (
 	"errors"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/gotrace/gotrace/codegen"
+	"github.com/gotrace/gotrace/lang"
 )
 
-// TestHugeValueFailsFast: a 100 MB struct printed by value fails with the
-// stack limit without generating its copy code first (it took 15.7 s and
-// 2.4 GB, and a larger struct hundreds of millions of instructions).
+// TestHugeValueFailsFast: a 100 MB struct printed or stored by value is
+// refused by the checker, at the value, before any code is generated (it
+// once took 15.7 s and 2.4 GB, and a larger struct hundreds of millions of
+// instructions).
 func TestHugeValueFailsFast(t *testing.T) {
-	const src = "struct S { char x[100000000]; }\nBEGIN { $p = (struct S *)0; print(*$p); }\n"
+	const src = "struct S { char x[100000000]; }\nBEGIN { $p = (struct S *)0; print(*$p); $v = *$p; }\n"
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	_, err := compileScript(t, "big.bt", src, codegen.Options{})
 	runtime.ReadMemStats(&after)
-	var cerr *codegen.Error
-	if !errors.Is(err, codegen.ErrStackLimit) || !errors.As(err, &cerr) || cerr.Pos.String() != "big.bt:2:29" {
-		t.Errorf("got %v, want the stack limit at big.bt:2:29", err)
+	var errs lang.ErrorList
+	if !errors.As(err, &errs) || len(errs) != 2 || errs[0].Pos.String() != "big.bt:2:35" || errs[1].Pos.String() != "big.bt:2:46" ||
+		!strings.Contains(errs[0].Msg, "struct S is 100000000 bytes: values larger than 256 bytes cannot be copied by value") {
+		t.Errorf("got %v, want the value refused at big.bt:2:35 and big.bt:2:46", err)
 	}
 	if n := after.TotalAlloc - before.TotalAlloc; n > 64<<20 {
 		t.Errorf("compiling allocated %d MB", n>>20)

@@ -32,9 +32,7 @@ func (g *gen) mapKeyAt(off int16, mi *object.Map, keys []ast.Expr, bucketSet boo
 	if len(keys) == 1 && len(mi.Keys) > 1 {
 		// @m[$t]: a tuple holding all the keys, laid out like the key.
 		g.zero(off, mi.Key.Size)
-		src := g.buffer(keys[0])
-		n := roundUp(min(g.info.TypeOf(keys[0]).Size, tupleSize(mi.Keys)), 8)
-		g.copyMem(g.fp, off, g.fp, src, n)
+		g.copyAs(off, types.NewTuple(mi.Keys, nil), keys[0])
 		return
 	}
 	written := make([]bool, roundUp(mi.Key.Size, 8)/8)

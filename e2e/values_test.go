@@ -3,6 +3,7 @@ package e2e
 import (
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -47,14 +48,38 @@ struct box { int n; struct point pts[2]; int grid[2][3]; int tail[]; }
 	exit();
 }`)
 	wantOutput(t, got, `{"type": "value", "data": {"x": 2, "y": [20,21,22], "next": 0}}`+"\n"+`{"type": "map", "data": {"@g": [[0,1,2],[3,4,5]]}}`+"\n", 0)
+
+	// A run-time index past the end of an array warns, as in bpftrace.
+	got = run(t, "-c", bin, "-e", defs+`uprobe:`+bin+`:take_struct {
+	$p = (struct point *)arg0;
+	$i = 1; $j = 3;
+	printf("%d\n", $p->y[$i]);
+	$v = $p->y[$j];
+	exit();
+}`)
+	wantOutput(t, got, "51\n\n\n", 0)
+	if want := "stdin:7:7: WARNING: Array access out of bounds. This can lead to unexpected results."; !strings.Contains(got.stderr, want) {
+		t.Errorf("stderr lacks %q:\n%s", want, got.stderr)
+	}
+	if n := strings.Count(got.stderr, "out of bounds"); n != 1 {
+		t.Errorf("%d out-of-bounds warnings, want 1 (the index 1 is in bounds):\n%s", n, got.stderr)
+	}
+}
+
+// TestArrayCasts: (T[])x has as many elements as x has bytes (an integer
+// literal its smallest size), and a string casts to an integer of its
+// size, as in bpftrace.
+func TestArrayCasts(t *testing.T) {
+	got := run(t, "-e", `BEGIN { print((int8[])"hello"); printf("byte: %x\n", ((int8[])12345)[0]); print((uint8[])12345); print((int16[])"abc"); printf("%x\n", (int32)"abc"); exit(); }`)
+	wantOutput(t, got, "[104,101,108,108,111,0]\nbyte: 39\n[57,48]\n[25185,99]\n636261\n\n\n", 0)
 }
 
 // TestStructBitfieldValue: a struct with bitfields read by value from a
 // variable's slot prints each bitfield.
 func TestStructBitfieldValue(t *testing.T) {
 	got := run(t, "-e", `struct foo { unsigned long long x_0:1; unsigned long long x_1:1; unsigned long long x_2:2; }
-BEGIN { $val = (uint64)0x1e; $f = *(struct foo *)(&$val); print($f); print($f.x_2); exit(); }`)
-	wantOutput(t, got, "{ .x_0 = 0, .x_1 = 1, .x_2 = 3 }\n3\n\n\n", 0)
+BEGIN { $val = (uint64)0x1e; $f = *(struct foo *)(&$val); print($f); print($f.x_2); print(*(struct foo *)(&$val)); exit(); }`)
+	wantOutput(t, got, "{ .x_0 = 0, .x_1 = 1, .x_2 = 3 }\n3\n{ .x_0 = 0, .x_1 = 1, .x_2 = 3 }\n\n\n", 0)
 }
 
 // TestTupleStringResize: a variable, map value or map key holding tuples
@@ -92,4 +117,22 @@ func TestBufValues(t *testing.T) {
 func TestPtonValues(t *testing.T) {
 	got := run(t, "-e", `BEGIN { $a = pton("1.2.3.4"); printf("%s %s %s %d\n", ntop(2, pton("127.0.0.1")), ntop(10, pton("::1")), ntop($a), $a[3]); exit(); }`)
 	wantOutput(t, got, "127.0.0.1 ::1 1.2.3.4 4\n\n\n", 0)
+}
+
+// TestTupleLayout: tuple elements keep their own types (an integer literal
+// the smallest signed type that holds it) with C's natural alignment, as
+// bpftrace lays tuples out; tuples of different layouts compare in their
+// unified layout.
+func TestTupleLayout(t *testing.T) {
+	got := run(t, "-e", `BEGIN {
+	$t = ((int8)1, (int16)1, (int32)1); print(sizeof($t));
+	print(sizeof(((int32)1, (int16)1, (int8)1)));
+	$a = ((int8)-100, (int8)100, "abcdef", 3, (int32)1, (int64)-10, (int8)10, (int16)-555, "abc"); print(sizeof($a)); print($a);
+	printf("%d %d %d\n", (1, 2) == (1000, 2), (1, "a") == (1, "a"), (1, 2) != ((int64)1, (uint8)2));
+	@m[(1, "x")] = 1; @m[(100000, "abc")] = 2;
+	$u = ((uint8)1, 5); $u = (-300, 5); print($u);
+	@a = (-1, 2); @a = (300, 2);
+	exit();
+}`)
+	wantOutput(t, got, "8\n8\n32\n(-100, 100, abcdef, 3, 1, -10, 10, -555, abc)\n0 1 0\n(-300, 5)\n\n\n@a: (300, 2)\n@m[1, x]: 1\n@m[100000, abc]: 2\n", 0)
 }

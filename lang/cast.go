@@ -45,8 +45,9 @@ func (c *checker) cast(e *ast.Cast) *types.Type {
 		if cv, ok := c.info.Consts[e.X]; ok && cv.IsStr {
 			c.info.Consts[e] = Const{Int: map[bool]uint64{true: 1}[cv.Str != ""]}
 		}
-	case nt.IsInt() && t.Kind == types.Array && t.Size == nt.Size:
-		// reinterpret the bytes of an array (e.g. (uint32)pton("1.2.3.4"))
+	case nt.IsInt() && (t.Kind == types.Array || t.Kind == types.String) && t.Size == nt.Size:
+		// reinterpret the bytes of an array (e.g. (uint32)pton("1.2.3.4"),
+		// or a uint8_t[4] member, which reads as a string)
 	case nt.IsInt():
 		if !t.IsInt() && t.Kind != types.Pointer {
 			c.errorf(e, "cannot cast %s to %s", t, nt)
@@ -216,18 +217,30 @@ func (c *checker) arrayCast(e *ast.Cast, t *types.Type) *types.Type {
 	if elem == nil {
 		return nil
 	}
-	if !elem.IsInt() || te.ArrayLen <= 0 {
-		c.errorf(e, "cannot cast to %s: arrays of integers with a length are supported", typeExprString(te))
+	if !elem.IsInt() || te.ArrayLen < 0 {
+		c.errorf(e, "cannot cast to %s: only arrays of integers are supported", typeExprString(te))
 		return nil
 	}
-	size := elem.Size * te.ArrayLen
 	src := t.Size
 	if t.Kind == types.Pointer {
 		src = 8
 	}
+	n := te.ArrayLen
+	if n == 0 {
+		// (int8[])x: as many elements as x has bytes (an integer literal
+		// has its smallest type, as in bpftrace)
+		src = c.tupleElem(e.X, t).Size
+		if src%elem.Size != 0 {
+			c.errorf(e, "cannot cast %s (%d bytes) to an array of %s: the size is not a multiple of %d", t, src, elem, elem.Size)
+			return nil
+		}
+		n = src / elem.Size
+		t = c.tupleElem(e.X, t)
+	}
+	size := elem.Size * n
 	if !(t.IsInt() || t.Kind == types.Array || t.Kind == types.String) || src != size {
 		c.errorf(e, "cannot cast %s (%d bytes) to %s (%d bytes): the sizes must match", t, src, typeExprString(te), size)
 		return nil
 	}
-	return &types.Type{Kind: types.Array, Size: size, Len: te.ArrayLen, Elem: elem}
+	return &types.Type{Kind: types.Array, Size: size, Len: n, Elem: elem}
 }

@@ -2,6 +2,7 @@ package lang
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 
 	"github.com/gotrace/gotrace/builtin"
@@ -414,9 +415,31 @@ func (c *checker) tuple(e *ast.Tuple) *types.Type {
 				return nil
 			}
 		}
-		elems = append(elems, storageType(t))
+		elems = append(elems, c.tupleElem(x, t))
 	}
 	return types.NewTuple(elems, e.Names)
+}
+
+// tupleElem is the type of x as a tuple element: its own type, not widened,
+// as bpftrace lays tuples out; an integer literal takes the smallest signed
+// type that holds it (int8 for 1), flexible when it is not negative.
+func (c *checker) tupleElem(x ast.Expr, t *types.Type) *types.Type {
+	if t.Kind != types.Int || !c.isLiteral(x) || t.Size != 8 || !t.Signed {
+		return t
+	}
+	v := int64(c.info.Consts[x].Int)
+	size := 8
+	switch {
+	case v >= math.MinInt8 && v <= math.MaxInt8:
+		size = 1
+	case v >= math.MinInt16 && v <= math.MaxInt16:
+		size = 2
+	case v >= math.MinInt32 && v <= math.MaxInt32:
+		size = 4
+	}
+	nt := types.NewInt(size, true)
+	nt.Flexible = v >= 0
+	return nt
 }
 
 // index types x[i]: an element of a pointer, a kernel or tracepoint array,

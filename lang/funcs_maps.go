@@ -52,6 +52,13 @@ func checkPrint(c *checker, e *ast.Call) *types.Type {
 			c.errorf(e.Args[0], "print() needs a value")
 			return nil
 		}
+		if isKernelValue(t) {
+			// a struct or array is copied and printed with its layout
+			if t = c.valueType(e.Args[0], t); t == nil {
+				return nil
+			}
+			c.info.Types[e.Args[0]] = t
+		}
 		return types.VoidT
 	}
 	if c.mapArg(e, 0) == nil {

@@ -39,13 +39,8 @@ func (c *checker) mapUse(m *ast.MapRef, vt *types.Type, write bool) *MapType {
 			return nil
 		}
 		switch {
-		case kt.IsInt():
-			kt = storageType(kt)
-			if kt.Kind == types.Bool {
-				kt = &types.Type{Kind: types.Bool, Size: 8} // printed true/false, stored as a word
-			}
-		case kt.Kind == types.String:
-			kt = storageType(kt)
+		case kt.IsInt(), kt.Kind == types.String:
+			kt = keyType(kt)
 		case kt.Kind == types.Struct, kt.Kind == types.Array:
 			if kt = c.valueType(k, kt); kt == nil {
 				return nil
@@ -68,7 +63,7 @@ func (c *checker) mapUse(m *ast.MapRef, vt *types.Type, write bool) *MapType {
 		if mt := c.prog.Maps[m.Name]; mt == nil || mt.Keys == nil || len(mt.Keys) != 1 || mt.Keys[0].Kind != types.Tuple {
 			elems := make([]*types.Type, len(keys[0].Fields))
 			for i, f := range keys[0].Fields {
-				elems[i] = f.Type
+				elems[i] = keyType(f.Type)
 			}
 			keys = elems
 		}
@@ -118,4 +113,18 @@ func (c *checker) mapUse(m *ast.MapRef, vt *types.Type, write bool) *MapType {
 		}
 	}
 	return mt
+}
+
+// keyType is the type of an integer or string map key as stored in the
+// key: integers widened to 64 bits, bools stored as a word, strings
+// rounded up to 8 bytes.
+func keyType(kt *types.Type) *types.Type {
+	if !kt.IsInt() && kt.Kind != types.String {
+		return kt
+	}
+	kt = storageType(kt)
+	if kt.Kind == types.Bool {
+		kt = &types.Type{Kind: types.Bool, Size: 8} // printed true/false, stored as a word
+	}
+	return kt
 }

@@ -66,6 +66,10 @@ func unifyTuples(a, b *types.Type) (*types.Type, bool) {
 		if !ok {
 			return nil, false
 		}
+		if n := max(fa.Type.Size, fb.Type.Size); u.Kind == types.Int && u.Size < n {
+			// a literal adopting a narrower type keeps the bytes it needs
+			u = types.NewInt(n, u.Signed)
+		}
 		elems[i] = u
 		if names != nil {
 			names[i] = fa.Name

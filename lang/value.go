@@ -107,14 +107,23 @@ func fieldOf(t *types.Type, name string) (types.Field, bool) {
 }
 
 // comparableValues reports whether == and != compare a and b byte by byte:
-// arrays, tuples and records of the same type, and buf() values.
+// arrays of the same type, tuples and records that unify (compared in
+// their unified layout), and buf() values.
 func comparableValues(a, b *types.Type) bool {
 	if a.IsBuf() && b.IsBuf() {
 		return true // bufs of different lengths differ
 	}
 	switch a.Kind {
-	case types.Array, types.Tuple, types.Record:
+	case types.Array:
 		return types.Equal(a, b) && a.Size == b.Size
+	case types.Tuple, types.Record:
+		_, ok := unify(a, b)
+		return ok
 	}
 	return false
 }
+
+// UnifyTypes returns the type that holds values of types a and b, as
+// assignments and comparisons unify them (tuples field by field, strings
+// resized to the larger).
+func UnifyTypes(a, b *types.Type) (*types.Type, bool) { return unify(a, b) }
