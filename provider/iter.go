@@ -3,7 +3,6 @@ package provider
 import (
 	"fmt"
 	"io"
-	"sort"
 	"strings"
 
 	"github.com/cilium/ebpf/btf"
@@ -20,7 +19,9 @@ var iterProvider = &Provider{
 // iterStructPrefix names the context struct of an iterator program.
 const iterStructPrefix = "bpf_iter__"
 
-// listIters lists iter:OBJECT for every struct bpf_iter__OBJECT in BTF.
+// listIters lists iter:OBJECT for every iterator of the kernel: a
+// function bpf_iter_OBJECT (DEFINE_BPF_ITER_FUNC) with a context struct
+// bpf_iter__OBJECT in BTF.
 func listIters(w io.Writer, env ListEnv, pattern string, _ bool) error {
 	if env == nil {
 		return nil
@@ -29,21 +30,27 @@ func listIters(w io.Writer, env ListEnv, pattern string, _ bool) error {
 	if err != nil {
 		return fmt.Errorf("iterators are declared in the kernel's BTF: %w", err)
 	}
-	var names []string
-	for t := range spec.All() {
-		s, ok := t.(*btf.Struct)
-		if !ok || !strings.HasPrefix(s.Name, iterStructPrefix) || strings.Contains(strings.TrimPrefix(s.Name, iterStructPrefix), "__") {
+	ix, err := kernelFuncs(spec)
+	if err != nil {
+		return err
+	}
+	for _, f := range ix.Funcs() {
+		name, ok := strings.CutPrefix(f.Name, "bpf_iter_")
+		if !ok || strings.HasPrefix(name, "_") || !matchGlob(pattern, name) {
 			continue
 		}
-		if name := strings.TrimPrefix(s.Name, iterStructPrefix); matchGlob(pattern, name) {
-			names = append(names, name)
-		}
-	}
-	sort.Strings(names)
-	for i, n := range names {
-		if i == 0 || names[i-1] != n {
-			fmt.Fprintf(w, "iter:%s\n", n)
+		if _, err := iterContext(spec, name); err == nil {
+			fmt.Fprintf(w, "iter:%s\n", name)
 		}
 	}
 	return nil
+}
+
+// iterContext returns the context struct of iterator name, bpf_iter__NAME.
+func iterContext(spec *btf.Spec, name string) (*btf.Struct, error) {
+	var s *btf.Struct
+	if err := spec.TypeByName(iterStructPrefix+name, &s); err != nil {
+		return nil, fmt.Errorf("no iterator %s (struct %s%s is not in the kernel's BTF)", name, iterStructPrefix, name)
+	}
+	return s, nil
 }
