@@ -170,6 +170,7 @@ var table = []*Provider{
 	softwareProvider,
 	uprobeProvider, uretprobeProvider,
 	usdtProvider, hardwareProvider, watchpointProvider, asyncWatchpointProvider, iterProvider,
+	selfProvider,
 }
 
 // All returns every provider, supported or not, in listing order.
