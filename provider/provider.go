@@ -53,6 +53,7 @@ const (
 	Attached Phase = iota // attached to events for the whole run
 	Begin                 // run once before the others attach (BPF_PROG_TEST_RUN)
 	End                   // run once at exit
+	Bench                 // run repeatedly and timed, between BEGIN and END (bench.go)
 )
 
 // Provider is one probe kind.
@@ -170,7 +171,7 @@ var table = []*Provider{
 	softwareProvider,
 	uprobeProvider, uretprobeProvider,
 	usdtProvider, hardwareProvider, watchpointProvider, asyncWatchpointProvider, iterProvider,
-	selfProvider,
+	selfProvider, benchProvider,
 }
 
 // All returns every provider, supported or not, in listing order.
