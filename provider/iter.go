@@ -5,15 +5,84 @@ import (
 	"io"
 	"strings"
 
+	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/btf"
+	"github.com/cilium/ebpf/link"
+
+	"github.com/gotrace/gotrace/object"
 )
 
-// iterProvider is iter:OBJECT[:PIN], not supported yet; -l lists the
-// iterators the kernel's BTF declares (struct bpf_iter__OBJECT).
+// iterProvider is iter:OBJECT, a BPF iterator (task, task_file,
+// task_vma, ...): the program runs once per object when gotrace reads the
+// iterator, right after attaching; ctx points to the kernel's struct
+// bpf_iter__OBJECT (ctx.task, ctx.file, ctx.vma). Requires Linux 5.8 or
+// later. Pinning the iterator (iter:OBJECT:PIN) is not supported yet.
 var iterProvider = &Provider{
-	Name: "iter", Aliases: []string{"it"}, Needs: "BPF iterators",
-	List:    listIters,
-	ListAll: true,
+	Name:      "iter",
+	Aliases:   []string{"it"},
+	Expand:    expandIter,
+	Ctx:       CtxIter,
+	CtxStruct: func(pt *Point) string { return iterStructPrefix + pt.Event },
+	UserArgs:  never,
+	ProbeType: "iter",
+	Compile: func(pts []*Point, _ Features, probe *object.Probe) Program {
+		probe.Provider = "iter"
+		for _, pt := range pts {
+			probe.Targets = append(probe.Targets, pt.Event)
+		}
+		return Program{Type: ebpf.Tracing, AttachType: ebpf.AttachTraceIter, Ctx: CtxIter}
+	},
+	Attach:        attachIter,
+	List:          listIters,
+	ListAll:       true,
+	AttachReverse: true,
+}
+
+// expandIter reads iter:OBJECT; the iterator must be in the kernel's BTF.
+func expandIter(env ExpandEnv, raw string, parts []string) ([]*Point, error) {
+	if len(parts) == 0 || parts[0] == "" {
+		return nil, fmt.Errorf("iter should specify a iterator's name")
+	}
+	if len(parts) > 2 {
+		return nil, fmt.Errorf("iter must be iter:OBJECT[:PIN], got %q", raw)
+	}
+	if len(parts) == 2 {
+		return nil, fmt.Errorf("pinned iterators (iter:%s:%s) are not supported yet", parts[0], parts[1])
+	}
+	if HasGlob(parts[0]) {
+		return nil, fmt.Errorf("iter probes do not take wildcards (%s)", parts[0])
+	}
+	if env == nil {
+		return nil, fmt.Errorf("iter probes need the kernel's BTF: no environment")
+	}
+	spec, err := env.BTF()
+	if err != nil || spec == nil {
+		return nil, fmt.Errorf("iter probes need the kernel's BTF: %v", err)
+	}
+	if _, err := iterContext(spec, parts[0]); err != nil {
+		return nil, fmt.Errorf("iter %s not available for your kernel version.", parts[0])
+	}
+	return []*Point{{Name: "iter:" + parts[0], Event: parts[0]}}, nil
+}
+
+// attachIter creates the iterator and reads it to its end, which runs the
+// program once per object; what the program prints goes through the
+// events as usual.
+func attachIter(a Attacher, p *object.Probe, prog *ebpf.Program) (int, error) {
+	it, err := link.AttachIter(link.IterOptions{Program: prog})
+	if err != nil {
+		return 0, fmt.Errorf("attach %s: %w", p.Name, err)
+	}
+	a.Push(it)
+	rd, err := it.Open()
+	if err != nil {
+		return 0, fmt.Errorf("attach %s: open the iterator: %w", p.Name, err)
+	}
+	defer rd.Close()
+	if _, err := io.Copy(io.Discard, rd); err != nil {
+		return 0, fmt.Errorf("run %s: %w", p.Name, err)
+	}
+	return 1, nil
 }
 
 // iterStructPrefix names the context struct of an iterator program.

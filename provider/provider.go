@@ -32,6 +32,7 @@ const (
 	CtxBTFArgs                         // an array of u64 arguments (trampolines, BTF raw tracepoints)
 	CtxPerfSample                      // struct bpf_perf_event_data
 	CtxSyscall                         // raw tracepoint sys_enter/sys_exit: {struct pt_regs *regs; long id or ret} (syscalls.go)
+	CtxIter                            // an iterator's struct bpf_iter__OBJECT (iter.go)
 )
 
 // RetvalFrom says how the retval builtin is typed and read.
@@ -77,6 +78,9 @@ type Provider struct {
 	ArgN     bool              // arg0...argN exist
 	Func     bool              // func exists
 	UserArgs func(*Point) bool // pointers read from args (or argN) are user memory
+	// CtxStruct names the kernel BTF struct the ctx builtin points to for
+	// an attach point (nil: ctx is an untyped pointer).
+	CtxStruct func(*Point) string
 	// ProbeType is the value of the probetype builtin.
 	ProbeType string
 	// Override: override() works (bpf_override_return on a kprobe).
