@@ -16,7 +16,9 @@ import (
 // task_vma, ...): the program runs once per object when gotrace reads the
 // iterator, right after attaching; ctx points to the kernel's struct
 // bpf_iter__OBJECT (ctx.task, ctx.file, ctx.vma). Requires Linux 5.8 or
-// later. Pinning the iterator (iter:OBJECT:PIN) is not supported yet.
+// later. iter:OBJECT:PIN pins the iterator instead (under /sys/fs/bpf
+// unless PIN is absolute), for reading it later with cat. The run ends
+// once the iteration's events are printed (provider.RunsOnce).
 var iterProvider = &Provider{
 	Name:      "iter",
 	Aliases:   []string{"it"},
@@ -30,9 +32,11 @@ var iterProvider = &Provider{
 		for _, pt := range pts {
 			probe.Targets = append(probe.Targets, pt.Event)
 		}
+		probe.Pin = pts[0].Module
 		return Program{Type: ebpf.Tracing, AttachType: ebpf.AttachTraceIter, Ctx: CtxIter}
 	},
 	Attach:        attachIter,
+	RunsOnce:      true,
 	List:          listIters,
 	ListAll:       true,
 	AttachReverse: true,
@@ -45,9 +49,6 @@ func expandIter(env ExpandEnv, raw string, parts []string) ([]*Point, error) {
 	}
 	if len(parts) > 2 {
 		return nil, fmt.Errorf("iter must be iter:OBJECT[:PIN], got %q", raw)
-	}
-	if len(parts) == 2 {
-		return nil, fmt.Errorf("pinned iterators (iter:%s:%s) are not supported yet", parts[0], parts[1])
 	}
 	if HasGlob(parts[0]) {
 		return nil, fmt.Errorf("iter probes do not take wildcards (%s)", parts[0])
@@ -62,7 +63,14 @@ func expandIter(env ExpandEnv, raw string, parts []string) ([]*Point, error) {
 	if _, err := iterContext(spec, parts[0]); err != nil {
 		return nil, fmt.Errorf("iter %s not available for your kernel version.", parts[0])
 	}
-	return []*Point{{Name: "iter:" + parts[0], Event: parts[0]}}, nil
+	pt := &Point{Name: "iter:" + parts[0], Event: parts[0]}
+	if len(parts) == 2 && parts[1] != "" {
+		pt.Module = parts[1] // the pin path
+		if !strings.HasPrefix(pt.Module, "/") {
+			pt.Module = "/sys/fs/bpf/" + pt.Module
+		}
+	}
+	return []*Point{pt}, nil
 }
 
 // attachIter creates the iterator and reads it to its end, which runs the
@@ -72,6 +80,15 @@ func attachIter(a Attacher, p *object.Probe, prog *ebpf.Program) (int, error) {
 	it, err := link.AttachIter(link.IterOptions{Program: prog})
 	if err != nil {
 		return 0, fmt.Errorf("attach %s: %w", p.Name, err)
+	}
+	if p.Pin != "" {
+		// The pin keeps the iterator after gotrace exits.
+		defer it.Close()
+		if err := it.Pin(p.Pin); err != nil {
+			return 0, fmt.Errorf("Failed to pin iter probe link: %w", err)
+		}
+		fmt.Fprintf(a.Stdout(), "Program pinned to %s\n", p.Pin)
+		return 1, nil
 	}
 	a.Push(it)
 	rd, err := it.Open()

@@ -108,6 +108,10 @@ type Provider struct {
 	Compile func(pts []*Point, f Features, probe *object.Probe) Program
 	// Phase says when the programs run.
 	Phase Phase
+	// RunsOnce: attaching runs the programs to completion (iterators), so
+	// a script whose other probes are only BEGIN and END ends once their
+	// events are printed.
+	RunsOnce bool
 	// Require checks, before anything is loaded, that the kernel has what
 	// the provider needs, and returns a one-line refusal naming it.
 	Require func(a Attacher, p *object.Probe) error

@@ -7,7 +7,20 @@ import (
 
 	"github.com/gotrace/gotrace/object"
 	"github.com/gotrace/gotrace/output"
+	"github.com/gotrace/gotrace/provider"
 )
+
+// runOnce reports whether every probe of probes ran to completion when
+// attached (provider.RunsOnce: iterators), so that the run ends once their
+// events are printed.
+func runOnce(probes []*object.Probe) bool {
+	for _, p := range probes {
+		if def := provider.Lookup(p.Provider); def == nil || !def.RunsOnce {
+			return false
+		}
+	}
+	return len(probes) > 0
+}
 
 // benchInput is the packet the XDP bench programs run on: the kernel wants
 // at least an Ethernet header's worth.

@@ -380,7 +380,7 @@ func (s *session) run(ctx context.Context) error {
 
 	// With only BEGIN and END probes nothing can send events any more:
 	// print what BEGIN sent and stop.
-	drainOnly := n == len(begins)+len(ends)
+	drainOnly := n == len(begins)+len(ends) || runOnce(probes)
 	if len(benches) > 0 {
 		if err := s.runBenches(benches); err != nil {
 			return err
