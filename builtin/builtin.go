@@ -132,6 +132,9 @@ type Checker interface {
 	ArgsType() (*types.Type, string)
 	// CurtaskType types curtask (a task_struct pointer with BTF).
 	CurtaskType() *types.Type
+	// CtxType types ctx when the provider says what it points to
+	// (provider.CtxStruct), else nil.
+	CtxType() *types.Type
 	// RetvalType types retval in the probe.
 	RetvalType() (*types.Type, string)
 	// TaskLayoutErr says why task_struct offsets are unavailable.

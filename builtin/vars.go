@@ -148,6 +148,9 @@ func init() {
 				if c.Provider().Ctx == provider.CtxNone {
 					return nil, fmt.Sprintf("ctx is not available in %s probes", c.Points()[0].Provider)
 				}
+				if t := c.CtxType(); t != nil {
+					return t, ""
+				}
 				return &types.Type{Kind: types.Pointer, Size: 8, Elem: types.VoidT, AS: types.Kernel, Name: "ctx"}, ""
 			},
 			Emit:    func(g Emitter, _ *ast.Ident) { g.Emit(asm.Mov.Reg(asm.R0, Ctx)) },

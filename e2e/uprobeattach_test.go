@@ -1,8 +1,11 @@
 package e2e
 
 import (
+	"archive/zip"
 	"debug/elf"
+	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -113,4 +116,55 @@ func TestUprobePid(t *testing.T) {
 	if got.code != 0 {
 		t.Errorf("uprobe:*:add -p: exit %d, stderr %q", got.code, got.stderr)
 	}
+}
+
+// TestUprobeFlatAndArchive: an address probe on a file that is not ELF (a
+// flat binary, whose addresses are file offsets) needs --unsafe and fires
+// at offset 0; an ELF file stored in a zip archive (ARCHIVE!/ENTRY) is
+// probed at its offset in the archive.
+func TestUprobeFlatAndArchive(t *testing.T) {
+	cc, err := exec.LookPath("cc")
+	if err != nil {
+		t.Skip("no C compiler to build the traced program")
+	}
+	dir := t.TempDir()
+	runner := filepath.Join(dir, "mmapexec")
+	if out, err := exec.Command(cc, "-O1", "-o", runner, "testdata/uprobe/mmapexec.c").CombinedOutput(); err != nil {
+		t.Fatalf("cc: %v\n%s", err, out)
+	}
+	flat := filepath.Join(dir, "ret.bin")
+	if err := os.WriteFile(flat, []byte{0x90, 0xc3}, 0o644); err != nil { // nop; ret
+		t.Fatal(err)
+	}
+	s := startNoWait(t, "--unsafe", "-e", `uprobe:`+flat+`:0x0 { printf("hit\n"); exit(); }`)
+	s.waitLinks(1, 20*time.Second)
+	if out, err := exec.Command(runner, flat).CombinedOutput(); err != nil {
+		t.Fatalf("mmapexec: %v %q", err, out)
+	}
+	wantOutput(t, s.wait(), "hit\n\n\n", 0)
+
+	bin := buildAdd(t)
+	zipPath := filepath.Join(dir, "a.zip")
+	zf, err := os.Create(zipPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zw := zip.NewWriter(zf)
+	w, err := zw.CreateHeader(&zip.FileHeader{Name: "add", Method: zip.Store})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Write(data); err != nil {
+		t.Fatal(err)
+	}
+	if err := errors.Join(zw.Close(), zf.Close()); err != nil {
+		t.Fatal(err)
+	}
+	s = startNoWait(t, "-e", `uprobe:"`+zipPath+`!/add":add { @ = count(); }`)
+	s.waitLinks(1, 20*time.Second)
+	wantOutput(t, s.stop(syscall.SIGINT), "\n\n", 0)
 }

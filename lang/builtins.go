@@ -87,6 +87,24 @@ func (c *checker) CurtaskType() *types.Type {
 	return &types.Type{Kind: types.Pointer, Size: 8, Elem: btfToType(ts, types.Kernel), AS: types.Kernel}
 }
 
+// CtxType types ctx as a pointer to the kernel struct the provider names
+// (provider.CtxStruct), or returns nil.
+func (c *checker) CtxType() *types.Type {
+	def := c.probe.Def()
+	if def.CtxStruct == nil || len(c.probe.Points) == 0 {
+		return nil
+	}
+	spec, err := c.env.BTF()
+	if err != nil || spec == nil {
+		return nil
+	}
+	var s *btf.Struct
+	if err := spec.TypeByName(def.CtxStruct(c.probe.Points[0]), &s); err != nil {
+		return nil
+	}
+	return &types.Type{Kind: types.Pointer, Size: 8, Elem: btfToType(s, types.Kernel), AS: types.Kernel}
+}
+
 // RetvalType types retval in the probe being checked.
 func (c *checker) RetvalType() (*types.Type, string) {
 	pt := c.probe.Points[0]

@@ -56,6 +56,7 @@ type Probe struct {
 	Period   uint64   // interval/profile/software: sample period (ns for cpu-clock, events otherwise)
 	Freq     uint64   // profile:hz: sample frequency
 	Config   uint64   // software: PERF_COUNT_SW_* value
+	Pin      string   // iter: the path the iterator is pinned at instead of run ("": run it)
 	Order    int      // order of appearance among the probes of its provider (BEGIN and END run in it)
 	// Via says, for the user, when a probe is served by another mechanism
 	// than its name suggests (e.g. an fentry wildcard through kprobe_multi).

@@ -417,3 +417,10 @@ func (f *Formatter) WriteMapJSON(w io.Writer, m *object.Map, entries []Entry, op
 	_, err = io.WriteString(w, jsonEvent(typ, "{"+JSONString(m.Name)+": "+data+"}"))
 	return err
 }
+
+// JSONBenchmark renders the result of one bench probe (bpftrace --mode
+// bench): its average time per run in nanoseconds and how many runs it
+// was timed over.
+func JSONBenchmark(name string, averageNs int64, iters int) string {
+	return fmt.Sprintf(`{"type": "benchmark_result", "data": {%s: {"average": %d, "iters": %d}}}`+"\n", JSONString(name), averageNs, iters)
+}

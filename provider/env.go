@@ -81,6 +81,8 @@ type Attacher interface {
 	Pid() int
 	// Unsafe reports --unsafe (attaching to a function of unknown size).
 	Unsafe() bool
+	// Stdout is where the script's output goes.
+	Stdout() io.Writer
 	// AttachType returns the attach type p's program was loaded with.
 	AttachType(p *object.Probe) ebpf.AttachType
 	// AttachKprobes attaches a kprobe (or kretprobe, ret) program to all

@@ -33,6 +33,7 @@ const (
 	CtxBTFArgs                         // an array of u64 arguments (trampolines, BTF raw tracepoints)
 	CtxPerfSample                      // struct bpf_perf_event_data
 	CtxSyscall                         // raw tracepoint sys_enter/sys_exit: {struct pt_regs *regs; long id or ret} (syscalls.go)
+	CtxIter                            // an iterator's struct bpf_iter__OBJECT (iter.go)
 )
 
 // RetvalFrom says how the retval builtin is typed and read.
@@ -54,6 +55,7 @@ const (
 	Attached Phase = iota // attached to events for the whole run
 	Begin                 // run once before the others attach (BPF_PROG_TEST_RUN)
 	End                   // run once at exit
+	Bench                 // run repeatedly and timed, between BEGIN and END (bench.go)
 )
 
 // Provider is one probe kind.
@@ -77,6 +79,9 @@ type Provider struct {
 	ArgN     bool              // arg0...argN exist
 	Func     bool              // func exists
 	UserArgs func(*Point) bool // pointers read from args (or argN) are user memory
+	// CtxStruct names the kernel BTF struct the ctx builtin points to for
+	// an attach point (nil: ctx is an untyped pointer).
+	CtxStruct func(*Point) string
 	// ProbeType is the value of the probetype builtin.
 	ProbeType string
 	// Override: override() works (bpf_override_return on a kprobe).
@@ -104,6 +109,10 @@ type Provider struct {
 	Compile func(pts []*Point, f Features, probe *object.Probe) Program
 	// Phase says when the programs run.
 	Phase Phase
+	// RunsOnce: attaching runs the programs to completion (iterators), so
+	// a script whose other probes are only BEGIN and END ends once their
+	// events are printed.
+	RunsOnce bool
 	// Require checks, before anything is loaded, that the kernel has what
 	// the provider needs, and returns a one-line refusal naming it.
 	Require func(a Attacher, p *object.Probe) error
@@ -171,6 +180,7 @@ var table = []*Provider{
 	softwareProvider,
 	uprobeProvider, uretprobeProvider,
 	usdtProvider, hardwareProvider, watchpointProvider, asyncWatchpointProvider, iterProvider,
+	selfProvider, benchProvider,
 }
 
 // All returns every provider, supported or not, in listing order.

@@ -3,6 +3,7 @@ package provider
 import (
 	"fmt"
 	"io"
+	"os"
 	"path"
 	"slices"
 	"sort"
@@ -97,8 +98,12 @@ func expandRawTracepoint(env ExpandEnv, raw string, parts []string) ([]*Point, e
 	case 1:
 		ev = parts[0]
 	case 2:
-		if parts[0] != "vmlinux" {
-			return nil, fmt.Errorf("kernel module raw tracepoints are not supported yet (%s)", parts[0])
+		switch mod := parts[0]; {
+		case mod == "vmlinux" || HasGlob(mod) && matchGlob(mod, "vmlinux"):
+		case HasGlob(mod) || !moduleHasBTF(mod):
+			return nil, fmt.Errorf("No matches for rawtracepoint %s:%s.", mod, parts[1])
+		default:
+			return nil, fmt.Errorf("kernel module raw tracepoints are not supported yet (%s)", mod)
 		}
 		ev = parts[1]
 	default:
@@ -135,13 +140,21 @@ func expandRawTracepoint(env ExpandEnv, raw string, parts []string) ([]*Point, e
 		}
 	}
 	if !HasGlob(ev) && len(out) == 0 {
-		return nil, fmt.Errorf("raw tracepoint %s not found in BTF", ev)
+		// bpftrace's words; the reason follows.
+		return nil, fmt.Errorf("Probe has no valid attach points: no raw tracepoint %s in the kernel's BTF", ev)
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("no raw tracepoints match %s", ev)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Func < out[j].Func })
 	return out, nil
+}
+
+// moduleHasBTF reports whether a loaded kernel module has BTF
+// (/sys/kernel/btf/MODULE).
+func moduleHasBTF(mod string) bool {
+	_, err := os.Stat("/sys/kernel/btf/" + mod)
+	return err == nil && !strings.Contains(mod, "/")
 }
 
 // listRawTracepoints lists the BTF raw tracepoints (btf_trace_<event>).

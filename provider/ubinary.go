@@ -1,13 +1,20 @@
 package provider
 
 import (
+	"archive/zip"
 	"debug/elf"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
+	"unsafe"
+
+	"github.com/cilium/ebpf"
+	"golang.org/x/sys/unix"
 )
 
 // uprobeBinaries resolves the BINARY part of uprobe:BINARY:...: with -p
@@ -19,6 +26,14 @@ func uprobeBinaries(env ExpandEnv, b Binaries, target string) ([]string, error) 
 	t := TargetOf(env)
 	if t.Pid != 0 && target == "*" {
 		return pidBinaries(t.Pid)
+	}
+	if zipPath, _, ok := strings.Cut(target, "!/"); ok {
+		// An ELF file stored in a zip archive (an APK, say):
+		// ARCHIVE!/ENTRY.
+		if _, err := os.Stat(zipPath); err != nil {
+			return nil, fmt.Errorf("uprobe target %s: %w", target, err)
+		}
+		return []string{target}, nil
 	}
 	if HasGlob(target) {
 		matches, err := filepath.Glob(target)
@@ -97,7 +112,7 @@ func (c uprobeSymbols) funcs(file string) []elf.Symbol {
 		return syms
 	}
 	var out []elf.Symbol
-	if f, err := elf.Open(file); err == nil {
+	if f, _, closer, err := openELF(file); err == nil {
 		for _, get := range []func() ([]elf.Symbol, error){f.Symbols, f.DynamicSymbols} {
 			syms, _ := get()
 			for _, s := range syms {
@@ -107,7 +122,7 @@ func (c uprobeSymbols) funcs(file string) []elf.Symbol {
 				}
 			}
 		}
-		f.Close()
+		closer.Close()
 	}
 	c[file] = out
 	return out
@@ -156,20 +171,90 @@ func (c uprobeSymbols) address(file string, addr uint64, unsafe bool) (uint64, e
 }
 
 // fileOffset converts a virtual address of an ELF file to the file offset
-// the kernel's uprobes take: through the loadable segment holding it. A
-// file that is not ELF (a flat binary) takes the address as the offset.
+// the kernel's uprobes take: through the loadable segment holding it (plus
+// the entry's offset for a file in a zip archive). A file that is not ELF
+// (a flat binary) takes the address as the offset.
 func fileOffset(file string, addr uint64) (uint64, error) {
-	f, err := elf.Open(file)
+	f, base, closer, err := openELF(file)
 	if err != nil {
 		return addr, nil
 	}
-	defer f.Close()
+	defer closer.Close()
 	for _, p := range f.Progs {
 		if p.Type == elf.PT_LOAD && addr >= p.Vaddr && addr < p.Vaddr+p.Memsz {
-			return addr - p.Vaddr + p.Off, nil
+			return base + addr - p.Vaddr + p.Off, nil
 		}
 	}
 	return 0, fmt.Errorf("address 0x%x is in no loadable segment of %s", addr, file)
+}
+
+// openELF opens an ELF file, or one stored uncompressed in a zip archive
+// (ARCHIVE!/ENTRY), and returns where its bytes start in the file on disk.
+func openELF(file string) (*elf.File, uint64, io.Closer, error) {
+	zipPath, entry, ok := strings.Cut(file, "!/")
+	if !ok {
+		f, err := elf.Open(file)
+		if err != nil {
+			return nil, 0, nil, err
+		}
+		return f, 0, f, nil
+	}
+	zr, err := zip.OpenReader(zipPath)
+	if err != nil {
+		return nil, 0, nil, fmt.Errorf("open archive %s: %w", zipPath, err)
+	}
+	for _, zf := range zr.File {
+		if zf.Name != entry {
+			continue
+		}
+		if zf.Method != zip.Store {
+			zr.Close()
+			return nil, 0, nil, fmt.Errorf("%s: the entry is compressed: uprobes need it stored", file)
+		}
+		off, err := zf.DataOffset()
+		if err != nil {
+			zr.Close()
+			return nil, 0, nil, fmt.Errorf("%s: %w", file, err)
+		}
+		raw, err := os.Open(zipPath)
+		if err != nil {
+			zr.Close()
+			return nil, 0, nil, err
+		}
+		f, err := elf.NewFile(io.NewSectionReader(raw, off, int64(zf.UncompressedSize64)))
+		if err != nil {
+			raw.Close()
+			zr.Close()
+			return nil, 0, nil, fmt.Errorf("%s: %w", file, err)
+		}
+		return f, uint64(off), closerFunc(func() error { raw.Close(); return zr.Close() }), nil
+	}
+	zr.Close()
+	return nil, 0, nil, fmt.Errorf("%s: no entry %s in the archive", file, entry)
+}
+
+// binaryFuncs maps the function symbols of a binary to their sizes: an
+// ELF file through Binaries, one in a zip archive directly.
+func binaryFuncs(b Binaries, file string) (map[string]uint64, error) {
+	if !strings.Contains(file, "!/") {
+		return funcSizes(b, file)
+	}
+	f, _, closer, err := openELF(file)
+	if err != nil {
+		return nil, err
+	}
+	defer closer.Close()
+	funcs := map[string]uint64{}
+	for _, get := range []func() ([]elf.Symbol, error){f.Symbols, f.DynamicSymbols} {
+		syms, _ := get()
+		for _, s := range syms {
+			if elf.ST_TYPE(s.Info) == elf.STT_FUNC && s.Value != 0 {
+				name, _, _ := strings.Cut(s.Name, "@")
+				funcs[name] = max(funcs[name], s.Size)
+			}
+		}
+	}
+	return funcs, nil
 }
 
 // parseUprobeAddress reads the FUNCTION part of an address probe: a
@@ -180,4 +265,40 @@ func parseUprobeAddress(fn string) (uint64, bool) {
 	}
 	v, err := strconv.ParseUint(fn, 0, 64)
 	return v, err == nil
+}
+
+// attachUprobeAt attaches prog at a file offset of path through the
+// uprobe PMU directly: for offset 0 (a flat binary's entry), which the
+// library's Executable takes as "no address" and resolves as a symbol.
+func attachUprobeAt(a Attacher, prog *ebpf.Program, path string, offset uint64, ret bool) error {
+	b, err := os.ReadFile("/sys/bus/event_source/devices/uprobe/type")
+	if err != nil {
+		return fmt.Errorf("uprobe PMU: %w", err)
+	}
+	typ, err := strconv.ParseUint(strings.TrimSpace(string(b)), 10, 32)
+	if err != nil {
+		return fmt.Errorf("uprobe PMU type: %w", err)
+	}
+	pathPtr, err := unix.BytePtrFromString(path)
+	if err != nil {
+		return err
+	}
+	attr := unix.PerfEventAttr{Type: uint32(typ), Sample: 1, Wakeup: 1, Ext1: uint64(uintptr(unsafe.Pointer(pathPtr))), Ext2: offset}
+	if ret {
+		attr.Config = 1 // format/retprobe: config:0
+	}
+	attr.Size = uint32(unsafe.Sizeof(attr))
+	pid := perfPid(a)
+	fd, err := unix.PerfEventOpen(&attr, pid, 0, -1, unix.PERF_FLAG_FD_CLOEXEC)
+	runtime.KeepAlive(pathPtr)
+	if err != nil {
+		return fmt.Errorf("uprobe on %s at offset %d: %w", path, offset, err)
+	}
+	c, err := attachPerfFD(fd, prog)
+	if err != nil {
+		_ = unix.Close(fd)
+		return err
+	}
+	a.Push(c)
+	return nil
 }

@@ -127,7 +127,7 @@ func expandUprobe(kind string, env ExpandEnv, raw string, parts []string) ([]*Po
 	}
 	var out []*Point
 	for _, bin := range bins {
-		funcs, err := funcSizes(b, bin)
+		funcs, err := binaryFuncs(b, bin)
 		if err != nil {
 			if len(bins) > 1 {
 				continue // not every mapped or matched file is ELF
@@ -215,7 +215,8 @@ func attachUprobe(a Attacher, p *object.Probe, prog *ebpf.Program, target string
 		return fmt.Errorf("attach %s: bad uprobe target %q, want PATH:SYMBOL", p.Name, target)
 	}
 	file, sym := target[:i], target[i+1:]
-	ex, err := link.OpenExecutable(file)
+	onDisk, _, inArchive := strings.Cut(file, "!/") // the probe is on the archive at the entry's offset
+	ex, err := link.OpenExecutable(onDisk)
 	if err != nil {
 		return fmt.Errorf("attach %s: %w", p.Name, err)
 	}
@@ -225,6 +226,12 @@ func attachUprobe(a Attacher, p *object.Probe, prog *ebpf.Program, target string
 	if addr, ok := parseUprobeAddress(sym); ok {
 		if uopts.Address, err = syms.address(file, addr, a.Unsafe()); err != nil {
 			return err
+		}
+		if uopts.Address == 0 {
+			if err := attachUprobeAt(a, prog, onDisk, 0, ret); err != nil {
+				return fmt.Errorf("attach %s: %w", p.Name, err)
+			}
+			return nil
 		}
 		sym = ""
 	} else {
@@ -241,6 +248,8 @@ func attachUprobe(a Attacher, p *object.Probe, prog *ebpf.Program, target string
 		}
 		if addr != 0 {
 			uopts.Address = addr
+		} else if inArchive {
+			return fmt.Errorf("attach %s: no function %s in %s", p.Name, sym, file)
 		} else {
 			uopts.Offset = off // not in the symbol tables read here: let the library find it
 		}

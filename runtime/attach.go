@@ -77,6 +77,9 @@ func (s *session) OnlineCPUs() ([]int, error) { return onlineCPUs() }
 // Pid implements provider.Attacher.
 func (s *session) Pid() int { return s.opts.Pid }
 
+// Stdout implements provider.Attacher.
+func (s *session) Stdout() io.Writer { return s.stdout }
+
 // Unsafe implements provider.Attacher.
 func (s *session) Unsafe() bool { return s.opts.Unsafe }
 

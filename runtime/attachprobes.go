@@ -42,8 +42,9 @@ func (s *session) attachProbes(probes []*object.Probe) error {
 			fmt.Fprintf(s.stderr, "%s: %s\n", p.Name, p.Via)
 		}
 		// Tracing programs (trampolines, BTF raw tracepoints) are bound to
-		// their target at load time: they attach concurrently.
-		if bp := s.coll.Programs[p.Program]; bp != nil && bp.Type() == ebpf.Tracing {
+		// their target at load time: they attach concurrently. Iterators
+		// attach through their provider.
+		if bp := s.coll.Programs[p.Program]; bp != nil && bp.Type() == ebpf.Tracing && s.AttachType(p) != ebpf.AttachTraceIter {
 			tracing = append(tracing, p)
 			continue
 		}

@@ -256,7 +256,7 @@ func (s *session) run(ctx context.Context) error {
 	}
 	s.ncpu = ncpu
 
-	var begins, ends, probes []*object.Probe
+	var begins, ends, benches, probes []*object.Probe
 	for _, p := range prog.Probes {
 		def := provider.Lookup(p.Provider)
 		if def == nil || !def.Supported() {
@@ -267,6 +267,8 @@ func (s *session) run(ctx context.Context) error {
 			begins = append(begins, p)
 		case provider.End:
 			ends = append(ends, p)
+		case provider.Bench:
+			benches = append(benches, p)
 		default:
 			probes = append(probes, p)
 		}
@@ -275,7 +277,7 @@ func (s *session) run(ctx context.Context) error {
 	slices.SortStableFunc(begins, byOrder)
 	slices.SortStableFunc(ends, byOrder)
 
-	n := len(begins) + len(ends)
+	n := len(begins) + len(ends) + len(benches)
 	for _, p := range probes {
 		if !p.Dispatcher {
 			n += max(len(p.Targets), 1)
@@ -382,7 +384,13 @@ func (s *session) run(ctx context.Context) error {
 
 	// With only BEGIN and END probes nothing can send events any more:
 	// print what BEGIN sent and stop.
-	drainOnly := n == len(begins)+len(ends)
+	drainOnly := n == len(begins)+len(ends) || runOnce(probes)
+	if len(benches) > 0 {
+		if err := s.runBenches(benches); err != nil {
+			return err
+		}
+		drainOnly = true
+	}
 	if err := s.loop(drainOnly, wake); err != nil {
 		return err
 	}

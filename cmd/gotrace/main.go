@@ -50,6 +50,7 @@ OPTIONS:
 ` + outputUsage + `
 TROUBLESHOOTING OPTIONS:
     --dry-run      parse, check and load the program without attaching it
+    --mode MODE    run (the default), or bench: time the bench: probes
     -d, --debug STAGE
                    debug info for stages of the run ('all', 'ast', 'types',
                    'codegen', 'codegen-opt', 'dis', 'libbpf', 'verifier'):
@@ -119,6 +120,14 @@ func (cfg *config) options(help, showVersion *bool) []option {
 		{short: 'e', hasArg: true, set: str(&cfg.program)},
 		{short: 'd', long: "debug", hasArg: true, set: cfg.parseDebug},
 		{long: "dry-run", set: flag(&cfg.dryRun)},
+		// --mode bench runs the bench: probes (provider.Bench), which only
+		// that mode has; "run" is the default.
+		{long: "mode", hasArg: true, set: func(m string) error {
+			if m != "run" && m != "bench" {
+				return fmt.Errorf("invalid mode %q: run or bench", m)
+			}
+			return nil
+		}},
 		{long: "emit", hasArg: true, set: str(&cfg.emit)},
 		{short: 'q', long: "quiet", set: flag(&cfg.quiet)},
 		{long: "repl", set: flag(&cfg.repl)},
