@@ -93,7 +93,8 @@ func newFile(path, debug string, d *dwarf.Data) *File {
 }
 
 // debugCandidates lists the files that may hold the separate debug
-// information of a binary: by .gnu_debuglink name in dirs, the binary's
+// information of a binary: by .gnu_debuglink name (BINARY.debug without
+// one) in dirs, the binary's
 // directory, its .debug subdirectory and /usr/lib/debug plus the binary's
 // directory; by build id under dirs and /usr/lib/debug/.build-id.
 func debugCandidates(ef *elf.File, path string, dirs []string) []string {
@@ -102,7 +103,11 @@ func debugCandidates(ef *elf.File, path string, dirs []string) []string {
 	if abs, err := filepath.Abs(dir); err == nil {
 		dir = abs
 	}
-	if name := debugLink(ef); name != "" {
+	name := debugLink(ef)
+	if name == "" {
+		name = filepath.Base(path) + ".debug" // elfutils' default name
+	}
+	{
 		for _, d := range dirs {
 			out = append(out, filepath.Join(d, name))
 		}
