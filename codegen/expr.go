@@ -183,6 +183,9 @@ func (g *gen) fieldScalar(e *ast.Field) {
 		f := g.info.Members[e]
 		off := g.buffer(e.X) + int16(f.Offset)
 		g.emit(asm.LoadMem(asm.R0, g.fp, off, sizeOf(f.Type)))
+		if f.Type.Kind == types.Int {
+			g.extend(asm.R0, f.Type.Size, f.Type.Signed) // a narrow signed field (a uprobe's int8_t in args)
+		}
 		return
 	}
 	if !isArgs(e.X) {

@@ -47,8 +47,9 @@ int main(void)
 	struct shape s = { .id = 42, .name = "square", .corners = { { 1, 2 }, { 3, 4 } },
 			   .origin = &o, .flags = 5, .kind = 17 };
 	union word w = { .u = 0x01020304 };
+	char label[4] = "hi"; /* on the stack: paged in when draw is first traced */
 	for (;;) {
-		draw(&s, -3, 1000, "hi", GREEN, 6);
+		draw(&s, -3, 1000, label, GREEN, 6);
 		mix(0.5, o, 2);
 		tally(&w);
 		usleep(20000);
