@@ -202,7 +202,7 @@ func (g *gen) fieldScalar(e *ast.Field) {
 			return
 		}
 		if f.Type.Kind == types.Int {
-			g.extend(asm.R0, f.Type.Size, f.Type.Signed)
+			g.extend(asm.R0, f.Type.Size, f.Type.Signed) // a narrow signed field (a uprobe's int8_t in args)
 		}
 		return
 	}

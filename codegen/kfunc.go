@@ -47,6 +47,9 @@ var argRegs = []string{"di", "si", "dx", "cx", "r8", "r9"}
 
 // regOffset returns the offset of a register in struct pt_regs.
 func (c *compiler) regOffset(name string) (int, error) {
+	if name == "pc" {
+		name = "ip" // bpftrace's alias on x86-64
+	}
 	if c.opts.BTF != nil {
 		var regs *btf.Struct
 		if err := c.opts.BTF.TypeByName("pt_regs", &regs); err == nil {

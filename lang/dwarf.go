@@ -58,10 +58,10 @@ func (c *checker) dwarfArgs(pt *AttachPoint) (*types.Type, string) {
 		if why == "" && reg+n > len(argRegisters) {
 			why = "it is passed on the stack (only the first six integer arguments are in registers)"
 		}
-		if why != "" || n != 1 {
-			if why == "" {
-				why = fmt.Sprintf("it is passed by value in %d registers", n)
-			}
+		if why == "" && (n != 1 || isComposite(p.Type)) {
+			why = "it is passed by value in registers, which gotrace does not reassemble"
+		}
+		if why != "" {
 			c.info.ArgsUnplaced[name] = fmt.Sprintf("argument %s (%s) of %s cannot be read: %s", name, p.C, pt.Func, why)
 			reg += n
 			continue
@@ -125,4 +125,13 @@ func (c *checker) dwarfType(name string) btf.Type {
 		return nil
 	}
 	return t
+}
+
+// isComposite reports whether t is a struct or union.
+func isComposite(t btf.Type) bool {
+	switch btf.UnderlyingType(t).(type) {
+	case *btf.Struct, *btf.Union:
+		return true
+	}
+	return false
 }

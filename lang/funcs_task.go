@@ -17,7 +17,7 @@ import (
 var regNames = map[string]bool{
 	"r15": true, "r14": true, "r13": true, "r12": true, "bp": true, "bx": true,
 	"r11": true, "r10": true, "r9": true, "r8": true, "ax": true, "cx": true,
-	"dx": true, "si": true, "di": true, "orig_ax": true, "ip": true, "cs": true,
+	"dx": true, "si": true, "di": true, "orig_ax": true, "ip": true, "pc": true, "cs": true,
 	"flags": true, "sp": true, "ss": true,
 }
 

@@ -3,6 +3,7 @@ package provider
 import (
 	"fmt"
 	"io"
+	"os"
 	"path"
 	"sort"
 	"strconv"
@@ -54,8 +55,8 @@ func uprobe(name, alias string, ret bool) *Provider {
 			}
 			return len(p.Targets), nil
 		},
-		List: func(w io.Writer, env ListEnv, pattern string, _ bool) error {
-			return listUprobes(w, name, env, pattern)
+		List: func(w io.Writer, env ListEnv, pattern string, verbose bool) error {
+			return listUprobes(w, name, env, pattern, verbose && !ret)
 		},
 		ListUser:      !ret, // bpftrace's user-space list has uprobe, not uretprobe
 		AttachReverse: true,
@@ -97,6 +98,9 @@ func elfFunctions(b Binaries, file string) (map[string]bool, error) {
 // expandUprobe expands uprobe:BINARY:FUNC[+OFF], uprobe:BINARY:0xADDR and
 // wildcards over the binary's function symbols (uretprobe likewise).
 func expandUprobe(kind string, env ExpandEnv, raw string, parts []string) ([]*Point, error) {
+	if target, src, ok := strings.Cut(parts[0], "@"); ok && target != "" {
+		return expandSourceLine(kind, env, target, src, parts[1:])
+	}
 	if len(parts) != 2 || parts[0] == "" || parts[1] == "" {
 		return nil, fmt.Errorf("%s must be %s:BINARY:FUNCTION, got %q", kind, kind, raw)
 	}
@@ -166,7 +170,8 @@ func expandUprobe(kind string, env ExpandEnv, raw string, parts []string) ([]*Po
 // listUprobes lists the functions of binaries as bpftrace -l does: the
 // pattern is BINARY:FUNCTION-GLOB, or FUNCTION-GLOB alone for every binary
 // of the -p process; BINARY may be a glob over files, or * with -p.
-func listUprobes(w io.Writer, kind string, env ListEnv, pattern string) error {
+// verbose lists the parameters DWARF gives each function.
+func listUprobes(w io.Writer, kind string, env ListEnv, pattern string, verbose bool) error {
 	target, fnPattern, ok := strings.Cut(pattern, ":")
 	if !ok {
 		target, fnPattern = "*", pattern
@@ -200,11 +205,46 @@ func listUprobes(w io.Writer, kind string, env ListEnv, pattern string) error {
 			}
 		}
 		sort.Strings(names)
+		var params func(string) []string
+		if verbose {
+			params = dwarfParams(env, bin)
+		}
 		for _, n := range names {
 			fmt.Fprintf(w, "%s:%s:%s\n", kind, bin, n)
+			if params != nil {
+				for _, p := range params(n) {
+					fmt.Fprintf(w, "    %s\n", p)
+				}
+			}
 		}
 	}
 	return nil
+}
+
+// dwarfParams returns a function listing the parameters of a function of
+// bin as -lv shows them ("int* n"), or nil (with a warning on stderr, as
+// bpftrace) when bin has no DWARF.
+func dwarfParams(env ListEnv, bin string) func(string) []string {
+	di, ok := env.(DebugInfo)
+	if !ok {
+		return nil
+	}
+	f, err := di.DebugInfo(bin)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "WARNING: No DWARF found for \"%s\", cannot show parameter info\n", bin)
+		return nil
+	}
+	return func(fn string) []string {
+		fd, err := f.Func(fn)
+		if err != nil {
+			return nil
+		}
+		out := make([]string, len(fd.Params))
+		for i, p := range fd.Params {
+			out[i] = p.Decl()
+		}
+		return out
+	}
 }
 
 // attachUprobe attaches to a target "PATH:SYMBOL", "PATH:SYMBOL+OFFSET" or
@@ -265,4 +305,61 @@ func attachUprobe(a Attacher, p *object.Probe, prog *ebpf.Program, target string
 	}
 	a.Push(l)
 	return nil
+}
+
+// expandSourceLine expands uprobe:BINARY@FILE:LINE[:COL]: the address the
+// binary's DWARF line table gives the first statement of the line, as an
+// offset in the function symbol that holds it.
+func expandSourceLine(kind string, env ExpandEnv, target, src string, rest []string) ([]*Point, error) {
+	if src == "" || len(rest) < 1 || len(rest) > 2 || rest[0] == "" {
+		return nil, fmt.Errorf("invalid uprobe arguments, expected format: %s:TARGET@FILE:LINE[:COL]", kind)
+	}
+	if HasGlob(target) {
+		return nil, fmt.Errorf("cannot use wildcards with source code location")
+	}
+	line, err := strconv.Atoi(rest[0])
+	if err != nil || line <= 0 {
+		return nil, fmt.Errorf("invalid line number %q", rest[0])
+	}
+	col := 0
+	if len(rest) == 2 {
+		if col, err = strconv.Atoi(rest[1]); err != nil || col <= 0 {
+			return nil, fmt.Errorf("invalid column number %q", rest[1])
+		}
+	}
+	b, err := binaries(env)
+	if err != nil {
+		return nil, err
+	}
+	bin, err := b.ResolveBinary(target)
+	if err != nil {
+		return nil, err
+	}
+	di, ok := env.(DebugInfo)
+	if !ok {
+		return nil, ErrNoHostFiles
+	}
+	f, err := di.DebugInfo(bin)
+	if err != nil {
+		return nil, fmt.Errorf("no DWARF debug info found for '%s', cannot attach by source code location: %w", target, err)
+	}
+	addr, err := f.LineAddress(src, line, col)
+	if err != nil {
+		return nil, err
+	}
+	syms, err := b.ELFSymbols(bin)
+	if err != nil {
+		return nil, err
+	}
+	var best *ELFSymbol
+	for i, s := range syms {
+		if s.Func && s.Value <= addr && (best == nil || s.Value > best.Value) {
+			best = &syms[i]
+		}
+	}
+	if best == nil {
+		return nil, fmt.Errorf("no function symbol of %s holds address 0x%x (%s:%d)", bin, addr, src, line)
+	}
+	name := fmt.Sprintf("%s:%s@%s:%s", kind, bin, src, strings.Join(rest, ":"))
+	return []*Point{{Name: name, Module: bin, Func: best.Name, Offset: addr - best.Value}}, nil
 }

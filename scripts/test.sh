@@ -22,6 +22,7 @@ fi
 # output comparisons.
 need=()
 command -v bpftrace >/dev/null 2>&1 || need+=(bpftrace)
+command -v gcc >/dev/null 2>&1 || need+=(gcc)
 if [ "${#need[@]}" -gt 0 ]; then
 	apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null

@@ -12,6 +12,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/gotrace/gotrace"
+	"github.com/gotrace/gotrace/internal/debuginfo"
 	"github.com/gotrace/gotrace/lang/ast"
 	"github.com/gotrace/gotrace/object"
 	"github.com/gotrace/gotrace/runtime"
@@ -142,7 +143,7 @@ func (cfg *config) options(help, showVersion *bool) []option {
 		{short: 'I', hasArg: true, set: func(s string) error { cfg.includeDirs = append(cfg.includeDirs, s); return nil }},
 		{long: "include", hasArg: true, set: func(s string) error { cfg.includes = append(cfg.includes, s); return nil }},
 		{short: 'b', long: "btf", set: ignore},
-		{long: "debuginfo", hasArg: true, set: ignore},
+		{long: "debuginfo", hasArg: true, set: func(s string) error { debuginfo.Dirs = append(debuginfo.Dirs, s); return nil }},
 		{long: "usdt-file-activation", set: ignore},
 	}
 	return append(opts, outputOptions(&cfg.out)...)

@@ -93,7 +93,8 @@ func newFile(path, debug string, d *dwarf.Data) *File {
 }
 
 // debugCandidates lists the files that may hold the separate debug
-// information of a binary: by .gnu_debuglink name in dirs, the binary's
+// information of a binary: by .gnu_debuglink name (BINARY.debug without
+// one) in dirs (relative ones first from the binary's directory), the binary's
 // directory, its .debug subdirectory and /usr/lib/debug plus the binary's
 // directory; by build id under dirs and /usr/lib/debug/.build-id.
 func debugCandidates(ef *elf.File, path string, dirs []string) []string {
@@ -102,19 +103,30 @@ func debugCandidates(ef *elf.File, path string, dirs []string) []string {
 	if abs, err := filepath.Abs(dir); err == nil {
 		dir = abs
 	}
-	if name := debugLink(ef); name != "" {
-		for _, d := range dirs {
-			out = append(out, filepath.Join(d, name))
-		}
-		out = append(out,
-			filepath.Join(dir, name),
-			filepath.Join(dir, ".debug", name),
-			filepath.Join("/usr/lib/debug", dir, name))
+	name := debugLink(ef)
+	if name == "" {
+		name = filepath.Base(path) + ".debug" // elfutils' default name
 	}
+	// a relative directory is relative to the binary's directory, as in
+	// elfutils, then to the working directory
+	var searched []string
+	for _, d := range dirs {
+		if !filepath.IsAbs(d) {
+			searched = append(searched, filepath.Join(dir, d))
+		}
+		searched = append(searched, d)
+	}
+	for _, d := range searched {
+		out = append(out, filepath.Join(d, name))
+	}
+	out = append(out,
+		filepath.Join(dir, name),
+		filepath.Join(dir, ".debug", name),
+		filepath.Join("/usr/lib/debug", dir, name))
 	if id := buildID(ef); len(id) > 1 {
 		h := hex.EncodeToString(id)
 		rel := filepath.Join(".build-id", h[:2], h[2:]+".debug")
-		for _, d := range dirs {
+		for _, d := range searched {
 			out = append(out, filepath.Join(d, rel))
 		}
 		out = append(out, filepath.Join("/usr/lib/debug", rel))
