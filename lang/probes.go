@@ -20,7 +20,7 @@ func (c *checker) expandAttach(ap *ast.AttachPoint) []*AttachPoint {
 	}
 	var env provider.ExpandEnv
 	if c.env != nil {
-		env = c.env
+		env = provider.WithPid(c.env, c.opts.Pid)
 	}
 	points, err := p.Expand(env, ap.Raw, parts[1:])
 	if err != nil {
