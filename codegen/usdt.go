@@ -1,8 +1,6 @@
 package codegen
 
 import (
-	"fmt"
-
 	"github.com/cilium/ebpf/asm"
 
 	"github.com/gotrace/gotrace/internal/usdt"
@@ -17,7 +15,9 @@ import (
 // truncated to the argument's size and extended by its sign.
 func (g *gen) usdtArg(loc *provider.USDTLocation, i int, pos ast.Pos) {
 	if i >= len(loc.Args) {
-		g.fail(pos, fmt.Errorf("usdt probe %s:%s has %d arguments: arg%d does not exist", loc.Provider, loc.Name, len(loc.Args), i))
+		// The location has fewer arguments: 0, as libbpf's bpf_usdt_arg
+		// leaves it.
+		g.emit(asm.Mov.Imm(asm.R0, 0))
 		return
 	}
 	a := loc.Args[i]

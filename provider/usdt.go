@@ -24,14 +24,17 @@ import (
 // bpftrace. Semaphores are counted by the kernel (the uprobe's reference
 // counter), so --usdt-file-activation has nothing to do.
 var usdtProvider = &Provider{
-	Name:      "usdt",
-	Aliases:   []string{"U"},
-	Expand:    expandUSDT,
-	ArgsErr:   "args is not available in usdt probes: use arg0...argN",
-	Ctx:       CtxPtRegs,
-	ArgN:      true,
-	UserArgs:  always,
-	ProbeType: "usdt",
+	Name:    "usdt",
+	Aliases: []string{"U"},
+	Expand:  expandUSDT,
+	ArgsErr: "args is not available in usdt probes: use arg0...argN",
+	Ctx:     CtxPtRegs,
+	ArgN:    true,
+	// argN are longs, up to 12, as bpftrace reads them with libbpf.
+	ArgNMax:    MaxArgN,
+	ArgNSigned: true,
+	UserArgs:   always,
+	ProbeType:  "usdt",
 	// The binary's symbols serve ustack and uaddr as for uprobes.
 	UserBinary: true,
 	Compile: func(pts []*Point, _ Features, probe *object.Probe) Program {
@@ -41,7 +44,17 @@ var usdtProvider = &Provider{
 		}
 		return Program{Type: ebpf.Kprobe, AttachType: ebpf.AttachNone, Ctx: CtxPtRegs}
 	},
-	Attach:  attachUSDT,
+	Attach: attachUSDT,
+	// A probe counts once, however many locations it has.
+	Count: func(p *object.Probe) int {
+		n := 0
+		for _, t := range p.Targets {
+			if strings.HasSuffix(t, ":1") {
+				n++
+			}
+		}
+		return n
+	},
 	List:    listUSDT,
 	ListAll: true,
 }

@@ -11,6 +11,9 @@ import (
 	"github.com/gotrace/gotrace/provider"
 )
 
+// listPid is the process of -p for -l (usdt probes of a process).
+var listPid int
+
 // listProbes implements -l and -lv: it prints the probes matching the
 // pattern in args (all kernel probes without one) the way bpftrace does,
 // through each provider's List hook.
@@ -54,7 +57,7 @@ func listProbes(stdout, stderr io.Writer, args []string, verbose bool) int {
 		// A bare pattern matches function and event names of every type.
 		rest = pattern
 	}
-	env := gotrace.NewKernelEnv()
+	env := provider.WithPid(gotrace.NewKernelEnv(), listPid)
 	w := bufio.NewWriter(stdout)
 	defer w.Flush()
 	status := 0

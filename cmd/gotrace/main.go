@@ -264,6 +264,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	if cfg.list && cfg.program == "" && cfg.file == "" {
 		release()
+		listPid = cfg.out.pidN
 		return listSearch(stdout, stderr, cfg.search, cfg.listV)
 	}
 	ctx = sigCtx

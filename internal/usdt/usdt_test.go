@@ -97,3 +97,35 @@ func TestParseNotes(t *testing.T) {
 		t.Error("truncated notes: want an error")
 	}
 }
+
+// TestReadFile reads testdata/notes (built from testdata/notes.c): twelve
+// arguments of every kind, a semaphore, and addresses translated to file
+// offsets through the one loadable segment.
+func TestReadFile(t *testing.T) {
+	probes, err := ReadFile("testdata/notes")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(probes) != 2 {
+		t.Fatalf("got %d probes, want 2: %+v", len(probes), probes)
+	}
+	p := probes[0]
+	if p.Provider != "notes" || p.Name != "twelve" || p.PC != 0x4000d2 || p.Offset != 0xd2 || p.Semaphore != 0 {
+		t.Errorf("twelve: %+v", p)
+	}
+	var args []string
+	for _, a := range p.Args {
+		args = append(args, a.String())
+	}
+	want := []string{"8@%ax", "-4@%dx", "8@-24(%bp)", "8@$4", "8@$5", "8@$6", "8@$7", "8@$8", "8@$9", "8@$10", "8@$11", "8@$12"}
+	if !reflect.DeepEqual(args, want) {
+		t.Errorf("twelve: args %q, want %q", args, want)
+	}
+	s := probes[1]
+	if s.Name != "sema" || s.PC != 0x4000df || s.Semaphore != 0x40011c || s.SemaphoreOffset != 0x11c || len(s.Args) != 0 {
+		t.Errorf("sema: %+v", s)
+	}
+	if _, err := ReadFile("usdt_test.go"); err == nil {
+		t.Error("ReadFile of a text file: want an error")
+	}
+}
