@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -204,29 +205,40 @@ func usdtBinaries(env ExpandEnv, target string, pid int) ([]usdtBinary, error) {
 	return []usdtBinary{{bin, bin}}, nil
 }
 
-// processBinaries lists the files mapped executable in a process, in
-// address order, reached through the process's root.
+// processBinaries lists the files a process maps, its executable first,
+// as bpftrace does; the paths go through the process's root when it is in
+// another mount namespace.
 func processBinaries(pid int) ([]usdtBinary, error) {
+	root := ""
+	self, err1 := os.Readlink("/proc/self/ns/mnt")
+	other, err2 := os.Readlink(fmt.Sprintf("/proc/%d/ns/mnt", pid))
+	if err1 != nil || err2 != nil || self != other {
+		root = fmt.Sprintf("/proc/%d/root", pid)
+	}
+	seen := map[string]bool{}
+	var out []usdtBinary
+	add := func(p string) {
+		if !strings.HasPrefix(p, "/") || strings.HasSuffix(p, " (deleted)") || seen[p] {
+			return
+		}
+		seen[p] = true
+		out = append(out, usdtBinary{root + p, root + p})
+	}
+	if exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid)); err == nil {
+		add(exe)
+	}
 	f, err := os.Open(fmt.Sprintf("/proc/%d/maps", pid))
 	if err != nil {
 		return nil, fmt.Errorf("reading the mappings of process %d: %w", pid, err)
 	}
 	defer f.Close()
-	seen := map[string]bool{}
-	var out []usdtBinary
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		fields := strings.Fields(sc.Text())
-		if len(fields) < 6 || !strings.Contains(fields[1], "x") || !strings.HasPrefix(fields[5], "/") {
-			continue
+		// 7fc8ee4fa000-7fc8ee4fb000 r--p 00000000 00:1f 27168296 /usr/lib/libc.so.6
+		fields := strings.SplitN(sc.Text(), " ", 6)
+		if len(fields) == 6 {
+			add(strings.TrimLeft(fields[5], " "))
 		}
-		p := strings.Join(fields[5:], " ")
-		if seen[p] {
-			continue
-		}
-		seen[p] = true
-		full := fmt.Sprintf("/proc/%d/root%s", pid, p)
-		out = append(out, usdtBinary{full, full})
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("reading the mappings of process %d: %w", pid, err)
@@ -278,6 +290,9 @@ func expandUSDT(env ExpandEnv, raw string, parts []string) ([]*Point, error) {
 			first[key] = true
 		}
 	}
+	// As bpftrace's matches, probes come sorted by name (the locations of
+	// one probe in note order).
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	if len(out) == 0 {
 		what := spec.name
 		if len(parts) == 3 {
@@ -333,8 +348,8 @@ func attachUSDT(a Attacher, p *object.Probe, prog *ebpf.Program) (int, error) {
 }
 
 // listUSDT lists the probes of usdt:BINARY:[NAMESPACE:]PROBE patterns, one
-// line per probe (not per location), in note order; "*" lists the probes
-// of the -p process (nothing without one).
+// line per probe (not per location), sorted; "*" lists the probes of the
+// -p process (nothing without one).
 func listUSDT(w io.Writer, env ListEnv, pattern string, _ bool) error {
 	pid := targetPid(env)
 	parts := SplitAttach(pattern)
@@ -356,19 +371,23 @@ func listUSDT(w io.Writer, env ListEnv, pattern string, _ bool) error {
 		return err
 	}
 	many := len(bins) > 1 || HasGlob(spec.binary) || spec.binary == "" || spec.binary == "*"
+	var lines []string
 	for _, bin := range bins {
 		probes, err := usdtProbes(bin.Path, many)
 		if err != nil {
 			return err
 		}
-		seen := map[string]bool{}
 		for _, p := range probes {
-			key := p.Provider + ":" + p.Name
-			if seen[key] || !matchGlob(spec.ns, p.Provider) || !matchGlob(spec.name, p.Name) {
-				continue
+			if matchGlob(spec.ns, p.Provider) && matchGlob(spec.name, p.Name) {
+				lines = append(lines, "usdt:"+bin.Name+":"+p.Provider+":"+p.Name)
 			}
-			seen[key] = true
-			fmt.Fprintf(w, "usdt:%s:%s\n", bin.Name, key)
+		}
+	}
+	// Sorted and unique, as bpftrace's set of matches.
+	sort.Strings(lines)
+	for i, l := range lines {
+		if i == 0 || l != lines[i-1] {
+			fmt.Fprintln(w, l)
 		}
 	}
 	return nil
