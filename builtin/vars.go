@@ -244,18 +244,31 @@ func init() {
 			Emit:    func(g Emitter, e *ast.Ident) { g.Retval(e) },
 			Example: `kretprobe:vfs_read { printf("%d\n", retval) }`},
 	)
-	for i := 0; i < 6; i++ {
+	for i := 0; i < provider.MaxArgN; i++ {
+		example := fmt.Sprintf(`kprobe:vfs_read { printf("%%d\n", arg%d) }`, i)
+		if i >= 6 {
+			// Only usdt probes have more than six (the binary is the
+			// test one of internal/usdt, relative to this package).
+			example = fmt.Sprintf(`usdt:../internal/usdt/testdata/notes:notes:twelve { printf("%%d\n", arg%d) }`, i)
+		}
 		defVars(&Var{Name: fmt.Sprintf("arg%d", i), Result: types.Int,
-			Type:    argN,
+			Type:    func(c Checker) (*types.Type, string) { return argN(c, i) },
 			Emit:    func(g Emitter, e *ast.Ident) { g.ArgN(i, e.Pos()) },
-			Example: fmt.Sprintf(`kprobe:vfs_read { printf("%%d\n", arg%d) }`, i)})
+			Example: example})
 	}
 }
 
-// argN types the register arguments arg0...arg5.
-func argN(c Checker) (*types.Type, string) {
-	if !c.Provider().ArgN {
+// argN types the argument i (arg0...arg5, more in usdt probes).
+func argN(c Checker, i int) (*types.Type, string) {
+	def := c.Provider()
+	if !def.ArgN {
 		return nil, fmt.Sprintf("argN is only available in kprobe, uprobe and rawtracepoint probes (use args.NAME in %s probes)", c.Points()[0].Provider)
+	}
+	if i >= def.ArgNCount() {
+		return nil, fmt.Sprintf("unknown identifier \"arg%d\"", i)
+	}
+	if def.ArgNSigned {
+		return types.Int64, ""
 	}
 	return types.Uint64, ""
 }

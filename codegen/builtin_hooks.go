@@ -193,6 +193,10 @@ func (g *gen) Elapsed(e *ast.Ident) {
 // ArgN loads register argument i (kprobes, uprobes) or array slot i (BTF
 // raw tracepoints).
 func (g *gen) ArgN(i int, pos ast.Pos) {
+	if loc := g.probe.Points[0].USDT; loc != nil {
+		g.usdtArg(loc, i, pos)
+		return
+	}
 	if g.isKprobeCtx() {
 		g.loadReg(argRegs[i], pos)
 		return

@@ -30,4 +30,8 @@ type Point struct {
 	// software: Event is the event name and Value the sample period.
 	Unit  string
 	Value uint64
+
+	// usdt: the probe location (Module is the binary, Func is
+	// "NAMESPACE:PROBE").
+	USDT *USDTLocation
 }

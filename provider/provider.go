@@ -72,13 +72,17 @@ type Provider struct {
 	Expand func(env ExpandEnv, raw string, parts []string) ([]*Point, error)
 
 	// Typing of the builtins.
-	Args     ArgsFrom
-	ArgsErr  string // why args is unavailable for one attach point when Args is ArgsNone, or when ArgsDWARF finds no DWARF ("" for the generic message)
-	Ctx      CtxKind
-	Retval   RetvalFrom
-	ArgN     bool              // arg0...argN exist
-	Func     bool              // func exists
-	UserArgs func(*Point) bool // pointers read from args (or argN) are user memory
+	Args    ArgsFrom
+	ArgsErr string // why args is unavailable for one attach point when Args is ArgsNone, or when ArgsDWARF finds no DWARF ("" for the generic message)
+	Ctx     CtxKind
+	Retval  RetvalFrom
+	ArgN    bool // arg0...argN exist
+	// ArgNMax is how many argN there are (6, arg0...arg5, when 0; at
+	// most MaxArgN); ArgNSigned: they are int64, not uint64.
+	ArgNMax    int
+	ArgNSigned bool
+	Func       bool              // func exists
+	UserArgs   func(*Point) bool // pointers read from args (or argN) are user memory
 	// CtxStruct names the kernel BTF struct the ctx builtin points to for
 	// an attach point (nil: ctx is an untyped pointer).
 	CtxStruct func(*Point) string
@@ -120,6 +124,9 @@ type Provider struct {
 	// how many attach points it counts for; what it attaches is pushed on
 	// the Attacher, which detaches it.
 	Attach func(a Attacher, p *object.Probe, prog *ebpf.Program) (int, error)
+	// Count says how many attach points a compiled probe counts for in
+	// "Attached N probes"; nil: one per target (at least one).
+	Count func(p *object.Probe) int
 	// List writes the probes matching pattern (the part after the
 	// provider) the way bpftrace -l does, with arguments when verbose.
 	// nil when there is nothing to list (BEGIN, END).
@@ -158,6 +165,27 @@ type Features struct {
 	// raw tracepoints sys_enter and sys_exit (syscalls.go) instead of one
 	// perf event each.
 	SyscallRawTp bool
+}
+
+// MaxArgN is the most argN builtins a provider can have (usdt: 12, as
+// libbpf's USDT support).
+const MaxArgN = 12
+
+// ArgNCount returns how many argN builtins the provider has.
+func (p *Provider) ArgNCount() int {
+	if p.ArgNMax == 0 {
+		return 6
+	}
+	return p.ArgNMax
+}
+
+// AttachPoints returns how many attach points a compiled probe of the
+// provider counts for.
+func (p *Provider) AttachPoints(probe *object.Probe) int {
+	if p != nil && p.Count != nil {
+		return p.Count(probe)
+	}
+	return max(len(probe.Targets), 1)
 }
 
 // Supported reports whether gotrace implements the provider.
@@ -218,13 +246,18 @@ func Names(sel func(*Provider) bool) string {
 }
 
 // SplitAttach splits an attach point on ':' outside double quotes and
-// removes the quotes.
+// removes the quotes; inside them, \" and \\ stand for " and \.
 func SplitAttach(raw string) []string {
 	var parts []string
 	var cur strings.Builder
-	inQuote := false
-	for _, r := range raw {
+	inQuote, escaped := false, false
+	for i, r := range raw {
 		switch {
+		case escaped:
+			cur.WriteRune(r)
+			escaped = false
+		case inQuote && r == '\\' && i+1 < len(raw) && (raw[i+1] == '"' || raw[i+1] == '\\'):
+			escaped = true // the next character is literal
 		case r == '"':
 			inQuote = !inQuote
 		case r == ':' && !inQuote:

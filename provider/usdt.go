@@ -1,4 +1,344 @@
 package provider
 
-// usdtProvider is usdt:BINARY:[NAMESPACE:]PROBE, not supported yet.
-var usdtProvider = &Provider{Name: "usdt", Aliases: []string{"U"}, Needs: "USDT probes"}
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/link"
+
+	"github.com/gotrace/gotrace/internal/usdt"
+	"github.com/gotrace/gotrace/object"
+)
+
+// usdtProvider is usdt:BINARY:[NAMESPACE:]PROBE: a uprobe at each location
+// of the USDT probe, arguments read as the probe's note specifies. Each
+// location is its own instance (its arguments live in different places);
+// a probe counts as one attach point however many locations it has, as in
+// bpftrace. Semaphores are counted by the kernel (the uprobe's reference
+// counter), so --usdt-file-activation has nothing to do.
+var usdtProvider = &Provider{
+	Name:    "usdt",
+	Aliases: []string{"U"},
+	Expand:  expandUSDT,
+	ArgsErr: "args is not available in usdt probes: use arg0...argN",
+	Ctx:     CtxPtRegs,
+	ArgN:    true,
+	// argN are longs, up to 12, as bpftrace reads them with libbpf.
+	ArgNMax:    MaxArgN,
+	ArgNSigned: true,
+	UserArgs:   always,
+	ProbeType:  "usdt",
+	// The binary's symbols serve ustack and uaddr as for uprobes.
+	UserBinary: true,
+	Compile: func(pts []*Point, _ Features, probe *object.Probe) Program {
+		probe.Provider = "usdt"
+		for _, pp := range pts {
+			probe.Targets = append(probe.Targets, usdtTarget(pp))
+		}
+		return Program{Type: ebpf.Kprobe, AttachType: ebpf.AttachNone, Ctx: CtxPtRegs}
+	},
+	Attach: attachUSDT,
+	// A probe counts once, however many locations it has.
+	Count: func(p *object.Probe) int {
+		n := 0
+		for _, t := range p.Targets {
+			if strings.HasSuffix(t, ":1") {
+				n++
+			}
+		}
+		return n
+	},
+	List:    listUSDT,
+	ListAll: true,
+}
+
+// USDTLocation is one location of a USDT probe, the part of a Point that
+// the usdt provider fills in.
+type USDTLocation struct {
+	usdt.Probe
+	// First: the first location of its probe in the binary (the one that
+	// counts as an attach point).
+	First bool
+}
+
+// targetPid returns the -p process of env, 0 for none.
+func targetPid(env ExpandEnv) int { return TargetOf(env).Pid }
+
+// usdtSpec is a parsed usdt:BINARY:[NAMESPACE:]PROBE.
+type usdtSpec struct {
+	binary, ns, name string
+}
+
+// parseUSDT splits the parts after the provider; an empty namespace or a
+// missing one matches every namespace.
+func parseUSDT(raw string, parts []string) (usdtSpec, error) {
+	var s usdtSpec
+	switch len(parts) {
+	case 2:
+		s = usdtSpec{parts[0], "*", parts[1]}
+	case 3:
+		s = usdtSpec{parts[0], parts[1], parts[2]}
+	default:
+		if len(parts) == 1 {
+			return s, fmt.Errorf("usdt probe must have a target function or wildcard")
+		}
+		return s, fmt.Errorf("usdt probe must be usdt:BINARY:[NAMESPACE:]PROBE, got %q", raw)
+	}
+	if s.ns == "" {
+		s.ns = "*"
+	}
+	if s.name == "" {
+		return s, fmt.Errorf("usdt probe must have a target function or wildcard")
+	}
+	return s, nil
+}
+
+// usdtBinary is one file searched for probes: Path is opened, Name is
+// what probe names show.
+type usdtBinary struct{ Path, Name string }
+
+// usdtBinaries returns the files a BINARY part names: the executable
+// mappings of the -p process for "" or "*", the matches of a glob, or one
+// file.
+func usdtBinaries(env ExpandEnv, target string, pid int) ([]usdtBinary, error) {
+	if target == "" && pid == 0 {
+		return nil, fmt.Errorf("usdt probe must specify at least path or pid to probe. To target all paths/pids set the path to '*'.")
+	}
+	if target == "" || target == "*" {
+		if pid == 0 {
+			return nil, fmt.Errorf("usdt probes on every process (usdt:*:...) are not supported yet: use -p PID or a path")
+		}
+		return processBinaries(pid)
+	}
+	if HasGlob(target) {
+		matches, err := filepath.Glob(target)
+		if err != nil {
+			return nil, fmt.Errorf("bad binary pattern %q: %w", target, err)
+		}
+		var out []usdtBinary
+		for _, m := range matches {
+			if strings.HasPrefix(target, "./") && !strings.HasPrefix(m, "./") {
+				m = "./" + m
+			}
+			if fi, err := os.Stat(m); err == nil && fi.Mode().IsRegular() {
+				out = append(out, usdtBinary{m, m})
+			}
+		}
+		return out, nil
+	}
+	b, err := binaries(env)
+	if err != nil {
+		return nil, err
+	}
+	bin, err := b.ResolveBinary(target)
+	if err != nil && pid != 0 && strings.HasPrefix(target, "/") {
+		// A file of the process's mount namespace.
+		alt := fmt.Sprintf("/proc/%d/root%s", pid, target)
+		if _, serr := os.Stat(alt); serr == nil {
+			return []usdtBinary{{alt, target}}, nil
+		}
+	}
+	if err != nil {
+		if errors.Is(err, ErrNoHostFiles) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("usdt target file '%s' does not exist or is not executable", target)
+	}
+	return []usdtBinary{{bin, bin}}, nil
+}
+
+// processBinaries lists the files a process maps, its executable first,
+// as bpftrace does; the paths go through the process's root when it is in
+// another mount namespace.
+func processBinaries(pid int) ([]usdtBinary, error) {
+	root := ""
+	self, err1 := os.Readlink("/proc/self/ns/mnt")
+	other, err2 := os.Readlink(fmt.Sprintf("/proc/%d/ns/mnt", pid))
+	if err1 != nil || err2 != nil || self != other {
+		root = fmt.Sprintf("/proc/%d/root", pid)
+	}
+	seen := map[string]bool{}
+	var out []usdtBinary
+	add := func(p string) {
+		if !strings.HasPrefix(p, "/") || strings.HasSuffix(p, " (deleted)") || seen[p] {
+			return
+		}
+		seen[p] = true
+		out = append(out, usdtBinary{root + p, root + p})
+	}
+	if exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid)); err == nil {
+		add(exe)
+	}
+	f, err := os.Open(fmt.Sprintf("/proc/%d/maps", pid))
+	if err != nil {
+		return nil, fmt.Errorf("reading the mappings of process %d: %w", pid, err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		// 7fc8ee4fa000-7fc8ee4fb000 r--p 00000000 00:1f 27168296 /usr/lib/libc.so.6
+		fields := strings.SplitN(sc.Text(), " ", 6)
+		if len(fields) == 6 {
+			add(strings.TrimLeft(fields[5], " "))
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("reading the mappings of process %d: %w", pid, err)
+	}
+	return out, nil
+}
+
+// usdtProbes reads the probes of a binary; a file without notes (or not
+// an ELF file, when skipBad) has none.
+func usdtProbes(path string, skipBad bool) ([]usdt.Probe, error) {
+	probes, err := usdt.ReadFile(path)
+	if errors.Is(err, usdt.ErrNoNotes) || (err != nil && skipBad) {
+		return nil, nil
+	}
+	return probes, err
+}
+
+// expandUSDT expands usdt:BINARY:[NAMESPACE:]PROBE to one point per
+// location of every matching probe.
+func expandUSDT(env ExpandEnv, raw string, parts []string) ([]*Point, error) {
+	spec, err := parseUSDT(raw, parts)
+	if err != nil {
+		return nil, err
+	}
+	pid := targetPid(env)
+	bins, err := usdtBinaries(env, spec.binary, pid)
+	if err != nil {
+		return nil, err
+	}
+	many := len(bins) > 1 || HasGlob(spec.binary) || spec.binary == ""
+	var out []*Point
+	for _, bin := range bins {
+		probes, err := usdtProbes(bin.Path, many)
+		if err != nil {
+			return nil, err
+		}
+		first := map[string]bool{}
+		for _, p := range probes {
+			if !matchGlob(spec.ns, p.Provider) || !matchGlob(spec.name, p.Name) {
+				continue
+			}
+			key := p.Provider + ":" + p.Name
+			out = append(out, &Point{
+				Name:   "usdt:" + bin.Name + ":" + key,
+				Module: bin.Path,
+				Func:   key,
+				USDT:   &USDTLocation{Probe: p, First: !first[key]},
+			})
+			first[key] = true
+		}
+	}
+	// As bpftrace's matches, probes come sorted by name (the locations of
+	// one probe in note order).
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	if len(out) == 0 {
+		what := spec.name
+		if len(parts) == 3 {
+			what = parts[1] + ":" + what
+		}
+		if spec.binary != "" {
+			what = spec.binary + ":" + what
+		}
+		return nil, fmt.Errorf("No matches for usdt %s.", what)
+	}
+	return out, nil
+}
+
+// usdtTarget encodes a location for the runtime: PATH:OFFSET:REFCTR:FIRST.
+func usdtTarget(pt *Point) string {
+	first := 0
+	if pt.USDT.First {
+		first = 1
+	}
+	return fmt.Sprintf("%s:0x%x:0x%x:%d", pt.Module, pt.USDT.Offset, pt.USDT.SemaphoreOffset, first)
+}
+
+// attachUSDT attaches a uprobe at each location of the probe's targets,
+// with the semaphore as its reference counter, for the -p process only
+// when given.
+func attachUSDT(a Attacher, p *object.Probe, prog *ebpf.Program) (int, error) {
+	n := 0
+	for _, t := range p.Targets {
+		f := strings.Split(t, ":")
+		if len(f) < 4 {
+			return n, fmt.Errorf("attach %s: bad usdt target %q", p.Name, t)
+		}
+		file := strings.Join(f[:len(f)-3], ":")
+		off, err1 := strconv.ParseUint(f[len(f)-3], 0, 64)
+		ref, err2 := strconv.ParseUint(f[len(f)-2], 0, 64)
+		if err := errors.Join(err1, err2); err != nil {
+			return n, fmt.Errorf("attach %s: bad usdt target %q: %w", p.Name, t, err)
+		}
+		ex, err := link.OpenExecutable(file)
+		if err != nil {
+			return n, fmt.Errorf("attach %s: %w", p.Name, err)
+		}
+		l, err := ex.Uprobe("", prog, &link.UprobeOptions{Address: off, RefCtrOffset: ref, PID: a.Pid()})
+		if err != nil {
+			return n, fmt.Errorf("attach %s to %s at 0x%x: %w", p.Name, file, off, err)
+		}
+		a.Push(l)
+		if f[len(f)-1] == "1" {
+			n++
+		}
+	}
+	return n, nil
+}
+
+// listUSDT lists the probes of usdt:BINARY:[NAMESPACE:]PROBE patterns, one
+// line per probe (not per location), sorted; "*" lists the probes of the
+// -p process (nothing without one).
+func listUSDT(w io.Writer, env ListEnv, pattern string, _ bool) error {
+	pid := targetPid(env)
+	parts := SplitAttach(pattern)
+	if pattern == "*" || pattern == "" {
+		if pid == 0 {
+			return nil
+		}
+		parts = []string{"*"}
+	}
+	if len(parts) == 1 {
+		parts = append(parts, "*") // usdt:BINARY lists every probe
+	}
+	spec, err := parseUSDT("usdt:"+pattern, parts)
+	if err != nil {
+		return err
+	}
+	bins, err := usdtBinaries(env, spec.binary, pid)
+	if err != nil {
+		return err
+	}
+	many := len(bins) > 1 || HasGlob(spec.binary) || spec.binary == "" || spec.binary == "*"
+	var lines []string
+	for _, bin := range bins {
+		probes, err := usdtProbes(bin.Path, many)
+		if err != nil {
+			return err
+		}
+		for _, p := range probes {
+			if matchGlob(spec.ns, p.Provider) && matchGlob(spec.name, p.Name) {
+				lines = append(lines, "usdt:"+bin.Name+":"+p.Provider+":"+p.Name)
+			}
+		}
+	}
+	// Sorted and unique, as bpftrace's set of matches.
+	sort.Strings(lines)
+	for i, l := range lines {
+		if i == 0 || l != lines[i-1] {
+			fmt.Fprintln(w, l)
+		}
+	}
+	return nil
+}

@@ -280,7 +280,7 @@ func (s *session) run(ctx context.Context) error {
 	n := len(begins) + len(ends) + len(benches)
 	for _, p := range probes {
 		if !p.Dispatcher {
-			n += max(len(p.Targets), 1)
+			n += provider.Lookup(p.Provider).AttachPoints(p)
 		}
 	}
 	if limit := cmp.Or(s.opts.MaxProbes, DefaultMaxProbes); n > limit {

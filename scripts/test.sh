@@ -19,10 +19,13 @@ fi
 
 # Debian packages: qemu and busybox for the VM tests (vmtest/setup.sh
 # installs them and downloads the kernels), bpftrace for side-by-side
-# output comparisons.
+# output comparisons, gcc for the traced C programs.
 need=()
 command -v bpftrace >/dev/null 2>&1 || need+=(bpftrace)
+# gcc and the C library headers build the traced programs of the uprobe and
+# usdt e2e tests.
 command -v gcc >/dev/null 2>&1 || need+=(gcc)
+[ -e /usr/include/stdlib.h ] || need+=(libc6-dev)
 if [ "${#need[@]}" -gt 0 ]; then
 	apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null

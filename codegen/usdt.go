@@ -1,0 +1,51 @@
+package codegen
+
+import (
+	"github.com/cilium/ebpf/asm"
+
+	"github.com/gotrace/gotrace/internal/usdt"
+	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/types"
+	"github.com/gotrace/gotrace/provider"
+)
+
+// usdtArg loads argument i of a USDT probe location into R0, as its note
+// specifies: a constant, a register of pt_regs, or user memory at a
+// register plus a displacement (plus an index register times a scale),
+// truncated to the argument's size and extended by its sign.
+func (g *gen) usdtArg(loc *provider.USDTLocation, i int, pos ast.Pos) {
+	if i >= len(loc.Args) {
+		// The location has fewer arguments: 0, as libbpf's bpf_usdt_arg
+		// leaves it.
+		g.emit(asm.Mov.Imm(asm.R0, 0))
+		return
+	}
+	a := loc.Args[i]
+	switch a.Kind {
+	case usdt.ArgConst:
+		g.loadImm(asm.R0, a.Value)
+	case usdt.ArgReg:
+		g.loadReg(a.Reg, pos)
+	case usdt.ArgMem:
+		if a.Index != "" {
+			g.loadReg(a.Index, pos)
+			if a.Scale > 1 {
+				g.emit(asm.Mul.Imm(asm.R0, int32(a.Scale)))
+			}
+			tmp := g.alloc(8, pos)
+			g.emit(asm.StoreMem(g.fp, tmp, asm.R0, asm.DWord))
+			g.loadReg(a.Reg, pos)
+			g.emit(asm.LoadMem(asm.R1, g.fp, tmp, asm.DWord), asm.Add.Reg(asm.R0, asm.R1))
+		} else {
+			g.loadReg(a.Reg, pos)
+		}
+		if a.Value != 0 {
+			g.loadImm(asm.R1, a.Value)
+			g.emit(asm.Add.Reg(asm.R0, asm.R1))
+		}
+		dst := g.alloc(8, pos)
+		g.readKernel(dst, a.Size, types.User)
+		g.emit(asm.LoadMem(asm.R0, g.fp, dst, asm.DWord))
+	}
+	g.extend(asm.R0, a.Size, a.Signed)
+}
