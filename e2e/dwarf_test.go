@@ -46,7 +46,7 @@ uprobe:` + bin + `:tally { @w[args.w->bytes[0], args.w->u] = 1; exit(); }`
 func TestDwarfPrintArgs(t *testing.T) {
 	bin := buildShapes(t, "shapes", "-g", "-O0")
 	got := run(t, "-c", bin, "-e", `uprobe:`+bin+`:draw { $a = args; print(($a.dx, $a.c, $a.n)); @ = args; exit(); }`)
-	if got.code != 0 || !strings.HasPrefix(got.stdout, "(-3, 2, 6)\n") {
+	if got.code != 0 || !strings.HasPrefix(got.stdout, "(-3, GREEN, 6)\n") {
 		t.Fatalf("exit %d; stdout %q; stderr %s", got.code, got.stdout, got.stderr)
 	}
 	var rec string
@@ -62,7 +62,7 @@ func TestDwarfPrintArgs(t *testing.T) {
 			fields[i] = f[:strings.Index(f, "0x")] + "PTR"
 		}
 	}
-	want := "@: { .s = PTR, .dx = -3, .scale = 1000, .label = PTR, .c = 2, .n = 6 }"
+	want := "@: { .s = PTR, .dx = -3, .scale = 1000, .label = PTR, .c = GREEN, .n = 6 }"
 	if got := strings.Join(fields, ", "); got != want {
 		t.Errorf("@ = %q, want %q", got, want)
 	}
