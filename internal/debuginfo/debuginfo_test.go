@@ -229,6 +229,18 @@ func TestNoDWARFAndSeparateDebugFile(t *testing.T) {
 	if _, err := Open(bin, nil); !errors.Is(err, ErrNoDWARF) {
 		t.Fatalf("Open(stripped) without dirs: error = %v, want ErrNoDWARF", err)
 	}
+	// a debug file of another build is not used
+	other := compile(t, dir, "other", "-g", "-O0", "-Wl,--build-id=0xdeadbeef")
+	otherDir := filepath.Join(dir, "otherdbg")
+	if err := os.Mkdir(otherDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := exec.Command("objcopy", "--only-keep-debug", other, filepath.Join(otherDir, "split.debug")).CombinedOutput(); err != nil {
+		t.Fatalf("objcopy: %v\n%s", err, b)
+	}
+	if _, err := Open(bin, []string{otherDir}); !errors.Is(err, ErrNoDWARF) {
+		t.Errorf("Open with another build's debug file: error = %v, want ErrNoDWARF", err)
+	}
 	f, err := Open(bin, []string{dbgDir})
 	if err != nil {
 		t.Fatal(err)

@@ -78,7 +78,7 @@ func open(path string, dirs []string) (*File, error) {
 		if err != nil {
 			continue
 		}
-		if df.Section(".debug_info") == nil {
+		if df.Section(".debug_info") == nil || !sameBuild(ef, df) {
 			df.Close()
 			continue
 		}
@@ -149,6 +149,13 @@ func debugCandidates(ef *elf.File, path string, dirs []string) []string {
 		}
 	}
 	return kept
+}
+
+// sameBuild reports whether a debug file belongs to the binary: their
+// build ids match, or one of them has none.
+func sameBuild(bin, debug *elf.File) bool {
+	a, b := buildID(bin), buildID(debug)
+	return a == nil || b == nil || bytes.Equal(a, b)
 }
 
 // debugLink returns the file name in the .gnu_debuglink section, or "".
