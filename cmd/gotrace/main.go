@@ -138,8 +138,9 @@ func (cfg *config) options(help, showVersion *bool) []option {
 		{long: "info", set: flag(&cfg.info)},
 		{long: "probe-filter", hasArg: true, set: str(&cfg.probeFilter)},
 		// Kernel types come from BTF; user headers found through -I and
-		// --include give their #defines (lang.Options). Debug info is
-		// never needed: -b and --debuginfo are accepted for compatibility.
+		// --include give their #defines (lang.Options). -b is accepted
+		// for compatibility; --debuginfo adds directories searched for
+		// the separate debug files of uprobe targets.
 		{short: 'I', hasArg: true, set: func(s string) error { cfg.includeDirs = append(cfg.includeDirs, s); return nil }},
 		{long: "include", hasArg: true, set: func(s string) error { cfg.includes = append(cfg.includes, s); return nil }},
 		{short: 'b', long: "btf", set: ignore},

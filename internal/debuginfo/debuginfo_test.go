@@ -229,6 +229,18 @@ func TestNoDWARFAndSeparateDebugFile(t *testing.T) {
 	if _, err := Open(bin, nil); !errors.Is(err, ErrNoDWARF) {
 		t.Fatalf("Open(stripped) without dirs: error = %v, want ErrNoDWARF", err)
 	}
+	// a debug file of another build is not used
+	other := compile(t, dir, "other", "-g", "-O0", "-Wl,--build-id=0xdeadbeef")
+	otherDir := filepath.Join(dir, "otherdbg")
+	if err := os.Mkdir(otherDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := exec.Command("objcopy", "--only-keep-debug", other, filepath.Join(otherDir, "split.debug")).CombinedOutput(); err != nil {
+		t.Fatalf("objcopy: %v\n%s", err, b)
+	}
+	if _, err := Open(bin, []string{otherDir}); !errors.Is(err, ErrNoDWARF) {
+		t.Errorf("Open with another build's debug file: error = %v, want ErrNoDWARF", err)
+	}
 	f, err := Open(bin, []string{dbgDir})
 	if err != nil {
 		t.Fatal(err)
@@ -239,4 +251,66 @@ func TestNoDWARFAndSeparateDebugFile(t *testing.T) {
 	if fn, err := f.Func("tally"); err != nil || len(fn.Params) != 1 || fn.Params[0].Decl() != "union word* w" {
 		t.Errorf("tally = %+v, %v", fn, err)
 	}
+}
+
+// TestSplitDWARF: a binary built with -gsplit-dwarf keeps its types and
+// parameters in a .dwo file (and, packed with dwp, in a .dwp package); its
+// line table stays in the binary.
+func TestSplitDWARF(t *testing.T) {
+	dir := t.TempDir()
+	bin := compile(t, dir, "split", "-g", "-gsplit-dwarf", "-gdwarf-5", "-O0")
+	check := func(what string) {
+		t.Helper()
+		f, err := Open(bin, []string{what}) // a distinct cache key per step
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		fn, err := f.Func("draw")
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		if len(fn.Params) != 6 || fn.Params[3].Decl() != "const char* label" {
+			t.Errorf("%s: draw params %+v", what, fn.Params)
+		}
+		if st, err := f.Type("struct shape"); err != nil || st == nil {
+			t.Errorf("%s: struct shape = %v, %v", what, st, err)
+		}
+		line := lineOf(t, "__attribute__((noinline)) int tally") + 1
+		if addr, err := f.LineAddress("shapes.c", line, 0); err != nil || addr != symbol(t, bin, "tally") {
+			t.Errorf("%s: shapes.c:%d at 0x%x (%v)", what, line, addr, err)
+		}
+	}
+	dwos, _ := filepath.Glob(filepath.Join(dir, "*.dwo"))
+	if len(dwos) == 0 {
+		// gcc names the .dwo after the object in the working directory
+		dwos, _ = filepath.Glob("*.dwo")
+		for _, d := range dwos {
+			defer os.Remove(d)
+		}
+	}
+	if len(dwos) == 0 {
+		t.Skip("gcc wrote no .dwo file")
+	}
+	check("dwo")
+	if _, err := exec.LookPath("dwp"); err != nil {
+		return
+	}
+	if b, err := exec.Command("dwp", append([]string{"-o", bin + ".dwp"}, dwos...)...).CombinedOutput(); err != nil {
+		t.Logf("dwp: %v\n%s", err, b)
+		return
+	}
+	pkg, err := elf.Open(bin + ".dwp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	usable := pkg.Section(".debug_info.dwo") != nil
+	pkg.Close()
+	if !usable {
+		t.Log("dwp wrote no usable package (binutils' dwp does not pack DWARF 5)")
+		return
+	}
+	for _, d := range dwos {
+		os.Remove(d)
+	}
+	check("dwp")
 }

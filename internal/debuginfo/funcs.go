@@ -48,12 +48,12 @@ func (f *File) Func(name string) (*Func, error) {
 	if err != nil {
 		return nil, err
 	}
-	off, ok := ix.funcs[name]
+	fr, ok := ix.funcs[name]
 	if !ok {
 		return nil, fmt.Errorf("%s in %s: %w", name, f.Path, ErrNoFunc)
 	}
-	d := f.data
-	e := entryAt(d, off)
+	d := fr.d
+	e := entryAt(d, fr.off)
 	if e == nil {
 		return nil, fmt.Errorf("%s in %s: %w", name, f.Path, ErrNoFunc)
 	}
@@ -65,14 +65,14 @@ func (f *File) Func(name string) (*Func, error) {
 		}
 		fn.Return, fn.ReturnC = f.toBTF(dt), cName(dt)
 	}
-	params, err := f.params(e)
+	params, err := f.params(d, e)
 	if err != nil {
 		return nil, fmt.Errorf("the parameters of %s in %s: %w", name, f.Path, err)
 	}
 	if len(params) == 0 {
 		// a concrete instance may leave its parameters to its origin
 		if o := origin(d, e); o != nil && o.Children {
-			if params, err = f.params(o); err != nil {
+			if params, err = f.params(d, o); err != nil {
 				return nil, fmt.Errorf("the parameters of %s in %s: %w", name, f.Path, err)
 			}
 		}
@@ -82,11 +82,10 @@ func (f *File) Func(name string) (*Func, error) {
 }
 
 // params reads the formal parameters among the children of e.
-func (f *File) params(e *dwarf.Entry) ([]Param, error) {
+func (f *File) params(d *dwarf.Data, e *dwarf.Entry) ([]Param, error) {
 	if !e.Children {
 		return nil, nil
 	}
-	d := f.data
 	r := d.Reader()
 	r.Seek(e.Offset)
 	if _, err := r.Next(); err != nil {
@@ -129,11 +128,11 @@ func (f *File) Type(name string) (btf.Type, error) {
 	if err != nil {
 		return nil, err
 	}
-	off, ok := ix.types[name]
+	tr, ok := ix.types[name]
 	if !ok {
 		return nil, nil
 	}
-	dt, err := f.data.Type(off)
+	dt, err := tr.d.Type(tr.off)
 	if err != nil {
 		return nil, fmt.Errorf("type %s in %s: %w", name, f.Path, err)
 	}

@@ -9,9 +9,16 @@ import (
 // their entries. It is built on first use by one pass over the top-level
 // entries of every compilation unit (children are skipped).
 type index struct {
-	funcs map[string]dwarf.Offset // defined functions (with code) first
-	types map[string]dwarf.Offset // "struct Foo", "union U", "enum E", "size_t"
-	names []string                // function names, in DWARF order
+	funcs map[string]ref // defined functions (with code) first
+	types map[string]ref // "struct Foo", "union U", "enum E", "size_t"
+	names []string       // function names, in DWARF order
+}
+
+// ref is an entry of one of the file's DWARF data sets (the binary's, or
+// a split unit's).
+type ref struct {
+	d   *dwarf.Data
+	off dwarf.Offset
 }
 
 // ensureIndex builds the index; f.mu is held.
@@ -19,17 +26,28 @@ func (f *File) ensureIndex() (*index, error) {
 	if f.index != nil {
 		return f.index, nil
 	}
-	ix := &index{funcs: map[string]dwarf.Offset{}, types: map[string]dwarf.Offset{}}
-	r := f.data.Reader()
+	ix := &index{funcs: map[string]ref{}, types: map[string]ref{}}
+	for _, d := range f.units {
+		if err := ix.addUnits(d, f.Debug); err != nil {
+			return nil, err
+		}
+	}
+	f.index = ix
+	return ix, nil
+}
+
+// addUnits indexes the top-level entries of every compilation unit of d.
+func (ix *index) addUnits(d *dwarf.Data, file string) error {
+	r := d.Reader()
 	for {
 		cu, err := r.Next()
 		if err != nil {
-			return nil, fmt.Errorf("reading the DWARF of %s: %w", f.Debug, err)
+			return fmt.Errorf("reading the DWARF of %s: %w", file, err)
 		}
 		if cu == nil {
 			break
 		}
-		if cu.Tag != dwarf.TagCompileUnit && cu.Tag != dwarf.TagPartialUnit {
+		if cu.Tag != dwarf.TagCompileUnit && cu.Tag != dwarf.TagPartialUnit && cu.Tag != dwarf.TagSkeletonUnit {
 			r.SkipChildren()
 			continue
 		}
@@ -39,19 +57,18 @@ func (f *File) ensureIndex() (*index, error) {
 		for {
 			e, err := r.Next()
 			if err != nil {
-				return nil, fmt.Errorf("reading the DWARF of %s: %w", f.Debug, err)
+				return fmt.Errorf("reading the DWARF of %s: %w", file, err)
 			}
 			if e == nil || e.Tag == 0 {
 				break
 			}
-			ix.add(f.data, e)
+			ix.add(d, e)
 			if e.Children {
 				r.SkipChildren()
 			}
 		}
 	}
-	f.index = ix
-	return ix, nil
+	return nil
 }
 
 // add records one top-level entry.
@@ -71,7 +88,7 @@ func (ix *index) add(d *dwarf.Data, e *dwarf.Entry) {
 			if !hasCode {
 				return
 			}
-			if oe := entryAt(d, old); oe != nil {
+			if oe := entryAt(old.d, old.off); oe != nil {
 				if _, ok := oe.Val(dwarf.AttrLowpc).(uint64); ok {
 					return // keep the first definition
 				}
@@ -79,7 +96,7 @@ func (ix *index) add(d *dwarf.Data, e *dwarf.Entry) {
 		} else {
 			ix.names = append(ix.names, name)
 		}
-		ix.funcs[name] = e.Offset
+		ix.funcs[name] = ref{d, e.Offset}
 	case dwarf.TagStructType, dwarf.TagUnionType, dwarf.TagEnumerationType, dwarf.TagTypedef, dwarf.TagClassType:
 		name, _ := e.Val(dwarf.AttrName).(string)
 		if name == "" {
@@ -93,10 +110,10 @@ func (ix *index) add(d *dwarf.Data, e *dwarf.Entry) {
 		case dwarf.TagEnumerationType:
 			name = "enum " + name
 		}
-		if old, seen := ix.types[name]; seen && (declaration || !isDeclaration(d, old)) {
+		if old, seen := ix.types[name]; seen && (declaration || !isDeclaration(old.d, old.off)) {
 			return
 		}
-		ix.types[name] = e.Offset
+		ix.types[name] = ref{d, e.Offset}
 	}
 }
 

@@ -30,7 +30,7 @@ func (f *File) LineAddress(file string, line, col int) (uint64, error) {
 			break
 		}
 		r.SkipChildren()
-		if cu.Tag != dwarf.TagCompileUnit {
+		if cu.Tag != dwarf.TagCompileUnit && cu.Tag != dwarf.TagSkeletonUnit {
 			continue
 		}
 		lr, err := d.LineReader(cu)

@@ -24,8 +24,12 @@ type File struct {
 	// itself or a separate debug file).
 	Path, Debug string
 
-	mu    sync.Mutex
+	mu sync.Mutex
+	// data is the binary's DWARF (line tables); units are the data sets
+	// types and functions are read from: data itself, or the split units
+	// of its skeleton units (.dwo files, a .dwp package).
 	data  *dwarf.Data
+	units []*dwarf.Data
 	index *index
 	conv  map[dwarf.Type]btf.Type
 }
@@ -67,29 +71,35 @@ func open(path string, dirs []string) (*File, error) {
 		if err != nil {
 			return nil, fmt.Errorf("reading the DWARF of %s: %w", path, err)
 		}
-		return newFile(path, path, d), nil
+		return newFile(path, path, ef, d), nil
 	}
 	for _, cand := range debugCandidates(ef, path, dirs) {
 		df, err := elf.Open(cand)
 		if err != nil {
 			continue
 		}
-		if df.Section(".debug_info") == nil {
+		if df.Section(".debug_info") == nil || !sameBuild(ef, df) {
 			df.Close()
 			continue
 		}
 		d, err := df.DWARF()
-		df.Close()
 		if err != nil {
+			df.Close()
 			return nil, fmt.Errorf("reading the DWARF of %s (debug file of %s): %w", cand, path, err)
 		}
-		return newFile(path, cand, d), nil
+		f := newFile(path, cand, df, d)
+		df.Close()
+		return f, nil
 	}
 	return nil, fmt.Errorf("%s: %w", path, ErrNoDWARF)
 }
 
-func newFile(path, debug string, d *dwarf.Data) *File {
-	return &File{Path: path, Debug: debug, data: d, conv: map[dwarf.Type]btf.Type{}}
+func newFile(path, debug string, ef *elf.File, d *dwarf.Data) *File {
+	units := splitUnits(ef, path, d)
+	if len(units) == 0 {
+		units = []*dwarf.Data{d}
+	}
+	return &File{Path: path, Debug: debug, data: d, units: units, conv: map[dwarf.Type]btf.Type{}}
 }
 
 // debugCandidates lists the files that may hold the separate debug
@@ -139,6 +149,13 @@ func debugCandidates(ef *elf.File, path string, dirs []string) []string {
 		}
 	}
 	return kept
+}
+
+// sameBuild reports whether a debug file belongs to the binary: their
+// build ids match, or one of them has none.
+func sameBuild(bin, debug *elf.File) bool {
+	a, b := buildID(bin), buildID(debug)
+	return a == nil || b == nil || bytes.Equal(a, b)
 }
 
 // debugLink returns the file name in the .gnu_debuglink section, or "".

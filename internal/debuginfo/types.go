@@ -98,8 +98,8 @@ func (f *File) structToBTF(v *dwarf.StructType) btf.Type {
 	}
 	if v.Incomplete {
 		if v.StructName != "" && f.index != nil {
-			if off, ok := f.index.types[kind+v.StructName]; ok {
-				if dt, err := f.data.Type(off); err == nil {
+			if tr, ok := f.index.types[kind+v.StructName]; ok {
+				if dt, err := tr.d.Type(tr.off); err == nil {
 					if st, ok := dt.(*dwarf.StructType); ok && !st.Incomplete {
 						return f.toBTF(st)
 					}
