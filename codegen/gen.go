@@ -184,6 +184,12 @@ func (g *gen) program() (asm.Instructions, error) {
 	// The kernel wants line info on the first instruction.
 	g.tag(g.probe.AST)
 	g.emit(asm.Mov.Reg(rCtx, asm.R1))
+	if g.ctx == provider.CtxIter {
+		// An iterator's program runs once more after the last object,
+		// with no object (its pointer after the meta one is NULL): that
+		// run does nothing, as bpftrace skips it.
+		g.emit(asm.LoadMem(asm.R0, rCtx, 8, asm.DWord), asm.JEq.Imm(asm.R0, 0, g.exitLbl))
+	}
 	// Scratch variables live for the whole program, below every temporary;
 	// each declaration has its own slot.
 	g.vars = make([]int16, len(g.info.VarTypes))

@@ -21,6 +21,12 @@ func TestIter(t *testing.T) {
 	// Alone (with BEGIN and END), an iterator ends the run once read.
 	got = run(t, "-e", `BEGIN { printf("begin\n"); } iter:task { if (ctx.task->pid == pid) { printf("self\n"); } } END { printf("end\n"); }`)
 	wantOutput(t, got, "begin\nself\nend\n\n\n", 0)
+	// exit() does not cut the iteration's output (bpftrace prints the whole
+	// seq file); the final call without a task does nothing.
+	got = run(t, "-e", `iter:task { if (ctx.task->pid == pid) { printf("self\n"); } @n = count(); exit(); }`)
+	if got.code != 0 || !strings.HasPrefix(got.stdout, "self\n\n\n@n: ") || strings.Contains(got.stdout, "@n: 1\n") {
+		t.Errorf("iter:task with exit(): exit %d, stdout %q, stderr %q", got.code, got.stdout, got.stderr)
+	}
 	got = run(t, "-l", "iter:task*")
 	wantOutput(t, got, "iter:task\niter:task_file\niter:task_vma\n", 0)
 	got = run(t, "-e", `iter:nosuch { exit(); }`)

@@ -199,7 +199,9 @@ func (s *session) handle(rec []byte) error {
 		}
 	case object.EventExit:
 		s.exitCode = int(int32(id))
-		s.finalizing = true
+		// An iterator's whole output is printed, as bpftrace prints the
+		// whole seq file: exit() there only ends the run afterwards.
+		s.finalizing = !s.iterOnly
 		// What was printed before exit() is out before the teardown,
 		// which can take a while (perf events wait for RCU), even when a
 		// storm of events never lets the ring buffer drain.

@@ -231,6 +231,7 @@ type session struct {
 
 	stop        atomic.Bool // exit requested by a signal or ctx
 	finalizing  bool        // exit() seen: ignore further events
+	iterOnly    bool        // only iterators attached: exit() does not cut their output (bench.go)
 	exitCode    int
 	lost        uint64    // lost events reported so far
 	lossChecked time.Time // when lost events were last checked
@@ -384,7 +385,8 @@ func (s *session) run(ctx context.Context) error {
 
 	// With only BEGIN and END probes nothing can send events any more:
 	// print what BEGIN sent and stop.
-	drainOnly := n == len(begins)+len(ends) || runOnce(probes)
+	s.iterOnly = runOnce(probes)
+	drainOnly := n == len(begins)+len(ends) || s.iterOnly
 	if len(benches) > 0 {
 		if err := s.runBenches(benches); err != nil {
 			return err
