@@ -74,6 +74,9 @@ func TestBuiltinValues(t *testing.T) {
 		{`BEGIN { printf("%d %d\n", kfunc_exist("bpf_task_acquire"), kfunc_exist("vfs_read")) }`, "1 0\n"},
 		{`BEGIN { printf("%d %d\n", has_cpid, has_cpid()) }`, "0 0\n"},
 		{`BEGIN { printf("%d %d\n", ppid(curtask) == ppid, ppid() == ppid) }`, "1 1\n"},
+		// nsecs(sw_tai) is the boot clock plus the TAI offset read at
+		// compile time: within a millisecond of the TAI clock.
+		{`BEGIN { $d = (int64)(nsecs(sw_tai) - nsecs(tai)); printf("%d\n", $d > -1000000 && $d < 1000000) }`, "1\n"},
 		// %gr prints GFP flags by name.
 		{`BEGIN { printf("%gr %gr %gr\n", 0x1, (uint32)0xcc0, 0) }`, "GFP_DMA GFP_KERNEL 0\n"},
 		{`BEGIN { printf("%s|%s|%s\n", signal_name(2), signal_name(0), signal_name(1024)) }`, "Interrupt|Unknown signal 0|N/A\n"},

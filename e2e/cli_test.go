@@ -210,7 +210,7 @@ $`)
 // TestTseriesJSON: tseries maps in JSON are lists of intervals.
 func TestTseriesJSON(t *testing.T) {
 	got := run(t, "-f", "json", "-e", `i:ms:20 { @n++; @ts = tseries(@n, 100ms, 3); if (@n == 10) { exit(); } }`)
-	re := regexp.MustCompile(`(?m)^\{"type": "tseries", "data": \{"@ts": \[(\{"interval_start":"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{9}","value":\d+\},?){1,3}\]\}\}$`)
+	re := regexp.MustCompile(`(?m)^\{"type": "tseries", "data": \{"@ts": \[(\{"interval_start":"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{9}","value":\d+\},?){1,3}\]\}\}$`)
 	if got.code != 0 || !re.MatchString(got.stdout) {
 		t.Errorf("exit %d stdout:\n%s", got.code, got.stdout)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"syscall"
 	"testing"
 	"time"
@@ -148,5 +149,41 @@ func TestUstackDebugInfo(t *testing.T) {
 		traced.Process.Kill()
 		traced.Wait()
 		wantOutput(t, got, "\n\n@[\n        "+want+"\n]: 2\n", 0)
+	}
+}
+
+// TestUstackInlined: with debug information, a frame in code inlined into
+// its function shows the inlined function first ("[inlined] name@file:line"),
+// then the function at the call site; perf mode says "name (inlined)".
+func TestUstackInlined(t *testing.T) {
+	cc, err := exec.LookPath("cc")
+	if err != nil {
+		t.Skip("no C compiler to build the traced program")
+	}
+	bin := filepath.Join(t.TempDir(), "inline")
+	src, err := filepath.Abs("testdata/uprobe/inline.c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command(cc, "-g", "-O0", "-o", bin, src).CombinedOutput(); err != nil {
+		t.Fatalf("cc: %v\n%s", err, out)
+	}
+	for config, want := range map[string]string{
+		"":                               `^\n\n@\[\n        leaf\+0@` + regexp.QuoteMeta(src) + `:\d+\n        \[inlined\] inner@` + regexp.QuoteMeta(src) + `:13\n        outer\+\d+@` + regexp.QuoteMeta(src) + `:18\n\]: 1\n$`,
+		"config = { stack_mode = perf }": `^\n\n@\[\n\t[0-9a-f]+ leaf\+0 \(` + regexp.QuoteMeta(bin) + `\)\n\t([0-9a-f]+) inner \(inlined\)\n\t([0-9a-f]+) outer\+\d+ \(` + regexp.QuoteMeta(bin) + `\)\n\]: 1\n$`,
+	} {
+		s := startNoWait(t, "-e", config+` uprobe:`+bin+`:leaf { @[ustack(2)] = count(); }`)
+		s.waitLinks(1, 20*time.Second)
+		traced := exec.Command(bin)
+		if err := traced.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(300 * time.Millisecond) // leaf has run; the program sleeps
+		got := s.stop(syscall.SIGINT)
+		traced.Process.Kill()
+		traced.Wait()
+		if got.code != 0 || !regexp.MustCompile(want).MatchString(got.stdout) {
+			t.Errorf("%q: exit %d, stdout %q, want it to match %q\nstderr:\n%s", config, got.code, got.stdout, want, got.stderr)
+		}
 	}
 }

@@ -182,7 +182,7 @@ func tseriesJSON(pts []tsPoint, vt *types.Type) string {
 		if !vt.Signed {
 			v = strconv.FormatUint(uint64(p.value), 10)
 		}
-		parts = append(parts, fmt.Sprintf(`{"interval_start":"%s.%09d","value":%s}`, t.Format("2006-01-02T15:04:05"), t.Nanosecond(), v))
+		parts = append(parts, fmt.Sprintf(`{"interval_start":"%s.%09d","value":%s}`, t.Format("2006-01-02 15:04:05"), t.Nanosecond(), v))
 	}
 	return "[" + strings.Join(parts, ",") + "]"
 }

@@ -51,7 +51,11 @@ func (s *session) withStacks(f *output.Formatter) *output.Formatter {
 				fmt.Fprintf(&b, "%x\n", addr)
 				continue
 			case "perf":
-				if t.Name == "ustack" {
+				if t.Name == "ustack" && !s.opts.NoDebugInfo {
+					for _, f := range s.usyms.debugFrames(addr, pid, true) {
+						fmt.Fprintf(&b, "\t%x %s\n", addr, f)
+					}
+				} else if t.Name == "ustack" {
 					fmt.Fprintf(&b, "\t%x %s\n", addr, s.usyms.perfFrame(addr, pid))
 				} else if name, off, ok := ksyms.Lookup(addr); ok {
 					fmt.Fprintf(&b, "\t%x %s+%d ([kernel.kallsyms])\n", addr, name, off)
@@ -65,7 +69,12 @@ func (s *session) withStacks(f *output.Formatter) *output.Formatter {
 				if s.opts.NoDebugInfo {
 					b.WriteString(s.usyms.frame(addr, pid) + "\n")
 				} else {
-					b.WriteString(s.usyms.debugFrame(addr, pid) + "\n")
+					for i, f := range s.usyms.debugFrames(addr, pid, false) {
+						if i > 0 {
+							b.WriteString("        ")
+						}
+						b.WriteString(f + "\n")
+					}
 				}
 				continue
 			}
