@@ -25,12 +25,13 @@ import (
 // bpftrace. Semaphores are counted by the kernel (the uprobe's reference
 // counter), so --usdt-file-activation has nothing to do.
 var usdtProvider = &Provider{
-	Name:    "usdt",
-	Aliases: []string{"U"},
-	Expand:  expandUSDT,
-	ArgsErr: "args is not available in usdt probes: use arg0...argN",
-	Ctx:     CtxPtRegs,
-	ArgN:    true,
+	AttachReverse: true,
+	Name:          "usdt",
+	Aliases:       []string{"U"},
+	Expand:        expandUSDT,
+	ArgsErr:       "args is not available in usdt probes: use arg0...argN",
+	Ctx:           CtxPtRegs,
+	ArgN:          true,
 	// argN are longs, up to 12, as bpftrace reads them with libbpf.
 	ArgNMax:    MaxArgN,
 	ArgNSigned: true,
