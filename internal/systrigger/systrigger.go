@@ -8,7 +8,9 @@
 package systrigger
 
 import (
+	"fmt"
 	"os"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -56,6 +58,26 @@ var Want = []string{
 	"@enter[tracepoint:syscalls:sys_enter_getppid]: 7\n",
 	"@ppid_ok[true]: 7\n",
 	"@second: 7\n",
+}
+
+// Problems compares Script's output (stdout and stderr) with syscall
+// tracepoints served by the raw tracepoint dispatchers against the output
+// with one perf event each, and returns what differs or lacks a Want line
+// (nil when all is well).
+func Problems(rawOut, rawErr, perfOut, perfErr string) []string {
+	var out []string
+	if rawOut != perfOut {
+		out = append(out, fmt.Sprintf("raw tracepoint dispatch and perf events differ:\n--- dispatch\n%s--- perf\n%s", rawOut, perfOut))
+	}
+	if rawErr != perfErr {
+		out = append(out, fmt.Sprintf("stderr differs:\n--- dispatch\n%s--- perf\n%s", rawErr, perfErr))
+	}
+	for _, want := range Want {
+		if !strings.Contains(rawOut, want) {
+			out = append(out, fmt.Sprintf("output lacks %q:\n%s", want, rawOut))
+		}
+	}
+	return out
 }
 
 // Run makes the syscalls and exits with status 3.
