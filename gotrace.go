@@ -161,20 +161,23 @@ func Compile(name, src string, opts Options) (*Script, error) {
 		spec, _ := env.BTF()
 		f := runtime.Features(spec, env.BTFCache())
 		copts = codegen.Options{BTF: spec, KprobeMulti: f.KprobeMulti, FentryMultiThreshold: f.FentryMultiThreshold, DirectBTFLoads: f.DirectBTFLoads, SyscallRawTp: f.SyscallRawTp}
-	} else if usesSyscallTracepoints(checked) {
+	} else if runtime.UseSyscallDispatch(syscallPoints(checked)) {
 		// Only the syscall dispatchers depend on the kernel: probe that
 		// alone, and, when they are used, read the one member offset
 		// their compat check needs straight from the kernel's raw BTF
 		// rather than decoding task_struct and all it refers to (a
 		// custom Env's BTF is decoded).
-		copts = codegen.Options{SyscallRawTp: runtime.HaveSyscallRawTp()}
-		if copts.SyscallRawTp {
-			if off, err := kernelThreadStatusOffset(env); err == nil {
-				copts.ThreadStatusOffset = off
-			} else {
-				copts.BTF, _ = env.BTF()
-			}
+		copts = codegen.Options{SyscallRawTp: true}
+		if off, err := kernelThreadStatusOffset(env); err == nil {
+			copts.ThreadStatusOffset = off
+		} else {
+			copts.BTF, _ = env.BTF()
 		}
+	}
+	if opts.Features == nil && copts.SyscallRawTp && !runtime.UseSyscallDispatch(syscallPoints(checked)) {
+		// The kernel has the dispatchers, but this program's few syscall
+		// tracepoints are better served by perf events.
+		copts.SyscallRawTp = false
 	}
 	if copts.BTF == nil && needsKernelFeatures(checked) {
 		copts.BTF, _ = env.BTF()
@@ -210,16 +213,17 @@ func needsKernelFeatures(p *lang.Program) bool {
 	return false
 }
 
-// usesSyscallTracepoints reports whether the program has syscall
-// tracepoints, which the syscall dispatchers may serve
-// (runtime.KernelFeatures.SyscallRawTp).
-func usesSyscallTracepoints(p *lang.Program) bool {
+// syscallPoints counts the program's syscall tracepoint attach points,
+// which the syscall dispatchers may serve
+// (runtime.KernelFeatures.SyscallRawTp, runtime.UseSyscallDispatch).
+func syscallPoints(p *lang.Program) int {
+	n := 0
 	for _, pr := range p.Probes {
 		if provider.SyscallDirection(pr.Points) != "" {
-			return true
+			n += len(pr.Points)
 		}
 	}
-	return false
+	return n
 }
 
 // Warnings renders the script's warnings (e.g. skipped missing probes),

@@ -37,9 +37,9 @@ func TestSyscallTracepointsEquivalent(t *testing.T) {
 		}
 		return stdout.String(), stderr.String()
 	}
-	// The default path is the dispatchers': their programs are in the dump.
+	// With "raw" the dispatchers serve the script: their programs are in the dump.
 	asmCmd := exec.Command(bin, "--emit=asm", "-e", systrigger.Script)
-	asmCmd.Env = append(os.Environ(), "GOTRACE_SYSCALL_TRACEPOINTS=")
+	asmCmd.Env = append(os.Environ(), "GOTRACE_SYSCALL_TRACEPOINTS=raw")
 	dump, err := asmCmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("--emit=asm: %v\n%s", err, dump)
@@ -49,7 +49,7 @@ func TestSyscallTracepointsEquivalent(t *testing.T) {
 			t.Errorf("--emit=asm lacks %q", want)
 		}
 	}
-	rawOut, rawErr := runWith("")
+	rawOut, rawErr := runWith("raw")
 	perfOut, perfErr := runWith("perf")
 	for _, p := range systrigger.Problems(rawOut, rawErr, perfOut, perfErr) {
 		t.Error(p)
@@ -73,4 +73,37 @@ func (s *session) waitAttached(timeout time.Duration) {
 		}
 	}
 	s.t.Fatalf("gotrace did not attach in %v; stderr:\n%s", timeout, s.errText())
+}
+
+// TestSyscallDispatchChoice: a few syscall tracepoints keep their perf
+// events (the dispatchers would run on every syscall of the machine), a
+// wildcard goes through the dispatchers, and GOTRACE_SYSCALL_TRACEPOINTS
+// forces either way.
+func TestSyscallDispatchChoice(t *testing.T) {
+	bin := gotrace(t)
+	few := `tracepoint:syscalls:sys_enter_getppid, tracepoint:syscalls:sys_enter_getpid { @ = count(); }`
+	many := `tracepoint:syscalls:sys_enter_* { @[probe] = count(); }`
+	for _, tc := range []struct {
+		name, mode, script string
+		dispatch           bool
+	}{
+		{"few", "", few, false},
+		{"few raw", "raw", few, true},
+		{"many", "", many, true},
+		{"many perf", "perf", many, false},
+	} {
+		cmd := exec.Command(bin, "--emit=asm", "-e", tc.script)
+		cmd.Env = append(os.Environ(), "GOTRACE_SYSCALL_TRACEPOINTS="+tc.mode)
+		dump, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("%s: --emit=asm: %v\n%s", tc.name, err, dump)
+		}
+		got := strings.Contains(string(dump), "program dispatch_sys_enter, RawTracepoint")
+		if got != tc.dispatch {
+			t.Errorf("%s: dispatcher in the dump = %v, want %v", tc.name, got, tc.dispatch)
+		}
+		if !tc.dispatch && !strings.Contains(string(dump), "TracePoint)") {
+			t.Errorf("%s: no perf-event tracepoint program in the dump:\n%.400s", tc.name, dump)
+		}
+	}
 }

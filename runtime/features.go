@@ -30,10 +30,33 @@ type KernelFeatures struct {
 	SyscallRawTp bool
 }
 
-// SyscallPerfEnv names the environment variable that, set to "perf",
-// keeps syscall tracepoints on one perf event each (the path bpftrace
-// takes), for comparison and as a way out.
+// SyscallPerfEnv names the environment variable that chooses how syscall
+// tracepoints are served: "perf" keeps them on one perf event each (the
+// path bpftrace takes), for comparison and as a way out; "raw" serves them
+// by the dispatchers however few there are; unset or any other value
+// chooses by SyscallDispatchMin.
 const SyscallPerfEnv = "GOTRACE_SYSCALL_TRACEPOINTS"
+
+// SyscallDispatchMin is the number of syscall tracepoints (attach points,
+// both directions together) from which the dispatchers serve them. Below
+// it each keeps its perf event: the dispatchers' raw tracepoint programs
+// run on every syscall of the machine, traced or not, and a dispatched
+// event costs a tail call more than a perf-event one (bench/events); what
+// they save is the teardown, an RCU grace period for each perf event
+// closed (about 30 ms each when closed concurrently, README "Benchmarks"),
+// which a handful of tracepoints does not make worth that cost.
+const SyscallDispatchMin = 8
+
+// UseSyscallDispatch reports whether a program with n syscall tracepoint
+// attach points is served by the dispatchers: the kernel has them
+// (HaveSyscallRawTp) and SyscallPerfEnv is "raw", or n is at least
+// SyscallDispatchMin.
+func UseSyscallDispatch(n int) bool {
+	if n == 0 || (n < SyscallDispatchMin && os.Getenv(SyscallPerfEnv) != "raw") {
+		return false
+	}
+	return HaveSyscallRawTp()
+}
 
 // DefaultFentryMultiThreshold is the size from which an fentry wildcard is
 // served by one kprobe_multi link: separate trampolines take ~140 ms each

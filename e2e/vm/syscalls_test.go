@@ -44,7 +44,7 @@ func TestSyscallTracepointsEquivalent(t *testing.T) {
 		}
 		return stdout.String(), stderr.String()
 	}
-	rawOut, rawErr := run("")
+	rawOut, rawErr := run("raw")
 	perfOut, perfErr := run("perf")
 	for _, p := range systrigger.Problems(rawOut, rawErr, perfOut, perfErr) {
 		t.Error(p)
@@ -58,7 +58,7 @@ func TestSyscallTracepointsEquivalent(t *testing.T) {
 func TestCommKey(t *testing.T) {
 	bin := gotraceBin(t)
 	helper := triggerBinary(t)
-	for _, mode := range []string{"", "perf"} {
+	for _, mode := range []string{"raw", "perf"} {
 		cmd := exec.Command(bin, "-c", helper, "-e", `tracepoint:syscalls:sys_enter_getppid /comm == "systrigger"/ { @[comm] = count(); }`)
 		cmd.Env = append(os.Environ(), "GOTRACE_SYSTRIGGER=1", "GOTRACE_SYSCALL_TRACEPOINTS="+mode)
 		out, err := cmd.Output()
