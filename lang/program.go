@@ -169,9 +169,13 @@ type Info struct {
 	// Scratch variables are block scoped: every declaration gets an ID, and
 	// every use of a variable is resolved to the ID of its declaration.
 	VarIDs   map[*ast.Var]int
-	VarTypes []*types.Type       // by ID
-	Calls    map[*ast.Call]*Func // resolved builtin functions
-	Idents   map[*ast.Ident]*Builtin
+	VarTypes []*types.Type // by ID
+	// VarOwnTypes holds, by ID, the type bpftrace gives the variable: its
+	// assigned values' types unified before they are widened for storage
+	// (int8 for $x = 1, string[3] for $s = "hi"); sizeof reads it.
+	VarOwnTypes []*types.Type
+	Calls       map[*ast.Call]*Func // resolved builtin functions
+	Idents      map[*ast.Ident]*Builtin
 	// Members holds the resolved member of every field access: its byte
 	// offset from the struct's (or the args record's) start, bitfield
 	// position, and type.

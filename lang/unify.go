@@ -233,3 +233,28 @@ func (in *Info) SignedCompare(x, y ast.Expr) bool {
 	}
 	return xs || ys
 }
+
+// promoteInt is bpftrace's promotion of a variable's integer type a when
+// it is assigned an integer of type b, sizes kept: a flexible
+// (non-negative literal) side takes the other's sign; the same sign takes
+// the larger size; an unsigned type that fits in the larger signed one
+// becomes it; otherwise a signed type of twice the larger size, int64 at
+// most.
+func promoteInt(a, b *types.Type) *types.Type {
+	size := max(a.Size, b.Size)
+	var t *types.Type
+	switch {
+	case a.Signed == b.Signed:
+		t = types.NewInt(size, a.Signed)
+	case a.Flexible || b.Flexible:
+		t = types.NewInt(size, (!a.Flexible && a.Signed) || (!b.Flexible && b.Signed))
+	case a.Signed && a.Size > b.Size:
+		return types.NewInt(a.Size, true)
+	case b.Signed && b.Size > a.Size:
+		return types.NewInt(b.Size, true)
+	default:
+		return types.NewInt(min(2*size, 8), true)
+	}
+	t.Flexible = a.Flexible && b.Flexible
+	return t
+}
