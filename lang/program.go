@@ -140,6 +140,9 @@ type MapType struct {
 	Decl       string
 	MaxEntries int
 	keysSet    bool
+	// ownKeys are the key types bpftrace gives the map, before storage
+	// widens them (int8 for @m[1]), for its errors.
+	ownKeys []*types.Type
 }
 
 // Probe is one instance of a probe: an AST probe together with the expanded
