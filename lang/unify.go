@@ -46,7 +46,19 @@ func unify(a, b *types.Type) (*types.Type, bool) {
 	return nil, false
 }
 
-// unifyTuples unifies tuples (or records) field by field: strings take the
+// fieldIndex returns the index of the field called name in the record t,
+// or -1.
+func fieldIndex(t *types.Type, name string) int {
+	for i, f := range t.Fields {
+		if f.Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// unifyTuples unifies tuples (or records, whose fields are matched by name
+// and keep a's order) field by field: strings take the
 // larger size, as bpftrace resizes them, and the layout follows.
 func unifyTuples(a, b *types.Type) (*types.Type, bool) {
 	if len(a.Fields) != len(b.Fields) {
@@ -59,6 +71,14 @@ func unifyTuples(a, b *types.Type) (*types.Type, bool) {
 	}
 	for i, fa := range a.Fields {
 		fb := b.Fields[i]
+		if a.Kind == types.Record && fa.Name != fb.Name {
+			// records match fields by name, in a's order
+			j := fieldIndex(b, fa.Name)
+			if j < 0 {
+				return nil, false
+			}
+			fb = b.Fields[j]
+		}
 		if fa.Name != fb.Name {
 			return nil, false
 		}
