@@ -130,6 +130,7 @@ func (c *checker) checkFile(file *ast.File) {
 	}
 	c.expandMacros(file)
 	canonicalBuiltins(file)
+	aggregationBlocks(file)
 	for _, d := range file.MapDecls {
 		c.mapDecl(d)
 	}
