@@ -203,6 +203,9 @@ type Emitter interface {
 	// Buffer evaluates a buffer expression into the stack.
 	Scalar(e ast.Expr)
 	Buffer(e ast.Expr) int16
+	// Addr leaves in R0 the kernel address of a struct value in kernel
+	// memory (a member reached through a pointer, *p).
+	Addr(e ast.Expr)
 	// LoadImm puts a 64-bit constant in reg with the shortest encoding.
 	LoadImm(reg asm.Register, v int64)
 	// TypeOf and ConstOf answer what the checker found.

@@ -24,6 +24,7 @@ func (g *gen) Mark(label string)                 { g.mark(label) }
 func (g *gen) Fail(pos ast.Pos, err error)       { g.fail(pos, err) }
 func (g *gen) Scalar(e ast.Expr)                 { g.scalar(e) }
 func (g *gen) Buffer(e ast.Expr) int16           { return g.buffer(e) }
+func (g *gen) Addr(e ast.Expr)                   { g.structAddr(e) }
 func (g *gen) LoadImm(reg asm.Register, v int64) { g.loadImm(reg, v) }
 func (g *gen) TypeOf(e ast.Expr) *types.Type     { return g.info.TypeOf(e) }
 func (g *gen) LoadReg(name string, pos ast.Pos)  { g.loadReg(name, pos) }
