@@ -4,6 +4,8 @@ import (
 	"errors"
 	"sort"
 
+	"github.com/cilium/ebpf/btf"
+
 	"github.com/gotrace/gotrace/builtin"
 	"github.com/gotrace/gotrace/lang/ast"
 	"github.com/gotrace/gotrace/lang/types"
@@ -94,6 +96,9 @@ type Program struct {
 	// Task holds task_struct member offsets for ppid and pcomm, set when a
 	// probe uses them.
 	Task TaskLayout
+	// Kfuncs holds the kernel BTF IDs of the kfuncs the program calls, by
+	// name (comm(pid)).
+	Kfuncs map[string]btf.TypeID
 	// Getopts are the named parameters the program reads with getopt(),
 	// by name, with their descriptions ("" when none is given).
 	Getopts map[string]string
