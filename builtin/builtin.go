@@ -127,6 +127,8 @@ type Checker interface {
 	MaxStrlen() int
 	// BTF is the kernel's BTF.
 	BTF() (*btf.Spec, error)
+	// Kfunc resolves the kfunc name in kernel BTF for Emitter.Kfunc.
+	Kfunc(name string) error
 
 	// ArgsType types the args builtin of the probe.
 	ArgsType() (*types.Type, string)
@@ -203,6 +205,9 @@ type Emitter interface {
 	// Buffer evaluates a buffer expression into the stack.
 	Scalar(e ast.Expr)
 	Buffer(e ast.Expr) int16
+	// Addr leaves in R0 the kernel address of a struct value in kernel
+	// memory (a member reached through a pointer, *p).
+	Addr(e ast.Expr)
 	// LoadImm puts a 64-bit constant in reg with the shortest encoding.
 	LoadImm(reg asm.Register, v int64)
 	// TypeOf and ConstOf answer what the checker found.
@@ -220,6 +225,10 @@ type Emitter interface {
 	// ReadKernel copies size bytes from the kernel address in R0 to the
 	// stack at dst.
 	ReadKernel(dst int16, size int)
+	// Kfunc calls the kernel function name, a kfunc the checker resolved
+	// (Checker.Kfunc), with its arguments in R1-R5 and its result in R0;
+	// it fails unless the program is BPF_PROG_TYPE_TRACING.
+	Kfunc(name string, pos ast.Pos)
 
 	Printf(kind object.EventKind, e *ast.Call)
 	Exit(e *ast.Call)

@@ -206,7 +206,11 @@ func init() {
 				t := g.TypeOf(e)
 				off := g.Alloc(t.Size, e.Pos())
 				g.Zero(off, t.Size)
-				g.Scalar(e.Args[0])
+				if g.TypeOf(e.Args[0]).Kind == types.Struct {
+					g.Addr(e.Args[0]) // a struct path by value: its address
+				} else {
+					g.Scalar(e.Args[0])
+				}
 				g.Emit(
 					asm.Mov.Reg(asm.R1, asm.R0),
 					asm.Mov.Reg(asm.R2, g.FP()),

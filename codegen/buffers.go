@@ -165,6 +165,11 @@ func (g *gen) copyAs(dst int16, t *types.Type, e ast.Expr) {
 	if tup, ok := e.(*ast.Tuple); ok {
 		for i, x := range tup.Elems {
 			f := t.Fields[i]
+			if t.Kind == types.Record && i < len(tup.Names) {
+				// a record's fields are matched by name, evaluated in
+				// source order
+				f = t.Fields[recordField(t, tup.Names[i], i)]
+			}
 			if f.Type.IsBuffer() {
 				g.copyAs(dst+int16(f.Offset), f.Type, x)
 				continue
@@ -190,6 +195,9 @@ func sameLayout(a, b *types.Type) bool {
 	}
 	for i := range a.Fields {
 		fa, fb := a.Fields[i], b.Fields[i]
+		if fa.Name != fb.Name {
+			return false // a record of another field order
+		}
 		if fa.Offset != fb.Offset || fa.Type.Size != fb.Type.Size || !sameLayout(fa.Type, fb.Type) {
 			return false
 		}
@@ -205,6 +213,9 @@ func (g *gen) convertMem(dst int16, t *types.Type, src int16, st *types.Type) {
 			return
 		}
 		sf := st.Fields[i]
+		if t.Kind == types.Record {
+			sf = st.Fields[recordField(st, df.Name, i)]
+		}
 		d, s := dst+int16(df.Offset), src+int16(sf.Offset)
 		switch {
 		case df.Type.Kind == types.Tuple || df.Type.Kind == types.Record:
@@ -219,6 +230,17 @@ func (g *gen) convertMem(dst int16, t *types.Type, src int16, st *types.Type) {
 			g.emit(asm.StoreMem(g.fp, d, asm.R1, sizeOf(df.Type)))
 		}
 	}
+}
+
+// recordField returns the index of the field called name in the record t
+// (the checker matched the fields of unified records by name), or i.
+func recordField(t *types.Type, name string, i int) int {
+	for j, f := range t.Fields {
+		if f.Name == name {
+			return j
+		}
+	}
+	return i
 }
 
 // copyBytes copies n bytes between stack slots, in the widest accesses the

@@ -1,6 +1,9 @@
 package codegen
 
 import (
+	"fmt"
+
+	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/asm"
 
 	"github.com/gotrace/gotrace/builtin"
@@ -24,6 +27,7 @@ func (g *gen) Mark(label string)                 { g.mark(label) }
 func (g *gen) Fail(pos ast.Pos, err error)       { g.fail(pos, err) }
 func (g *gen) Scalar(e ast.Expr)                 { g.scalar(e) }
 func (g *gen) Buffer(e ast.Expr) int16           { return g.buffer(e) }
+func (g *gen) Addr(e ast.Expr)                   { g.structAddr(e) }
 func (g *gen) LoadImm(reg asm.Register, v int64) { g.loadImm(reg, v) }
 func (g *gen) TypeOf(e ast.Expr) *types.Type     { return g.info.TypeOf(e) }
 func (g *gen) LoadReg(name string, pos ast.Pos)  { g.loadReg(name, pos) }
@@ -213,4 +217,19 @@ func (g *gen) Ppid(e *ast.Ident) {
 	g.emit(asm.LoadMem(asm.R0, g.fp, tmp, asm.DWord), asm.Add.Imm(asm.R0, int32(l.Tgid)))
 	g.readKernel(tmp, 4, types.Kernel)
 	g.emit(asm.LoadMem(asm.R0, g.fp, tmp, asm.Word))
+}
+
+// Kfunc calls the kfunc name: a call instruction whose immediate is the
+// function's ID in kernel BTF (offset 0: vmlinux), as the checker found it.
+func (g *gen) Kfunc(name string, pos ast.Pos) {
+	if g.progType != ebpf.Tracing {
+		g.fail(pos, fmt.Errorf("the kfunc %s can only be called from a tracing program; this probe's program is of type %s", name, g.progType))
+		return
+	}
+	id, ok := g.c.prog.Kfuncs[name]
+	if !ok {
+		g.fail(pos, fmt.Errorf("the kfunc %s was not resolved by the checker", name))
+		return
+	}
+	g.emit(asm.Instruction{OpCode: asm.OpCode(asm.JumpClass).SetJumpOp(asm.Call), Src: asm.PseudoKfuncCall, Constant: int64(id)})
 }

@@ -298,7 +298,7 @@ func (c *compiler) compileProbe(i int, p *lang.Probe) error {
 	c.order[pt.Provider]++
 	probe.Group = &object.Group{Written: written(p), Size: len(probe.Targets)}
 	g := newGen(c, p)
-	g.ctx = prog.Ctx
+	g.ctx, g.progType = prog.Ctx, prog.Type
 	if prog.Ctx == provider.CtxSyscall {
 		c.syscallBody(g, p, probe)
 	}

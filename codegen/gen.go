@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/asm"
 	"github.com/cilium/ebpf/btf"
 
@@ -27,6 +28,8 @@ type gen struct {
 	probe *lang.Probe
 	info  *lang.Info
 	ctx   provider.CtxKind // what R1 points to, as the provider compiled it
+	// progType is the program's type, as the provider compiled it.
+	progType ebpf.ProgramType
 
 	insns   asm.Instructions
 	pending []string // labels waiting for the next instruction

@@ -340,6 +340,14 @@ func TestAggregations(t *testing.T) {
 	wantOutput(t, got, string(want), 0)
 }
 
+// TestAggregationBlockValue: an aggregation as the value of a block
+// expression assigned to a map runs the block's statements, then updates
+// the map.
+func TestAggregationBlockValue(t *testing.T) {
+	got := run(t, "-e", `BEGIN { @ = { let $a = 100; avg($a) }; @c[1] = { let $b = 2; sum($b + 3) }; @d = ({ count() }); exit(); }`)
+	wantOutput(t, got, "\n\n@: 100\n@c[1]: 5\n@d: 1\n", 0)
+}
+
 // TestInterval: exit() from an interval probe runs END and prints the map.
 func TestInterval(t *testing.T) {
 	got := run(t, example("interval.bt"))

@@ -34,3 +34,15 @@ func TestIter(t *testing.T) {
 		t.Errorf("iter:nosuch: exit %d, stderr %q", got.code, got.stderr)
 	}
 }
+
+// TestCommFromPid: comm(pid) reads the comm of the task with that id
+// through the kfunc bpf_task_from_pid (Linux 6.2+): gotrace's own from the
+// iterator, kthreadd's for pid 2; a pid naming no task gives "N/A" and a
+// warning; comm() is the comm variable.
+func TestCommFromPid(t *testing.T) {
+	got := run(t, "-e", `iter:task { @ = comm(pid); if (ctx.task->pid == 2) { printf("%s %s %d\n", comm(ctx.task->pid), comm(), sizeof(comm(2))); printf("%s\n", comm(0x7fffffff)); } exit() }`)
+	wantOutput(t, got, "kthreadd gotrace 64\nN/A\n\n\n@: gotrace\n", 0)
+	if !strings.Contains(got.stderr, "WARNING: No such process (pid=2147483647)") {
+		t.Errorf("stderr %q lacks the warning for a pid naming no task", got.stderr)
+	}
+}

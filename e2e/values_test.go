@@ -136,3 +136,23 @@ func TestTupleLayout(t *testing.T) {
 }`)
 	wantOutput(t, got, "8\n8\n32\n(-100, 100, abcdef, 3, 1, -10, 10, -555, abc)\n0 1 0\n(-300, 5)\n\n\n@a: (300, 2)\n@m[1, x]: 1\n@m[100000, abc]: 2\n", 0)
 }
+
+// TestRecordFieldOrder: a record assigned to a variable, map or ternary of
+// a record type with the same fields in another order matches the fields
+// by name: the fields are evaluated in source order and keep the order of
+// the first record.
+func TestRecordFieldOrder(t *testing.T) {
+	got := run(t, "-e", `BEGIN {
+	$a = (foo={ printf("hello"); 1 }, bar={ printf("world"); 2 });
+	$a = (bar={ printf("hello"); 1 }, foo={ printf("world\n"); 2 });
+	print($a);
+	$b = (bar=7, foo=(int8)3); $a = $b; print($a);
+	$c = (x="ab", y=(uint16)2); $c = (y=9, x="abcdef"); print($c);
+	$t = nsecs ? (a=1, b="x") : (b="yy", a=4); print($t);
+	printf("%d %d\n", $a == (bar=7, foo=3), (bar=7, foo=3) != $a);
+	@m = (foo=1, bar=2); @m = (bar=5, foo=(int16)6);
+	@k[(a=1, b=2)] = 1; @k[(b=1, a=2)] = 2;
+	exit();
+}`)
+	wantOutput(t, got, "helloworldhelloworld\n{ .foo = 2, .bar = 1 }\n{ .foo = 3, .bar = 7 }\n{ .x = abcdef, .y = 9 }\n{ .a = 1, .b = x }\n1 0\n\n\n@k[{ .a = 1, .b = 2 }]: 1\n@k[{ .a = 2, .b = 1 }]: 2\n@m: { .foo = 6, .bar = 5 }\n", 0)
+}

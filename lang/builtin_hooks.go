@@ -1,6 +1,8 @@
 package lang
 
 import (
+	"errors"
+
 	"github.com/cilium/ebpf/btf"
 
 	"github.com/gotrace/gotrace/builtin"
@@ -27,6 +29,31 @@ func (c *checker) NCPUs() int                                     { return c.opt
 func (c *checker) MaxStrlen() int                                 { return c.opts.MaxStrlen }
 
 func (c *checker) BTF() (*btf.Spec, error) { return c.env.BTF() }
+
+// Kfunc looks the kfunc name up in kernel BTF and records its ID for code
+// generation (Program.Kfuncs).
+func (c *checker) Kfunc(name string) error {
+	spec, err := c.env.BTF()
+	if err != nil {
+		return err
+	}
+	if spec == nil {
+		return errors.New("no kernel BTF")
+	}
+	var fn *btf.Func
+	if err := spec.TypeByName(name, &fn); err != nil {
+		return err
+	}
+	id, err := spec.TypeID(fn)
+	if err != nil {
+		return err
+	}
+	if c.prog.Kfuncs == nil {
+		c.prog.Kfuncs = map[string]btf.TypeID{}
+	}
+	c.prog.Kfuncs[name] = id
+	return nil
+}
 
 func (c *checker) ConstOf(e ast.Expr) (Const, bool) {
 	cv, ok := c.info.Consts[e]

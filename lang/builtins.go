@@ -52,6 +52,62 @@ func canonicalBuiltins(file *ast.File) {
 	}
 }
 
+// aggregationBlocks rewrites `@m = { stmts; agg(...) }`, an aggregation as
+// the value of a block expression, into the block statement
+// `{ stmts; @m = agg(...); }`, which bpftrace's aggregation assignment
+// means: the statements run in the block's scope, then the aggregation
+// updates the map.
+func aggregationBlocks(file *ast.File) {
+	for _, p := range file.Probes {
+		ast.Inspect(p, func(n ast.Node) bool {
+			b, ok := n.(*ast.Block)
+			if !ok {
+				return true
+			}
+			for i, s := range b.Stmts {
+				as, ok := s.(*ast.AssignStmt)
+				if !ok || as.Op != "=" {
+					continue
+				}
+				if _, ok := as.Lhs.(*ast.MapRef); !ok {
+					continue
+				}
+				be, ok := unparen(as.Rhs).(*ast.BlockExpr)
+				if !ok || !aggregationValue(be) {
+					continue
+				}
+				stmts := be.Body.Stmts
+				last := stmts[len(stmts)-1].(*ast.ExprStmt)
+				body := append(append([]ast.Stmt{}, stmts[:len(stmts)-1]...),
+					&ast.AssignStmt{Span: as.Span, Op: "=", Lhs: as.Lhs, Rhs: last.X})
+				b.Stmts[i] = &ast.BlockStmt{Span: as.Span, Body: &ast.Block{Span: be.Body.Span, Stmts: body}}
+			}
+			return true
+		})
+	}
+}
+
+// aggregationValue reports whether the value of the block expression e
+// (its last statement, through nested blocks) is an aggregation call.
+func aggregationValue(e *ast.BlockExpr) bool {
+	stmts := e.Body.Stmts
+	if len(stmts) == 0 {
+		return false
+	}
+	last, ok := stmts[len(stmts)-1].(*ast.ExprStmt)
+	if !ok {
+		return false
+	}
+	switch x := unparen(last.X).(type) {
+	case *ast.Call:
+		f := builtin.LookupFunc(x.Name)
+		return f != nil && f.Agg
+	case *ast.BlockExpr:
+		return aggregationValue(x)
+	}
+	return false
+}
+
 // ArgsType types the args builtin of the probe being checked.
 func (c *checker) ArgsType() (*types.Type, string) {
 	if c.info.ArgsType == nil && c.info.ArgsErr == "" && c.probe.Def().Args == provider.ArgsDWARF && len(c.probe.Points) == 1 {

@@ -2,6 +2,7 @@ package lang
 
 import (
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 	"unicode"
@@ -18,14 +19,56 @@ import (
 // defined earlier in the script or found in kernel BTF. Layout follows the
 // C rules: natural alignment, padding to the largest member.
 func (c *checker) cDefinition(d *ast.CDef) {
-	p := &cParser{c: c, toks: cTokens(d.Text), pos: d.Pos()}
+	p := &cParser{c: c, def: d, toks: cTokens(d.Text), pos: d.Pos()}
 	if err := p.definition(); err != nil {
 		c.errorf(d, "C definition: %v", err)
 	}
 }
 
+// kernelMember is a member of a script definition whose type, by value,
+// is a kernel type.
+type kernelMember struct {
+	def          *ast.CDef
+	member, name string
+}
+
+// shadowedKernelTypes applies bpftrace's rule for script definitions and
+// kernel BTF: the script's definitions shadow BTF, and once one redefines
+// a kernel type (struct task_struct), no kernel type is used for them,
+// so a member of a kernel type by value is incomplete: an error naming
+// it, as clang reports it. Pointers to kernel types keep the kernel's
+// type.
+func (c *checker) shadowedKernelTypes() {
+	if len(c.kernelMembers) == 0 {
+		return
+	}
+	spec, err := c.env.BTF()
+	if err != nil || spec == nil {
+		return
+	}
+	names := make([]string, 0, len(c.ctypes))
+	for name := range c.ctypes {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	redefined := ""
+	for _, name := range names {
+		if _, err := lookupKernelType(spec, name); err == nil {
+			redefined = name
+			break
+		}
+	}
+	if redefined == "" {
+		return
+	}
+	for _, m := range c.kernelMembers {
+		c.errorf(m.def, "C definition: field %s has incomplete type '%s': the script redefines %s, a kernel type, so its definitions take no types from kernel BTF (define %s too, or use a pointer)", m.member, m.name, redefined, m.name)
+	}
+}
+
 type cParser struct {
 	c    *checker
+	def  *ast.CDef
 	toks []string
 	i    int
 	pos  ast.Pos
@@ -33,6 +76,9 @@ type cParser struct {
 	// member of one of these types (not through a pointer) would make the
 	// type contain itself.
 	open map[btf.Type]bool
+	// kernel names the kernel type the last named() returned, "" when it
+	// was the script's.
+	kernel string
 }
 
 // MaxTypeSize is the largest struct, union or array a script may define:
@@ -216,6 +262,7 @@ func (p *cParser) named(name string) (btf.Type, error) {
 	if err != nil {
 		return nil, fmt.Errorf("unknown type %q", name)
 	}
+	p.kernel = name
 	return t, nil
 }
 
@@ -251,19 +298,27 @@ func (p *cParser) composite(kind, name string) (btf.Type, error) {
 		if p.peek() == "" {
 			return nil, fmt.Errorf("missing }")
 		}
+		p.kernel = ""
 		base, err := p.typeSpec(true)
 		if err != nil {
 			return nil, err
 		}
+		kernel := p.kernel
+		p.kernel = ""
 		for {
 			t := base
+			byValue := true
 			for p.peek() == "*" {
 				p.next()
 				t = &btf.Pointer{Target: t}
+				byValue = false
 			}
 			mname := ""
 			if p.peek() != ";" && p.peek() != ":" {
 				mname = p.next()
+			}
+			if kernel != "" && byValue {
+				p.c.kernelMembers = append(p.c.kernelMembers, kernelMember{def: p.def, member: mname, name: kernel})
 			}
 			// a[] is a flexible array.
 			var dims []uint64
@@ -352,6 +407,7 @@ func (p *cParser) composite(kind, name string) (btf.Type, error) {
 	}
 	p.next() // }
 	p.skipAttributes()
+	p.kernel = ""
 	if aligned > 0 && (packed || aligned > align) {
 		align = aligned
 	}

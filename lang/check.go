@@ -71,6 +71,9 @@ type checker struct {
 	ctypes map[string]btf.Type
 	// defines holds the #define constants of the preamble.
 	defines map[string]Const
+	// kernelMembers are the members of the script's definitions whose
+	// type, by value, is a kernel type (shadowedKernelTypes).
+	kernelMembers []kernelMember
 	// enums maps the enumerators of the script's enums (also in defines)
 	// to their enum, whose type they have.
 	enums map[string]*btf.Enum
@@ -127,6 +130,7 @@ func (c *checker) checkFile(file *ast.File) {
 	}
 	c.expandMacros(file)
 	canonicalBuiltins(file)
+	aggregationBlocks(file)
 	for _, d := range file.MapDecls {
 		c.mapDecl(d)
 	}

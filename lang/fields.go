@@ -126,6 +126,12 @@ func (c *checker) sizeof(e *ast.SizeofExpr) *types.Type {
 	if t == nil {
 		return nil
 	}
+	if v, ok := e.X.(*ast.Var); ok {
+		// a variable has the size of its own type: 1 for $x = 1
+		if own := c.ownType(v, t); own.Kind == t.Kind {
+			t = own
+		}
+	}
 	size := t.Size
 	if t.Kind == types.Pointer {
 		size = 8

@@ -178,6 +178,6 @@ func checkFind(c *checker, e *ast.Call) *types.Type {
 		c.errorf(e.Args[2], "find() stores the value in a scratch variable such as $v")
 		return nil
 	}
-	c.assignVar(v, mt.Value, "=", v.Pos())
+	c.assignVar(v, mt.Value, mt.Value, "=", v.Pos())
 	return types.BoolT
 }

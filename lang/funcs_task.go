@@ -250,7 +250,15 @@ func checkPath(c *checker, e *ast.Call) *types.Type {
 	if t == nil {
 		return nil
 	}
-	if t.Kind != types.Pointer {
+	switch {
+	case t.Kind == types.Pointer:
+	case t.Kind == types.Struct && t.Name == "struct path" && c.kernelAddressable(e.Args[0]):
+		// a struct path in kernel memory (args.file.f_path): its address,
+		// as bpftrace takes it
+	case t.Kind == types.Struct && t.Name == "struct path":
+		c.errorf(e.Args[0], "path() needs a struct path in kernel memory (a member reached through a pointer, such as args.file.f_path) or a pointer to one")
+		return nil
+	default:
 		c.errorf(e.Args[0], "path() needs a struct path pointer, not %s", t)
 		return nil
 	}
@@ -265,6 +273,37 @@ func checkPath(c *checker, e *ast.Call) *types.Type {
 		}
 	}
 	return types.NewString(size)
+}
+
+// kernelAddressable reports whether the checked struct value e lives in
+// kernel memory at an address code generation can compute without a read:
+// a member of a struct reached through a pointer (p->m, args.file.f_path),
+// *p, or an element of a kernel array.
+func (c *checker) kernelAddressable(e ast.Expr) bool {
+	switch x := unparen(e).(type) {
+	case *ast.Field:
+		xt := c.info.TypeOf(x.X)
+		if xt == nil {
+			return false
+		}
+		if xt.Kind == types.Pointer {
+			return xt.AS != types.User
+		}
+		return xt.Kind == types.Struct && xt.BTF != nil && c.kernelAddressable(x.X)
+	case *ast.Unary:
+		xt := c.info.TypeOf(x.X)
+		return x.Op == "*" && xt != nil && xt.Kind == types.Pointer && xt.AS != types.User
+	case *ast.Index:
+		xt := c.info.TypeOf(x.X)
+		if xt == nil {
+			return false
+		}
+		if xt.Kind == types.Pointer {
+			return xt.AS != types.User
+		}
+		return xt.Kind == types.Array && c.kernelAddressable(x.X)
+	}
+	return false
 }
 
 // checkCgroupPath types cgroup_path(id[, filter]): the id is resolved to

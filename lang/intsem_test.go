@@ -91,3 +91,55 @@ func TestSignedDivisionWarning(t *testing.T) {
 		}
 	}
 }
+
+// TestSizeofVariable checks sizeof of scratch variables: the size of the
+// type bpftrace 0.26 gives the variable, the smallest type of an integer
+// literal promoted over its assignments, not the 64 bits it is stored in.
+func TestSizeofVariable(t *testing.T) {
+	tests := []struct {
+		stmts string
+		want  uint64
+	}{
+		{"$x = 1;", 1},
+		{"$x = 1000;", 2},
+		{"$x = 100000;", 4},
+		{"$x = 1 << 40;", 8},
+		{"$x = -1;", 1},
+		{"$x = 1; $x = 1000;", 2},
+		{"$x = 1000; $x = 1;", 2},
+		{"$x = (uint32)3;", 4},
+		{"$x = 1; $x = (uint8)2;", 1},
+		{"$x = (uint8)1; $x = (int16)-1;", 2},
+		{"$x = (uint16)1; $x = (int16)-1;", 4},
+		{"$x = (uint64)1; $x = (int64)-1;", 8},
+		{"$y = 1; $x = $y;", 1},
+		{"$x = 1 == 1;", 1},
+		{"$x = pid;", 4},
+		{"$x = nsecs;", 8},
+		{"$x = 1 + 1;", 1},
+		{"$y = 1; $x = $y + 1;", 8},
+		{"let $x: int16 = 1;", 2},
+		{"let $x = 1;", 1},
+		{`$x = "hi";`, 3},
+		{`$x = "hi"; $x = "hello";`, 6},
+		{"$x = (1, (int16)2);", 4},
+	}
+	for _, tt := range tests {
+		src := "BEGIN { " + tt.stmts + " $r = sizeof($x); }"
+		file, err := lang.Parse("t.bt", src)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.stmts, err)
+		}
+		prog, err := lang.Check(file, nil, lang.Options{})
+		if err != nil {
+			t.Errorf("%s: %v", tt.stmts, lang.Render(err, src))
+			continue
+		}
+		p := prog.Probes[0]
+		stmts := p.AST.Body.Stmts
+		rhs := stmts[len(stmts)-1].(*ast.AssignStmt).Rhs
+		if got := p.Info.Consts[rhs].Int; got != tt.want {
+			t.Errorf("%s sizeof($x) = %d, want %d", tt.stmts, got, tt.want)
+		}
+	}
+}

@@ -32,7 +32,7 @@ func (c *checker) mapDecl(d *ast.MapDecl) {
 // mapUse records a use of a map with value type vt (nil when only read) and
 // checks its keys; it returns the map's type.
 func (c *checker) mapUse(m *ast.MapRef, vt *types.Type, write bool) *MapType {
-	var keys []*types.Type
+	var keys, own []*types.Type
 	for _, k := range m.Keys {
 		kt := c.expr(k)
 		if kt == nil {
@@ -40,14 +40,17 @@ func (c *checker) mapUse(m *ast.MapRef, vt *types.Type, write bool) *MapType {
 		}
 		switch {
 		case kt.IsInt(), kt.Kind == types.String:
+			own = append(own, c.ownType(k, kt))
 			kt = keyType(kt)
 		case kt.Kind == types.Struct, kt.Kind == types.Array:
 			if kt = c.valueType(k, kt); kt == nil {
 				return nil
 			}
+			own = append(own, kt)
 		case kt.Kind == types.Pointer, kt.Kind == types.Ksym, kt.Kind == types.Tuple, kt.Kind == types.Record, kt.Kind == types.Stack,
 			kt.Kind == types.Errno, kt.Kind == types.SyscallName, kt.Kind == types.Inet, kt.Kind == types.Timestamp, kt.Kind == types.MacAddr,
 			kt.Kind == types.Username, kt.Kind == types.SignalName, kt.Kind == types.CgroupPath, kt.Kind == types.Usym:
+			own = append(own, c.ownType(k, kt))
 		default:
 			c.errorf(k, "%s cannot be used as a map key", kt)
 			return nil
@@ -55,32 +58,45 @@ func (c *checker) mapUse(m *ast.MapRef, vt *types.Type, write bool) *MapType {
 		keys = append(keys, kt)
 	}
 	if m.Keys == nil {
-		keys = nil
+		keys, own = nil, nil
 	}
 	// @m[$t] with a tuple $t is the same map as @m[a, b]: a multi-key map
 	// is keyed by the tuple of its keys.
 	if len(keys) == 1 && keys[0].Kind == types.Tuple {
 		if mt := c.prog.Maps[m.Name]; mt == nil || mt.Keys == nil || len(mt.Keys) != 1 || mt.Keys[0].Kind != types.Tuple {
 			elems := make([]*types.Type, len(keys[0].Fields))
+			owns := make([]*types.Type, len(keys[0].Fields))
 			for i, f := range keys[0].Fields {
 				elems[i] = keyType(f.Type)
+				owns[i] = f.Type
+				if own[0].Kind == types.Tuple && len(own[0].Fields) == len(owns) {
+					owns[i] = own[0].Fields[i].Type
+				}
 			}
-			keys = elems
+			keys, own = elems, owns
 		}
 	}
 	mt := c.prog.Maps[m.Name]
 	if mt == nil {
-		mt = &MapType{Name: m.Name, Keys: keys, Pos: m.Pos(), keysSet: true}
+		mt = &MapType{Name: m.Name, Keys: keys, Pos: m.Pos(), keysSet: true, ownKeys: own}
 		c.prog.Maps[m.Name] = mt
 	} else if !mt.keysSet {
 		// declared with let @m = ...: the first use fixes the keys
-		mt.Keys, mt.keysSet = keys, true
-	} else if mt.Keys == nil && keys != nil && mt.Value == nil && !mt.keysSet {
-		mt.Keys = keys
-		mt.keysSet = true
+		mt.Keys, mt.keysSet, mt.ownKeys = keys, true, own
 	} else {
+		if (mt.Keys == nil) != (keys == nil) {
+			if keys == nil {
+				c.errorf(m, "%s used as a map without an explicit key (scalar map), previously used with an explicit key (non-scalar map)", m.Name)
+			} else {
+				c.errorf(m, "%s used as a map with an explicit key (non-scalar map), previously used without an explicit key (scalar map)", m.Name)
+			}
+			return nil
+		}
+		mismatch := func(pos ast.Spanned) {
+			c.errorf(pos, "Argument mismatch for %s: trying to access with arguments: '%s' when map expects arguments: '%s'", m.Name, keysString(own), keysString(mt.ownKeys))
+		}
 		if len(mt.Keys) != len(keys) {
-			c.errorf(m, "map %s is used with %d keys here and %d keys elsewhere", m.Name, len(keys), len(mt.Keys))
+			mismatch(m)
 			return nil
 		}
 		for i := range keys {
@@ -92,11 +108,12 @@ func (c *checker) mapUse(m *ast.MapRef, vt *types.Type, write bool) *MapType {
 				} else if len(m.Keys) == 1 {
 					pos = m.Keys[0] // a tuple standing for all the keys
 				}
-				c.errorf(pos, "map %s key %d has type %s here and %s elsewhere", m.Name, i+1, keys[i], mt.Keys[i])
+				mismatch(pos)
 				return nil
 			}
 			mt.Keys[i] = u
 		}
+		mt.ownKeys = promoteKeys(mt.ownKeys, own)
 	}
 	if vt != nil && write {
 		if mt.Value == nil {
@@ -127,4 +144,34 @@ func keyType(kt *types.Type) *types.Type {
 		kt = &types.Type{Kind: types.Bool, Size: 8} // printed true/false, stored as a word
 	}
 	return kt
+}
+
+// keysString is bpftrace's spelling of a map's key type in errors: the
+// type of its one key, or the tuple of its keys.
+func keysString(keys []*types.Type) string {
+	if len(keys) == 1 {
+		return keys[0].String()
+	}
+	return types.NewTuple(keys, nil).String()
+}
+
+// promoteKeys promotes the own types of a map's keys (the types bpftrace
+// gives them, before storage widens them) with those of another access.
+func promoteKeys(old, keys []*types.Type) []*types.Type {
+	if len(old) != len(keys) {
+		return old
+	}
+	out := make([]*types.Type, len(old))
+	for i, o := range old {
+		out[i] = o
+		switch {
+		case o.Kind == types.Int && keys[i].Kind == types.Int:
+			out[i] = promoteInt(o, keys[i])
+		default:
+			if u, ok := unify(o, keys[i]); ok {
+				out[i] = u
+			}
+		}
+	}
+	return out
 }

@@ -91,6 +91,7 @@ func (c *checker) preprocess(file *ast.File) {
 		lines = append(lines, pline{text: d.Text, def: d, pos: d.Pos(), dir: dir})
 	}
 	p.run(lines)
+	c.shadowedKernelTypes()
 	p.constants()
 	p.exprMacros(file)
 	if p.system {

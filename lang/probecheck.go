@@ -41,18 +41,20 @@ func usesIdent(p *ast.Probe, name string) bool {
 }
 
 func (c *checker) checkProbe(pr *Probe) {
-	var vars []*types.Type
+	var vars, own []*types.Type
 	if pr.Info != nil {
-		vars = pr.Info.VarTypes // keep variable types inferred in pass 1
+		// keep variable types inferred in pass 1
+		vars, own = pr.Info.VarTypes, pr.Info.VarOwnTypes
 	}
 	pr.Info = &Info{
-		Types:    map[ast.Expr]*types.Type{},
-		Consts:   map[ast.Expr]Const{},
-		VarIDs:   map[*ast.Var]int{},
-		VarTypes: vars,
-		Calls:    map[*ast.Call]*Func{},
-		Idents:   map[*ast.Ident]*Builtin{},
-		Members:  map[*ast.Field]types.Field{},
+		Types:       map[ast.Expr]*types.Type{},
+		Consts:      map[ast.Expr]Const{},
+		VarIDs:      map[*ast.Var]int{},
+		VarTypes:    vars,
+		VarOwnTypes: own,
+		Calls:       map[*ast.Call]*Func{},
+		Idents:      map[*ast.Ident]*Builtin{},
+		Members:     map[*ast.Field]types.Field{},
 	}
 	c.probe, c.info = pr, pr.Info
 	c.scopes = []map[string]int{{}}

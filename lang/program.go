@@ -4,6 +4,8 @@ import (
 	"errors"
 	"sort"
 
+	"github.com/cilium/ebpf/btf"
+
 	"github.com/gotrace/gotrace/builtin"
 	"github.com/gotrace/gotrace/lang/ast"
 	"github.com/gotrace/gotrace/lang/types"
@@ -94,6 +96,9 @@ type Program struct {
 	// Task holds task_struct member offsets for ppid and pcomm, set when a
 	// probe uses them.
 	Task TaskLayout
+	// Kfuncs holds the kernel BTF IDs of the kfuncs the program calls, by
+	// name (comm(pid)).
+	Kfuncs map[string]btf.TypeID
 	// Getopts are the named parameters the program reads with getopt(),
 	// by name, with their descriptions ("" when none is given).
 	Getopts map[string]string
@@ -140,6 +145,9 @@ type MapType struct {
 	Decl       string
 	MaxEntries int
 	keysSet    bool
+	// ownKeys are the key types bpftrace gives the map, before storage
+	// widens them (int8 for @m[1]), for its errors.
+	ownKeys []*types.Type
 }
 
 // Probe is one instance of a probe: an AST probe together with the expanded
@@ -169,9 +177,13 @@ type Info struct {
 	// Scratch variables are block scoped: every declaration gets an ID, and
 	// every use of a variable is resolved to the ID of its declaration.
 	VarIDs   map[*ast.Var]int
-	VarTypes []*types.Type       // by ID
-	Calls    map[*ast.Call]*Func // resolved builtin functions
-	Idents   map[*ast.Ident]*Builtin
+	VarTypes []*types.Type // by ID
+	// VarOwnTypes holds, by ID, the type bpftrace gives the variable: its
+	// assigned values' types unified before they are widened for storage
+	// (int8 for $x = 1, string[3] for $s = "hi"); sizeof reads it.
+	VarOwnTypes []*types.Type
+	Calls       map[*ast.Call]*Func // resolved builtin functions
+	Idents      map[*ast.Ident]*Builtin
 	// Members holds the resolved member of every field access: its byte
 	// offset from the struct's (or the args record's) start, bitfield
 	// position, and type.

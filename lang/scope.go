@@ -80,6 +80,9 @@ func (c *checker) declareVar(v *ast.Var, t *types.Type) int {
 	for len(c.info.VarTypes) <= id {
 		c.info.VarTypes = append(c.info.VarTypes, nil)
 	}
+	for len(c.info.VarOwnTypes) <= id {
+		c.info.VarOwnTypes = append(c.info.VarOwnTypes, nil)
+	}
 	if t != nil {
 		c.info.VarTypes[id] = t
 	}
@@ -108,3 +111,29 @@ func (c *checker) useVar(v *ast.Var) *types.Type {
 
 // poisoned is the type of a variable whose initialisation failed to check.
 var poisoned = &types.Type{Kind: types.Invalid}
+
+// ownType is the type bpftrace gives the value of e (checked as t) before
+// storage widens it: the smallest type holding an integer literal, a
+// variable's own type, else t.
+func (c *checker) ownType(e ast.Expr, t *types.Type) *types.Type {
+	if v, ok := e.(*ast.Var); ok {
+		if id, ok := c.info.VarIDs[v]; ok && id < len(c.info.VarOwnTypes) && c.info.VarOwnTypes[id] != nil {
+			return c.info.VarOwnTypes[id]
+		}
+	}
+	return c.tupleElem(e, t)
+}
+
+// assignOwnType unifies the own type of variable id with t, the own type
+// of a value assigned to it, as bpftrace promotes a variable's type.
+func (c *checker) assignOwnType(id int, t *types.Type) {
+	if old := c.info.VarOwnTypes[id]; old != nil {
+		var ok bool
+		if old.Kind == types.Int && t.Kind == types.Int {
+			t = promoteInt(old, t)
+		} else if t, ok = unify(old, t); !ok {
+			return
+		}
+	}
+	c.info.VarOwnTypes[id] = t
+}

@@ -117,8 +117,9 @@ func (c *checker) let(s *ast.LetStmt) {
 		c.declareVar(s.Var, nil)
 		return
 	}
+	own := t
 	if t == nil {
-		t = storageType(rt)
+		t, own = storageType(rt), c.ownType(s.Init, rt)
 	} else if rt != nil {
 		// A declared integer type is kept: values are truncated to it.
 		if _, ok := unify(t, storageType(rt)); !ok || (t.IsInt() != rt.IsInt()) {
@@ -126,8 +127,9 @@ func (c *checker) let(s *ast.LetStmt) {
 			return
 		}
 	}
-	c.declareVar(s.Var, t)
+	id := c.declareVar(s.Var, t)
 	c.info.Types[s.Var] = t
+	c.info.VarOwnTypes[id] = own
 }
 
 func (c *checker) forRange(s *ast.ForRangeStmt) {
@@ -352,7 +354,7 @@ func (c *checker) assign(s *ast.AssignStmt) {
 			}
 		}
 	case *ast.Var:
-		c.assignVar(l, rt, s.Op, s.Rhs.Pos())
+		c.assignVar(l, rt, c.ownType(s.Rhs, rt), s.Op, s.Rhs.Pos())
 	case *ast.Discard:
 		c.info.Types[l] = rt
 	default:
@@ -384,9 +386,10 @@ func (c *checker) lhsPointer(x ast.Expr) *types.Type {
 	return nil
 }
 
-// assignVar assigns a value of type rt to a variable, declaring it in the
-// current block when it is not visible yet.
-func (c *checker) assignVar(l *ast.Var, rt *types.Type, op string, rhsPos ast.Pos) {
+// assignVar assigns a value of type rt (own type own, before storage
+// widens it) to a variable, declaring it in the current block when it is
+// not visible yet.
+func (c *checker) assignVar(l *ast.Var, rt, own *types.Type, op string, rhsPos ast.Pos) {
 	id, ok := c.lookupVar(l.Name)
 	if !ok {
 		if op != "=" {
@@ -416,6 +419,7 @@ func (c *checker) assignVar(l *ast.Var, rt *types.Type, op string, rhsPos ast.Po
 	}
 	c.info.VarTypes[id] = nt
 	c.info.Types[l] = nt
+	c.assignOwnType(id, own)
 }
 
 // leaves reports whether a loop body contains a break, return or exit()

@@ -46,7 +46,19 @@ func unify(a, b *types.Type) (*types.Type, bool) {
 	return nil, false
 }
 
-// unifyTuples unifies tuples (or records) field by field: strings take the
+// fieldIndex returns the index of the field called name in the record t,
+// or -1.
+func fieldIndex(t *types.Type, name string) int {
+	for i, f := range t.Fields {
+		if f.Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// unifyTuples unifies tuples (or records, whose fields are matched by name
+// and keep a's order) field by field: strings take the
 // larger size, as bpftrace resizes them, and the layout follows.
 func unifyTuples(a, b *types.Type) (*types.Type, bool) {
 	if len(a.Fields) != len(b.Fields) {
@@ -59,6 +71,14 @@ func unifyTuples(a, b *types.Type) (*types.Type, bool) {
 	}
 	for i, fa := range a.Fields {
 		fb := b.Fields[i]
+		if a.Kind == types.Record && fa.Name != fb.Name {
+			// records match fields by name, in a's order
+			j := fieldIndex(b, fa.Name)
+			if j < 0 {
+				return nil, false
+			}
+			fb = b.Fields[j]
+		}
 		if fa.Name != fb.Name {
 			return nil, false
 		}
@@ -232,4 +252,29 @@ func (in *Info) SignedCompare(x, y ast.Expr) bool {
 		ys = xs
 	}
 	return xs || ys
+}
+
+// promoteInt is bpftrace's promotion of a variable's integer type a when
+// it is assigned an integer of type b, sizes kept: a flexible
+// (non-negative literal) side takes the other's sign; the same sign takes
+// the larger size; an unsigned type that fits in the larger signed one
+// becomes it; otherwise a signed type of twice the larger size, int64 at
+// most.
+func promoteInt(a, b *types.Type) *types.Type {
+	size := max(a.Size, b.Size)
+	var t *types.Type
+	switch {
+	case a.Signed == b.Signed:
+		t = types.NewInt(size, a.Signed)
+	case a.Flexible || b.Flexible:
+		t = types.NewInt(size, (!a.Flexible && a.Signed) || (!b.Flexible && b.Signed))
+	case a.Signed && a.Size > b.Size:
+		return types.NewInt(a.Size, true)
+	case b.Signed && b.Size > a.Size:
+		return types.NewInt(b.Size, true)
+	default:
+		return types.NewInt(min(2*size, 8), true)
+	}
+	t.Flexible = a.Flexible && b.Flexible
+	return t
 }

@@ -31,6 +31,7 @@ func trampoline(name string, aliases []string, at ebpf.AttachType) *Provider {
 		UserArgs:       never,
 		ProbeType:      name,
 		DPath:          true,
+		Kfuncs:         true,
 		SharesProgram:  true,
 		PidFilter:      true,
 		KernelFeatures: true,

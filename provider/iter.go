@@ -27,6 +27,7 @@ var iterProvider = &Provider{
 	CtxStruct: func(pt *Point) string { return iterStructPrefix + pt.Event },
 	UserArgs:  never,
 	ProbeType: "iter",
+	Kfuncs:    true,
 	Compile: func(pts []*Point, _ Features, probe *object.Probe) Program {
 		probe.Provider = "iter"
 		for _, pt := range pts {

@@ -92,6 +92,9 @@ type Provider struct {
 	Override bool
 	// DPath: path() works (bpf_d_path in trampolines).
 	DPath bool
+	// Kfuncs: the programs are BPF_PROG_TYPE_TRACING, which may call the
+	// kernel's generic kfuncs (bpf_task_from_pid for comm(pid)).
+	Kfuncs bool
 	// UserBinary: the point's Module is a user binary (uaddr, ustack
 	// symbols).
 	UserBinary bool

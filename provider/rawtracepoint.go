@@ -29,6 +29,7 @@ var rawTracepointProvider = &Provider{
 	ArgN:           true,
 	UserArgs:       never,
 	ProbeType:      "rawtracepoint",
+	Kfuncs:         true,
 	SharesProgram:  true,
 	PidFilter:      true,
 	KernelFeatures: true,

@@ -255,6 +255,27 @@ func TestFentryArgs(t *testing.T) {
 	wantStdout(t, out, fmt.Sprintf("\n\n@[%s]: %d\n", comm(t), 10*4096), errs)
 }
 
+// TestFentryPath: path() of a struct path by value (args.file.f_path)
+// takes its address, as bpftrace does, and bpf_d_path prints the file's
+// path.
+func TestFentryPath(t *testing.T) {
+	gotraceBin(t)
+	tid := lockThread(t)
+	file := knownFile(t, "fentry-path", 1)
+	tr := startTrace(t, linksReady(1), "-e", `fentry:security_file_open /tid == $1/ { printf("%s %d\n", path(args.file.f_path), sizeof(path(args.file.f_path, 16))); }`, strconv.Itoa(tid))
+	for range 2 {
+		fd, err := unix.Open(file, unix.O_RDONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		unix.Close(fd)
+	}
+	want := strings.Repeat(file+" 16\n", 2)
+	tr.waitStdout(want)
+	out, errs := tr.stop()
+	wantStdout(t, out, want+"\n\n", errs)
+}
+
 // TestKprobeNamedArg: a kprobe argument by its BTF name, read as a user
 // string.
 func TestKprobeNamedArg(t *testing.T) {
