@@ -146,7 +146,7 @@ func init() {
 			Emit:    func(g Emitter, _ *ast.Call) { g.Kstack() },
 			Example: `tracepoint:syscalls:sys_enter_getppid { @[kstack(3)] = count() }`},
 		&Func{Name: "ustack", Check: Checker.CheckUstack, Result: types.Stack,
-			Buffer:  func(g Emitter, e *ast.Call) int16 { return g.Ustack(e.Pos()) },
+			Buffer:  func(g Emitter, e *ast.Call) int16 { return g.Ustack(e) },
 			Example: `tracepoint:syscalls:sys_enter_getppid { @[ustack(3)] = count() }`},
 	)
 

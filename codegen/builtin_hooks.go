@@ -32,7 +32,7 @@ func (g *gen) Strncmp(e *ast.Call)               { g.strncmp(e) }
 func (g *gen) Memcmp(e *ast.Call)                { g.memcmp(e) }
 func (g *gen) Strstr(e *ast.Call, contains bool) { g.strstr(e, contains) }
 func (g *gen) Kstack()                           { g.kstack() }
-func (g *gen) Ustack(pos ast.Pos) int16          { return g.ustack(pos) }
+func (g *gen) Ustack(e ast.Expr) int16           { return g.ustack(e) }
 func (g *gen) Join(e *ast.Call)                  { g.join(e) }
 func (g *gen) Macaddr(e *ast.Call)               { g.macaddr(e) }
 func (g *gen) MapLen(e *ast.Call)                { g.mapLen(e.Args[0].(*ast.MapRef)) }

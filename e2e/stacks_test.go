@@ -1,0 +1,82 @@
+package e2e
+
+import (
+	"debug/elf"
+	"encoding/hex"
+	"fmt"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// elfBuildID returns the GNU build id of bin in hex.
+func elfBuildID(t *testing.T, bin string) string {
+	t.Helper()
+	f, err := elf.Open(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	s := f.Section(".note.gnu.build-id")
+	if s == nil {
+		t.Skipf("%s has no build id (the linker was not asked for one)", bin)
+	}
+	b, err := s.Data()
+	if err != nil || len(b) < 16 {
+		t.Fatalf("build id note of %s: %v", bin, err)
+	}
+	namesz, descsz := f.ByteOrder.Uint32(b), f.ByteOrder.Uint32(b[4:])
+	off := 12 + (int(namesz)+3)&^3
+	return hex.EncodeToString(b[off : off+int(descsz)])
+}
+
+// elfFileOffset returns the file offset of the code at vaddr in bin.
+func elfFileOffset(t *testing.T, bin string, vaddr uint64) uint64 {
+	t.Helper()
+	f, err := elf.Open(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_LOAD && vaddr >= p.Vaddr && vaddr < p.Vaddr+p.Filesz {
+			return vaddr - p.Vaddr + p.Off
+		}
+	}
+	t.Fatalf("%#x is in no segment of %s", vaddr, bin)
+	return 0
+}
+
+// TestUstackBuildID: ustack(build_id) (and ustack with stack_mode =
+// build_id) records each user frame as the build id of its file and the
+// offset in the file, printed as bpftrace prints them: "<build id in
+// hex> 0x<offset>", not indented. kstack cannot: kstack(build_id) is an
+// error, and a bare kstack under stack_mode = build_id falls back to raw
+// with a warning.
+func TestUstackBuildID(t *testing.T) {
+	bin := buildAdd(t)
+	addr, _ := elfFunc(t, bin, "add")
+	frame := fmt.Sprintf("%s 0x%x", elfBuildID(t, bin), elfFileOffset(t, bin, addr))
+	for _, script := range []string{
+		`uprobe:` + bin + `:add { @[ustack(build_id, 1)] = count(); }`,
+		`config = { stack_mode = build_id } uprobe:` + bin + `:add { @[ustack(1)] = count(); }`,
+	} {
+		s := startNoWait(t, "-e", script)
+		s.waitLinks(1, 20*time.Second)
+		if out, err := exec.Command(bin, "2").CombinedOutput(); err != nil {
+			t.Fatalf("traced program: %v %q", err, out)
+		}
+		wantOutput(t, s.stop(syscall.SIGINT), "\n\n@[\n"+frame+"\n]: 2\n", 0)
+	}
+
+	got := run(t, "-e", `BEGIN { @ = kstack(build_id); }`)
+	if want := "stdin:1:13-29: ERROR: 'build_id' stack mode can only be used for ustack\n"; got.code != 1 || !strings.HasPrefix(got.stderr, want) {
+		t.Errorf("kstack(build_id): exit %d, stderr %q, want prefix %q", got.code, got.stderr, want)
+	}
+	got = run(t, "-e", `config = { stack_mode = build_id } BEGIN { @[kstack] = 1; exit(); }`)
+	if want := "stdin:1:46-52: WARNING: 'build_id' stack mode can only be used for ustack. Falling back to 'raw' mode.\n"; got.code != 0 || !strings.HasPrefix(got.stderr, want) {
+		t.Errorf("kstack with stack_mode = build_id: exit %d, stderr %q, want prefix %q", got.code, got.stderr, want)
+	}
+}
