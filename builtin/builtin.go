@@ -241,7 +241,7 @@ type Emitter interface {
 	Strncmp(e *ast.Call)
 	Memcmp(e *ast.Call)
 	Strstr(e *ast.Call, contains bool)
-	Kstack()
+	Kstack(e ast.Expr)
 	Ustack(e ast.Expr) int16
 	Join(e *ast.Call)
 	Macaddr(e *ast.Call)

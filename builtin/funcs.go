@@ -143,7 +143,7 @@ func init() {
 			},
 			Example: `kprobe:vfs_read { printf("%x\n", reg("ip")) }`},
 		&Func{Name: "kstack", Check: Checker.CheckKstack, Result: types.Stack,
-			Emit:    func(g Emitter, _ *ast.Call) { g.Kstack() },
+			Emit:    func(g Emitter, e *ast.Call) { g.Kstack(e) },
 			Example: `tracepoint:syscalls:sys_enter_getppid { @[kstack(3)] = count() }`},
 		&Func{Name: "ustack", Check: Checker.CheckUstack, Result: types.Stack,
 			Buffer:  func(g Emitter, e *ast.Call) int16 { return g.Ustack(e) },

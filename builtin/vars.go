@@ -186,7 +186,7 @@ func init() {
 				}
 				return t, ""
 			},
-			Emit:    func(g Emitter, _ *ast.Ident) { g.Kstack() },
+			Emit:    func(g Emitter, e *ast.Ident) { g.Kstack(e) },
 			Example: `tracepoint:syscalls:sys_enter_getppid { @[kstack] = count() }`},
 		&Var{Name: "ppid", Result: types.Int,
 			Type: func(c Checker) (*types.Type, string) {

@@ -649,5 +649,9 @@ func (g *gen) ustack(e ast.Expr) int16 {
 	)
 	builtin.EmitPid(g, false, pos)
 	g.emit(asm.StoreMem(g.fp, off+8, asm.R0, asm.DWord))
+	if g.c.prog.StackLens {
+		// The id word: negative when the stack was not recorded.
+		g.stackDepth(g.info.TypeOf(e), off, off+8)
+	}
 	return off
 }

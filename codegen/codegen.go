@@ -444,6 +444,26 @@ func (c *compiler) useStacks() {
 	}
 }
 
+// stackSinkName is a one-element array that bpf_get_stack writes frames
+// into when only their number is wanted (len() of a stack): nobody reads
+// it, so the CPUs may share it.
+const stackSinkName = "stack_sink"
+
+// useStackSink makes sure the stack sink exists, large enough for the
+// deepest stack of build id frames.
+func (c *compiler) useStackSink() {
+	if _, ok := c.out.Collection.Maps[stackSinkName]; ok {
+		return
+	}
+	c.out.Collection.Maps[stackSinkName] = &ebpf.MapSpec{
+		Name:       stackSinkName,
+		Type:       ebpf.Array,
+		KeySize:    4,
+		ValueSize:  uint32(object.BuildIDFrameSize * lang.MaxStackFrames),
+		MaxEntries: 1,
+	}
+}
+
 // buildIDStackMapName is the stack trace map of ustack(build_id).
 const buildIDStackMapName = "stacks_buildid"
 

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -78,5 +79,31 @@ func TestUstackBuildID(t *testing.T) {
 	got = run(t, "-e", `config = { stack_mode = build_id } BEGIN { @[kstack] = 1; exit(); }`)
 	if want := "stdin:1:46-52: WARNING: 'build_id' stack mode can only be used for ustack. Falling back to 'raw' mode.\n"; got.code != 0 || !strings.HasPrefix(got.stderr, want) {
 		t.Errorf("kstack with stack_mode = build_id: exit %d, stderr %q, want prefix %q", got.code, got.stderr, want)
+	}
+}
+
+// TestStackLen: len() of a stack is its number of frames, up to the
+// stack's limit, for ustack (build_id too) and kstack, whether the stack
+// is in a variable, a map or a call.
+func TestStackLen(t *testing.T) {
+	cc, err := exec.LookPath("cc")
+	if err != nil {
+		t.Skip("no C compiler to build the traced program")
+	}
+	// Frame pointers, for the kernel to walk past add.
+	bin := filepath.Join(t.TempDir(), "add")
+	if out, err := exec.Command(cc, "-O1", "-fno-omit-frame-pointer", "-o", bin, "testdata/uprobe/add.c").CombinedOutput(); err != nil {
+		t.Fatalf("cc: %v\n%s", err, out)
+	}
+	s := startNoWait(t, "-e", `uprobe:`+bin+`:add { $x = ustack(1); @a = len($x); @b = len(ustack(build_id, 2)); @s[1] = ustack(2); @c = len(@s[1]); }
+tracepoint:syscalls:sys_enter_getppid { @k = len(kstack(2)); }`)
+	s.waitLinks(2, 20*time.Second)
+	if out, err := exec.Command(bin, "1").CombinedOutput(); err != nil {
+		t.Fatalf("traced program: %v %q", err, out)
+	}
+	getppidN(1)
+	got := s.stop(syscall.SIGINT)
+	if want := "\n\n@a: 1\n@b: 2\n@c: 2\n@k: 2\n"; got.code != 0 || !strings.HasPrefix(got.stdout, want) {
+		t.Errorf("exit %d, stdout %q, want it to start with %q; stderr:\n%s", got.code, got.stdout, want, got.stderr)
 	}
 }

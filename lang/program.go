@@ -91,6 +91,10 @@ type Program struct {
 	Host       Host
 	MaxMapKeys int
 	Config     Config
+	// StackLens is set when the script takes len() of a stack: every
+	// kstack and ustack then records its number of frames, in the upper
+	// 32 bits of the id word (kstack) or of the pid word (ustack).
+	StackLens bool
 	// Task holds task_struct member offsets for ppid and pcomm, set when a
 	// probe uses them.
 	Task TaskLayout

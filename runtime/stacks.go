@@ -21,6 +21,9 @@ func (s *session) withStacks(f *output.Formatter) *output.Formatter {
 	ksyms := NewKsyms()
 	c := *f
 	c.Stack = func(t *types.Type, id, pid uint64) string {
+		// The upper halves may hold the number of frames
+		// (lang.Program.StackLens).
+		pid &= 0xffffffff
 		if t.StackMode == "build_id" {
 			return s.buildIDStack(t, id)
 		}
