@@ -243,6 +243,8 @@ type Emitter interface {
 	Strstr(e *ast.Call, contains bool)
 	Kstack(e ast.Expr)
 	Ustack(e ast.Expr) int16
+	// Uaddr loads the address uaddr() resolved.
+	Uaddr(e *ast.Call)
 	Join(e *ast.Call)
 	Macaddr(e *ast.Call)
 	MapLen(e *ast.Call)

@@ -125,7 +125,7 @@ func init() {
 			Example: `BEGIN { printf("%p\n", uptr(1)) }`},
 		&Func{Name: "kaddr", Check: Checker.CheckKaddr, Result: types.Int,
 			Example: `BEGIN { printf("%x\n", kaddr("vfs_read")) }`},
-		&Func{Name: "uaddr", Check: Checker.CheckUaddr, Emit: constValue, Result: types.Pointer,
+		&Func{Name: "uaddr", Check: Checker.CheckUaddr, Emit: Emitter.Uaddr, Result: types.Pointer,
 			Example: `uprobe:libc:malloc { printf("%p\n", uaddr("malloc")) }`},
 		&Func{Name: "usym", Check: Checker.CheckUsym, Result: types.Usym,
 			Buffer: func(g Emitter, e *ast.Call) int16 {

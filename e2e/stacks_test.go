@@ -107,3 +107,45 @@ tracepoint:syscalls:sys_enter_getppid { @k = len(kstack(2)); }`)
 		t.Errorf("exit %d, stdout %q, want it to start with %q; stderr:\n%s", got.code, got.stdout, want, got.stderr)
 	}
 }
+
+// TestUaddrPIE: uaddr() is the run-time address of a symbol: its address
+// in the file plus where the process loaded the file, for a PIE
+// executable and a shared library as for a position-dependent executable
+// (whose addresses are the link-time ones), in uprobes and uretprobes;
+// the pointer reads an integer of the symbol's size.
+func TestUaddrPIE(t *testing.T) {
+	cc, err := exec.LookPath("cc")
+	if err != nil {
+		t.Skip("no C compiler to build the traced program")
+	}
+	dir := t.TempDir()
+	lib := filepath.Join(dir, "libglobals.so")
+	build := func(out string, args ...string) {
+		t.Helper()
+		args = append([]string{"-o", out, "testdata/uprobe/globals.c"}, args...)
+		if out, err := exec.Command(cc, args...).CombinedOutput(); err != nil {
+			t.Fatalf("cc %q: %v\n%s", args, err, out)
+		}
+	}
+	build(lib, "-O1", "-DLIB", "-shared", "-fPIC")
+	bins := map[string][]string{
+		"exec": {"-O1", "-no-pie"},
+		"pie":  {"-O1", "-fPIE", "-pie"},
+		"lib":  {"-O1", "-fPIE", "-pie", "-DWITH_LIB", lib, "-Wl,-rpath," + dir},
+	}
+	for name, args := range bins {
+		bin := filepath.Join(dir, name)
+		build(bin, args...)
+		for _, probe := range []string{"uprobe", "uretprobe"} {
+			got := run(t, "-e", probe+`:`+bin+`:probe_me { printf("0x%x 0x%x %d %d\n", *uaddr("GLOBAL_A"), *uaddr("GLOBAL_C"), *uaddr("GLOBAL_D"), sizeof(*uaddr("GLOBAL_D"))); exit(); }`, "-c", bin)
+			if want := "0x55555555 0x33333333 8 1\n"; got.code != 0 || !strings.Contains(got.stdout, want) {
+				t.Errorf("%s %s: exit %d, stdout %q, want a line %q; stderr:\n%s", name, probe, got.code, got.stdout, want, got.stderr)
+			}
+		}
+	}
+	bin := filepath.Join(dir, "lib")
+	got := run(t, "-e", `uprobe:`+lib+`:lib_fn { printf("0x%x\n", *uaddr("LIB_G")); exit(); }`, "-c", bin)
+	if want := "0x2a2a2a2a\n"; got.code != 0 || !strings.Contains(got.stdout, want) {
+		t.Errorf("library: exit %d, stdout %q, want a line %q; stderr:\n%s", got.code, got.stdout, want, got.stderr)
+	}
+}
