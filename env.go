@@ -2,6 +2,7 @@ package gotrace
 
 import (
 	"bufio"
+	"debug/elf"
 	"errors"
 	"fmt"
 	"os"
@@ -158,7 +159,15 @@ func (k *KernelEnv) Inode(path string) (uint64, error) {
 	return hostfs.Files{}.Inode(path)
 }
 
-var _ lang.HostFiles = (*KernelEnv)(nil)
+// ELFType implements lang.ELFTypes on the local file system.
+func (k *KernelEnv) ELFType(file string) (elf.Type, error) {
+	return hostfs.Files{}.ELFType(file)
+}
+
+var (
+	_ lang.HostFiles = (*KernelEnv)(nil)
+	_ lang.ELFTypes  = (*KernelEnv)(nil)
+)
 
 // kernelThreadStatusOffset returns the offset of thread_info.status in
 // task_struct from the running kernel's raw BTF, when env is the running

@@ -78,7 +78,8 @@ func (f *Func) UnsafeError() string {
 type Var struct {
 	Name string
 	// Type returns the variable's type in the probe being checked, or a
-	// message saying why the probe does not provide it.
+	// message saying why the probe does not provide it; a message with a
+	// type is a warning.
 	Type func(c Checker) (*types.Type, string)
 	// Const returns the variable's value when it is known at compile time
 	// (nil: never).
@@ -125,6 +126,8 @@ type Checker interface {
 	NCPUs() int
 	// MaxStrlen is the size of string buffers.
 	MaxStrlen() int
+	// StackMode is the config's stack_mode ("" when unset).
+	StackMode() string
 	// BTF is the kernel's BTF.
 	BTF() (*btf.Spec, error)
 	// Kfunc resolves the kfunc name in kernel BTF for Emitter.Kfunc.
@@ -247,8 +250,10 @@ type Emitter interface {
 	Strncmp(e *ast.Call)
 	Memcmp(e *ast.Call)
 	Strstr(e *ast.Call, contains bool)
-	Kstack()
-	Ustack(pos ast.Pos) int16
+	Kstack(e ast.Expr)
+	Ustack(e ast.Expr) int16
+	// Uaddr loads the address uaddr() resolved.
+	Uaddr(e *ast.Call)
 	Join(e *ast.Call)
 	Macaddr(e *ast.Call)
 	MapLen(e *ast.Call)

@@ -125,7 +125,7 @@ func init() {
 			Example: `BEGIN { printf("%p\n", uptr(1)) }`},
 		&Func{Name: "kaddr", Check: Checker.CheckKaddr, Result: types.Int,
 			Example: `BEGIN { printf("%x\n", kaddr("vfs_read")) }`},
-		&Func{Name: "uaddr", Check: Checker.CheckUaddr, Emit: constValue, Result: types.Pointer,
+		&Func{Name: "uaddr", Check: Checker.CheckUaddr, Emit: Emitter.Uaddr, Result: types.Pointer,
 			Example: `uprobe:libc:malloc { printf("%p\n", uaddr("malloc")) }`},
 		&Func{Name: "usym", Check: Checker.CheckUsym, Result: types.Usym,
 			Buffer: func(g Emitter, e *ast.Call) int16 {
@@ -143,10 +143,10 @@ func init() {
 			},
 			Example: `kprobe:vfs_read { printf("%x\n", reg("ip")) }`},
 		&Func{Name: "kstack", Check: Checker.CheckKstack, Result: types.Stack,
-			Emit:    func(g Emitter, _ *ast.Call) { g.Kstack() },
+			Emit:    func(g Emitter, e *ast.Call) { g.Kstack(e) },
 			Example: `tracepoint:syscalls:sys_enter_getppid { @[kstack(3)] = count() }`},
 		&Func{Name: "ustack", Check: Checker.CheckUstack, Result: types.Stack,
-			Buffer:  func(g Emitter, e *ast.Call) int16 { return g.Ustack(e.Pos()) },
+			Buffer:  func(g Emitter, e *ast.Call) int16 { return g.Ustack(e) },
 			Example: `tracepoint:syscalls:sys_enter_getppid { @[ustack(3)] = count() }`},
 	)
 

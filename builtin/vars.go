@@ -166,14 +166,27 @@ func init() {
 				return Const{IsStr: true, Str: c.Provider().ProbeType}, true
 			},
 			Example: `BEGIN { printf("%s\n", probetype) }`},
-		&Var{Name: "ustack", Type: fixed(UstackType(MaxStackFrames)), Result: types.Stack,
-			Buffer:  func(g Emitter, e *ast.Ident) int16 { return g.Ustack(e.Pos()) },
+		&Var{Name: "ustack", Result: types.Stack,
+			Type: func(c Checker) (*types.Type, string) {
+				t := UstackType(MaxStackFrames)
+				if c.StackMode() == "build_id" {
+					t.StackMode = "build_id"
+				}
+				return t, ""
+			},
+			Buffer:  func(g Emitter, e *ast.Ident) int16 { return g.Ustack(e) },
 			Example: `tracepoint:syscalls:sys_enter_getppid { @[ustack] = count() }`},
 		&Var{Name: "kstack", Result: types.Stack,
-			Type: func(Checker) (*types.Type, string) {
-				return &types.Type{Kind: types.Stack, Size: 8, Name: "kstack", Len: MaxStackFrames}, ""
+			Type: func(c Checker) (*types.Type, string) {
+				t := &types.Type{Kind: types.Stack, Size: 8, Name: "kstack", Len: MaxStackFrames}
+				if c.StackMode() == "build_id" {
+					// A warning: the type comes with a message.
+					t.StackMode = "raw"
+					return t, "'build_id' stack mode can only be used for ustack. Falling back to 'raw' mode."
+				}
+				return t, ""
 			},
-			Emit:    func(g Emitter, _ *ast.Ident) { g.Kstack() },
+			Emit:    func(g Emitter, e *ast.Ident) { g.Kstack(e) },
 			Example: `tracepoint:syscalls:sys_enter_getppid { @[kstack] = count() }`},
 		&Var{Name: "ppid", Result: types.Int,
 			Type: func(c Checker) (*types.Type, string) {

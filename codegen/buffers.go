@@ -650,18 +650,30 @@ func (g *gen) strConcat(e *ast.Call) int16 {
 	return off
 }
 
-// ustack records the user stack of the current task: {stack id, pid}.
-func (g *gen) ustack(pos ast.Pos) int16 {
-	g.c.useStacks()
+// ustack records the user stack of the current task: {stack id, pid}; in
+// build_id mode in the build id stack map.
+func (g *gen) ustack(e ast.Expr) int16 {
+	pos := e.Pos()
+	m := stackMapName
+	if g.info.TypeOf(e).StackMode == "build_id" {
+		g.c.useBuildIDStacks()
+		m = buildIDStackMapName
+	} else {
+		g.c.useStacks()
+	}
 	off := g.alloc(16, pos)
 	g.emit(
 		asm.Mov.Reg(asm.R1, rCtx),
-		asm.LoadMapPtr(asm.R2, 0).WithReference(stackMapName),
+		asm.LoadMapPtr(asm.R2, 0).WithReference(m),
 		asm.Mov.Imm(asm.R3, 1<<8), // BPF_F_USER_STACK
 		asm.FnGetStackid.Call(),
 		asm.StoreMem(g.fp, off, asm.R0, asm.DWord),
 	)
 	builtin.EmitPid(g, false, pos)
 	g.emit(asm.StoreMem(g.fp, off+8, asm.R0, asm.DWord))
+	if g.c.prog.StackLens {
+		// The id word: negative when the stack was not recorded.
+		g.stackDepth(g.info.TypeOf(e), off, off+8)
+	}
 	return off
 }

@@ -35,22 +35,29 @@ func (g *gen) Strlen(e *ast.Call)                { g.strlen(e) }
 func (g *gen) Strncmp(e *ast.Call)               { g.strncmp(e) }
 func (g *gen) Memcmp(e *ast.Call)                { g.memcmp(e) }
 func (g *gen) Strstr(e *ast.Call, contains bool) { g.strstr(e, contains) }
-func (g *gen) Kstack()                           { g.kstack() }
-func (g *gen) Ustack(pos ast.Pos) int16          { return g.ustack(pos) }
+func (g *gen) Kstack(e ast.Expr)                 { g.kstack(e) }
+func (g *gen) Uaddr(e *ast.Call)                 { g.uaddr(e) }
+func (g *gen) Ustack(e ast.Expr) int16           { return g.ustack(e) }
 func (g *gen) Join(e *ast.Call)                  { g.join(e) }
 func (g *gen) Macaddr(e *ast.Call)               { g.macaddr(e) }
-func (g *gen) MapLen(e *ast.Call)                { g.mapLen(e.Args[0].(*ast.MapRef)) }
-func (g *gen) Find(e *ast.Call)                  { g.find(e) }
-func (g *gen) Ntop(e *ast.Call) int16            { return g.ntop(e) }
-func (g *gen) Buf(e *ast.Call) int16             { return g.buf(e) }
-func (g *gen) StrConcat(e *ast.Call) int16       { return g.strConcat(e) }
-func (g *gen) Str(e *ast.Call) int16             { return g.str(e) }
-func (g *gen) Retval(e *ast.Ident)               { g.retval(e) }
-func (g *gen) Comm(off int16)                    { g.comm(off) }
-func (g *gen) Task() lang.TaskLayout             { return g.c.prog.Task }
-func (g *gen) PidNS() lang.PidNS                 { return g.c.prog.Host.PidNS }
-func (g *gen) TAIOffset() int64                  { return g.c.prog.Host.TAIOffset }
-func (g *gen) ReadKernel(dst int16, size int)    { g.readKernel(dst, size, types.Kernel) }
+func (g *gen) MapLen(e *ast.Call) {
+	if m, ok := e.Args[0].(*ast.MapRef); ok && m.Keys == nil {
+		g.mapLen(m)
+		return
+	}
+	g.stackLen(e.Args[0])
+}
+func (g *gen) Find(e *ast.Call)               { g.find(e) }
+func (g *gen) Ntop(e *ast.Call) int16         { return g.ntop(e) }
+func (g *gen) Buf(e *ast.Call) int16          { return g.buf(e) }
+func (g *gen) StrConcat(e *ast.Call) int16    { return g.strConcat(e) }
+func (g *gen) Str(e *ast.Call) int16          { return g.str(e) }
+func (g *gen) Retval(e *ast.Ident)            { g.retval(e) }
+func (g *gen) Comm(off int16)                 { g.comm(off) }
+func (g *gen) Task() lang.TaskLayout          { return g.c.prog.Task }
+func (g *gen) PidNS() lang.PidNS              { return g.c.prog.Host.PidNS }
+func (g *gen) TAIOffset() int64               { return g.c.prog.Host.TAIOffset }
+func (g *gen) ReadKernel(dst int16, size int) { g.readKernel(dst, size, types.Kernel) }
 func (g *gen) ConstOf(e ast.Expr) (lang.Const, bool) {
 	cv, ok := g.info.Consts[e]
 	return cv, ok

@@ -264,3 +264,73 @@ func (g *gen) warnLookupMiss(m *ast.MapRef) {
 		g.c.out.RuntimeErrors[len(g.c.out.RuntimeErrors)-1].Helper = "map_lookup_elem"
 	}
 }
+
+// vmaProto is the prototype of bpf_find_vma callbacks.
+var vmaProto = &btf.FuncProto{Return: btfLong, Params: []btf.FuncParam{
+	{Name: "task", Type: btfVoidPtr}, {Name: "vma", Type: btfVoidPtr}, {Name: "ctx", Type: btfVoidPtr},
+}}
+
+// uaddr loads the address of a uaddr() symbol into R0: a constant, or in a
+// position-independent file the symbol's address in the file plus the
+// file's load address in the current process, as bpftrace 0.26 computes
+// it (the start of the file's mapping at offset 0). bpf_find_vma (Linux
+// 5.17+) finds the mapping that holds the probed instruction; it counts
+// when it maps the file (its inode), else the file's address is taken as
+// 0, as in bpftrace when it finds no mapping. (In a uretprobe the
+// instruction is the caller's, in the file when the caller is.)
+func (g *gen) uaddr(e *ast.Call) {
+	u, ok := g.info.Uaddrs[e]
+	if !ok {
+		cv := g.info.Consts[e]
+		g.loadImm(asm.R0, int64(cv.Int))
+		return
+	}
+	l := g.c.prog.VMA
+	pos := e.Pos()
+	// {inode number in, load address out}: the callback's context.
+	buf := g.alloc(16, pos)
+	g.loadImm(asm.R1, int64(u.Ino))
+	g.emit(
+		asm.StoreMem(g.fp, buf, asm.R1, asm.DWord),
+		stImm(g.fp, buf+8, 0),
+		asm.FnGetCurrentTaskBtf.Call(),
+		asm.Mov.Reg(asm.R1, asm.R0),
+	)
+	off, err := g.c.regOffset("ip")
+	if err != nil {
+		g.fail(pos, err)
+		return
+	}
+	name := g.newLabel("vmacb")
+	g.emit(
+		asm.LoadMem(asm.R2, rCtx, int16(off), asm.DWord),
+		asm.Instruction{OpCode: asm.LoadImmOp(asm.DWord), Dst: asm.R3, Src: asm.PseudoFunc, Constant: -1}.WithReference(name),
+		asm.Mov.Reg(asm.R4, g.fp),
+		asm.Add.Imm(asm.R4, int32(buf)),
+		asm.Mov.Imm(asm.R5, 0),
+		asm.FnFindVma.Call(),
+		asm.LoadMem(asm.R0, g.fp, buf+8, asm.DWord),
+	)
+	g.loadImm(asm.R1, int64(u.Addr))
+	g.emit(asm.Add.Reg(asm.R0, asm.R1))
+	// The callback: R2 is the vm_area_struct, R3 the context.
+	done := name + "_done"
+	cb := asm.LoadMem(asm.R4, asm.R2, int16(l.VMFile), asm.DWord).WithSymbol(name)
+	cb = btf.WithFuncMetadata(cb, &btf.Func{Name: name, Linkage: btf.StaticFunc, Type: vmaProto})
+	g.callbacks = append(g.callbacks,
+		cb,
+		asm.JEq.Imm(asm.R4, 0, done),
+		asm.LoadMem(asm.R4, asm.R4, int16(l.FInode), asm.DWord),
+		asm.JEq.Imm(asm.R4, 0, done),
+		asm.LoadMem(asm.R4, asm.R4, int16(l.IIno), asm.DWord),
+		asm.LoadMem(asm.R5, asm.R3, 0, asm.DWord),
+		asm.JNE.Reg(asm.R4, asm.R5, done),
+		asm.LoadMem(asm.R4, asm.R2, int16(l.VMStart), asm.DWord),
+		asm.LoadMem(asm.R5, asm.R2, int16(l.VMPgoff), asm.DWord),
+		asm.LSh.Imm(asm.R5, 12), // PAGE_SHIFT
+		asm.Sub.Reg(asm.R4, asm.R5),
+		asm.StoreMem(asm.R3, 8, asm.R4, asm.DWord),
+		asm.Mov.Imm(asm.R0, 0).WithSymbol(done),
+		asm.Return(),
+	)
+}

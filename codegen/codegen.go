@@ -341,7 +341,7 @@ func (c *compiler) addPrintf(p *object.Printf) int {
 	var key strings.Builder
 	fmt.Fprintf(&key, "%q %v %v", p.Format, p.Pos, p.Expanded)
 	for _, a := range p.Args {
-		fmt.Fprintf(&key, "|%s@%d", a.Type, a.Offset)
+		fmt.Fprintf(&key, "|%s%s@%d", a.Type, stackSig(a.Type), a.Offset)
 	}
 	if i, ok := c.printfs[key.String()]; ok {
 		return i
@@ -349,6 +349,25 @@ func (c *compiler) addPrintf(p *object.Printf) int {
 	c.out.Printfs = append(c.out.Printfs, p)
 	c.printfs[key.String()] = len(c.out.Printfs) - 1
 	return len(c.out.Printfs) - 1
+}
+
+// stackSig tells apart the stacks in a type, which print differently
+// by limit and mode but share a type name.
+func stackSig(t *types.Type) string {
+	if t == nil {
+		return ""
+	}
+	switch {
+	case t.Kind == types.Stack:
+		return fmt.Sprintf("(%s %d %s)", t.Name, t.Len, t.StackMode)
+	case t.Elem != nil:
+		return stackSig(t.Elem)
+	}
+	var b strings.Builder
+	for _, f := range t.Fields {
+		b.WriteString(stackSig(f.Type))
+	}
+	return b.String()
 }
 
 func (c *compiler) addTime(format string) int {
@@ -422,6 +441,47 @@ func (c *compiler) useStacks() {
 		KeySize:    4,
 		ValueSize:  uint32(8 * lang.MaxStackFrames),
 		MaxEntries: uint32(c.prog.MaxMapKeys),
+	}
+}
+
+// stackSinkName is a one-element array that bpf_get_stack writes frames
+// into when only their number is wanted (len() of a stack): nobody reads
+// it, so the CPUs may share it.
+const stackSinkName = "stack_sink"
+
+// useStackSink makes sure the stack sink exists, large enough for the
+// deepest stack of build id frames.
+func (c *compiler) useStackSink() {
+	if _, ok := c.out.Collection.Maps[stackSinkName]; ok {
+		return
+	}
+	c.out.Collection.Maps[stackSinkName] = &ebpf.MapSpec{
+		Name:       stackSinkName,
+		Type:       ebpf.Array,
+		KeySize:    4,
+		ValueSize:  uint32(object.BuildIDFrameSize * lang.MaxStackFrames),
+		MaxEntries: 1,
+	}
+}
+
+// buildIDStackMapName is the stack trace map of ustack(build_id).
+const buildIDStackMapName = "stacks_buildid"
+
+// useBuildIDStacks makes sure the build id stack trace map exists: the
+// kernel records each user frame as the build id of its file and the
+// offset in it (BPF_F_STACK_BUILD_ID; Linux 4.17 or later).
+func (c *compiler) useBuildIDStacks() {
+	if c.out.BuildIDStackMap != "" {
+		return
+	}
+	c.out.BuildIDStackMap = buildIDStackMapName
+	c.out.Collection.Maps[buildIDStackMapName] = &ebpf.MapSpec{
+		Name:       buildIDStackMapName,
+		Type:       ebpf.StackTrace,
+		KeySize:    4,
+		ValueSize:  uint32(object.BuildIDFrameSize * lang.MaxStackFrames),
+		MaxEntries: uint32(c.prog.MaxMapKeys),
+		Flags:      1 << 5, // BPF_F_STACK_BUILD_ID
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gotrace/gotrace/lang/ast"
 	"github.com/gotrace/gotrace/lang/types"
+	"github.com/gotrace/gotrace/object"
 	"github.com/gotrace/gotrace/provider"
 )
 
@@ -391,8 +392,9 @@ func isTracepointField(x ast.Expr) bool {
 }
 
 // kstack records the kernel stack in the stack trace map; the value is its
-// id (negative when the kernel could not record it).
-func (g *gen) kstack() {
+// id (negative when the kernel could not record it), with the number of
+// frames in the upper 32 bits when the program takes len() of stacks.
+func (g *gen) kstack(e ast.Expr) {
 	g.c.useStacks()
 	g.emit(
 		asm.Mov.Reg(asm.R1, rCtx),
@@ -400,6 +402,63 @@ func (g *gen) kstack() {
 		asm.Mov.Imm(asm.R3, 0),
 		asm.FnGetStackid.Call(),
 	)
+	if g.c.prog.StackLens {
+		id := g.spill(e.Pos())
+		g.stackDepth(g.info.TypeOf(e), id, id)
+		g.emit(asm.LoadMem(asm.R0, g.fp, id, asm.DWord))
+	}
+}
+
+// stackDepth puts the number of frames of the stack being recorded (of
+// type t) in the upper 32 bits of the word at slot, unless the stack id at
+// idSlot is negative (the stack could not be recorded). bpf_get_stack
+// (Linux 4.18+) copies the frames into a sink nobody reads and returns
+// their size, at most the stack's limit.
+func (g *gen) stackDepth(t *types.Type, idSlot, slot int16) {
+	g.c.useStackSink()
+	elem, shift, flags := int32(8), int32(3), int32(0)
+	if t.StackMode == "build_id" {
+		elem, shift = object.BuildIDFrameSize, 5
+		flags |= 1 << 11 // BPF_F_USER_BUILD_ID
+	}
+	if t.Name == "ustack" {
+		flags |= 1 << 8 // BPF_F_USER_STACK
+	}
+	done := g.newLabel("depth")
+	g.emit(
+		asm.Mov.Reg(asm.R1, rCtx),
+		asm.LoadMapValue(asm.R2, 0, 0).WithReference(stackSinkName),
+		asm.Mov.Imm(asm.R3, elem*int32(t.Len)),
+		asm.Mov.Imm(asm.R4, flags),
+		asm.FnGetStack.Call(),
+		asm.JSLT.Imm(asm.R0, 0, done),
+		asm.LoadMem(asm.R1, g.fp, idSlot, asm.DWord),
+		asm.JSLT.Imm(asm.R1, 0, done),
+		asm.LoadMem(asm.R1, g.fp, slot, asm.DWord),
+		asm.RSh.Imm(asm.R0, shift),
+		asm.LSh.Imm(asm.R0, 32),
+		asm.Or.Reg(asm.R1, asm.R0),
+		asm.StoreMem(g.fp, slot, asm.R1, asm.DWord),
+	)
+	g.mark(done)
+}
+
+// stackLen loads the number of frames of a stack value into R0 (see
+// lang.Program.StackLens).
+func (g *gen) stackLen(x ast.Expr) {
+	if g.info.TypeOf(x).Name == "ustack" {
+		off := g.buffer(x)
+		g.emit(asm.LoadMem(asm.R0, g.fp, off+12, asm.Word))
+		return
+	}
+	g.scalar(x)
+	recorded := g.newLabel("recorded")
+	g.emit(
+		asm.JSGE.Imm(asm.R0, 0, recorded),
+		asm.Mov.Imm(asm.R0, 0), // not recorded: no frames
+	)
+	g.mark(recorded)
+	g.emit(asm.RSh.Imm(asm.R0, 32))
 }
 
 // sizeOf is the load/store size of a scalar value of type t in memory.

@@ -93,7 +93,8 @@ func TestUprobeOrder(t *testing.T) {
 }
 
 // TestUprobePid: with -p, uprobe:*:FUNC searches the binaries the process
-// maps, and -l lists them (uprobe:* and a bare -l).
+// maps, and -l lists them (uprobe:* and a bare -l) as bpftrace does: under
+// /proc/PID/root, also in the tracer's own mount namespace.
 func TestUprobePid(t *testing.T) {
 	bin := buildAdd(t)
 	traced := exec.Command(bin, "1", "30")
@@ -106,7 +107,7 @@ func TestUprobePid(t *testing.T) {
 	pid := strconv.Itoa(traced.Process.Pid)
 	for _, args := range [][]string{{"-l", "uprobe:*", "-p", pid}, {"-l", "-p", pid}, {"-l", "-e", "uprobe:*:ad* { }", "-p", pid}} {
 		got := run(t, args...)
-		if got.code != 0 || !strings.Contains(got.stdout, "uprobe:"+bin+":add\n") {
+		if got.code != 0 || !strings.Contains(got.stdout, "uprobe:/proc/"+pid+"/root"+bin+":add\n") {
 			t.Errorf("%q: exit %d, stdout %.300q, stderr %q", args, got.code, got.stdout, got.stderr)
 		}
 	}

@@ -59,7 +59,7 @@ tick 1
 
 // TestUSDTList: -l lists a binary's probes (one line per probe, not per
 // location, sorted), filtered by namespace and name globs, and with -p the probes
-// of a running process.
+// of a running process, under /proc/PID/root as bpftrace lists them.
 func TestUSDTList(t *testing.T) {
 	bin := buildUSDT(t)
 	for _, tc := range []struct{ pattern, want string }{
@@ -80,7 +80,7 @@ func TestUSDTList(t *testing.T) {
 	time.Sleep(100 * time.Millisecond) // the program has mapped its libraries
 	pid := proc.Process.Pid
 	got := run(t, "-l", "usdt:*:gt:tick", "-p", fmt.Sprint(pid))
-	wantOutput(t, got, fmt.Sprintf("usdt:%s:gt:tick\n", bin), 0)
+	wantOutput(t, got, fmt.Sprintf("usdt:/proc/%d/root%s:gt:tick\n", pid, bin), 0)
 	// Attached to the process by pid, with the binary left out.
 	got = run(t, "-e", `usdt::gt:tick { printf("tick %d\n", arg0); exit(); }`, "-p", fmt.Sprint(pid))
 	wantOutput(t, got, "tick 1\n\n\n", 0)

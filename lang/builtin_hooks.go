@@ -27,6 +27,7 @@ func (c *checker) Points() []*provider.Point                      { return c.pro
 func (c *checker) Cpid() int                                      { return c.opts.Cpid }
 func (c *checker) NCPUs() int                                     { return c.opts.NCPUs }
 func (c *checker) MaxStrlen() int                                 { return c.opts.MaxStrlen }
+func (c *checker) StackMode() string                              { return c.prog.Config.StackMode }
 
 func (c *checker) BTF() (*btf.Spec, error) { return c.env.BTF() }
 

@@ -26,6 +26,9 @@ func (c *checker) ident(e *ast.Ident) *types.Type {
 		c.errorf(e, "%s", msg)
 		return nil
 	}
+	if msg != "" {
+		c.warnf(e, "%s", msg)
+	}
 	c.info.Idents[e] = b
 	if b.Const != nil {
 		if cv, ok := b.Const(c, t); ok {

@@ -45,10 +45,10 @@ func (c *checker) checkConfig(cfg *ast.Config) {
 			}
 		case "stack_mode":
 			switch val {
-			case "bpftrace", "perf", "raw":
+			case "bpftrace", "perf", "raw", "build_id":
 				c.prog.Config.StackMode = val
 			default:
-				c.errorf(e.Value, "stack_mode must be bpftrace, perf or raw")
+				c.errorf(e.Value, "stack_mode must be bpftrace, perf, raw or build_id")
 			}
 		case "str_trunc_trailer":
 			if _, ok := e.Value.(*ast.StrLit); !ok {

@@ -1,6 +1,8 @@
 package lang
 
 import (
+	"debug/elf"
+
 	"github.com/cilium/ebpf/btf"
 
 	"github.com/gotrace/gotrace/provider"
@@ -40,6 +42,15 @@ type HostFiles interface {
 	// Inode returns the inode number of a file (a cgroup v2 directory's is
 	// its cgroup id).
 	Inode(path string) (uint64, error)
+}
+
+// ELFTypes is an optional extension of HostFiles: environments that can
+// tell an executable (ELF type ET_EXEC, loaded at its link-time addresses)
+// from a position-independent file (ET_DYN: a PIE executable or a shared
+// library, loaded anywhere) implement it. Without it, uaddr() takes every
+// file for ET_EXEC.
+type ELFTypes interface {
+	ELFType(file string) (elf.Type, error)
 }
 
 // ELFSymbol is one symbol of an ELF file.

@@ -144,9 +144,24 @@ func (c *checker) mapWithKey(e *ast.Call) *MapType {
 	return mt
 }
 
+// checkLen types len(@map), its number of elements, and len(stack), the
+// number of frames of a kstack or ustack.
 func checkLen(c *checker, e *ast.Call) *types.Type {
 	if !c.wantArgs(e, 1, 1) {
 		return nil
+	}
+	if m, ok := e.Args[0].(*ast.MapRef); !ok || m.Keys != nil {
+		// len(stack): its number of frames.
+		t := c.expr(e.Args[0])
+		if t == nil {
+			return nil
+		}
+		if t.Kind != types.Stack {
+			c.errorf(e.Args[0], "call to len() expects a map, ustack, or kstack")
+			return nil
+		}
+		c.prog.StackLens = true
+		return types.Int64
 	}
 	mt := c.mapArg(e, 0)
 	if mt == nil {

@@ -1,7 +1,11 @@
 package lang
 
 import (
+	"debug/elf"
 	"errors"
+	"fmt"
+
+	"github.com/cilium/ebpf/btf"
 
 	"github.com/gotrace/gotrace/builtin"
 	"github.com/gotrace/gotrace/lang/ast"
@@ -30,22 +34,31 @@ func checkAddrFunc(k types.Kind, as types.AddrSpace) func(*checker, *ast.Call) *
 // PERF_MAX_STACK_DEPTH).
 const MaxStackFrames = builtin.MaxStackFrames
 
-// checkKstack types kstack([mode,] [limit]): a kernel stack printed with
-// at most limit frames, in the mode's format (bpftrace, perf or raw).
+// checkKstack types kstack([mode,] [limit]) and ustack's arguments: a
+// stack printed with at most limit frames, in the mode's format
+// (bpftrace, perf or raw; build_id for ustack, from the config's
+// stack_mode too, since it records other frames).
 func checkKstack(c *checker, e *ast.Call) *types.Type {
 	if !c.wantArgs(e, 0, 2) {
 		return nil
 	}
 	limit := int64(MaxStackFrames)
 	mode := ""
+	if c.prog.Config.StackMode == "build_id" {
+		mode = "build_id"
+	}
 	args := e.Args
 	if len(args) > 0 {
-		if id, ok := args[0].(*ast.Ident); ok && (id.Name == "bpftrace" || id.Name == "perf" || id.Name == "raw") {
+		if id, ok := args[0].(*ast.Ident); ok && (id.Name == "bpftrace" || id.Name == "perf" || id.Name == "raw" || id.Name == "build_id") {
 			mode, args = id.Name, args[1:]
 		}
 	}
-	if len(args) == 2 || (len(args) == 1 && len(e.Args) == 2 && mode == "") {
-		c.errorf(e, "%s() takes an optional mode (bpftrace, perf, raw) and an optional limit", e.Name)
+	if len(args) == 2 || (len(args) == 1 && len(e.Args) == 2 && args[0] == e.Args[0]) {
+		c.errorf(e, "%s() takes an optional mode (bpftrace, perf, raw, build_id) and an optional limit", e.Name)
+		return nil
+	}
+	if mode == "build_id" && e.Name == "kstack" {
+		c.errorf(e, "'build_id' stack mode can only be used for ustack")
 		return nil
 	}
 	if len(args) == 1 {
@@ -145,8 +158,12 @@ func (c *checker) addressArg(e *ast.Call) *types.Type {
 	return t
 }
 
-// checkUaddr resolves uaddr("symbol") in a uprobe's binary at compile
-// time: the symbol's address in the ELF file (exact for non-PIE binaries).
+// checkUaddr resolves uaddr("symbol") in a uprobe's binary: the symbol's
+// address in the ELF file, a constant for an executable (ET_EXEC); in a
+// position-independent file (a PIE executable, a shared library) plus the
+// address the traced process mapped the file at, found at run time (see
+// Info.Uaddrs), as bpftrace 0.26 does. The pointer's element is an
+// unsigned integer of the symbol's size (1, 2, 4 or 8 bytes), else uint64.
 func checkUaddr(c *checker, e *ast.Call) *types.Type {
 	if !c.wantArgs(e, 1, 1) {
 		return nil
@@ -161,11 +178,71 @@ func checkUaddr(c *checker, e *ast.Call) *types.Type {
 		c.errorf(e.Args[0], "uaddr() needs a symbol name as a string literal")
 		return nil
 	}
-	addr, err := c.elfSymbol(pt.Module, name)
+	sym, err := c.elfSymbolInfo(pt.Module, name)
 	if err != nil {
 		c.errorf(e.Args[0], "uaddr(%q): %v", name, err)
 		return nil
 	}
-	c.info.Consts[e] = Const{Int: addr}
-	return &types.Type{Kind: types.Pointer, Size: 8, Elem: types.Uint64, AS: types.User}
+	elem := types.Uint64
+	switch sym.Size {
+	case 1:
+		elem = types.Uint8
+	case 2:
+		elem = types.Uint16
+	case 4:
+		elem = types.Uint32
+	}
+	t := &types.Type{Kind: types.Pointer, Size: 8, Elem: elem, AS: types.User}
+	if et, ok := c.env.(ELFTypes); ok {
+		typ, err := et.ELFType(pt.Module)
+		if err != nil {
+			c.errorf(e.Args[0], "uaddr(%q): %v", name, err)
+			return nil
+		}
+		if typ == elf.ET_DYN {
+			if err := c.vmaLayout(); err != nil {
+				c.errorf(e, "uaddr() in a position-independent file needs kernel BTF: %v", err)
+				return nil
+			}
+			h, _ := c.hostFiles()
+			ino, err := h.Inode(pt.Module)
+			if err != nil {
+				c.errorf(e.Args[0], "uaddr(%q): %s: %v", name, pt.Module, err)
+				return nil
+			}
+			c.info.Uaddrs[e] = Uaddr{Addr: sym.Value, Ino: ino}
+			return t
+		}
+	}
+	c.info.Consts[e] = Const{Int: sym.Value}
+	return t
+}
+
+// vmaLayout looks up the members uaddr() of a position-independent file
+// reads.
+func (c *checker) vmaLayout() error {
+	spec, err := c.env.BTF()
+	if err != nil || spec == nil {
+		return fmt.Errorf("no BTF: %v", err)
+	}
+	var l VMALayout
+	for _, m := range []struct {
+		typ, name string
+		off       *int
+	}{
+		{"vm_area_struct", "vm_start", &l.VMStart}, {"vm_area_struct", "vm_pgoff", &l.VMPgoff},
+		{"vm_area_struct", "vm_file", &l.VMFile}, {"file", "f_inode", &l.FInode}, {"inode", "i_ino", &l.IIno},
+	} {
+		var st *btf.Struct
+		if err := spec.TypeByName(m.typ, &st); err != nil {
+			return err
+		}
+		f, _, err := findMember(st, m.name)
+		if err != nil {
+			return fmt.Errorf("%s.%s: %w", m.typ, m.name, err)
+		}
+		*m.off = f.Offset
+	}
+	c.prog.VMA = l
+	return nil
 }

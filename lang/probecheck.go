@@ -49,6 +49,7 @@ func (c *checker) checkProbe(pr *Probe) {
 	pr.Info = &Info{
 		Types:       map[ast.Expr]*types.Type{},
 		Consts:      map[ast.Expr]Const{},
+		Uaddrs:      map[*ast.Call]Uaddr{},
 		VarIDs:      map[*ast.Var]int{},
 		VarTypes:    vars,
 		VarOwnTypes: own,

@@ -93,6 +93,13 @@ type Program struct {
 	Host       Host
 	MaxMapKeys int
 	Config     Config
+	// VMA holds the offsets uaddr() of a position-independent file
+	// reads through (set when a probe uses one).
+	VMA VMALayout
+	// StackLens is set when the script takes len() of a stack: every
+	// kstack and ustack then records its number of frames, in the upper
+	// 32 bits of the id word (kstack) or of the pid word (ustack).
+	StackLens bool
 	// Task holds task_struct member offsets for ppid and pcomm, set when a
 	// probe uses them.
 	Task TaskLayout
@@ -197,6 +204,24 @@ type Info struct {
 	ArgsUnplaced map[string]string
 	// UserArgs: pointers read from args live in user memory (syscall tracepoints).
 	UserArgs bool
+	// Uaddrs are the uaddr() calls on position-independent files, whose
+	// address depends on where the traced process loaded the file (the
+	// others are constants).
+	Uaddrs map[*ast.Call]Uaddr
+}
+
+// Uaddr is a symbol of a position-independent file: its address in the
+// file, and the file's inode number, which finds the file's mapping in the
+// traced process (see VMALayout).
+type Uaddr struct {
+	Addr, Ino uint64
+}
+
+// VMALayout are the member offsets, from BTF, through which uaddr() finds
+// where a process loaded a file: vm_area_struct's vm_start, vm_pgoff and
+// vm_file, file's f_inode and inode's i_ino.
+type VMALayout struct {
+	VMStart, VMPgoff, VMFile, FInode, IIno int
 }
 
 // Const is a compile-time value.

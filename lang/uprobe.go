@@ -2,21 +2,21 @@ package lang
 
 import "fmt"
 
-// elfSymbol returns the address of a symbol (function or object) of an
-// ELF file.
-func (c *checker) elfSymbol(file, name string) (uint64, error) {
+// elfSymbolInfo returns the symbol (function or object) name of an ELF
+// file.
+func (c *checker) elfSymbolInfo(file, name string) (ELFSymbol, error) {
 	h, err := c.hostFiles()
 	if err != nil {
-		return 0, err
+		return ELFSymbol{}, err
 	}
 	syms, err := h.ELFSymbols(file)
 	if err != nil {
-		return 0, err
+		return ELFSymbol{}, err
 	}
 	for _, s := range syms {
 		if s.Name == name {
-			return s.Value, nil
+			return s, nil
 		}
 	}
-	return 0, fmt.Errorf("no symbol %s in %s", name, file)
+	return ELFSymbol{}, fmt.Errorf("no symbol %s in %s", name, file)
 }

@@ -1,14 +1,17 @@
 package lang_test
 
 import (
+	"debug/elf"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/cilium/ebpf/btf"
 
+	"github.com/gotrace/gotrace/internal/testbtf"
 	"github.com/gotrace/gotrace/lang"
 	"github.com/gotrace/gotrace/lang/ast"
 )
@@ -131,5 +134,54 @@ func TestUprobeWithoutHostFiles(t *testing.T) {
 	_, err = lang.Check(file, envOnly{&fakeHost{}}, lang.Options{})
 	if err == nil || !strings.Contains(err.Error(), "cannot read host files") {
 		t.Errorf("error %v, want one saying the environment cannot read host files", err)
+	}
+}
+
+// pieHost is fakeHost whose files are position-independent (ET_DYN),
+// with kernel BTF.
+type pieHost struct {
+	*fakeHost
+	spec *btf.Spec
+}
+
+func (h pieHost) BTF() (*btf.Spec, error)        { return h.spec, nil }
+func (pieHost) ELFType(string) (elf.Type, error) { return elf.ET_DYN, nil }
+
+// TestUaddrPIE: uaddr() of a symbol of a position-independent file is no
+// constant: the checker records the symbol's address and the file's inode
+// (and the kernel struct offsets that find the file's mapping); the pointer
+// reads an unsigned integer of the symbol's size.
+func TestUaddrPIE(t *testing.T) {
+	h := pieHost{&fakeHost{
+		bins: map[string]string{"/fake/bin/app": "/fake/bin/app"},
+		syms: map[string][]lang.ELFSymbol{"/fake/bin/app": {
+			{Name: "foo", Value: 0x1000, Size: 0x40, Func: true},
+			{Name: "flag", Value: 0x4010, Size: 1},
+			{Name: "table", Value: 0x4242, Size: 24},
+		}},
+		inodes: map[string]uint64{"/fake/bin/app": 99},
+	}, testbtf.Spec(t)}
+	file, err := lang.Parse("fake.bt", `uprobe:/fake/bin/app:foo { @a = *uaddr("flag"); @b = *uaddr("table"); }`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prog, err := lang.Check(file, h, lang.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	info := prog.Probes[0].Info
+	got := map[lang.Uaddr]string{}
+	for call, u := range info.Uaddrs {
+		if _, ok := info.Consts[call]; ok {
+			t.Errorf("uaddr of %#x is a constant", u.Addr)
+		}
+		got[u] = info.TypeOf(call).String()
+	}
+	want := map[lang.Uaddr]string{{Addr: 0x4010, Ino: 99}: "uint8 *", {Addr: 0x4242, Ino: 99}: "uint64 *"}
+	if !maps.Equal(got, want) {
+		t.Errorf("uaddrs %v, want %v", got, want)
+	}
+	if prog.VMA.VMFile == 0 || prog.VMA.IIno == 0 {
+		t.Errorf("VMA layout %+v: no vm_file or i_ino offset", prog.VMA)
 	}
 }

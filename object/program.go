@@ -23,8 +23,12 @@ type Program struct {
 	GlobalsMap string    // name of a one-element array holding Globals; "" when unused
 	DroppedMap string    // name of a one-element array of uint64 (per-CPU in older objects) counting events lost because EventsMap was full; "" when unused
 	StackMap   string    // name of the BPF_MAP_TYPE_STACK_TRACE map that kstack ids index; "" when unused
-	FullMap    string    // name of a per-CPU uint64 array indexed like Maps: updates dropped because the map was full; "" when unused
-	Globals    GlobalsLayout
+	// BuildIDStackMap is the stack trace map (BPF_F_STACK_BUILD_ID) that
+	// the ids of ustack(build_id) index: frames of struct
+	// bpf_stack_build_id; "" when unused.
+	BuildIDStackMap string
+	FullMap         string // name of a per-CPU uint64 array indexed like Maps: updates dropped because the map was full; "" when unused
+	Globals         GlobalsLayout
 	// HelperSites are the helper calls whose failures are reported with
 	// -k (Options.HelperWarnings), indexed by EventHelperError's ID.
 	HelperSites []HelperSite
@@ -35,6 +39,12 @@ type Program struct {
 	// division by zero, indexed by EventRuntimeError's ID.
 	RuntimeErrors []RuntimeError
 }
+
+// BuildIDFrameSize is the size of a frame in BuildIDStackMap: struct
+// bpf_stack_build_id {s32 status; u8 build_id[20]; u64 offset or ip},
+// status 1 for a build id and offset, 2 for an address only, 0 past the
+// last frame.
+const BuildIDFrameSize = 32
 
 // GlobalsLayout is the layout of the single value of GlobalsMap, which the
 // runtime fills in before attaching.

@@ -96,10 +96,11 @@ func pidRoot(pid int) string {
 }
 
 // pidBinaries lists the files process pid runs: its executable first,
-// then the files it maps, each once, as seen from here (under
-// /proc/PID/root for another mount namespace).
+// then the files it maps, each once, under /proc/PID/root, as bpftrace
+// lists them (the same file in any mount namespace, and the name -l and
+// probe show).
 func pidBinaries(pid int) ([]string, error) {
-	root := pidRoot(pid)
+	root := "/proc/" + strconv.Itoa(pid) + "/root"
 	var out []string
 	seen := map[string]bool{}
 	add := func(p string) {

@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -156,43 +155,15 @@ func usdtBinaries(env ExpandEnv, target string, pid int) ([]usdtBinary, error) {
 	return []usdtBinary{{bin, bin}}, nil
 }
 
-// processBinaries lists the files a process maps, its executable first,
-// as bpftrace does; the paths go through the process's root when it is in
-// another mount namespace.
+// processBinaries lists the files a process maps, as pidBinaries.
 func processBinaries(pid int) ([]usdtBinary, error) {
-	root := ""
-	self, err1 := os.Readlink("/proc/self/ns/mnt")
-	other, err2 := os.Readlink(fmt.Sprintf("/proc/%d/ns/mnt", pid))
-	if err1 != nil || err2 != nil || self != other {
-		root = fmt.Sprintf("/proc/%d/root", pid)
-	}
-	seen := map[string]bool{}
-	var out []usdtBinary
-	add := func(p string) {
-		if !strings.HasPrefix(p, "/") || strings.HasSuffix(p, " (deleted)") || seen[p] {
-			return
-		}
-		seen[p] = true
-		out = append(out, usdtBinary{root + p, root + p})
-	}
-	if exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid)); err == nil {
-		add(exe)
-	}
-	f, err := os.Open(fmt.Sprintf("/proc/%d/maps", pid))
+	paths, err := pidBinaries(pid)
 	if err != nil {
-		return nil, fmt.Errorf("reading the mappings of process %d: %w", pid, err)
+		return nil, err
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		// 7fc8ee4fa000-7fc8ee4fb000 r--p 00000000 00:1f 27168296 /usr/lib/libc.so.6
-		fields := strings.SplitN(sc.Text(), " ", 6)
-		if len(fields) == 6 {
-			add(strings.TrimLeft(fields[5], " "))
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("reading the mappings of process %d: %w", pid, err)
+	out := make([]usdtBinary, len(paths))
+	for i, p := range paths {
+		out[i] = usdtBinary{p, p}
 	}
 	return out, nil
 }

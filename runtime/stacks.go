@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/gotrace/gotrace/lang/types"
+	"github.com/gotrace/gotrace/object"
 	"github.com/gotrace/gotrace/output"
 )
 
@@ -14,12 +15,18 @@ import (
 // symbolized with kallsyms, one frame a line indented by eight spaces, as
 // bpftrace prints stacks.
 func (s *session) withStacks(f *output.Formatter) *output.Formatter {
-	if f.Stack != nil || s.prog.StackMap == "" {
+	if f.Stack != nil || (s.prog.StackMap == "" && s.prog.BuildIDStackMap == "") {
 		return f
 	}
 	ksyms := NewKsyms()
 	c := *f
 	c.Stack = func(t *types.Type, id, pid uint64) string {
+		// The upper halves may hold the number of frames
+		// (lang.Program.StackLens).
+		pid &= 0xffffffff
+		if t.StackMode == "build_id" {
+			return s.buildIDStack(t, id)
+		}
 		var b strings.Builder
 		b.WriteString("\n")
 		if s.coll == nil || int64(id) < 0 {
@@ -87,4 +94,37 @@ func (s *session) withStacks(f *output.Formatter) *output.Formatter {
 		return b.String()
 	}
 	return &c
+}
+
+// buildIDStack renders a ustack(build_id) as bpftrace does: after a
+// newline, one frame a line, the file's build id in hex and the offset in
+// it ("0x" and at least two hex digits), or the bare address in hex when
+// the kernel found no build id.
+func (s *session) buildIDStack(t *types.Type, id uint64) string {
+	var b strings.Builder
+	b.WriteString("\n")
+	if s.coll == nil || int64(id) < 0 {
+		return b.String()
+	}
+	m := s.coll.Maps[s.prog.BuildIDStackMap]
+	if m == nil {
+		return b.String()
+	}
+	raw, err := m.LookupBytes(uint32(id))
+	if err != nil || raw == nil {
+		return b.String()
+	}
+	const size = object.BuildIDFrameSize
+	for i := 0; i+size <= len(raw) && i/size < t.Len; i += size {
+		fr := raw[i : i+size]
+		switch binary.NativeEndian.Uint32(fr) {
+		case 1: // BPF_STACK_BUILD_ID_VALID
+			fmt.Fprintf(&b, "%x 0x%02x\n", fr[4:24], binary.NativeEndian.Uint64(fr[24:]))
+		case 2: // BPF_STACK_BUILD_ID_IP
+			fmt.Fprintf(&b, "%x\n", binary.NativeEndian.Uint64(fr[24:]))
+		default: // past the last frame
+			return b.String()
+		}
+	}
+	return b.String()
 }

@@ -89,6 +89,16 @@ func (Files) ELFSymbols(file string) ([]lang.ELFSymbol, error) {
 	return out, nil
 }
 
+// ELFType returns the type of an ELF file (ET_EXEC, ET_DYN, ...).
+func (Files) ELFType(file string) (elf.Type, error) {
+	f, err := elf.Open(file)
+	if err != nil {
+		return 0, fmt.Errorf("reading %s: %w", file, err)
+	}
+	defer f.Close()
+	return f.Type, nil
+}
+
 // Inode returns the inode number of a file (a cgroup v2 directory's is its
 // cgroup id).
 func (Files) Inode(path string) (uint64, error) {
