@@ -172,7 +172,10 @@ type Arg struct {
 // HelperSite is a BPF helper call checked for errors at run time.
 type HelperSite struct {
 	Helper string // "probe_read_kernel", "map_update_elem", ...
-	Pos    string // script position, "file:line:col"
+	// Pos and End span the script expression whose helper call failed, as
+	// bpftrace 0.26 reports it: the member access, the dereference, the
+	// call, or else the statement (End may be invalid).
+	Pos, End ast.Pos
 }
 
 // EventRuntimeError's ID indexes RuntimeErrors: print its warning.
