@@ -425,3 +425,31 @@ func TestDummyTSMap(t *testing.T) {
 		}
 	}
 }
+
+// TestLogSize: log_size (BPFTRACE_LOG_SIZE, or the config block) is the
+// verifier log buffer of each program with -v; a log that does not fit
+// fails the load with ENOSPC, reported as bpftrace 0.26 reports it.
+func TestLogSize(t *testing.T) {
+	t.Setenv("BPFTRACE_LOG_SIZE", "2")
+	got := run(t, "-v", "-e", `begin { printf("loaded\n"); exit() }`)
+	wantOutput(t, got, "", 1)
+	want := "ERROR: Error loading BPF program for begin_1. Error code: -28.\nKernel error log: \n\n\n" +
+		"WARNING: Kernel log seems to be trimmed. This may be due to buffer not being big enough, try increasing the BPFTRACE_LOG_SIZE environment variable beyond the current value of 2 bytes\n"
+	if got.stderr != want {
+		t.Errorf("stderr:\n%s\nwant:\n%s", got.stderr, want)
+	}
+	// Without -v no log is asked for, so none is too large.
+	wantOutput(t, run(t, "-e", `begin { printf("loaded\n"); exit() }`), "loaded\n\n\n", 0)
+	// A log that fits loads.
+	t.Setenv("BPFTRACE_LOG_SIZE", "10000000")
+	if got := run(t, "-v", "-e", `begin { printf("loaded\n"); exit() }`); got.code != 0 || !strings.Contains(got.stdout, "loaded\n") {
+		t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s", got.code, got.stdout, got.stderr)
+	}
+	// The config block sets it too; the program is named after its probe
+	// and position, as bpftrace names it.
+	os.Unsetenv("BPFTRACE_LOG_SIZE")
+	got = run(t, "-v", "-e", `config = { log_size = 20 } interval:s:1 { exit() } begin { exit() }`)
+	if !strings.HasPrefix(got.stderr, "ERROR: Error loading BPF program for interval_s_1_1. Error code: -28.\n") || got.code != 1 {
+		t.Errorf("exit %d stderr %q", got.code, got.stderr)
+	}
+}

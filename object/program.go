@@ -50,8 +50,13 @@ type Probe struct {
 	// attaches the probe: "begin", "tracepoint", "kprobe", ... An fentry
 	// wildcard served by kprobe_multi says "kprobe".
 	Provider string
-	Name     string   // the probe as written after expansion, e.g. "tracepoint:syscalls:sys_enter_openat"
-	Program  string   // program name in Program.Collection.Programs
+	Name     string // the probe as written after expansion, e.g. "tracepoint:syscalls:sys_enter_openat"
+	Program  string // program name in Program.Collection.Programs
+	// Function is the name bpftrace 0.26 gives the probe's program, which
+	// its load errors name: the probe's name with every character but
+	// letters, digits and '_' made '_', then '_' and the probe's 1-based
+	// position in the script ("begin_1").
+	Function string
 	Targets  []string // what to attach to: tracepoints "cat:event", kernel functions ("vfs_read", "do_sys_open+16"), raw tracepoint events
 	Period   uint64   // interval/profile/software: sample period (ns for cpu-clock, events otherwise)
 	Freq     uint64   // profile:hz: sample frequency

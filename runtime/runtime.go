@@ -133,6 +133,11 @@ type Options struct {
 	// Verbose, when set, receives program and map information and the
 	// verifier's statistics for each program (bpftrace -v).
 	Verbose io.Writer
+	// LogSize is the size in bytes of the buffer the kernel writes each
+	// program's verifier log into when Verbose asks for it (bpftrace's
+	// log_size); 0 means DefaultLogSize. A log that does not fit fails
+	// the load with ENOSPC, as the kernel fails it (*LogSizeError).
+	LogSize int
 	// Pid restricts the probes that can be restricted when attached
 	// (profile, software, uprobes) to one process (bpftrace -p); 0 means
 	// every process. Probes that cannot are filtered in their program by
@@ -488,6 +493,12 @@ func (s *session) load() error {
 			le.Program = s.failedProgram(err)
 		}
 		return le
+	}
+	if s.opts.Verbose != nil {
+		if err := s.checkLogSize(coll); err != nil {
+			coll.Close()
+			return err
+		}
 	}
 	s.coll = coll
 	s.others.push(closerFunc(func() error { coll.Close(); return nil }))
