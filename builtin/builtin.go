@@ -220,6 +220,10 @@ type Emitter interface {
 	// ReadKernel copies size bytes from the kernel address in R0 to the
 	// stack at dst.
 	ReadKernel(dst int16, size int)
+	// Pcap registers a pcap file for skboutput and returns the id its
+	// packets carry (object.Packet.ID) and the name of the perf event
+	// array they are sent through.
+	Pcap(file string, offset int) (id int, perfMap string)
 
 	Printf(kind object.EventKind, e *ast.Call)
 	Exit(e *ast.Call)

@@ -420,6 +420,21 @@ func (c *compiler) useConsts() {
 	}
 }
 
+// packetMapName is the perf event array of skboutput().
+const packetMapName = "packets"
+
+// pcap registers a pcap file that skboutput() writes to and returns the
+// id its packets carry and the perf event array they go through, which
+// the first call adds (one entry per possible CPU).
+func (c *compiler) pcap(file string, offset int) (int, string) {
+	if c.out.PacketMap == "" {
+		c.out.PacketMap = packetMapName
+		c.out.Collection.Maps[packetMapName] = &ebpf.MapSpec{Name: packetMapName, Type: ebpf.PerfEventArray}
+	}
+	c.out.Pcaps = append(c.out.Pcaps, object.Pcap{File: file, Offset: offset})
+	return len(c.out.Pcaps) - 1, packetMapName
+}
+
 // stackMapName is the stack trace map of kstack.
 const stackMapName = "stacks"
 

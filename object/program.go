@@ -24,7 +24,13 @@ type Program struct {
 	DroppedMap string    // name of a one-element array of uint64 (per-CPU in older objects) counting events lost because EventsMap was full; "" when unused
 	StackMap   string    // name of the BPF_MAP_TYPE_STACK_TRACE map that kstack ids index; "" when unused
 	FullMap    string    // name of a per-CPU uint64 array indexed like Maps: updates dropped because the map was full; "" when unused
-	Globals    GlobalsLayout
+	// PacketMap is the BPF_MAP_TYPE_PERF_EVENT_ARRAY that skboutput()
+	// sends packets through (bpf_skb_output needs one), "" when unused;
+	// each sample is a Packet header and the packet's bytes. Pcaps are
+	// the files they go to, indexed by Packet.ID.
+	PacketMap string
+	Pcaps     []Pcap
+	Globals   GlobalsLayout
 	// HelperSites are the helper calls whose failures are reported with
 	// -k (Options.HelperWarnings), indexed by EventHelperError's ID.
 	HelperSites []HelperSite
@@ -173,6 +179,22 @@ type Arg struct {
 	Type   *types.Type
 	Offset int
 }
+
+// Pcap is a pcap file that a skboutput() call writes packets to: Offset
+// bytes at the start of each packet are left out (an Ethernet header).
+type Pcap struct {
+	File   string
+	Offset int
+}
+
+// Packet is the header of a PacketMap sample: the Pcaps index, the time
+// (bpf_ktime_get_boot_ns) and the number of packet bytes that follow.
+type Packet struct {
+	ID, BootNs, Len uint64
+}
+
+// PacketHeaderSize is the size of Packet in a sample.
+const PacketHeaderSize = 24
 
 // HelperSite is a BPF helper call checked for errors at run time.
 type HelperSite struct {

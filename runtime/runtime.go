@@ -229,6 +229,7 @@ type session struct {
 	coll     *ebpf.Collection
 	dryRun   bool // Load: load without the attach preflight checks
 	reader   *ringbuf.Reader
+	pcaps    *pcapWriter // skboutput's files (pcap.go); nil when unused
 	env      *tracefs.Env
 	ncpu     int         // possible CPUs: the length of per-CPU values
 	attached closerStack // links and perf events, closed when detaching
@@ -311,6 +312,11 @@ func (s *session) run(ctx context.Context) error {
 		}
 		s.reader = rd
 		s.others.push(rd)
+	}
+	if prog.PacketMap != "" {
+		if err := s.startPcaps(); err != nil {
+			return err
+		}
 	}
 
 	// Stop requests: ctx and signals set s.stop and wake the reader.
@@ -408,6 +414,9 @@ func (s *session) run(ctx context.Context) error {
 	stopWatcher()
 	if err := s.detach(); err != nil {
 		return fmt.Errorf("detach probes: %w", err)
+	}
+	if err := s.stopPcaps(); err != nil {
+		return err
 	}
 	if err := s.drain(!errors.Is(context.Cause(ctx), ErrTargetExited)); err != nil {
 		return err
