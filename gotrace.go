@@ -253,6 +253,7 @@ func (s *Script) runtimeOptions(opts RunOptions) runtime.Options {
 	if cfg.MaxProbes > 0 {
 		ro.MaxProbes = cfg.MaxProbes
 	}
+	ro.LogSize = int(cfg.LogSize)
 	if cfg.StackMode != "" {
 		ro.StackMode = cfg.StackMode
 	}

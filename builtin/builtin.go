@@ -232,6 +232,10 @@ type Emitter interface {
 	// (Checker.Kfunc), with its arguments in R1-R5 and its result in R0;
 	// it fails unless the program is BPF_PROG_TYPE_TRACING.
 	Kfunc(name string, pos ast.Pos)
+	// Pcap registers a pcap file for skboutput and returns the id its
+	// packets carry (object.Packet.ID) and the name of the perf event
+	// array they are sent through.
+	Pcap(file string, offset int) (id int, perfMap string)
 
 	Printf(kind object.EventKind, e *ast.Call)
 	Exit(e *ast.Call)

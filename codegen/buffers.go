@@ -17,6 +17,7 @@ import (
 // buffer evaluates a string expression into a zero-padded stack buffer of
 // roundUp(size, 8) bytes and returns its offset.
 func (g *gen) buffer(e ast.Expr) int16 {
+	defer func(sp ast.Span) { g.exprSpan = sp }(g.enterExpr(e))
 	t := g.info.TypeOf(e)
 	if off, ok := g.syscallProbeName(e); ok {
 		return off

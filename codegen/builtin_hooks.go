@@ -58,6 +58,9 @@ func (g *gen) Task() lang.TaskLayout          { return g.c.prog.Task }
 func (g *gen) PidNS() lang.PidNS              { return g.c.prog.Host.PidNS }
 func (g *gen) TAIOffset() int64               { return g.c.prog.Host.TAIOffset }
 func (g *gen) ReadKernel(dst int16, size int) { g.readKernel(dst, size, types.Kernel) }
+func (g *gen) Pcap(file string, offset int) (int, string) {
+	return g.c.pcap(file, offset)
+}
 func (g *gen) ConstOf(e ast.Expr) (lang.Const, bool) {
 	cv, ok := g.info.Consts[e]
 	return cv, ok

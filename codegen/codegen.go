@@ -285,7 +285,7 @@ func (c *compiler) compileProbe(i int, p *lang.Probe) error {
 		return nil // served by another instance's program (syscalls.go)
 	}
 	pt := p.Points[0]
-	probe := &object.Probe{Name: pt.Name, Program: fmt.Sprintf("p%d", i)}
+	probe := &object.Probe{Name: pt.Name, Program: fmt.Sprintf("p%d", i), Function: bpftraceFunction(pt.Name, i+1)}
 	def := provider.Lookup(pt.Provider)
 	if def == nil || !def.Supported() {
 		return &Error{Pos: pt.Pos, Err: fmt.Errorf("%s probes are not supported by the code generator", pt.Provider)}
@@ -319,6 +319,7 @@ func (c *compiler) compileProbe(i int, p *lang.Probe) error {
 		for j, target := range probe.Targets {
 			one := *probe
 			one.Name = p.Points[j].Name
+			one.Function = bpftraceFunction(one.Name, i+1)
 			one.Targets = []string{target}
 			if len(probe.Targets) > 1 {
 				one.Program = fmt.Sprintf("%s_%d", probe.Program, j)
@@ -334,6 +335,18 @@ func (c *compiler) compileProbe(i int, p *lang.Probe) error {
 	c.out.Collection.Programs[probe.Program] = spec
 	c.out.Probes = append(c.out.Probes, probe)
 	return nil
+}
+
+// bpftraceFunction is the name bpftrace gives the program of the probe
+// name at 1-based position index (object.Probe.Function).
+func bpftraceFunction(name string, index int) string {
+	b := []byte(name)
+	for i, c := range b {
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_') {
+			b[i] = '_'
+		}
+	}
+	return fmt.Sprintf("%s_%d", b, index)
 }
 
 // addPrintf registers a printf-style event layout and returns its index.
@@ -424,6 +437,21 @@ func (c *compiler) useConsts() {
 		MaxEntries: 1,
 		Contents:   []ebpf.MapKV{{Key: uint32(0), Value: words}},
 	}
+}
+
+// packetMapName is the perf event array of skboutput().
+const packetMapName = "packets"
+
+// pcap registers a pcap file that skboutput() writes to and returns the
+// id its packets carry and the perf event array they go through, which
+// the first call adds (one entry per possible CPU).
+func (c *compiler) pcap(file string, offset int) (int, string) {
+	if c.out.PacketMap == "" {
+		c.out.PacketMap = packetMapName
+		c.out.Collection.Maps[packetMapName] = &ebpf.MapSpec{Name: packetMapName, Type: ebpf.PerfEventArray}
+	}
+	c.out.Pcaps = append(c.out.Pcaps, object.Pcap{File: file, Offset: offset})
+	return len(c.out.Pcaps) - 1, packetMapName
 }
 
 // stackMapName is the stack trace map of kstack.

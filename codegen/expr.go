@@ -52,6 +52,7 @@ func (g *gen) scalar(e ast.Expr) {
 		g.loadImm(asm.R0, int64(cv.Int))
 		return
 	}
+	defer func(sp ast.Span) { g.exprSpan = sp }(g.enterExpr(e))
 	switch e := e.(type) {
 	case *ast.Paren:
 		g.scalar(e.X)

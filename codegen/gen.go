@@ -49,9 +49,13 @@ type gen struct {
 	// stmtPos is the position of the statement being compiled, for errors
 	// raised by code that has no node of its own.
 	stmtPos ast.Pos
-	errPos  ast.Pos
-	err     error
-	exitLbl string
+	// stmtSpan is the statement's span and exprSpan the span of the
+	// innermost expression being evaluated (zero outside one): a failed
+	// helper call is reported at exprSpan, else at stmtSpan (-k).
+	stmtSpan, exprSpan ast.Span
+	errPos             ast.Pos
+	err                error
+	exitLbl            string
 	// positions maps source tags back to script positions, for errors
 	// found after layout.
 	positions map[asm.Comment]ast.Pos
@@ -276,7 +280,7 @@ func (g *gen) block(b *ast.Block) {
 			return // the probe fails at its first error
 		}
 		mark := g.frame
-		g.stmtPos = s.Pos()
+		g.stmtPos, g.stmtSpan = s.Pos(), s.GetSpan()
 		g.tag(s)
 		g.stmt(s)
 		g.frame = mark // statement temporaries die here
@@ -645,8 +649,12 @@ func (g *gen) checkHelper(helper string) {
 	if !g.c.opts.HelperWarnings {
 		return
 	}
+	sp := g.exprSpan
+	if !sp.Start.IsValid() {
+		sp = g.stmtSpan
+	}
 	id := len(g.c.out.HelperSites)
-	g.c.out.HelperSites = append(g.c.out.HelperSites, object.HelperSite{Helper: helper, Pos: g.stmtPos.String()})
+	g.c.out.HelperSites = append(g.c.out.HelperSites, object.HelperSite{Helper: helper, Pos: sp.Start, End: sp.End})
 	ok := g.newLabel("helperok")
 	rec := g.alloc(object.EventHeaderSize+8, g.stmtPos)
 	g.emit(
@@ -663,4 +671,33 @@ func (g *gen) checkHelper(helper string) {
 	)
 	g.mark(ok)
 	g.emit(asm.Mov.Imm(asm.R0, 0))
+}
+
+// enterExpr makes e the innermost expression being evaluated, for the
+// position of a failed helper call, and returns the span to restore when
+// it is done. The span is bpftrace's: a member access or an index starts
+// where its base expression does, without the parentheses around it.
+func (g *gen) enterExpr(e ast.Expr) ast.Span {
+	prev := g.exprSpan
+	if _, ok := e.(*ast.Paren); !ok {
+		g.exprSpan = ast.Span{Start: exprStart(e), End: e.GetSpan().End}
+	}
+	return prev
+}
+
+// exprStart is where bpftrace's parser starts e: parentheses are not part
+// of an expression, and postfix operators start at their base.
+func exprStart(e ast.Expr) ast.Pos {
+	for {
+		switch x := e.(type) {
+		case *ast.Paren:
+			e = x.X
+		case *ast.Field:
+			e = x.X
+		case *ast.Index:
+			e = x.X
+		default:
+			return e.Pos()
+		}
+	}
 }

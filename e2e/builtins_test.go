@@ -1,14 +1,18 @@
 package e2e
 
 import (
+	byteorder "encoding/binary"
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/gotrace/gotrace/builtin"
 )
@@ -145,4 +149,65 @@ func TestPercpuKaddr(t *testing.T) {
 	}
 	got := runCmd(t, exec.Command(bin, "-e", `begin { $rq = (struct rq *)percpu_kaddr("runqueues", 0); if (*percpu_kaddr("process_counts") == *percpu_kaddr("process_counts", cpu) && $rq != 0 && $rq.nr_running >= 0) { printf("ok\n") } exit() }`))
 	wantOutput(t, got, "ok\n\n\n", 0)
+}
+
+// TestSkboutput: skboutput() on a BTF raw tracepoint writes sk_buff data to
+// a pcap file (raw IP link type, microsecond timestamps), as bpftrace does:
+// datagrams sent over a unix socket pair show up with their bytes from the
+// offset on, and each call returns 0.
+func TestSkboutput(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "out.pcap")
+	payload := fmt.Sprintf("gotrace-skboutput-%09d", os.Getpid())
+	script := fmt.Sprintf(`rawtracepoint:consume_skb /pid == $1/ { $s = (struct sk_buff *)arg0; if ($s->len == %d) { @r[skboutput("%s", $s, $s->len, 4)] = count(); } }`, len(payload), file)
+	s := startNoWait(t, "-e", script, fmt.Sprint(os.Getpid()))
+	s.waitLinks(1, 20*time.Second)
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_DGRAM, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(fds[0])
+	defer unix.Close(fds[1])
+	start := time.Now()
+	buf := make([]byte, 256)
+	for i := 0; i < 3; i++ {
+		if err := unix.Send(fds[0], []byte(payload), 0); err != nil {
+			t.Fatal(err)
+		}
+		if n, err := unix.Read(fds[1], buf); err != nil || n != len(payload) {
+			t.Fatalf("read %d bytes: %v", n, err)
+		}
+	}
+	got := s.stop(syscall.SIGINT)
+	wantOutput(t, got, "\n\n@r[0]: 3\n", 0)
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	le := byteorder.LittleEndian
+	if len(data) < 24 || le.Uint32(data) != 0xa1b2c3d4 || le.Uint16(data[4:]) != 2 || le.Uint16(data[6:]) != 4 ||
+		le.Uint32(data[16:]) != 65535 || le.Uint32(data[20:]) != 101 {
+		t.Fatalf("pcap header % x", data[:min(len(data), 24)])
+	}
+	want := payload[4:]
+	packets := 0
+	for rest := data[24:]; len(rest) > 0; packets++ {
+		if len(rest) < 16 {
+			t.Fatalf("truncated record header % x", rest)
+		}
+		ts := time.Unix(int64(le.Uint32(rest)), int64(le.Uint32(rest[4:]))*1000)
+		incl, orig := le.Uint32(rest[8:]), le.Uint32(rest[12:])
+		if incl != uint32(len(want)) || orig != incl || len(rest) < 16+int(incl) {
+			t.Fatalf("packet %d: lengths %d, %d; want %d", packets, incl, orig, len(want))
+		}
+		if pkt := string(rest[16 : 16+incl]); pkt != want {
+			t.Errorf("packet %d: %q, want %q", packets, pkt, want)
+		}
+		if d := ts.Sub(start); d < -time.Second || d > time.Minute {
+			t.Errorf("packet %d: time %v, %v after the first send", packets, ts, d)
+		}
+		rest = rest[16+incl:]
+	}
+	if packets != 3 {
+		t.Errorf("%d packets in the file, want 3", packets)
+	}
 }

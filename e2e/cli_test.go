@@ -115,24 +115,35 @@ func TestEnvAndNamedParams(t *testing.T) {
 	}
 }
 
-// TestHelperWarnings: -k reports failing probe reads with their position.
+// TestHelperWarnings: -k reports failing probe reads as bpftrace 0.26
+// does: at the expression that read (a dereference, a member access
+// starting at its base without the parentheses around it, a call), with
+// the helper, its code and the source line; -f json gives the position.
 func TestHelperWarnings(t *testing.T) {
 	got := run(t, "-k", "-e", `BEGIN { @x = *kptr((uint64 *)16); exit(); }`)
-	if got.code != 0 || !regexp.MustCompile(`stdin:1:9: WARNING: Failed to probe_read_kernel: .* \(-\d+\)`).MatchString(got.stderr) {
+	if got.code != 0 || !regexp.MustCompile(`stdin:1:14-33: WARNING: .*\nAdditional Info - helper: probe_read_kernel, retcode: -\d+\n`).MatchString(got.stderr) {
 		t.Errorf("exit %d stderr %q", got.code, got.stderr)
 	}
 	// A pointer made from an integer in BEGIN has no address space, so
 	// it is read with probe_read, as in bpftrace.
-	got = run(t, "-k", "-e", `BEGIN { @x = *(uint64 *)16; exit(); }`)
-	if got.code != 0 || !regexp.MustCompile(`stdin:1:9: WARNING: Failed to probe_read: .* \(-\d+\)`).MatchString(got.stderr) {
-		t.Errorf("exit %d stderr %q", got.code, got.stderr)
+	script := `struct foo {int a;}; begin { $tmp = ((struct foo*) 0).a; @x = *(uint64 *)16; exit(); }`
+	got = run(t, "-k", "-e", script)
+	want := "Attached 1 probe\n" +
+		"stdin:1:38-56: WARNING: Bad address\nAdditional Info - helper: probe_read, retcode: -14\n" +
+		script + "\n" + strings.Repeat(" ", 37) + strings.Repeat("~", 18) + "\n" +
+		"stdin:1:63-76: WARNING: Bad address\nAdditional Info - helper: probe_read, retcode: -14\n" +
+		script + "\n" + strings.Repeat(" ", 62) + strings.Repeat("~", 13) + "\n"
+	if got.code != 0 || got.stderr != want {
+		t.Errorf("exit %d stderr:\n%s\nwant:\n%s", got.code, got.stderr, want)
 	}
-	if got := run(t, "-e", `BEGIN { @x = *(uint64 *)16; exit(); }`); strings.Contains(got.stderr, "WARNING") {
+	if got := run(t, "-e", script); strings.Contains(got.stderr, "WARNING") {
 		t.Errorf("warnings without -k: %q", got.stderr)
 	}
 	// -f json reports them as helper_error records.
-	got = run(t, "-k", "-q", "-f", "json", "-e", `BEGIN { @x = *(uint64 *)16; exit(); }`)
-	if want := `{"type": "helper_error", "msg": "Bad address", "helper": "probe_read", "retcode": -14, "filename": "stdin", "line": 1, "col": 9}` + "\n"; !strings.HasPrefix(got.stdout, want) {
+	got = run(t, "-k", "-q", "-f", "json", "-e", script)
+	want = `{"type": "helper_error", "msg": "Bad address", "helper": "probe_read", "retcode": -14, "filename": "stdin", "line": 1, "col": 38}` + "\n" +
+		`{"type": "helper_error", "msg": "Bad address", "helper": "probe_read", "retcode": -14, "filename": "stdin", "line": 1, "col": 63}` + "\n"
+	if !strings.HasPrefix(got.stdout, want) {
 		t.Errorf("-f json: stdout %q, want it to start with %q", got.stdout, want)
 	}
 }
@@ -412,5 +423,33 @@ func TestDummyTSMap(t *testing.T) {
 		if _, stderr, err := gt(env, prog); err == nil || !strings.Contains(stderr, msg) {
 			t.Errorf("BPFTRACE_DUMMY_TS_MAP=%s: err %v, stderr %q", env, err, stderr)
 		}
+	}
+}
+
+// TestLogSize: log_size (BPFTRACE_LOG_SIZE, or the config block) is the
+// verifier log buffer of each program with -v; a log that does not fit
+// fails the load with ENOSPC, reported as bpftrace 0.26 reports it.
+func TestLogSize(t *testing.T) {
+	t.Setenv("BPFTRACE_LOG_SIZE", "2")
+	got := run(t, "-v", "-e", `begin { printf("loaded\n"); exit() }`)
+	wantOutput(t, got, "", 1)
+	want := "ERROR: Error loading BPF program for begin_1. Error code: -28.\nKernel error log: \n\n\n" +
+		"WARNING: Kernel log seems to be trimmed. This may be due to buffer not being big enough, try increasing the BPFTRACE_LOG_SIZE environment variable beyond the current value of 2 bytes\n"
+	if got.stderr != want {
+		t.Errorf("stderr:\n%s\nwant:\n%s", got.stderr, want)
+	}
+	// Without -v no log is asked for, so none is too large.
+	wantOutput(t, run(t, "-e", `begin { printf("loaded\n"); exit() }`), "loaded\n\n\n", 0)
+	// A log that fits loads.
+	t.Setenv("BPFTRACE_LOG_SIZE", "10000000")
+	if got := run(t, "-v", "-e", `begin { printf("loaded\n"); exit() }`); got.code != 0 || !strings.Contains(got.stdout, "loaded\n") {
+		t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s", got.code, got.stdout, got.stderr)
+	}
+	// The config block sets it too; the program is named after its probe
+	// and position, as bpftrace names it.
+	os.Unsetenv("BPFTRACE_LOG_SIZE")
+	got = run(t, "-v", "-e", `config = { log_size = 20 } interval:s:1 { exit() } begin { exit() }`)
+	if !strings.HasPrefix(got.stderr, "ERROR: Error loading BPF program for interval_s_1_1. Error code: -28.\n") || got.code != 1 {
+		t.Errorf("exit %d stderr %q", got.code, got.stderr)
 	}
 }

@@ -82,6 +82,16 @@ BEGIN { $val = (uint64)0x1e; $f = *(struct foo *)(&$val); print($f); print($f.x_
 	wantOutput(t, got, "{ .x_0 = 0, .x_1 = 1, .x_2 = 3 }\n3\n{ .x_0 = 0, .x_1 = 1, .x_2 = 3 }\n\n\n", 0)
 }
 
+// TestStructNoneMember: a struct member of a type without a value (a float
+// in a union) stays in the struct and prints as null, in text and JSON, as
+// bpftrace prints its none type.
+func TestStructNoneMember(t *testing.T) {
+	script := `union N { int i; float f; } struct Foo { int m; union N n; double d; }
+BEGIN { $v = (uint64)0x500000002; $f = *(struct Foo *)(&$v); print($f); exit(); }`
+	wantOutput(t, run(t, "-q", "-e", script), "{ .m = 2, .n = { .i = 5, .f = null }, .d = null }\n\n\n", 0)
+	wantOutput(t, run(t, "-q", "-f", "json", "-e", script), `{"type": "value", "data": {"m": 2, "n": {"i": 5, "f": null}, "d": null}}`+"\n", 0)
+}
+
 // TestTupleStringResize: a variable, map value or map key holding tuples
 // whose strings have different sizes takes the larger size, and each tuple
 // is converted to that layout when stored, as bpftrace resizes them.

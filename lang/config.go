@@ -74,6 +74,12 @@ func (c *checker) checkConfig(cfg *ast.Config) {
 				continue
 			}
 			c.errorf(e.Value, "perf_rb_pages must be a positive integer")
+		case "log_size":
+			if v, ok := e.Value.(*ast.IntLit); ok && v.Value > 0 && v.Value <= 1<<32-1 {
+				c.prog.Config.LogSize = v.Value
+				continue
+			}
+			c.errorf(e.Value, "log_size must be a positive integer")
 		case "license":
 			if !validLicense(val) {
 				c.errorf(e.Value, "Invalid value for license. Found: %s. Valid values: %s. Read more about BPF programs and licensing: https://docs.kernel.org/bpf/bpf_licensing.html#using-bpf-programs-in-the-linux-kernel", val, strings.Join(licenses, ", "))
@@ -89,8 +95,7 @@ func (c *checker) checkConfig(cfg *ast.Config) {
 			default:
 				c.errorf(e.Value, "show_debug_info must be true or false")
 			}
-		case "log_size",
-			"max_bpf_progs", "on_stack_limit", "cpp_demangle", "lazy_symbolication", "symbol_source", "max_type_res_iterations",
+		case "max_bpf_progs", "on_stack_limit", "cpp_demangle", "lazy_symbolication", "symbol_source", "max_type_res_iterations",
 			"unstable_tseries", "unstable_dw_ustack", "unstable_map_decl", "unstable_import", "unstable_macro":
 			// Accepted: these affect output details gotrace does not vary.
 			c.prog.Config.Other = append(c.prog.Config.Other, key+"="+val)

@@ -38,6 +38,33 @@ func TestConfigEnvOverridesBlock(t *testing.T) {
 	}
 }
 
+// TestConfigLogSize: log_size, from the config block or BPFTRACE_LOG_SIZE,
+// reaches the program's config (the runtime sizes the verifier log by it).
+func TestConfigLogSize(t *testing.T) {
+	for _, tc := range []struct {
+		block string
+		env   map[string]string
+		want  uint64
+	}{
+		{"max_strlen = 32", nil, 0},
+		{"log_size = 4096", nil, 4096},
+		{"log_size = 4096", map[string]string{"log_size": "2"}, 2},
+	} {
+		file, err := lang.Parse("cfg.bt", "config = { "+tc.block+" }\nBEGIN { exit(); }\n")
+		if err != nil {
+			t.Fatal(err)
+		}
+		prog, err := lang.Check(file, testEnv(t), lang.Options{ConfigEnv: tc.env})
+		if err != nil {
+			t.Errorf("%s with %v: %v", tc.block, tc.env, err)
+			continue
+		}
+		if prog.Config.LogSize != tc.want {
+			t.Errorf("%s with %v: log_size %d, want %d", tc.block, tc.env, prog.Config.LogSize, tc.want)
+		}
+	}
+}
+
 // TestGetoptValues: getopt() reads named parameters as bpftrace does.
 func TestGetoptValues(t *testing.T) {
 	src := `BEGIN { print((getopt("a", 1), getopt("b", true), getopt("c"), getopt("d", "x", "the d"))); exit(); }`

@@ -70,6 +70,10 @@ func (c *checker) field(e *ast.Field) *types.Type {
 				c.errorf(e, "%s has no member %q", xt, e.Name)
 				return nil
 			}
+			if f.Type.Kind == types.Void {
+				c.errorf(e, "member %s of %s has an unsupported type (%s)", e.Name, xt.Name, f.Type.Name)
+				return nil
+			}
 			c.info.Members[e] = f
 			return f.Type
 		}

@@ -128,6 +128,7 @@ type Config struct {
 	MaxCatBytes     int     // max_cat_bytes, 0 for the default
 	MaxProbes       int     // max_probes, 0 for the default
 	PerfRBPages     uint64  // perf_rb_pages, 0 for the default (see runtime.RingbufSize)
+	LogSize         uint64  // log_size, 0 for the default (see runtime.Options.LogSize)
 	Other           []string
 }
 

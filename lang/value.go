@@ -84,6 +84,13 @@ func structFields(bt btf.Type, base, depth int, out []types.Field) []types.Field
 		}
 		ft := btfToType(mt, types.NoAS)
 		if ft == nil {
+			// A member of a type gotrace has no value for (float,
+			// double) is kept, as bpftrace keeps it with its none type:
+			// it prints as null and cannot be read.
+			size, _ := btf.Sizeof(mt)
+			f.Type = &types.Type{Kind: types.Void, Size: size, Name: mt.TypeName()}
+			f.Offset += base
+			out = append(out, f)
 			continue
 		}
 		if f.BitSize > 0 && ft.Kind == types.Int {

@@ -29,6 +29,12 @@ type Program struct {
 	BuildIDStackMap string
 	FullMap         string // name of a per-CPU uint64 array indexed like Maps: updates dropped because the map was full; "" when unused
 	Globals         GlobalsLayout
+	// PacketMap is the BPF_MAP_TYPE_PERF_EVENT_ARRAY that skboutput()
+	// sends packets through (bpf_skb_output needs one), "" when unused;
+	// each sample is a Packet header and the packet's bytes. Pcaps are
+	// the files they go to, indexed by Packet.ID.
+	PacketMap string
+	Pcaps     []Pcap
 	// HelperSites are the helper calls whose failures are reported with
 	// -k (Options.HelperWarnings), indexed by EventHelperError's ID.
 	HelperSites []HelperSite
@@ -60,8 +66,13 @@ type Probe struct {
 	// attaches the probe: "begin", "tracepoint", "kprobe", ... An fentry
 	// wildcard served by kprobe_multi says "kprobe".
 	Provider string
-	Name     string   // the probe as written after expansion, e.g. "tracepoint:syscalls:sys_enter_openat"
-	Program  string   // program name in Program.Collection.Programs
+	Name     string // the probe as written after expansion, e.g. "tracepoint:syscalls:sys_enter_openat"
+	Program  string // program name in Program.Collection.Programs
+	// Function is the name bpftrace 0.26 gives the probe's program, which
+	// its load errors name: the probe's name with every character but
+	// letters, digits and '_' made '_', then '_' and the probe's 1-based
+	// position in the script ("begin_1").
+	Function string
 	Targets  []string // what to attach to: tracepoints "cat:event", kernel functions ("vfs_read", "do_sys_open+16"), raw tracepoint events
 	Period   uint64   // interval/profile/software: sample period (ns for cpu-clock, events otherwise)
 	Freq     uint64   // profile:hz: sample frequency
@@ -179,10 +190,29 @@ type Arg struct {
 	Offset int
 }
 
+// Pcap is a pcap file that a skboutput() call writes packets to: Offset
+// bytes at the start of each packet are left out (an Ethernet header).
+type Pcap struct {
+	File   string
+	Offset int
+}
+
+// Packet is the header of a PacketMap sample: the Pcaps index, the time
+// (bpf_ktime_get_boot_ns) and the number of packet bytes that follow.
+type Packet struct {
+	ID, BootNs, Len uint64
+}
+
+// PacketHeaderSize is the size of Packet in a sample.
+const PacketHeaderSize = 24
+
 // HelperSite is a BPF helper call checked for errors at run time.
 type HelperSite struct {
 	Helper string // "probe_read_kernel", "map_update_elem", ...
-	Pos    string // script position, "file:line:col"
+	// Pos and End span the script expression whose helper call failed, as
+	// bpftrace 0.26 reports it: the member access, the dereference, the
+	// call, or else the statement (End may be invalid).
+	Pos, End ast.Pos
 }
 
 // EventRuntimeError's ID indexes RuntimeErrors: print its warning.

@@ -155,6 +155,9 @@ func (f *Formatter) writeJSON(sb *strings.Builder, t *types.Type, b []byte, dept
 		return
 	}
 	switch t.Kind {
+	case types.Void:
+		// a struct member without a value (float), as bpftrace prints it
+		sb.WriteString("null")
 	case types.Int:
 		sb.WriteString(jsonIntBits(readInt(b, t.Size, t.Signed), t.Signed))
 	case types.Bool:

@@ -243,6 +243,15 @@ func TestMultipleMapsJSON(t *testing.T) {
 func TestJSONEvents(t *testing.T) {
 	tupT := types.NewTuple([]*types.Type{types.Int64, types.Int64, types.NewString(8)}, nil)
 	boolT := types.NewTuple([]*types.Type{types.BoolT, types.BoolT}, nil)
+	// struct Foo { int m; union N { int i; float f; } n; }: the float
+	// member has no value
+	withNone := &types.Type{Kind: types.Struct, Name: "struct Foo", Size: 8, Fields: []types.Field{
+		{Name: "m", Type: types.Int32, Offset: 0},
+		{Name: "n", Offset: 4, Type: &types.Type{Kind: types.Struct, Name: "union N", Size: 4, Fields: []types.Field{
+			{Name: "i", Type: types.Int32, Offset: 0},
+			{Name: "f", Type: &types.Type{Kind: types.Void, Size: 4, Name: "float"}, Offset: 0},
+		}}},
+	}}
 	pv := func(t *types.Type, b []byte) string {
 		p := &object.Printf{Args: []object.Arg{{Type: t, Offset: object.EventHeaderSize}}}
 		s, err := NewFormatter().FormatPrintValueJSON(p, append(make([]byte, object.EventHeaderSize), b...))
@@ -267,6 +276,7 @@ func TestJSONEvents(t *testing.T) {
 		{pv(types.NewString(16), pack(types.NewString(16), "bpftrace")), `{"type": "value", "data": "bpftrace"}`},
 		{pv(tupT, pack(tupT, 1, 2, "string")), `{"type": "value", "data": [1,2,"string"]}`},
 		{pv(boolT, []byte{1, 0}), `{"type": "value", "data": [true,false]}`},
+		{pv(withNone, []byte{2, 0, 0, 0, 5, 0, 0, 0}), `{"type": "value", "data": {"m": 2, "n": {"i": 5, "f": null}}}`},
 		{JSONString("\x01\x1f"), `"\u0001\u001f"`},
 		{JSONString("é"), `"é"`},
 	}

@@ -138,6 +138,9 @@ func (f *Formatter) writeValue(sb *strings.Builder, t *types.Type, b []byte, dep
 		return
 	}
 	switch t.Kind {
+	case types.Void:
+		// a struct member without a value (float), as bpftrace prints it
+		sb.WriteString("null")
 	case types.Int:
 		if en := t.Enum(); en != nil {
 			sb.WriteString(types.EnumSymbol(en, readUint(b, t.Size), t.Size))

@@ -21,6 +21,14 @@ func TestFormatValue(t *testing.T) {
 		{Name: "hi", Type: types.Int32, Offset: 4, BitOffset: 4, BitSize: 3},
 	}}
 	ptr := &types.Type{Kind: types.Pointer, Size: 8, Elem: types.Uint8}
+	// union { int i; float f; } in a struct: the float member has no value
+	withNone := &types.Type{Kind: types.Struct, Name: "struct Foo", Size: 8, Fields: []types.Field{
+		{Name: "m", Type: types.Int32, Offset: 0},
+		{Name: "n", Offset: 4, Type: &types.Type{Kind: types.Struct, Name: "union N", Size: 4, Fields: []types.Field{
+			{Name: "i", Type: types.Int32, Offset: 0},
+			{Name: "f", Type: &types.Type{Kind: types.Void, Size: 4, Name: "float"}, Offset: 0},
+		}}},
+	}}
 	en := &btf.Enum{Name: "e", Size: 4, Values: []btf.EnumValue{{Name: "A", Value: 1}, {Name: "NEG", Value: 0xffffffff}}}
 	tests := []struct {
 		name string
@@ -46,6 +54,7 @@ func TestFormatValue(t *testing.T) {
 		{"array", arr, []byte{1, 0, 0, 0, 0xfe, 0xff, 0xff, 0xff, 3, 0, 0, 0}, "[1,-2,3]"},
 		// lo = 0xb (4 bits), hi = 0b101 sign-extended from 3 bits = -3.
 		{"bitfields", bitT, []byte{7, 0, 0, 0, 0x5b, 0, 0, 0}, "{ .x = 7, .lo = 11, .hi = -3 }"},
+		{"member without a value", withNone, []byte{2, 0, 0, 0, 5, 0, 0, 0}, "{ .m = 2, .n = { .i = 5, .f = null } }"},
 		{"pointer", ptr, u64(0xffff8880deadbeef), "0xffff8880deadbeef"},
 		{"null pointer", ptr, u64(0), "0x0"},
 		{"ksym without resolver", &types.Type{Kind: types.Ksym, Size: 8}, u64(0x1234), "0x1234"},

@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -265,13 +264,19 @@ func (s *session) handle(rec []byte) error {
 			if s.json() {
 				return s.write(helperErrorJSON(site, msg, code))
 			}
-			fmt.Fprintf(s.stderr, "%s: WARNING: Failed to %s: %s (%d)\n", site.Pos, site.Helper, msg, code)
+			// bpftrace 0.26's warning: the span, the message, the
+			// helper and its code, and the source line under it.
+			sp := ast.Span{Start: site.Pos, End: site.End}
+			fmt.Fprintf(s.stderr, "%s: WARNING: %s\nAdditional Info - helper: %s, retcode: %d\n", sp.Location(), msg, site.Helper, code)
+			for _, l := range sp.Context(s.prog.Source) {
+				fmt.Fprintln(s.stderr, l)
+			}
 		}
 	case object.EventRuntimeError:
 		if int(id) < len(s.prog.RuntimeErrors) {
 			re := s.prog.RuntimeErrors[id]
 			if s.json() && re.Helper != "" {
-				site := object.HelperSite{Helper: re.Helper, Pos: re.Pos.String()}
+				site := object.HelperSite{Helper: re.Helper, Pos: re.Pos}
 				return s.write(helperErrorJSON(site, "Success", 0))
 			}
 			if s.json() {
@@ -462,19 +467,10 @@ func (s *session) join(id uint64, rec []byte) error {
 // 0.26 does: the message, the helper, its return code and the script
 // position (file "stdin" for -e).
 func helperErrorJSON(site object.HelperSite, msg string, code int64) string {
-	// site.Pos is "file:line:col"; the file name may hold colons.
-	name, line, col := site.Pos, 0, 0
-	if i := strings.LastIndexByte(name, ':'); i > 0 {
-		col, _ = strconv.Atoi(name[i+1:])
-		name = name[:i]
-		if j := strings.LastIndexByte(name, ':'); j > 0 {
-			line, _ = strconv.Atoi(name[j+1:])
-			name = name[:j]
-		}
-	}
+	name := site.Pos.Filename
 	if name == "-e" || name == "" {
 		name = "stdin"
 	}
 	return fmt.Sprintf(`{"type": "helper_error", "msg": %s, "helper": %s, "retcode": %d, "filename": %s, "line": %d, "col": %d}`+"\n",
-		output.JSONString(msg), output.JSONString(site.Helper), code, output.JSONString(name), line, col)
+		output.JSONString(msg), output.JSONString(site.Helper), code, output.JSONString(name), site.Pos.Line, site.Pos.Column)
 }

@@ -133,6 +133,11 @@ type Options struct {
 	// Verbose, when set, receives program and map information and the
 	// verifier's statistics for each program (bpftrace -v).
 	Verbose io.Writer
+	// LogSize is the size in bytes of the buffer the kernel writes each
+	// program's verifier log into when Verbose asks for it (bpftrace's
+	// log_size); 0 means DefaultLogSize. A log that does not fit fails
+	// the load with ENOSPC, as the kernel fails it (*LogSizeError).
+	LogSize int
 	// Pid restricts the probes that can be restricted when attached
 	// (profile, software, uprobes) to one process (bpftrace -p); 0 means
 	// every process. Probes that cannot are filtered in their program by
@@ -224,6 +229,7 @@ type session struct {
 	coll     *ebpf.Collection
 	dryRun   bool // Load: load without the attach preflight checks
 	reader   *ringbuf.Reader
+	pcaps    *pcapWriter // skboutput's files (pcap.go); nil when unused
 	env      *tracefs.Env
 	ncpu     int         // possible CPUs: the length of per-CPU values
 	attached closerStack // links and perf events, closed when detaching
@@ -306,6 +312,11 @@ func (s *session) run(ctx context.Context) error {
 		}
 		s.reader = rd
 		s.others.push(rd)
+	}
+	if prog.PacketMap != "" {
+		if err := s.startPcaps(); err != nil {
+			return err
+		}
 	}
 
 	// Stop requests: ctx and signals set s.stop and wake the reader.
@@ -404,6 +415,9 @@ func (s *session) run(ctx context.Context) error {
 	if err := s.detach(); err != nil {
 		return fmt.Errorf("detach probes: %w", err)
 	}
+	if err := s.stopPcaps(); err != nil {
+		return err
+	}
 	if err := s.drain(!errors.Is(context.Cause(ctx), ErrTargetExited)); err != nil {
 		return err
 	}
@@ -488,6 +502,12 @@ func (s *session) load() error {
 			le.Program = s.failedProgram(err)
 		}
 		return le
+	}
+	if s.opts.Verbose != nil {
+		if err := s.checkLogSize(coll); err != nil {
+			coll.Close()
+			return err
+		}
 	}
 	s.coll = coll
 	s.others.push(closerFunc(func() error { coll.Close(); return nil }))

@@ -173,6 +173,15 @@ func (t *Type) Align() int {
 		return 1
 	case Array:
 		return t.Elem.Align()
+	case Void:
+		// a struct member of a type without a value (float, double,
+		// arrays of them): the largest power of two up to 8 dividing its
+		// size, as C aligns them
+		a := 8
+		for a > 1 && t.Size%a != 0 {
+			a /= 2
+		}
+		return a
 	case Tuple, Record, Struct:
 		a := 1
 		for _, f := range t.Fields {
