@@ -306,6 +306,13 @@ func (g *gen) buildInto(dst int16, size int, e ast.Expr) bool {
 			}
 			return true
 		}
+	case *ast.Call:
+		// buf() of a run-time length: read straight into the slot
+		if t := g.info.TypeOf(e); t.Kind == types.Buf && size >= t.Size && dst%8 == 0 {
+			g.zero(dst, size)
+			g.bufLenAt(dst, x, t)
+			return true
+		}
 	}
 	return false
 }
@@ -478,7 +485,7 @@ func (g *gen) fieldBuffer(e *ast.Field) int16 {
 // word in memory: strings, and arrays, tuples and records of one type.
 func bytewise(t *types.Type) bool {
 	switch t.Kind {
-	case types.String, types.Array, types.Tuple, types.Record:
+	case types.String, types.Array, types.Tuple, types.Record, types.Buf:
 		return true
 	}
 	return false
@@ -574,6 +581,9 @@ func (g *gen) ntop(e *ast.Call) int16 {
 // buf reads a fixed number of bytes for %r.
 func (g *gen) buf(e *ast.Call) int16 {
 	t := g.info.TypeOf(e)
+	if t.Kind == types.Buf {
+		return g.bufLen(e, t)
+	}
 	at := g.info.TypeOf(e.Args[0])
 	off := g.alloc(t.Size, e.Pos())
 	switch {
@@ -597,6 +607,68 @@ func (g *gen) buf(e *ast.Call) int16 {
 		g.readKernel(off, t.Size, as)
 	}
 	return off
+}
+
+// bufLen reads buf(data, length) of a run-time length into a zeroed Buf:
+// the length, clamped unsigned to the capacity (a negative length reads
+// the capacity, as bpftrace's does) and to the size of a source in BPF
+// memory, then that many bytes.
+func (g *gen) bufLen(e *ast.Call, t *types.Type) int16 {
+	off := g.alloc(t.Size, e.Pos())
+	g.zero(off, t.Size)
+	g.bufLenAt(off, e, t)
+	return off
+}
+
+// bufLenAt reads buf(data, length) into the zeroed Buf at off.
+func (g *gen) bufLenAt(off int16, e *ast.Call, t *types.Type) {
+	at := g.info.TypeOf(e.Args[0])
+	limit := t.Len
+	inBPF := at.Kind == types.String || at.Kind == types.Array && at.BTF == nil && !isTracepointField(e.Args[0])
+	if inBPF {
+		limit = min(limit, at.Size)
+	}
+	clamp := func(r asm.Register) {
+		ok := g.newLabel("buflen")
+		g.emit(asm.JLE.Imm(r, int32(limit), ok), asm.Mov.Imm(r, int32(limit)))
+		g.mark(ok)
+	}
+	g.scalar(e.Args[1])
+	clamp(asm.R0)
+	g.emit(asm.StoreMem(g.fp, off, asm.R0, asm.Word))
+	fn := asm.FnProbeReadKernel
+	switch {
+	case inBPF:
+		// a string, pton(), another buffer: bytes on the stack
+		src := g.buffer(e.Args[0])
+		g.emit(asm.Mov.Reg(asm.R0, g.fp), asm.Add.Imm(asm.R0, int32(src)))
+	case at.Kind == types.Array:
+		g.arrayBase(e.Args[0])
+		if as := at.AS; as == types.User && !isTracepointField(e.Args[0]) {
+			fn = asm.FnProbeReadUser
+		}
+	default:
+		g.scalar(e.Args[0])
+		switch as := at.AS; {
+		case as == types.User, as == types.NoAS && g.info.UserArgs:
+			fn = asm.FnProbeReadUser
+		case as == types.NoAS:
+			fn = asm.FnProbeRead
+		}
+	}
+	// The length is reloaded and clamped again: the verifier bounds the
+	// size from the branch, whatever it tracks of the stack.
+	g.emit(
+		asm.Mov.Reg(asm.R3, asm.R0),
+		asm.LoadMem(asm.R2, g.fp, off, asm.Word),
+	)
+	clamp(asm.R2)
+	g.emit(
+		asm.Mov.Reg(asm.R1, g.fp),
+		asm.Add.Imm(asm.R1, int32(off)+types.BufHeader),
+		fn.Call(),
+	)
+	g.checkHelper(helperName(fn))
 }
 
 // strConcat concatenates two strings: a is copied, then b after a's
