@@ -3,6 +3,7 @@ package e2e
 import (
 	"os"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -71,4 +72,19 @@ hi\x00\x01\xffthere\x0aA
 	wantOutput(t, trace("-f", "json"), wantJSON, 0)
 	t.Setenv("GOTRACE_SYSCALL_TRACEPOINTS", "raw")
 	wantOutput(t, trace(), wantText, 0)
+}
+
+// TestBufRuntimeLengthKprobe: the verifier accepts buf() of an sk_buff's
+// run-time length read through a pointer kept in a map, as bpftrace's
+// tools/undump.bt does (--dry-run loads the kprobe programs even on a
+// kernel that cannot attach them).
+func TestBufRuntimeLengthKprobe(t *testing.T) {
+	got := run(t, "--dry-run", "-e", `kprobe:skb_copy_datagram_iter { @skbs[tid] = (struct sk_buff *)arg0; }
+kretprobe:skb_copy_datagram_iter /has_key(@skbs, tid)/ {
+	if (retval == 0) { $skb = @skbs[tid]; printf("%-8d %r\n", $skb.len, buf($skb.data, $skb.len)); }
+	delete(@skbs, tid);
+}`)
+	if got.code != 0 || got.stdout != "" || got.stderr != "" && !strings.HasPrefix(got.stderr, "dry run: the script is valid, but this kernel cannot attach it: ") {
+		t.Errorf("--dry-run: exit %d, stdout %q, stderr %q; want exit 0", got.code, got.stdout, got.stderr)
+	}
 }
