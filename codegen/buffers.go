@@ -518,6 +518,10 @@ func differentBufs(x, y *types.Type) bool {
 
 // stringEqual compares two zero-padded string buffers word by word.
 func (g *gen) stringEqual(e *ast.Binary) {
+	if xt, yt := g.info.TypeOf(e.X), g.info.TypeOf(e.Y); xt.IsBuf() && yt.IsBuf() && (xt.Kind == types.Buf) != (yt.Kind == types.Buf) {
+		g.bufLenEqual(e, xt, yt)
+		return
+	}
 	if differentBufs(g.info.TypeOf(e.X), g.info.TypeOf(e.Y)) {
 		g.buffer(e.X)
 		g.buffer(e.Y)
@@ -536,6 +540,47 @@ func (g *gen) stringEqual(e *ast.Binary) {
 	eq := int32(1)
 	if e.Op == "!=" {
 		eq = 0
+	}
+	g.emit(asm.Mov.Imm(asm.R0, eq), asm.Ja.Label(end))
+	g.mark(ne)
+	g.emit(asm.Mov.Imm(asm.R0, 1-eq))
+	g.mark(end)
+}
+
+// bufLenEqual compares a buf() of a run-time length with one of a
+// constant length n: they are equal when the length is n and the first n
+// bytes match.
+func (g *gen) bufLenEqual(e *ast.Binary, xt, yt *types.Type) {
+	a, b := g.buffer(e.X), g.buffer(e.Y)
+	v, f, vt, n := a, b, xt, yt.Len
+	if yt.Kind == types.Buf {
+		v, f, vt, n = b, a, yt, xt.Len
+	}
+	eq := int32(1)
+	if e.Op == "!=" {
+		eq = 0
+	}
+	if n > vt.Len {
+		g.emit(asm.Mov.Imm(asm.R0, 1-eq))
+		return
+	}
+	ne, end := g.newLabel("bufne"), g.newLabel("bufend")
+	g.emit(
+		asm.LoadMem(asm.R1, g.fp, v, asm.Word),
+		asm.JNE.Imm(asm.R1, int32(n), ne),
+	)
+	data := v + types.BufHeader
+	for i := 0; i < n; {
+		w, size := 1, asm.Byte
+		if n-i >= 4 && (f+int16(i))%4 == 0 && (data+int16(i))%4 == 0 {
+			w, size = 4, asm.Word
+		}
+		g.emit(
+			asm.LoadMem(asm.R1, g.fp, data+int16(i), size),
+			asm.LoadMem(asm.R2, g.fp, f+int16(i), size),
+			asm.JNE.Reg(asm.R1, asm.R2, ne),
+		)
+		i += w
 	}
 	g.emit(asm.Mov.Imm(asm.R0, eq), asm.Ja.Label(end))
 	g.mark(ne)

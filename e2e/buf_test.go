@@ -13,8 +13,10 @@ import (
 // count of this process's write(2) calls to /dev/null) carries its length:
 // printf's %r, %rx and %rh, print(), map keys and values, and JSON show
 // exactly that many bytes; a length past max_strlen-4 (12 here) or a
-// negative one reads 12; buffers of different lengths are different keys.
-// The syscall dispatchers (GOTRACE_SYSCALL_TRACEPOINTS=raw) read the same.
+// negative one reads 12; buffers of different lengths are different keys,
+// and compare equal only to a buffer of the same length and bytes (one of
+// a constant length too). The syscall dispatchers
+// (GOTRACE_SYSCALL_TRACEPOINTS=raw) read the same.
 func TestBufRuntimeLength(t *testing.T) {
 	devnull, err := os.OpenFile("/dev/null", os.O_WRONLY, 0)
 	if err != nil {
@@ -25,6 +27,7 @@ func TestBufRuntimeLength(t *testing.T) {
 	script := `config = { max_strlen = 16 }
 tracepoint:syscalls:sys_enter_write /pid == $1 && args.fd == $2/ {
 	$b = buf(args.buf, args.count);
+	printf("same=%d hi=%d\n", $b == @last, $b == buf("hi\x00", 3));
 	printf("%d [%r] [%rx] [%rh]\n", args.count, $b, $b, $b);
 	@k[$b] = count();
 	@last = $b;
@@ -34,7 +37,7 @@ tracepoint:syscalls:sys_enter_write /pid == $1 && args.fd == $2/ {
 	trace := func(args ...string) result {
 		s := startNoWait(t, append(args, "-e", script, strconv.Itoa(os.Getpid()), strconv.Itoa(fd))...)
 		s.waitLinks(1, 20*time.Second)
-		for _, n := range []int{0, 11, 3, 20, 11} {
+		for _, n := range []int{0, 11, 11, 3, 20} {
 			if _, err := syscall.Write(fd, data[:n]); err != nil {
 				t.Fatal(err)
 			}
@@ -42,32 +45,42 @@ tracepoint:syscalls:sys_enter_write /pid == $1 && args.fd == $2/ {
 		time.Sleep(200 * time.Millisecond)
 		return s.stop(syscall.SIGINT)
 	}
-	wantText := `0 [] [] []
+	wantText := `same=1 hi=0
+0 [] [] []
+same=0 hi=0
 11 [hi\x00\x01\xffthere\x0a] [\x68\x69\x00\x01\xff\x74\x68\x65\x72\x65\x0a] [68 69 00 01 ff 74 68 65 72 65 0a]
+same=1 hi=0
+11 [hi\x00\x01\xffthere\x0a] [\x68\x69\x00\x01\xff\x74\x68\x65\x72\x65\x0a] [68 69 00 01 ff 74 68 65 72 65 0a]
+same=0 hi=1
 3 [hi\x00] [\x68\x69\x00] [68 69 00]
 hi\x00\x01\xffthere\x0aA
 16
+same=0 hi=0
 20 [hi\x00\x01\xffthere\x0aA] [\x68\x69\x00\x01\xff\x74\x68\x65\x72\x65\x0a\x41] [68 69 00 01 ff 74 68 65 72 65 0a 41]
-11 [hi\x00\x01\xffthere\x0a] [\x68\x69\x00\x01\xff\x74\x68\x65\x72\x65\x0a] [68 69 00 01 ff 74 68 65 72 65 0a]
 
 
 @k[]: 1
 @k[hi\x00]: 1
 @k[hi\x00\x01\xffthere\x0aA]: 1
 @k[hi\x00\x01\xffthere\x0a]: 2
-@last: hi\x00\x01\xffthere\x0a
+@last: hi\x00\x01\xffthere\x0aA
 `
 	wantOutput(t, trace(), wantText, 0)
 	wantJSON := `{"type": "attached_probes", "count": 1, "data": {"probes": 1}}
+{"type": "printf", "data": "same=1 hi=0\n"}
 {"type": "printf", "data": "0 [] [] []\n"}
+{"type": "printf", "data": "same=0 hi=0\n"}
 {"type": "printf", "data": "11 [hi\\x00\\x01\\xffthere\\x0a] [\\x68\\x69\\x00\\x01\\xff\\x74\\x68\\x65\\x72\\x65\\x0a] [68 69 00 01 ff 74 68 65 72 65 0a]\n"}
+{"type": "printf", "data": "same=1 hi=0\n"}
+{"type": "printf", "data": "11 [hi\\x00\\x01\\xffthere\\x0a] [\\x68\\x69\\x00\\x01\\xff\\x74\\x68\\x65\\x72\\x65\\x0a] [68 69 00 01 ff 74 68 65 72 65 0a]\n"}
+{"type": "printf", "data": "same=0 hi=1\n"}
 {"type": "printf", "data": "3 [hi\\x00] [\\x68\\x69\\x00] [68 69 00]\n"}
 {"type": "value", "data": "hi\\x00\\x01\\xffthere\\x0aA"}
 {"type": "value", "data": 16}
+{"type": "printf", "data": "same=0 hi=0\n"}
 {"type": "printf", "data": "20 [hi\\x00\\x01\\xffthere\\x0aA] [\\x68\\x69\\x00\\x01\\xff\\x74\\x68\\x65\\x72\\x65\\x0a\\x41] [68 69 00 01 ff 74 68 65 72 65 0a 41]\n"}
-{"type": "printf", "data": "11 [hi\\x00\\x01\\xffthere\\x0a] [\\x68\\x69\\x00\\x01\\xff\\x74\\x68\\x65\\x72\\x65\\x0a] [68 69 00 01 ff 74 68 65 72 65 0a]\n"}
 {"type": "map", "data": {"@k": {"": 1, "hi\\x00": 1, "hi\\x00\\x01\\xffthere\\x0aA": 1, "hi\\x00\\x01\\xffthere\\x0a": 2}}}
-{"type": "map", "data": {"@last": "hi\\x00\\x01\\xffthere\\x0a"}}
+{"type": "map", "data": {"@last": "hi\\x00\\x01\\xffthere\\x0aA"}}
 `
 	wantOutput(t, trace("-f", "json"), wantJSON, 0)
 	t.Setenv("GOTRACE_SYSCALL_TRACEPOINTS", "raw")
