@@ -267,6 +267,7 @@ func TestJSONEvents(t *testing.T) {
 		{pv(types.NewString(16), pack(types.NewString(16), "bpftrace")), `{"type": "value", "data": "bpftrace"}`},
 		{pv(tupT, pack(tupT, 1, 2, "string")), `{"type": "value", "data": [1,2,"string"]}`},
 		{pv(boolT, []byte{1, 0}), `{"type": "value", "data": [true,false]}`},
+		{pv(types.NewBuf(4), []byte{3, 0, 0, 0, 'a', '\n', 0, 'z'}), `{"type": "value", "data": "a\\x0a\\x00"}`},
 		{JSONString("\x01\x1f"), `"\u0001\u001f"`},
 		{JSONString("é"), `"é"`},
 	}
