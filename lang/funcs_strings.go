@@ -183,15 +183,15 @@ func checkBuf(c *checker, e *ast.Call) *types.Type {
 	n := 0
 	switch {
 	case len(e.Args) == 2:
-		v, ok := c.constIntOrExpr(e, 1)
-		if !ok {
+		if c.intArg(e, 1) == nil {
 			return nil
 		}
-		if _, isConst := c.info.Consts[e.Args[1]]; !isConst {
-			n = -1
+		cv, isConst := c.info.Consts[e.Args[1]]
+		if !isConst {
+			n = -1 // known at run time
 			break
 		}
-		n = int(v)
+		n = int(int64(cv.Int))
 		if n <= 0 || n > c.opts.MaxStrlen {
 			c.errorf(e, "buf() length must be between 1 and max_strlen (%d)", c.opts.MaxStrlen)
 			return nil
