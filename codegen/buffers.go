@@ -329,6 +329,13 @@ func (g *gen) buildInto(dst int16, size int, e ast.Expr) bool {
 			}
 			return true
 		}
+	case *ast.Call:
+		// buf() of a run-time length: read straight into the slot
+		if t := g.info.TypeOf(e); t.Kind == types.Buf && size >= t.Size && dst%8 == 0 {
+			g.zero(dst, size)
+			g.bufLenAt(dst, x, t)
+			return true
+		}
 	}
 	return false
 }
@@ -501,7 +508,7 @@ func (g *gen) fieldBuffer(e *ast.Field) int16 {
 // word in memory: strings, and arrays, tuples and records of one type.
 func bytewise(t *types.Type) bool {
 	switch t.Kind {
-	case types.String, types.Array, types.Tuple, types.Record:
+	case types.String, types.Array, types.Tuple, types.Record, types.Buf:
 		return true
 	}
 	return false
@@ -534,6 +541,10 @@ func differentBufs(x, y *types.Type) bool {
 
 // stringEqual compares two zero-padded string buffers word by word.
 func (g *gen) stringEqual(e *ast.Binary) {
+	if xt, yt := g.info.TypeOf(e.X), g.info.TypeOf(e.Y); xt.IsBuf() && yt.IsBuf() && (xt.Kind == types.Buf) != (yt.Kind == types.Buf) {
+		g.bufLenEqual(e, xt, yt)
+		return
+	}
 	if differentBufs(g.info.TypeOf(e.X), g.info.TypeOf(e.Y)) {
 		g.buffer(e.X)
 		g.buffer(e.Y)
@@ -552,6 +563,47 @@ func (g *gen) stringEqual(e *ast.Binary) {
 	eq := int32(1)
 	if e.Op == "!=" {
 		eq = 0
+	}
+	g.emit(asm.Mov.Imm(asm.R0, eq), asm.Ja.Label(end))
+	g.mark(ne)
+	g.emit(asm.Mov.Imm(asm.R0, 1-eq))
+	g.mark(end)
+}
+
+// bufLenEqual compares a buf() of a run-time length with one of a
+// constant length n: they are equal when the length is n and the first n
+// bytes match.
+func (g *gen) bufLenEqual(e *ast.Binary, xt, yt *types.Type) {
+	a, b := g.buffer(e.X), g.buffer(e.Y)
+	v, f, vt, n := a, b, xt, yt.Len
+	if yt.Kind == types.Buf {
+		v, f, vt, n = b, a, yt, xt.Len
+	}
+	eq := int32(1)
+	if e.Op == "!=" {
+		eq = 0
+	}
+	if n > vt.Len {
+		g.emit(asm.Mov.Imm(asm.R0, 1-eq))
+		return
+	}
+	ne, end := g.newLabel("bufne"), g.newLabel("bufend")
+	g.emit(
+		asm.LoadMem(asm.R1, g.fp, v, asm.Word),
+		asm.JNE.Imm(asm.R1, int32(n), ne),
+	)
+	data := v + types.BufHeader
+	for i := 0; i < n; {
+		w, size := 1, asm.Byte
+		if n-i >= 4 && (f+int16(i))%4 == 0 && (data+int16(i))%4 == 0 {
+			w, size = 4, asm.Word
+		}
+		g.emit(
+			asm.LoadMem(asm.R1, g.fp, data+int16(i), size),
+			asm.LoadMem(asm.R2, g.fp, f+int16(i), size),
+			asm.JNE.Reg(asm.R1, asm.R2, ne),
+		)
+		i += w
 	}
 	g.emit(asm.Mov.Imm(asm.R0, eq), asm.Ja.Label(end))
 	g.mark(ne)
@@ -597,6 +649,9 @@ func (g *gen) ntop(e *ast.Call) int16 {
 // buf reads a fixed number of bytes for %r.
 func (g *gen) buf(e *ast.Call) int16 {
 	t := g.info.TypeOf(e)
+	if t.Kind == types.Buf {
+		return g.bufLen(e, t)
+	}
 	at := g.info.TypeOf(e.Args[0])
 	off := g.alloc(t.Size, e.Pos())
 	switch {
@@ -620,6 +675,68 @@ func (g *gen) buf(e *ast.Call) int16 {
 		g.readKernel(off, t.Size, as)
 	}
 	return off
+}
+
+// bufLen reads buf(data, length) of a run-time length into a zeroed Buf:
+// the length, clamped unsigned to the capacity (a negative length reads
+// the capacity, as bpftrace's does) and to the size of a source in BPF
+// memory, then that many bytes.
+func (g *gen) bufLen(e *ast.Call, t *types.Type) int16 {
+	off := g.alloc(t.Size, e.Pos())
+	g.zero(off, t.Size)
+	g.bufLenAt(off, e, t)
+	return off
+}
+
+// bufLenAt reads buf(data, length) into the zeroed Buf at off.
+func (g *gen) bufLenAt(off int16, e *ast.Call, t *types.Type) {
+	at := g.info.TypeOf(e.Args[0])
+	limit := t.Len
+	inBPF := at.Kind == types.String || at.Kind == types.Array && at.BTF == nil && !isTracepointField(e.Args[0])
+	if inBPF {
+		limit = min(limit, at.Size)
+	}
+	clamp := func(r asm.Register) {
+		ok := g.newLabel("buflen")
+		g.emit(asm.JLE.Imm(r, int32(limit), ok), asm.Mov.Imm(r, int32(limit)))
+		g.mark(ok)
+	}
+	g.scalar(e.Args[1])
+	clamp(asm.R0)
+	g.emit(asm.StoreMem(g.fp, off, asm.R0, asm.Word))
+	fn := asm.FnProbeReadKernel
+	switch {
+	case inBPF:
+		// a string, pton(), another buffer: bytes on the stack
+		src := g.buffer(e.Args[0])
+		g.emit(asm.Mov.Reg(asm.R0, g.fp), asm.Add.Imm(asm.R0, int32(src)))
+	case at.Kind == types.Array:
+		g.arrayBase(e.Args[0])
+		if as := at.AS; as == types.User && !isTracepointField(e.Args[0]) {
+			fn = asm.FnProbeReadUser
+		}
+	default:
+		g.scalar(e.Args[0])
+		switch as := at.AS; {
+		case as == types.User, as == types.NoAS && g.info.UserArgs:
+			fn = asm.FnProbeReadUser
+		case as == types.NoAS:
+			fn = asm.FnProbeRead
+		}
+	}
+	// The length is reloaded and clamped again: the verifier bounds the
+	// size from the branch, whatever it tracks of the stack.
+	g.emit(
+		asm.Mov.Reg(asm.R3, asm.R0),
+		asm.LoadMem(asm.R2, g.fp, off, asm.Word),
+	)
+	clamp(asm.R2)
+	g.emit(
+		asm.Mov.Reg(asm.R1, g.fp),
+		asm.Add.Imm(asm.R1, int32(off)+types.BufHeader),
+		fn.Call(),
+	)
+	g.checkHelper(helperName(fn))
 }
 
 // strConcat concatenates two strings: a is copied, then b after a's

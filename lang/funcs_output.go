@@ -67,7 +67,7 @@ func checkPrintf(c *checker, e *ast.Call) *types.Type {
 			// %s prints anything.
 		case kind == format.Buffer:
 			// buffers: buf() results, byte arrays and strings
-			if t.Kind != types.String && !(t.Kind == types.Array && t.Elem != nil && t.Elem.Size == 1) {
+			if t.Kind != types.String && t.Kind != types.Buf && !(t.Kind == types.Array && t.Elem != nil && t.Elem.Size == 1) {
 				c.errorf(a, "%s() %s needs a buffer, not %s", e.Name, f.Texts[i], t)
 				ok = false
 			}

@@ -167,8 +167,11 @@ func bufferType(n int) *types.Type {
 }
 
 // checkBuf types buf(data[, length]): length bytes read from data (a
-// pointer, an array or a string), at most max_strlen; the length must be
-// a constant, or is the array's size.
+// pointer, an array or a string). A constant length (or the array's
+// size) is part of the type, at most max_strlen; a length known only at
+// run time makes a Buf of max_strlen-4 bytes that carries the length, as
+// bpftrace 0.26's buffers do (a larger or negative length reads
+// max_strlen-4 bytes).
 func checkBuf(c *checker, e *ast.Call) *types.Type {
 	if !c.wantArgs(e, 1, 2) {
 		return nil
@@ -180,11 +183,19 @@ func checkBuf(c *checker, e *ast.Call) *types.Type {
 	n := 0
 	switch {
 	case len(e.Args) == 2:
-		v, ok := c.constInt(e, 1)
-		if !ok {
+		if c.intArg(e, 1) == nil {
 			return nil
 		}
-		n = int(v)
+		cv, isConst := c.info.Consts[e.Args[1]]
+		if !isConst {
+			n = -1 // known at run time
+			break
+		}
+		n = int(int64(cv.Int))
+		if n <= 0 || n > c.opts.MaxStrlen {
+			c.errorf(e, "buf() length must be between 1 and max_strlen (%d)", c.opts.MaxStrlen)
+			return nil
+		}
 	case t.Kind == types.Array || t.Kind == types.String:
 		n = t.Size
 	default:
@@ -195,7 +206,14 @@ func checkBuf(c *checker, e *ast.Call) *types.Type {
 		c.errorf(e.Args[0], "buf() reads from a pointer or an array, not %s", t)
 		return nil
 	}
-	if n <= 0 || n > c.opts.MaxStrlen {
+	if n < 0 {
+		if c.opts.MaxStrlen <= types.BufHeader {
+			c.errorf(e, "buf() of a run-time length needs max_strlen above %d", types.BufHeader)
+			return nil
+		}
+		return types.NewBuf(c.opts.MaxStrlen - types.BufHeader)
+	}
+	if n > c.opts.MaxStrlen {
 		c.errorf(e, "buf() length must be between 1 and max_strlen (%d)", c.opts.MaxStrlen)
 		return nil
 	}

@@ -49,7 +49,7 @@ func (c *checker) mapUse(m *ast.MapRef, vt *types.Type, write bool) *MapType {
 			own = append(own, kt)
 		case kt.Kind == types.Pointer, kt.Kind == types.Ksym, kt.Kind == types.Tuple, kt.Kind == types.Record, kt.Kind == types.Stack,
 			kt.Kind == types.Errno, kt.Kind == types.SyscallName, kt.Kind == types.Inet, kt.Kind == types.Timestamp, kt.Kind == types.MacAddr,
-			kt.Kind == types.Username, kt.Kind == types.SignalName, kt.Kind == types.CgroupPath, kt.Kind == types.Usym:
+			kt.Kind == types.Username, kt.Kind == types.SignalName, kt.Kind == types.CgroupPath, kt.Kind == types.Usym, kt.Kind == types.Buf:
 			own = append(own, c.ownType(k, kt))
 		default:
 			c.errorf(k, "%s cannot be used as a map key", kt)

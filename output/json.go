@@ -194,6 +194,8 @@ func (f *Formatter) writeJSON(sb *strings.Builder, t *types.Type, b []byte, dept
 			f.writeJSON(sb, fl.Type, slice(b, fl.Offset, fl.Type.Size), depth+1)
 		}
 		sb.WriteString("}")
+	case types.Buf:
+		sb.WriteString(JSONString(hexFormatBuffer(t.BufBytes(slice(b, 0, t.Size)), true, true)))
 	case types.Array:
 		if t.IsBuf() {
 			sb.WriteString(JSONString(hexFormatBuffer(slice(b, 0, t.Len), true, true)))

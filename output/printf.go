@@ -291,8 +291,8 @@ func (f *Formatter) applySpec(sp Spec, t *types.Type, b []byte) string {
 		}
 		body = gfpFlags(v)
 	case "r", "rx", "rh":
-		if t.Kind == types.Array && t.Elem != nil && t.Elem.Size == 1 {
-			body = hexFormatBuffer(slice(b, 0, t.Len), sp.Verb == "r", sp.Verb != "rh")
+		if t.Kind == types.Buf || t.Kind == types.Array && t.Elem != nil && t.Elem.Size == 1 {
+			body = hexFormatBuffer(t.BufBytes(slice(b, 0, t.Size)), sp.Verb == "r", sp.Verb != "rh")
 		} else {
 			body, rest = f.stringSpec(sp, t, b)
 		}

@@ -42,6 +42,11 @@ func event(format string, args ...arg) (*object.Printf, []byte) {
 func TestFormatPrintf(t *testing.T) {
 	buf6 := &types.Type{Kind: types.Array, Size: 6, Len: 6, Elem: types.Uint8}
 	hello := arg{buf6, []byte("Hello\x00")}
+	// buf() of a run-time length: a uint32 length, then the bytes; the
+	// length is clamped to the capacity.
+	bufLen := func(n uint32, data string) arg {
+		return arg{types.NewBuf(8), append([]byte{byte(n), byte(n >> 8), byte(n >> 16), byte(n >> 24)}, data...)}
+	}
 	tup := types.NewTuple([]*types.Type{types.Int64, str4}, nil)
 	rec := types.NewTuple([]*types.Type{types.Int64}, []string{"a"})
 	big := iarg(0x12345678abcdef)
@@ -68,6 +73,9 @@ func TestFormatPrintf(t *testing.T) {
 		{"rh", "%rh", []arg{hello}, "48 65 6c 6c 6f 00"},
 		{"r", "%r", []arg{hello}, `Hello\x00`},
 		{"r of a string", "%r", []arg{sarg("hi", 8)}, "hi"},
+		{"run-time length", "[%r|%rx|%rh|%s]", []arg{bufLen(3, "a\x00b\x00\x00\x00\x00\x00"), bufLen(2, "ab\x00\x00\x00\x00\x00\x00"), bufLen(1, "\xff\x00\x00\x00\x00\x00\x00\x00"), bufLen(0, "xxxxxxxx")},
+			`[a\x00b|\x61\x62|ff|]`},
+		{"run-time length past the capacity", "[%r]", []arg{bufLen(1000, "abcdefgh")}, "[abcdefgh]"},
 		{"fragments", "%dst: %sa; %dnd: %sb;;\n", []arg{iarg(1), sarg("a", 8), iarg(2), sarg("ab", 8)}, "1st: aa; 2nd: abb;;\n"},
 		{"chars", "%c%c%c%c\n", []arg{iarg(0x41), iarg(0x42), iarg(0x43), iarg(0x44)}, "ABCD\n"},
 		// C++ stream semantics of bpftrace >= 0.24.

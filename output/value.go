@@ -186,6 +186,8 @@ func (f *Formatter) writeValue(sb *strings.Builder, t *types.Type, b []byte, dep
 			f.writeValue(sb, fl.Type, slice(b, fl.Offset, fl.Type.Size), depth+1)
 		}
 		sb.WriteString(" }")
+	case types.Buf:
+		sb.WriteString(hexFormatBuffer(t.BufBytes(slice(b, 0, t.Size)), true, true))
 	case types.Array:
 		if t.IsBuf() {
 			sb.WriteString(hexFormatBuffer(slice(b, 0, t.Len), true, true))

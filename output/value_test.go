@@ -59,6 +59,10 @@ func TestFormatValue(t *testing.T) {
 		{"null pointer", ptr, u64(0), "0x0"},
 		{"ksym without resolver", &types.Type{Kind: types.Ksym, Size: 8}, u64(0x1234), "0x1234"},
 		{"short buffer reads zero", types.Int64, []byte{1}, "1"},
+		{"buf", &types.Type{Kind: types.Array, Size: 3, Len: 3, Elem: types.Uint8, Name: types.BufferName}, []byte("a\x01c"), `a\x01c`},
+		{"buf of a run-time length", types.NewBuf(4), []byte{2, 0, 0, 0, 'a', 0xfe, 'z', 'z'}, `a\xfe`},
+		{"buf of a run-time length past the capacity", types.NewBuf(4), []byte{0xff, 0xff, 0xff, 0xff, 'a', 'b', 'c', 'd'}, "abcd"},
+		{"buf of a run-time length in a tuple", types.NewTuple([]*types.Type{types.Int8, types.NewBuf(4)}, nil), []byte{7, 0, 0, 0, 1, 0, 0, 0, 'q', 0, 0, 0}, "(7, q)"},
 		{"nil type", nil, nil, ""},
 	}
 	for _, tc := range tests {

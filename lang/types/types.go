@@ -45,15 +45,42 @@ const (
 	MacAddr          // 6 bytes (in 8), printed as XX:XX:XX:XX:XX:XX (macaddr())
 	CgroupPath       // uint64 cgroup id, printed as the cgroup\'s path(s) (cgroup_path()); Name holds the hierarchy filter
 	Tseries          // key suffixed with a uint64 bucket (epoch % Len); per-CPU {int64 value; int64 meta; uint64 epoch}; LStep is the interval in ns, Name the aggregation
+	Buf              // buf() with a run-time length: {uint32 length; [Len]byte data}, the first length bytes (at most Len) are the value; Size is 4+Len
 )
 
 // BufferName is the Name of the Array of bytes that buf() makes: it prints
 // as text with non-printable bytes escaped (\x00), as %r does.
 const BufferName = "buffer"
 
-// IsBuf reports whether t is a buf() value.
+// IsBuf reports whether t is a buf() value, of a constant length (an
+// Array named BufferName) or of a run-time length (a Buf).
 func (t *Type) IsBuf() bool {
-	return t != nil && t.Kind == Array && t.Name == BufferName
+	return t != nil && (t.Kind == Array && t.Name == BufferName || t.Kind == Buf)
+}
+
+// BufHeader is the size of a Buf's length field (bpftrace's
+// AsyncEvent::Buf).
+const BufHeader = 4
+
+// NewBuf returns the type of a buf() value with a run-time length of at
+// most n bytes.
+func NewBuf(n int) *Type {
+	return &Type{Kind: Buf, Size: BufHeader + n, Len: n, Elem: Uint8}
+}
+
+// BufBytes returns the bytes that the buf() value b of type t holds: the
+// first Len bytes of a constant-length buffer, the first length bytes
+// (at most Len) of a Buf.
+func (t *Type) BufBytes(b []byte) []byte {
+	if t.Kind != Buf {
+		return b[:min(t.Len, len(b))]
+	}
+	if len(b) < BufHeader {
+		return nil
+	}
+	n := int(uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24)
+	n = min(n, t.Len, len(b)-BufHeader)
+	return b[BufHeader : BufHeader+n]
 }
 
 // AddrSpace tells which helper reads through a pointer.
@@ -156,7 +183,7 @@ func (t *Type) IsBuffer() bool {
 		return false
 	}
 	switch t.Kind {
-	case String, Tuple, Record, Array, Struct, Inet, Usym:
+	case String, Tuple, Record, Array, Struct, Inet, Usym, Buf:
 		return true
 	case Stack:
 		return t.Name == "ustack"
@@ -171,6 +198,8 @@ func (t *Type) Align() int {
 		return t.Size
 	case String:
 		return 1
+	case Buf:
+		return BufHeader
 	case Array:
 		return t.Elem.Align()
 	case Void:
@@ -247,6 +276,8 @@ func Equal(a, b *Type) bool {
 		return Equal(a.Elem, b.Elem) || a.Elem.Kind == Void || b.Elem.Kind == Void
 	case Array:
 		return a.Len == b.Len && Equal(a.Elem, b.Elem)
+	case Buf:
+		return a.Len == b.Len
 	case Struct:
 		return a.Name == b.Name
 	case Lhist:
@@ -344,6 +375,8 @@ func (t *Type) String() string {
 		return "cgroup_path_t"
 	case Tseries:
 		return "tseries_t"
+	case Buf:
+		return fmt.Sprintf("buffer[%d]", t.Len)
 	}
 	return "invalid"
 }
