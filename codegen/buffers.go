@@ -224,6 +224,10 @@ func (g *gen) convertMem(dst int16, t *types.Type, src int16, st *types.Type) {
 // copyBytes copies n bytes between stack slots, in the widest accesses the
 // offsets and the remaining length allow.
 func (g *gen) copyBytes(dst, src int16, n int) {
+	if n > copyHelperMin {
+		g.copyHelper(g.fp, dst, g.fp, src, n)
+		return
+	}
 	for i := 0; i < n; {
 		w := 8
 		for w > 1 && ((int(dst)+i)%w != 0 || (int(src)+i)%w != 0 || n-i < w) {
@@ -241,6 +245,10 @@ func (g *gen) copyBytes(dst, src int16, n int) {
 // zeroBytes zeroes n bytes of the stack at dst, in the widest stores the
 // offset and the remaining length allow.
 func (g *gen) zeroBytes(dst int16, n int) {
+	if n > zeroLoopMin && dst%8 == 0 {
+		g.zeroLoop(dst, n&^7)
+		dst, n = dst+int16(n&^7), n&7
+	}
 	for i := 0; i < n; {
 		w := 8
 		for w > 1 && ((int(dst)+i)%w != 0 || n-i < w) {
