@@ -395,6 +395,12 @@ func (g *gen) str(e *ast.Call) int16 {
 		fn = asm.FnProbeReadStr
 	}
 	size := int32(t.Size + 1)
+	if g.c.prog.MaxStrlen >= noTruncByteStrlen {
+		// bpftrace 0.26 reads one byte more only below 1024: from there a
+		// string that fills the buffer ends with its terminator inside
+		// it, and prints without the trailer.
+		size = int32(t.Size)
+	}
 	if n, ok := strLenArg(g, e); ok && n <= int64(t.Size) {
 		// str(p, n) reads n bytes: n-1 characters and the terminator.
 		size = int32(n)
@@ -430,6 +436,10 @@ func (g *gen) str(e *ast.Call) int16 {
 	g.checkHelper(helperName(fn))
 	return off
 }
+
+// noTruncByteStrlen is the max_strlen from which str() reads max_strlen
+// bytes instead of max_strlen+1 (bpftrace's codegen of str).
+const noTruncByteStrlen = 1024
 
 // strLenArg returns the constant length n of str(p, n), when it has one
 // and it is positive.
