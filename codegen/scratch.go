@@ -155,8 +155,10 @@ func (g *gen) callbackFrame(ctx asm.Register) {
 }
 
 // zeroLoop clears the size bytes (a multiple of 8) at off with a loop the
-// verifier walks: R1 the address, R2 the bytes cleared.
+// verifier walks, eight stores an iteration (R1 the address, R2 the bytes
+// cleared), and the words left over after it.
 func (g *gen) zeroLoop(off int16, size int) {
+	const chunk = 64
 	top := g.newLabel("zero")
 	g.emit(
 		asm.Mov.Reg(asm.R1, g.fp),
@@ -164,12 +166,17 @@ func (g *gen) zeroLoop(off int16, size int) {
 		asm.Mov.Imm(asm.R2, 0),
 	)
 	g.mark(top)
+	for i := int16(0); i < chunk; i += 8 {
+		g.emit(stImm(asm.R1, i, 0))
+	}
 	g.emit(
-		stImm(asm.R1, 0, 0),
-		asm.Add.Imm(asm.R1, 8),
-		asm.Add.Imm(asm.R2, 8),
-		asm.JLT.Imm(asm.R2, int32(size), top),
+		asm.Add.Imm(asm.R1, chunk),
+		asm.Add.Imm(asm.R2, chunk),
+		asm.JLT.Imm(asm.R2, int32(size/chunk*chunk), top),
 	)
+	for i := 0; i < size%chunk; i += 8 {
+		g.emit(stImm(asm.R1, int16(i), 0))
+	}
 }
 
 // copyHelper copies n bytes with bpf_probe_read_kernel, as bpftrace
