@@ -41,12 +41,15 @@ func (g *gen) Ntop(e *ast.Call) int16            { return g.ntop(e) }
 func (g *gen) Buf(e *ast.Call) int16             { return g.buf(e) }
 func (g *gen) StrConcat(e *ast.Call) int16       { return g.strConcat(e) }
 func (g *gen) Str(e *ast.Call) int16             { return g.str(e) }
-func (g *gen) Retval(e *ast.Ident)               { g.retval(e) }
-func (g *gen) Comm(off int16)                    { g.comm(off) }
-func (g *gen) Task() lang.TaskLayout             { return g.c.prog.Task }
-func (g *gen) PidNS() lang.PidNS                 { return g.c.prog.Host.PidNS }
-func (g *gen) TAIOffset() int64                  { return g.c.prog.Host.TAIOffset }
-func (g *gen) ReadKernel(dst int16, size int)    { g.readKernel(dst, size, types.Kernel) }
+func (g *gen) StrInto(e *ast.Call, dst int16, size int) bool {
+	return g.strInto(e, dst, size)
+}
+func (g *gen) Retval(e *ast.Ident)            { g.retval(e) }
+func (g *gen) Comm(off int16)                 { g.comm(off) }
+func (g *gen) Task() lang.TaskLayout          { return g.c.prog.Task }
+func (g *gen) PidNS() lang.PidNS              { return g.c.prog.Host.PidNS }
+func (g *gen) TAIOffset() int64               { return g.c.prog.Host.TAIOffset }
+func (g *gen) ReadKernel(dst int16, size int) { g.readKernel(dst, size, types.Kernel) }
 func (g *gen) ConstOf(e ast.Expr) (lang.Const, bool) {
 	cv, ok := g.info.Consts[e]
 	return cv, ok
