@@ -55,6 +55,10 @@ type Func struct {
 	// Buffer evaluates a buffer-valued call into a stack buffer and
 	// returns its offset.
 	Buffer func(g Emitter, e *ast.Call) int16
+	// Into, when set, evaluates a buffer-valued call straight into the
+	// size-byte slot at dst (a map key, an event record), zero-filled past
+	// the value, and reports true; false leaves it to Buffer and a copy.
+	Into func(g Emitter, e *ast.Call, dst int16, size int) bool
 
 	// Result is the kind of the value (types.Void when there is none): it
 	// routes how output decodes and prints it.
@@ -249,6 +253,7 @@ type Emitter interface {
 	Delete(e *ast.Call)
 	HasKey(e *ast.Call)
 	Str(e *ast.Call) int16
+	StrInto(e *ast.Call, dst int16, size int) bool
 	LoadReg(name string, pos ast.Pos)
 	Strlen(e *ast.Call)
 	Strncmp(e *ast.Call)

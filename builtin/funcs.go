@@ -72,7 +72,7 @@ func init() {
 
 	// Strings and buffers.
 	defFuncs(
-		&Func{Name: "str", Check: Checker.CheckStr, Buffer: Emitter.Str, Result: types.String,
+		&Func{Name: "str", Check: Checker.CheckStr, Buffer: Emitter.Str, Into: Emitter.StrInto, Result: types.String,
 			Example: `tracepoint:syscalls:sys_enter_openat { printf("%s\n", str(args.filename)) }`},
 		&Func{Name: "strlen", Check: Checker.CheckStrlen, Emit: Emitter.Strlen, Result: types.Int,
 			Example: `BEGIN { printf("%d\n", strlen(comm)) }`},

@@ -247,6 +247,10 @@ func recordField(t *types.Type, name string, i int) int {
 // copyBytes copies n bytes between stack slots, in the widest accesses the
 // offsets and the remaining length allow.
 func (g *gen) copyBytes(dst, src int16, n int) {
+	if n > copyHelperMin {
+		g.copyHelper(g.fp, dst, g.fp, src, n)
+		return
+	}
 	for i := 0; i < n; {
 		w := 8
 		for w > 1 && ((int(dst)+i)%w != 0 || (int(src)+i)%w != 0 || n-i < w) {
@@ -264,6 +268,10 @@ func (g *gen) copyBytes(dst, src int16, n int) {
 // zeroBytes zeroes n bytes of the stack at dst, in the widest stores the
 // offset and the remaining length allow.
 func (g *gen) zeroBytes(dst int16, n int) {
+	if n > zeroLoopMin && dst%8 == 0 {
+		g.zeroLoop(dst, n&^7)
+		dst, n = dst+int16(n&^7), n&7
+	}
 	for i := 0; i < n; {
 		w := 8
 		for w > 1 && ((int(dst)+i)%w != 0 || n-i < w) {
@@ -321,19 +329,22 @@ func (g *gen) buildInto(dst int16, size int, e ast.Expr) bool {
 			g.emit(stImm(g.fp, dst+int16(i), 0))
 		}
 		return true
+	case *ast.Call:
+		// buf() of a run-time length: read straight into the slot
+		if t := g.info.TypeOf(e); t.Kind == types.Buf && size >= t.Size && dst%8 == 0 {
+			g.zero(dst, size)
+			g.bufLenAt(dst, x, t)
+			return true
+		}
+		if f := g.info.Calls[x]; f != nil && f.Into != nil {
+			return f.Into(g, x, dst, size)
+		}
 	case *ast.Ident:
 		if g.info.Idents[x] == builtin.Comm && size >= 16 {
 			g.comm(dst)
 			for i := 16; i < roundUp(size, 8); i += 8 {
 				g.emit(stImm(g.fp, dst+int16(i), 0))
 			}
-			return true
-		}
-	case *ast.Call:
-		// buf() of a run-time length: read straight into the slot
-		if t := g.info.TypeOf(e); t.Kind == types.Buf && size >= t.Size && dst%8 == 0 {
-			g.zero(dst, size)
-			g.bufLenAt(dst, x, t)
 			return true
 		}
 	}
@@ -405,9 +416,55 @@ func (g *gen) str(e *ast.Call) int16 {
 	// One byte more than the string: a string that fills t.Size bytes keeps
 	// its terminator outside them, which marks it truncated when printed.
 	off := g.alloc(t.Size+1, e.Pos())
+	g.readStr(e, off, t.Size+1)
+	return off
+}
+
+// strInto reads str(p) straight into the size-byte slot at dst when the
+// read fits in it (max_strlen of 1024 or more, where str reads max_strlen
+// bytes; or a larger slot): no temporary and no copy.
+func (g *gen) strInto(e *ast.Call, dst int16, size int) bool {
+	if g.info.TypeOf(e.Args[0]).Kind == types.String || dst%8 != 0 {
+		return false
+	}
+	if len(e.Args) == 2 {
+		if cv, ok := g.info.Consts[e.Args[1]]; !ok || cv.IsStr {
+			return false // a run-time length: str parks the pointer in its buffer
+		}
+	}
+	if g.strReadSize(e) > size {
+		return false
+	}
+	g.readStr(e, dst, size)
+	return true
+}
+
+// strReadSize is the number of bytes str(p) reads (with a constant length
+// or none).
+func (g *gen) strReadSize(e *ast.Call) int {
+	t := g.info.TypeOf(e)
+	size := t.Size + 1
+	if g.c.prog.MaxStrlen >= noTruncByteStrlen {
+		// bpftrace 0.26 reads one byte more only below 1024: from there a
+		// string that fills the buffer ends with its terminator inside
+		// it, and prints without the trailer.
+		size = t.Size
+	}
+	if n, ok := strLenArg(g, e); ok && n <= int64(t.Size) {
+		// str(p, n) reads n bytes: n-1 characters and the terminator.
+		size = int(n)
+	}
+	return size
+}
+
+// readStr zeroes the slot of slotSize bytes at off and reads str(p) into
+// it.
+func (g *gen) readStr(e *ast.Call, off int16, slotSize int) {
+	arg := e.Args[0]
+	at := g.info.TypeOf(arg)
 	g.scalar(arg)
 	g.emit(asm.Mov.Reg(asm.R3, asm.R0))
-	g.zero(off, t.Size+1)
+	g.zero(off, slotSize)
 	fn := asm.FnProbeReadKernelStr
 	switch {
 	case at.AS == types.User || (at.AS == types.NoAS && g.info.UserArgs):
@@ -416,11 +473,7 @@ func (g *gen) str(e *ast.Call) int16 {
 		// Unknown address space: the compat helper reads either (x86).
 		fn = asm.FnProbeReadStr
 	}
-	size := int32(t.Size + 1)
-	if n, ok := strLenArg(g, e); ok && n <= int64(t.Size) {
-		// str(p, n) reads n bytes: n-1 characters and the terminator.
-		size = int32(n)
-	}
+	size := int32(g.strReadSize(e))
 	if len(e.Args) == 2 {
 		if cv, ok := g.info.Consts[e.Args[1]]; !ok || cv.IsStr {
 			// A run-time length: clamp it to the buffer.
@@ -440,7 +493,7 @@ func (g *gen) str(e *ast.Call) int16 {
 				asm.Add.Imm(asm.R1, int32(off)),
 				fn.Call(),
 			)
-			return off
+			return
 		}
 	}
 	g.emit(
@@ -450,8 +503,11 @@ func (g *gen) str(e *ast.Call) int16 {
 		fn.Call(),
 	)
 	g.checkHelper(helperName(fn))
-	return off
 }
+
+// noTruncByteStrlen is the max_strlen from which str() reads max_strlen
+// bytes instead of max_strlen+1 (bpftrace's codegen of str).
+const noTruncByteStrlen = 1024
 
 // strLenArg returns the constant length n of str(p, n), when it has one
 // and it is positive.

@@ -47,11 +47,14 @@ func (g *gen) MapLen(e *ast.Call) {
 	}
 	g.stackLen(e.Args[0])
 }
-func (g *gen) Find(e *ast.Call)               { g.find(e) }
-func (g *gen) Ntop(e *ast.Call) int16         { return g.ntop(e) }
-func (g *gen) Buf(e *ast.Call) int16          { return g.buf(e) }
-func (g *gen) StrConcat(e *ast.Call) int16    { return g.strConcat(e) }
-func (g *gen) Str(e *ast.Call) int16          { return g.str(e) }
+func (g *gen) Find(e *ast.Call)            { g.find(e) }
+func (g *gen) Ntop(e *ast.Call) int16      { return g.ntop(e) }
+func (g *gen) Buf(e *ast.Call) int16       { return g.buf(e) }
+func (g *gen) StrConcat(e *ast.Call) int16 { return g.strConcat(e) }
+func (g *gen) Str(e *ast.Call) int16       { return g.str(e) }
+func (g *gen) StrInto(e *ast.Call, dst int16, size int) bool {
+	return g.strInto(e, dst, size)
+}
 func (g *gen) Retval(e *ast.Ident)            { g.retval(e) }
 func (g *gen) Comm(off int16)                 { g.comm(off) }
 func (g *gen) Task() lang.TaskLayout          { return g.c.prog.Task }

@@ -297,12 +297,15 @@ func (c *compiler) compileProbe(i int, p *lang.Probe) error {
 	probe.Order = c.order[pt.Provider]
 	c.order[pt.Provider]++
 	probe.Group = &object.Group{Written: written(p), Size: len(probe.Targets)}
-	g := newGen(c, p)
-	g.ctx, g.progType = prog.Ctx, prog.Type
-	if prog.Ctx == provider.CtxSyscall {
-		c.syscallBody(g, p, probe)
-	}
-	insns, err := g.program()
+	insns, err := c.compileFrame(func() *gen {
+		g := newGen(c, p)
+		g.ctx, g.progType = prog.Ctx, prog.Type
+		g.progName = probe.Program
+		if prog.Ctx == provider.CtxSyscall {
+			c.syscallBody(g, p, probe)
+		}
+		return g
+	})
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 
@@ -80,6 +81,17 @@ func dump(p *object.Program) string {
 			fmt.Fprintf(&b, " %s@%d", a.Type, a.Offset)
 		}
 		b.WriteString("\n")
+	}
+	var scratch []string
+	for name := range p.Collection.Maps {
+		if strings.HasPrefix(name, "scratch_") {
+			scratch = append(scratch, name)
+		}
+	}
+	sort.Strings(scratch)
+	for _, name := range scratch {
+		m := p.Collection.Maps[name]
+		fmt.Fprintf(&b, "scratch %s %s value=%d entries=%d\n", name, m.Type, m.ValueSize, m.MaxEntries)
 	}
 	for _, pr := range p.Probes {
 		spec := p.Collection.Programs[pr.Program]

@@ -22,6 +22,24 @@ const rCtx = asm.R6
 
 const stackLimit = 512
 
+// A probe whose values do not fit in the 512 bytes of BPF stack keeps its
+// whole frame in a map value instead (scratch.go): up to scratchLimit
+// bytes in a per-CPU array, and up to bigScratchLimit in an array with
+// one value per CPU (a per-CPU value is at most 32 KiB).
+const (
+	scratchLimit    = 32 << 10
+	bigScratchLimit = 64 << 10
+)
+
+// frameMode says where a probe's frame lives.
+type frameMode int
+
+const (
+	onStack      frameMode = iota // R10's 512 bytes
+	scratchFrame                  // a per-CPU array value, offsets below R9
+	bigScratch                    // an array value of this CPU, R9 at its middle
+)
+
 // gen emits the instructions of one program.
 type gen struct {
 	c     *compiler
@@ -65,6 +83,13 @@ type gen struct {
 	epilogue func()
 	sysDir   string
 	sysNames bool // probe is read from the names map (syscalls.go)
+	// mode says where the frame lives; in a scratch mode fp is R9 and
+	// fpFix indexes the instruction that sets it past the frame, patched
+	// once the frame's size is known (scratch.go).
+	mode     frameMode
+	fpFix    int
+	bail     string // bailLabel
+	progName string // the program's name, which names its scratch map
 }
 
 func newGen(c *compiler, p *lang.Probe) *gen {
@@ -146,18 +171,26 @@ func (g *gen) alloc(size int, pos ast.Pos) int16 {
 	if g.frame > g.maxSP {
 		g.maxSP = g.frame
 	}
-	if g.frame > stackLimit {
+	if limit := g.frameLimit(); g.frame > limit {
 		if !pos.IsValid() {
 			pos = g.stmtPos
 		}
-		g.fail(pos, fmt.Errorf("%w: this probe needs %d bytes", ErrStackLimit, g.frame))
-		g.frame = stackLimit // keep offsets valid for the rest of the walk
+		if g.mode == onStack {
+			g.fail(pos, fmt.Errorf("%w: this probe needs %d bytes", ErrStackLimit, g.frame))
+		} else {
+			g.fail(pos, fmt.Errorf("%w: this probe needs %d bytes", ErrScratchLimit, g.frame))
+		}
+		g.frame = limit // keep offsets valid for the rest of the walk
 	}
-	return int16(-g.frame)
+	return int16(g.frameBias() - g.frame)
 }
 
 // zero stores zeros over [off, off+size) (size a multiple of 8).
 func (g *gen) zero(off int16, size int) {
+	if size > zeroLoopMin {
+		g.zeroLoop(off, roundUp(size, 8))
+		return
+	}
 	for i := 0; i < roundUp(size, 8); i += 8 {
 		g.emit(stImm(g.fp, off+int16(i), 0))
 	}
@@ -168,6 +201,10 @@ func (g *gen) copyMem(dstReg asm.Register, dst int16, srcReg asm.Register, src i
 	// The widest access both offsets are aligned for: a field of a packed
 	// tuple (after a bool, say) is not 8-byte aligned, and the verifier
 	// rejects misaligned stack accesses.
+	if n > copyHelperMin {
+		g.copyHelper(dstReg, dst, srcReg, src, n)
+		return
+	}
 	w, size := int16(8), asm.DWord
 	for (dst%w != 0 || src%w != 0) && w > 1 {
 		w /= 2
@@ -197,6 +234,7 @@ func (g *gen) program() (asm.Instructions, error) {
 		// run does nothing, as bpftrace skips it.
 		g.emit(asm.LoadMem(asm.R0, rCtx, 8, asm.DWord), asm.JEq.Imm(asm.R0, 0, g.exitLbl))
 	}
+	g.scratchPrologue()
 	// Scratch variables live for the whole program, below every temporary;
 	// each declaration has its own slot.
 	g.vars = make([]int16, len(g.info.VarTypes))
@@ -214,10 +252,12 @@ func (g *gen) program() (asm.Instructions, error) {
 	if g.epilogue != nil {
 		g.epilogue()
 	}
+	g.mark(g.bailLabel())
 	g.emit(asm.Mov.Imm(asm.R0, 0), asm.Return())
 	if g.err != nil {
 		return nil, &Error{Pos: g.errPos, Err: g.err}
 	}
+	g.scratchFinish()
 	if len(g.callbacks) > 0 {
 		// Callbacks need BTF function info for the whole program.
 		g.insns[0] = btf.WithFuncMetadata(g.insns[0], &btf.Func{
@@ -517,12 +557,9 @@ func (g *gen) callback(pos ast.Pos, name string, proto *btf.FuncProto, setup, pr
 		stImm(g.fp, flag, 0),
 	)
 	setup()
-	callArgs := asm.Instructions{
-		asm.Instruction{OpCode: asm.LoadImmOp(asm.DWord), Dst: asm.R2, Src: asm.PseudoFunc, Constant: -1}.WithReference(name),
-		asm.Mov.Reg(asm.R3, g.fp),
-		asm.Mov.Imm(asm.R4, 0),
-	}
-	g.emit(callArgs...)
+	g.emit(asm.Instruction{OpCode: asm.LoadImmOp(asm.DWord), Dst: asm.R2, Src: asm.PseudoFunc, Constant: -1}.WithReference(name))
+	g.callbackCtx(asm.R3)
+	g.emit(asm.Mov.Imm(asm.R4, 0))
 	g.emit(
 		fn.Call(),
 		asm.LoadMem(asm.R1, g.fp, flag, asm.DWord),
@@ -536,7 +573,7 @@ func (g *gen) callback(pos ast.Pos, name string, proto *btf.FuncProto, setup, pr
 	g.insns, g.pending, g.source = nil, nil, ""
 	cbExit := g.newLabel(name + "exit")
 	g.exitLbl, g.fp = cbExit, asm.R9
-	g.emit(asm.Mov.Reg(asm.R9, ctxArg))
+	g.callbackFrame(ctxArg)
 	if g.err != nil {
 		restore()
 		return

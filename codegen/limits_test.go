@@ -41,3 +41,23 @@ func TestTooManyInstructions(t *testing.T) {
 		t.Errorf("got %v, want a program too large at huge.bt:3", err)
 	}
 }
+
+// TestScratchLimit: a probe whose values outgrow the 512-byte stack is
+// compiled with its frame in a scratch map value; past the 64 KiB a
+// probe's scratch value holds, it is refused at the expression whose
+// temporary crosses the limit.
+func TestScratchLimit(t *testing.T) {
+	const src = "config = { max_strlen = 9999 }\n" +
+		"tracepoint:syscalls:sys_enter_execve { @map[str(args.filename)] = str(args.filename); for ($kv : @map) { print($kv); } print((1, (2, @map[str(args.filename)]))); }\n"
+	_, err := compileScript(t, "scratch.bt", src, codegen.Options{})
+	var cerr *codegen.Error
+	if !errors.Is(err, codegen.ErrScratchLimit) || !errors.As(err, &cerr) || cerr.Pos.String() != "scratch.bt:2:134" ||
+		!strings.Contains(err.Error(), "a probe's values are limited to 65536 bytes: this probe needs 70032 bytes") {
+		t.Errorf("got %v, want the scratch limit at scratch.bt:2:134", err)
+	}
+	// The same probe without the last print fits.
+	fits := strings.Replace(src, " print((1, (2, @map[str(args.filename)])));", "", 1)
+	if _, err := compileScript(t, "scratch.bt", fits, codegen.Options{}); err != nil {
+		t.Errorf("without the tuple: %v", err)
+	}
+}

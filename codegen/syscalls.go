@@ -219,12 +219,12 @@ func (c *compiler) syscallBody(g *gen, p *lang.Probe, probe *object.Probe) {
 	g.epilogue = func() {
 		slot := g.alloc(8, p.AST.Pos())
 		g.syscallNr(asm.R0, slot)
-		g.emit(asm.StoreMem(asm.RFP, slot, asm.R0, asm.DWord))
+		g.emit(asm.StoreMem(g.fp, slot, asm.R0, asm.DWord))
 		for l := layer + 1; l < n; l++ {
 			g.emit(
 				asm.Mov.Reg(asm.R1, rCtx),
 				asm.LoadMapPtr(asm.R2, 0).WithReference(syscallMapName(dir, l)),
-				asm.LoadMem(asm.R3, asm.RFP, slot, asm.DWord),
+				asm.LoadMem(asm.R3, g.fp, slot, asm.DWord),
 				asm.FnTailCall.Call(),
 			)
 		}
@@ -303,7 +303,7 @@ func (g *gen) syscallNr(dst asm.Register, slot int16) {
 		return
 	}
 	g.readReg(slot, "orig_ax", ast.Pos{})
-	g.emit(asm.LoadMem(dst, asm.RFP, slot, asm.DWord))
+	g.emit(asm.LoadMem(dst, g.fp, slot, asm.DWord))
 }
 
 // readReg reads the pt_regs member reg of the syscall into the stack slot.
@@ -316,7 +316,7 @@ func (g *gen) readReg(slot int16, reg string, pos ast.Pos) {
 	g.emit(
 		asm.LoadMem(asm.R3, rCtx, 0, asm.DWord),
 		asm.Add.Imm(asm.R3, int32(off)),
-		asm.Mov.Reg(asm.R1, asm.RFP),
+		asm.Mov.Reg(asm.R1, g.fp),
 		asm.Add.Imm(asm.R1, int32(slot)),
 		asm.Mov.Imm(asm.R2, 8),
 		asm.FnProbeReadKernel.Call(),
@@ -341,7 +341,7 @@ func (g *gen) syscallArg(f *types.Field, pos ast.Pos) {
 		}
 		slot := g.alloc(8, pos)
 		g.readReg(slot, reg, pos)
-		g.emit(asm.LoadMem(asm.R0, asm.RFP, slot, asm.DWord))
+		g.emit(asm.LoadMem(asm.R0, g.fp, slot, asm.DWord))
 	}
 	size := f.Type.Size
 	if f.Type.Kind != types.Int {

@@ -1,6 +1,11 @@
 package e2e
 
-import "testing"
+import (
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+)
 
 // TestStrTruncation: str(p, n) keeps n-1 characters and the terminator,
 // whether n is a constant or computed, and a string that fills max_strlen
@@ -31,4 +36,43 @@ func TestStrTruncation(t *testing.T) {
 		exit();
 	}`)
 	wantOutput(t, got, "hello_x|he\n\n\n", 0)
+}
+
+// TestStrBig: with a max_strlen far past the 512-byte BPF stack (the
+// probe's values then live in a scratch map value), a 5,556-character
+// execve filename is read whole into map keys and values, tuples, printf
+// and print arguments and the for-map variable, and printed byte for
+// byte; a smaller max_strlen of 1024 or more keeps max_strlen-1
+// characters without the truncation trailer, as bpftrace 0.26 does.
+func TestStrBig(t *testing.T) {
+	name := "/" + strings.Repeat("X", 5555)
+	trigger := func(s *session) {
+		s.waitLinks(1, 20*time.Second)
+		_ = exec.Command(name).Run() // fails (ENAMETOOLONG) after the tracepoint
+	}
+	s := startNoWait(t, "-e", `config = { max_strlen = 9999 }
+tracepoint:syscalls:sys_enter_execve /strncmp(str(args.filename), "/XXXX", 5) == 0/ {
+	@[str(args.filename)] = count();
+	@s[str(args.filename)] = str(args.filename);
+	printf("%s\n", str(args.filename));
+	print((1, (2, str(args.filename))));
+}
+tracepoint:syscalls:sys_enter_execve /strncmp(str(args.filename), "/XXXX", 5) == 0/ {
+	for ($kv : @s) { print($kv); }
+	exit();
+}`)
+	trigger(s)
+	got := s.wait()
+	want := name + "\n(1, (2, " + name + "))\n(" + name + ", " + name + ")\n\n\n" +
+		"@[" + name + "]: 1\n" +
+		"@s[" + name + "]: " + name + "\n"
+	wantOutput(t, got, want, 0)
+
+	s = startNoWait(t, "-e", `config = { max_strlen = 3000 }
+tracepoint:syscalls:sys_enter_execve /strncmp(str(args.filename), "/XXXX", 5) == 0/ {
+	printf("%s|%s\n", str(args.filename), str(args.filename, 8));
+	exit();
+}`)
+	trigger(s)
+	wantOutput(t, s.wait(), name[:2999]+"|/XXXXXX\n\n\n", 0)
 }

@@ -29,7 +29,7 @@ func Check(file *ast.File, env Env, opts Options) (*Program, error) {
 	c := &checker{
 		env:  env,
 		opts: opts,
-		prog: &Program{File: file, Maps: map[string]*MapType{}, MaxStrlen: opts.MaxStrlen, MaxMapKeys: opts.MaxMapKeys, Host: opts.Host},
+		prog: &Program{File: file, Maps: map[string]*MapType{}, MaxStrlen: opts.MaxStrlen, NCPUs: opts.NCPUs, MaxMapKeys: opts.MaxMapKeys, Host: opts.Host},
 	}
 	c.checkFile(file)
 	c.checkDummyTSMap()

@@ -14,12 +14,12 @@ func (c *checker) checkConfig(cfg *ast.Config) {
 		// BPFTRACE_STACK_MODE, STACK_MODE and stack_mode are one option.
 		switch key := strings.TrimPrefix(strings.ToLower(e.Key), "bpftrace_"); key {
 		case "max_strlen":
-			if v, ok := e.Value.(*ast.IntLit); ok && v.Value > 0 && v.Value <= 1024 {
+			if v, ok := e.Value.(*ast.IntLit); ok && v.Value > 0 && v.Value <= MaxStrlenLimit {
 				c.opts.MaxStrlen = int(v.Value)
 				c.prog.MaxStrlen = int(v.Value)
 				continue
 			}
-			c.errorf(e.Value, "max_strlen must be an integer between 1 and 1024")
+			c.errorf(e.Value, "max_strlen must be an integer between 1 and %d", MaxStrlenLimit)
 		case "max_map_keys":
 			if v, ok := e.Value.(*ast.IntLit); ok && v.Value > 0 {
 				c.opts.MaxMapKeys = int(v.Value)

@@ -15,6 +15,12 @@ import (
 // DefaultMaxStrlen is bpftrace's default string buffer size (max_strlen).
 const DefaultMaxStrlen = 64
 
+// MaxStrlenLimit is the largest max_strlen: strings past the 512-byte BPF
+// stack live in a probe's scratch map value, which holds at most 64 KiB
+// of a probe's values (codegen); what does not fit there is a positioned
+// error of the code generator.
+const MaxStrlenLimit = 32 << 10
+
 // DefaultMaxMapKeys is bpftrace's default map size (max_map_keys).
 const DefaultMaxMapKeys = 4096
 
@@ -86,6 +92,9 @@ type Program struct {
 	Probes    []*Probe
 	Maps      map[string]*MapType
 	MaxStrlen int
+	// NCPUs is Options.NCPUs: the possible CPUs, one scratch value each
+	// for a probe whose values need more than 32 KiB (codegen).
+	NCPUs int
 	// DummyTSMap is Options.DummyTSMap, checked: tseries() reads its clock
 	// from this map.
 	DummyTSMap string
