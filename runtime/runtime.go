@@ -35,21 +35,23 @@ const DefaultMaxCatBytes = 10240
 const DefaultMaxProbes = 1024
 
 // attachedLine is the line printed on stderr once the n probes are
-// attached, as bpftrace prints it ("Attached 1 probe", "Attached 3
-// probes"), with the time it took when that was slow.
+// attached, exactly as bpftrace prints it ("Attached 1 probe", "Attached
+// 3 probes": scripts and test harnesses match it whole), followed by a
+// line with the time it took when that was slow.
 func attachedLine(n int, took time.Duration) string {
 	line := fmt.Sprintf("Attached %d probes", n)
 	if n == 1 {
 		line = "Attached 1 probe"
 	}
 	if took >= slowAttach {
-		line += fmt.Sprintf(" in %.2fs", took.Seconds())
+		line += fmt.Sprintf("\nAttaching took %.2fs", took.Seconds())
 	}
 	return line
 }
 
-// slowAttach is the attach time from which the time taken is reported.
-const slowAttach = 100 * time.Millisecond
+// slowAttach is the attach time from which the time taken is reported,
+// as slowDetach.
+const slowAttach = time.Second
 
 // pollInterval is how often the event loop wakes up without events to
 // check for lost events (bpftrace polls every 100ms).

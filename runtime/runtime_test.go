@@ -754,8 +754,8 @@ func TestLoad(t *testing.T) {
 	}
 }
 
-// TestAttachedLine checks bpftrace 0.26's banner and the time added when
-// attaching was slow.
+// TestAttachedLine checks bpftrace 0.26's banner, left whole, and the
+// line added when attaching was slow.
 func TestAttachedLine(t *testing.T) {
 	for _, tc := range []struct {
 		n    int
@@ -764,7 +764,8 @@ func TestAttachedLine(t *testing.T) {
 	}{
 		{1, 0, "Attached 1 probe"},
 		{3, time.Millisecond, "Attached 3 probes"},
-		{40, 2500 * time.Millisecond, "Attached 40 probes in 2.50s"},
+		{6, 190 * time.Millisecond, "Attached 6 probes"},
+		{40, 2500 * time.Millisecond, "Attached 40 probes\nAttaching took 2.50s"},
 	} {
 		if got := attachedLine(tc.n, tc.took); got != tc.want {
 			t.Errorf("attachedLine(%d, %v) = %q, want %q", tc.n, tc.took, got, tc.want)
