@@ -241,7 +241,7 @@ func TestConfigEnv(t *testing.T) {
 	cmd = exec.CommandContext(ctx, gotrace(t), "-e", `BEGIN { exit(); }`)
 	cmd.Env = append(os.Environ(), "BPFTRACE_STACK_MODE=bogus")
 	msg, _ := cmd.CombinedOutput()
-	if !strings.Contains(string(msg), "BPFTRACE_STACK_MODE: ERROR: stack_mode must be bpftrace, perf, raw or build_id") {
+	if !strings.Contains(string(msg), "BPFTRACE_STACK_MODE: ERROR: Invalid value for stack_mode: valid values are bpftrace, raw, perf, and build_id.") {
 		t.Errorf("output %q", msg)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"syscall"
 	"testing"
 	"time"
@@ -185,5 +186,55 @@ func TestUstackInlined(t *testing.T) {
 		if got.code != 0 || !regexp.MustCompile(want).MatchString(got.stdout) {
 			t.Errorf("%q: exit %d, stdout %q, want it to match %q\nstderr:\n%s", config, got.code, got.stdout, want, got.stderr)
 		}
+	}
+}
+
+// TestUstackDebugFile: a frame in a stripped file is named from the symbol
+// table of its separate debug file (found by .gnu_debuglink, as by build
+// id), with its source line from the debug file's DWARF, as bcc and
+// blazesym do for bpftrace.
+func TestUstackDebugFile(t *testing.T) {
+	cc, err := exec.LookPath("cc")
+	if err != nil {
+		t.Skip("no C compiler to build the traced program")
+	}
+	for _, tool := range []string{"objcopy", "strip"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("no %s (binutils) to split the debug information", tool)
+		}
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "stripped")
+	src, err := filepath.Abs("testdata/uprobe/stripped.c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, cmd := range [][]string{
+		{cc, "-g", "-O1", "-fno-omit-frame-pointer", "-rdynamic", "-o", bin, src},
+		{"objcopy", "--only-keep-debug", bin, bin + ".debug"},
+		{"strip", bin},
+		{"objcopy", "--add-gnu-debuglink=" + bin + ".debug", bin},
+	} {
+		c := exec.Command(cmd[0], cmd[1:]...)
+		c.Dir = dir
+		if out, err := c.CombinedOutput(); err != nil {
+			t.Fatalf("%q: %v\n%s", cmd, err, out)
+		}
+	}
+	// hidden is not in the stripped file: probe its address (from the debug
+	// file), which needs --unsafe without a symbol there.
+	addr, _ := elfFunc(t, bin+".debug", "hidden")
+	s := startNoWait(t, "--unsafe", "-e", `uprobe:`+bin+`:0x`+strconv.FormatUint(addr, 16)+` { @[ustack(1)] = count(); }`)
+	s.waitLinks(1, 20*time.Second)
+	traced := exec.Command(bin, "wait")
+	if err := traced.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer traced.Wait()
+	time.Sleep(300 * time.Millisecond) // traced has run; the program sleeps
+	got := s.stop(syscall.SIGINT)
+	want := `^\n\n@\[\n        hidden\+0@` + regexp.QuoteMeta(src) + `:12\n\]: 1\n$`
+	if got.code != 0 || !regexp.MustCompile(want).MatchString(got.stdout) {
+		t.Errorf("exit %d, stdout %q, want it to match %q\nstderr:\n%s", got.code, got.stdout, want, got.stderr)
 	}
 }

@@ -48,7 +48,7 @@ func (c *checker) checkConfig(cfg *ast.Config) {
 			case "bpftrace", "perf", "raw", "build_id":
 				c.prog.Config.StackMode = val
 			default:
-				c.errorf(e.Value, "stack_mode must be bpftrace, perf, raw or build_id")
+				c.errorf(e.Value, "Invalid value for stack_mode: valid values are bpftrace, raw, perf, and build_id.")
 			}
 		case "str_trunc_trailer":
 			if _, ok := e.Value.(*ast.StrLit); !ok {

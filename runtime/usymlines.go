@@ -5,6 +5,9 @@ import (
 	"debug/elf"
 	"fmt"
 	"sort"
+	"sync"
+
+	"github.com/gotrace/gotrace/internal/debuginfo"
 )
 
 // lineEntry is one row of a DWARF line table: code from addr on comes
@@ -15,17 +18,28 @@ type lineEntry struct {
 	line int
 }
 
-// fileLines is an ELF file's line table and loadable segments.
+// fileLines is an ELF file's loadable segments and DWARF (the file's or
+// its separate debug file's). Compilation units are decoded when an
+// address in them is first symbolized: a large library (libc's debug file
+// holds thousands) costs only the units its frames are in.
 type fileLines struct {
-	segs    []elf.ProgHeader
+	segs []elf.ProgHeader
+	mu   sync.Mutex
+	d    *dwarf.Data
+	cus  map[dwarf.Offset]*unitLines
+}
+
+// unitLines is the line table and the inlined calls of one compilation
+// unit.
+type unitLines struct {
 	lines   []lineEntry // by address
 	inlines []inlineRange
 }
 
-// readLines reads the DWARF line tables of an ELF file (none when it has
-// no debug information).
+// readLines opens the DWARF of an ELF file, from the file or its separate
+// debug file (none when neither has debug information).
 func readLines(path string) *fileLines {
-	fl := &fileLines{}
+	fl := &fileLines{cus: map[dwarf.Offset]*unitLines{}}
 	f, err := elf.Open(path)
 	if err != nil {
 		return fl
@@ -36,25 +50,30 @@ func readLines(path string) *fileLines {
 			fl.segs = append(fl.segs, p.ProgHeader)
 		}
 	}
-	d, err := f.DWARF()
-	if err != nil {
-		return fl
+	if df, err := debuginfo.Open(path, debuginfo.Dirs); err == nil {
+		fl.d = df.DWARF()
 	}
-	r := d.Reader()
-	for {
-		cu, err := r.Next()
-		if err != nil || cu == nil {
-			break
-		}
-		if cu.Tag != dwarf.TagCompileUnit {
-			r.SkipChildren()
-			continue
-		}
-		lr, err := d.LineReader(cu)
-		r.SkipChildren()
-		if err != nil || lr == nil {
-			continue
-		}
+	return fl
+}
+
+// unit returns the decoded compilation unit holding the code at vaddr, or
+// nil.
+func (fl *fileLines) unit(vaddr uint64) *unitLines {
+	fl.mu.Lock()
+	defer fl.mu.Unlock()
+	if fl.d == nil {
+		return nil
+	}
+	r := fl.d.Reader()
+	cu, err := r.SeekPC(vaddr)
+	if err != nil || cu == nil {
+		return nil
+	}
+	if u, ok := fl.cus[cu.Offset]; ok {
+		return u
+	}
+	u := &unitLines{}
+	if lr, err := fl.d.LineReader(cu); err == nil && lr != nil {
 		var le dwarf.LineEntry
 		for {
 			if err := lr.Next(&le); err != nil {
@@ -64,12 +83,15 @@ func readLines(path string) *fileLines {
 			if !le.EndSequence && le.File != nil {
 				e.file, e.line = le.File.Name, le.Line
 			}
-			fl.lines = append(fl.lines, e)
+			u.lines = append(u.lines, e)
+		}
+		sort.SliceStable(u.lines, func(i, j int) bool { return u.lines[i].addr < u.lines[j].addr })
+		if cu.Children {
+			u.inlines = readInlines(fl.d, r, lr.Files())
 		}
 	}
-	sort.SliceStable(fl.lines, func(i, j int) bool { return fl.lines[i].addr < fl.lines[j].addr })
-	fl.inlines = readInlines(d)
-	return fl
+	fl.cus[cu.Offset] = u
+	return u
 }
 
 // vaddr converts a file offset to the link-time address of the code.
@@ -84,11 +106,15 @@ func (fl *fileLines) vaddr(foff uint64) (uint64, bool) {
 
 // at returns the source position of the code at address vaddr.
 func (fl *fileLines) at(vaddr uint64) (string, int, bool) {
-	i := sort.Search(len(fl.lines), func(i int) bool { return fl.lines[i].addr > vaddr }) - 1
-	if i < 0 || fl.lines[i].file == "" {
+	u := fl.unit(vaddr)
+	if u == nil {
 		return "", 0, false
 	}
-	return fl.lines[i].file, fl.lines[i].line, true
+	i := sort.Search(len(u.lines), func(i int) bool { return u.lines[i].addr > vaddr }) - 1
+	if i < 0 || u.lines[i].file == "" {
+		return "", 0, false
+	}
+	return u.lines[i].file, u.lines[i].line, true
 }
 
 // lines returns the line table of path, read once.
@@ -169,14 +195,13 @@ type inlineRange struct {
 	callLine, depth int
 }
 
-// readInlines reads the inlined calls (DW_TAG_inlined_subroutine) of a
-// DWARF file.
-func readInlines(d *dwarf.Data) []inlineRange {
+// readInlines reads the inlined calls (DW_TAG_inlined_subroutine) of the
+// compilation unit whose children r reads next; files is the unit's line
+// table's file list, which DW_AT_call_file indexes.
+func readInlines(d *dwarf.Data, r *dwarf.Reader, files []*dwarf.LineFile) []inlineRange {
 	var out []inlineRange
-	r := d.Reader()
-	var files []*dwarf.LineFile
-	depth := 0
-	for {
+	depth := 1 // inside the unit
+	for depth > 0 {
 		e, err := r.Next()
 		if err != nil || e == nil {
 			break
@@ -184,12 +209,6 @@ func readInlines(d *dwarf.Data) []inlineRange {
 		if e.Tag == 0 {
 			depth--
 			continue
-		}
-		if e.Tag == dwarf.TagCompileUnit {
-			files = nil
-			if lr, err := d.LineReader(e); err == nil && lr != nil {
-				files = lr.Files()
-			}
 		}
 		if e.Tag == dwarf.TagInlinedSubroutine {
 			name := originName(d, e)
@@ -239,8 +258,12 @@ func originName(d *dwarf.Data, e *dwarf.Entry) string {
 // inlinedAt returns the inlined calls that hold the code at vaddr,
 // innermost first.
 func (fl *fileLines) inlinedAt(vaddr uint64) []inlineRange {
+	u := fl.unit(vaddr)
+	if u == nil {
+		return nil
+	}
 	var in []inlineRange
-	for _, r := range fl.inlines {
+	for _, r := range u.inlines {
 		if vaddr >= r.lo && vaddr < r.hi {
 			in = append(in, r)
 		}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/gotrace/gotrace/internal/debuginfo"
 	"github.com/gotrace/gotrace/object"
 	"github.com/gotrace/gotrace/output"
 )
@@ -177,7 +178,21 @@ func (r *usymResolver) symbols(path string) []usym {
 	}
 	var syms []usym
 	if f, err := elf.Open(path); err == nil {
-		for _, get := range []func() ([]elf.Symbol, error){f.Symbols, f.DynamicSymbols} {
+		// Where names share an address, the later table's wins: the
+		// dynamic symbols, the names other files link against.
+		tables := []func() ([]elf.Symbol, error){f.Symbols, f.DynamicSymbols}
+		if f.Section(".symtab") == nil {
+			// A stripped file: the symbol table of its separate debug
+			// file (found by build id or .gnu_debuglink), as bcc and
+			// blazesym read it; the addresses are the file's.
+			if df, err := debuginfo.Open(path, debuginfo.Dirs); err == nil && df.Debug != path {
+				if dbg, err := elf.Open(df.Debug); err == nil {
+					defer dbg.Close()
+					tables[0] = dbg.Symbols
+				}
+			}
+		}
+		for _, get := range tables {
 			list, err := get()
 			if err != nil {
 				continue
@@ -194,7 +209,7 @@ func (r *usymResolver) symbols(path string) []usym {
 		}
 		f.Close()
 	}
-	sort.Slice(syms, func(i, j int) bool { return syms[i].off < syms[j].off })
+	sort.SliceStable(syms, func(i, j int) bool { return syms[i].off < syms[j].off })
 	r.files[path] = syms
 	return syms
 }

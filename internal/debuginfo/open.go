@@ -195,3 +195,8 @@ func buildID(ef *elf.File) []byte {
 	}
 	return b[off : off+int(descsz)]
 }
+
+// DWARF returns the binary's DWARF data (from the file Debug names), for
+// reading its line tables and inlined calls. The data is not safe for
+// concurrent use.
+func (f *File) DWARF() *dwarf.Data { return f.data }
