@@ -136,6 +136,9 @@ type Checker interface {
 	BTF() (*btf.Spec, error)
 	// Kfunc resolves the kfunc name in kernel BTF for Emitter.Kfunc.
 	Kfunc(name string) error
+	// Imported reports whether the script imports the standard library
+	// file path (import "stdlib/test" or "stdlib/test/test.bpf.c").
+	Imported(path string) bool
 
 	// ArgsType types the args builtin of the probe.
 	ArgsType() (*types.Type, string)

@@ -84,6 +84,8 @@ func TestBuiltinValues(t *testing.T) {
 		// %gr prints GFP flags by name.
 		{`BEGIN { printf("%gr %gr %gr\n", 0x1, (uint32)0xcc0, 0) }`, "GFP_DMA GFP_KERNEL 0\n"},
 		{`BEGIN { printf("%s|%s|%s\n", signal_name(2), signal_name(0), signal_name(1024)) }`, "Interrupt|Unknown signal 0|N/A\n"},
+		// bpftrace 0.26's C interop test function, after importing its package.
+		{`import "stdlib/test"; BEGIN { print(__always_true()); printf("%d\n", __always_true() + 1) }`, "1\n2\n"},
 		{`BEGIN { static_assert(1, "never"); assert(pid > 0, "pid is positive"); printf("ok\n") }`, "ok\n"},
 	} {
 		got := run(t, "-e", tc.script+" BEGIN { exit() }")

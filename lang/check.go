@@ -71,6 +71,9 @@ type checker struct {
 	ctypes map[string]btf.Type
 	// defines holds the #define constants of the preamble.
 	defines map[string]Const
+	// imports are the standard library files and packages the script
+	// imports (imports.go).
+	imports map[string]bool
 	// kernelMembers are the members of the script's definitions whose
 	// type, by value, is a kernel type (shadowedKernelTypes).
 	kernelMembers []kernelMember
@@ -128,6 +131,7 @@ func (c *checker) checkFile(file *ast.File) {
 	if env := configFromEnv(c.opts.ConfigEnv); env != nil {
 		c.checkConfig(env)
 	}
+	c.checkImports(file)
 	c.expandMacros(file)
 	canonicalBuiltins(file)
 	aggregationBlocks(file)

@@ -275,7 +275,7 @@ func (s *scanner) peekWord() string {
 }
 
 // lexTop handles the start of a top-level item: a preprocessor line, a C
-// definition, `config =`, `macro`, `let @`, or an attach point.
+// definition, `config =`, `import "`, `macro`, `let @`, or an attach point.
 func (s *scanner) lexTop() *Error {
 	c := s.src[s.off]
 	if c == '#' {
@@ -311,6 +311,11 @@ func (s *scanner) lexTop() *Error {
 		}
 	case "config":
 		if next == '=' {
+			s.mode = modeNormal
+			return s.lexToken()
+		}
+	case "import":
+		if next == '"' {
 			s.mode = modeNormal
 			return s.lexToken()
 		}

@@ -26,6 +26,7 @@ type gFile struct {
 type gItem struct {
 	CDef    *gCDef    `parser:"  @@"`
 	Config  *gConfig  `parser:"| @@"`
+	Import  *gImport  `parser:"| @@"`
 	Macro   *gMacro   `parser:"| @@"`
 	MapDecl *gMapDecl `parser:"| @@"`
 	Probe   *gProbe   `parser:"| @@"`
@@ -40,6 +41,11 @@ type gConfig struct {
 	Pos     lexer.Position
 	Tokens  []lexer.Token
 	Entries []*gConfigEntry `parser:"\"config\":Ident \"=\" \"{\" \";\"* @@* \"}\""`
+}
+
+type gImport struct {
+	Tokens []lexer.Token
+	Path   []lexer.Token `parser:"\"import\":Ident @String \";\""`
 }
 
 type gConfigEntry struct {
@@ -361,6 +367,8 @@ func (c *converter) file(g *gFile, src string) *ast.File {
 	// preamble: one after the config block, a macro, a map declaration or
 	// a probe is an error (so #ifdef cannot select probes).
 	late := false
+	// Imports come before the probes, macros and map declarations.
+	lateImport := false
 	for _, it := range g.Items {
 		switch {
 		case it.CDef != nil:
@@ -387,22 +395,33 @@ func (c *converter) file(g *gFile, src string) *ast.File {
 				c.errorf(cfg.Start, "duplicate config block")
 			}
 			f.Config = cfg
-		case it.Macro != nil:
+		case it.Import != nil:
 			late = true
+			sp := tokSpan(it.Import.Tokens)
+			if lateImport {
+				c.errorf(sp.Start, "root imports must appear before probes and functions")
+			}
+			path, err := unquote(&it.Import.Path[0])
+			if err != nil {
+				c.errorf(toPos(it.Import.Path[0].Pos), "%v", err)
+			}
+			f.Imports = append(f.Imports, &ast.Import{Span: sp, Path: path})
+		case it.Macro != nil:
+			late, lateImport = true, true
 			m := &ast.Macro{Span: tokSpan(it.Macro.Tokens), Name: it.Macro.Name, Body: c.block(it.Macro.Body)}
 			for _, p := range it.Macro.Params {
 				m.Params = append(m.Params, &ast.MacroParam{Span: tokSpan(p.Tok), Name: p.Tok[0].Value})
 			}
 			f.Macros = append(f.Macros, m)
 		case it.MapDecl != nil:
-			late = true
+			late, lateImport = true, true
 			d := &ast.MapDecl{Span: tokSpan(it.MapDecl.Tokens), Name: it.MapDecl.Name, Kind: it.MapDecl.Kind}
 			for _, a := range it.MapDecl.Args {
 				d.Args = append(d.Args, a.X)
 			}
 			f.MapDecls = append(f.MapDecls, d)
 		case it.Probe != nil:
-			late = true
+			late, lateImport = true, true
 			f.Probes = append(f.Probes, c.probe(it.Probe))
 		}
 	}

@@ -8,6 +8,7 @@ type File struct {
 	Shebang  string     // "#!..." line, without the newline, if present
 	Preamble []*CDef    // C definitions and preprocessor lines before the probes
 	Config   *Config    // config = { ... } block, if present
+	Imports  []*Import  // import "..."; declarations, before the probes
 	Macros   []*Macro   // macro definitions
 	MapDecls []*MapDecl // let @m = hash(n); declarations at top level
 	Probes   []*Probe   // probes in source order
@@ -18,6 +19,13 @@ type File struct {
 type CDef struct {
 	Span
 	Text string
+}
+
+// Import is a top-level `import "path";`: in bpftrace 0.26, a package of
+// its standard library (stdlib/task), a script or a BPF C source.
+type Import struct {
+	Span
+	Path string
 }
 
 // Config is a top-level `config = { key = value; ... }` block.

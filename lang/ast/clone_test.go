@@ -12,7 +12,7 @@ import (
 // allNodes holds one value of every node type; TestAllNodesListed keeps it
 // complete, so a new node type is cloned and checked here too.
 var allNodes = []Node{
-	&File{}, &CDef{}, &Config{}, &ConfigEntry{}, &Macro{}, &MacroParam{},
+	&File{}, &CDef{}, &Import{}, &Config{}, &ConfigEntry{}, &Macro{}, &MacroParam{},
 	&MapDecl{}, &Probe{}, &AttachPoint{}, &Block{},
 	&ExprStmt{}, &AssignStmt{}, &IncDecStmt{}, &LetStmt{}, &IfStmt{},
 	&ForRangeStmt{}, &ForMapStmt{}, &WhileStmt{}, &UnrollStmt{},

@@ -79,6 +79,9 @@ func (d *dumper) node(n Node) {
 		if n.Config != nil {
 			item(n.Config)
 		}
+		for _, im := range n.Imports {
+			item(im)
+		}
 		for _, m := range n.Macros {
 			item(m)
 		}
@@ -91,6 +94,8 @@ func (d *dumper) node(n Node) {
 		d.close()
 	case *CDef:
 		d.s("(cdef ", strconv.Quote(n.Text), ")")
+	case *Import:
+		d.s("(import ", strconv.Quote(n.Path), ")")
 	case *Config:
 		d.open("config")
 		for _, e := range n.Entries {

@@ -21,6 +21,7 @@ func TestDumpEveryNode(t *testing.T) {
 		want string
 	}{
 		{&CDef{Text: "struct a { int x; };"}, `(cdef "struct a { int x; };")`},
+		{&Import{Path: "stdlib/task"}, `(import "stdlib/task")`},
 		{&Config{Entries: []*ConfigEntry{{Key: "k", Value: i(1)}, {Key: "m", Value: &Ident{Name: "perf"}}}}, "(config (entry k (int 1)) (entry m (ident perf)))"},
 		{&ConfigEntry{Key: "k", Value: &StrLit{Value: "v"}}, `(entry k (str "v"))`},
 		{&Macro{Name: "m", Params: []*MacroParam{{Name: "$a"}, {Name: "@b"}, {Name: "c"}}, Body: block()}, "(macro m ($a @b c) (block))"},
@@ -114,7 +115,7 @@ func TestDumpNil(t *testing.T) {
 // cannot be forgotten: every named type whose pointer implements Node.
 func TestDumpComplete(t *testing.T) {
 	nodes := []Node{
-		&File{}, &CDef{}, &Config{}, &ConfigEntry{}, &Macro{}, &MacroParam{}, &MapDecl{},
+		&File{}, &CDef{}, &Import{}, &Config{}, &ConfigEntry{}, &Macro{}, &MacroParam{}, &MapDecl{},
 		&Probe{}, &AttachPoint{}, &Block{}, &ExprStmt{}, &AssignStmt{}, &IncDecStmt{},
 		&LetStmt{}, &IfStmt{}, &ForRangeStmt{}, &ForMapStmt{}, &WhileStmt{}, &UnrollStmt{},
 		&BranchStmt{}, &ReturnStmt{}, &BlockStmt{}, &IntLit{}, &StrLit{}, &BoolLit{},
