@@ -197,6 +197,9 @@ type Emitter interface {
 	// instruction.
 	NewLabel(prefix string) string
 	Mark(label string)
+	// Tag labels the next instruction with n's position and text, so that
+	// a verifier error about the instructions from there on names n.
+	Tag(n ast.Node)
 	// Fail records a code generation error.
 	Fail(pos ast.Pos, err error)
 	// Scalar evaluates an integer, bool or pointer expression into R0;
