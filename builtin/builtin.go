@@ -102,6 +102,8 @@ type Var struct {
 type Checker interface {
 	// Errorf reports an error at pos.
 	Errorf(pos ast.Pos, format string, args ...any)
+	// Warnf reports a warning (the script still runs) about a span.
+	Warnf(at ast.Spanned, format string, args ...any)
 	// Expr checks and types an expression (nil after an error).
 	Expr(e ast.Expr) *types.Type
 	// ConstOf returns the compile-time value of a checked expression.

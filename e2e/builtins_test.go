@@ -103,8 +103,16 @@ func TestAssertFails(t *testing.T) {
 // TestDebugf: debugf() writes to the kernel's trace buffer.
 func TestDebugf(t *testing.T) {
 	marker := fmt.Sprintf("gotrace-debugf-%d", os.Getpid())
-	got := run(t, "-e", `BEGIN { debugf("`+marker+` %d %s %x", 7, "str", 255); exit() }`)
+	script := `BEGIN { debugf("` + marker + ` %d %s %x", 7, "str", 255); exit() }`
+	got := run(t, "-e", script)
 	wantOutput(t, got, "\n\n", 0)
+	// bpftrace 0.26 warns at every debugf call.
+	call := script[strings.Index(script, "debugf"):strings.Index(script, ";")]
+	warning := fmt.Sprintf("stdin:1:9-%d: WARNING: The debugf() builtin is not recommended for production use. For more information see bpf_trace_printk in bpf-helpers(7).\n%s\n        %s\n",
+		9+len(call), script, strings.Repeat("~", len(call)))
+	if !strings.HasPrefix(got.stderr, warning) {
+		t.Errorf("stderr:\n%s\nwant it to start with:\n%s", got.stderr, warning)
+	}
 	data, err := os.ReadFile("/sys/kernel/tracing/trace")
 	if err != nil {
 		t.Skipf("no trace buffer: %v", err)
