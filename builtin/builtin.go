@@ -107,6 +107,8 @@ type Var struct {
 type Checker interface {
 	// Errorf reports an error at pos.
 	Errorf(pos ast.Pos, format string, args ...any)
+	// Warnf reports a warning (the script still runs) about a span.
+	Warnf(at ast.Spanned, format string, args ...any)
 	// Expr checks and types an expression (nil after an error).
 	Expr(e ast.Expr) *types.Type
 	// ConstOf returns the compile-time value of a checked expression.
@@ -209,6 +211,9 @@ type Emitter interface {
 	// instruction.
 	NewLabel(prefix string) string
 	Mark(label string)
+	// Tag labels the next instruction with n's position and text, so that
+	// a verifier error about the instructions from there on names n.
+	Tag(n ast.Node)
 	// Fail records a code generation error.
 	Fail(pos ast.Pos, err error)
 	// Scalar evaluates an integer, bool or pointer expression into R0;

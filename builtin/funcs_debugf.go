@@ -50,6 +50,7 @@ func init() {
 	// the conversions %d %u %x %p (integers) and %s (strings).
 	defFuncs(&Func{Name: "debugf", Result: types.Void,
 		Check: func(c Checker, e *ast.Call) *types.Type {
+			c.Warnf(e, "The debugf() builtin is not recommended for production use. For more information see bpf_trace_printk in bpf-helpers(7).")
 			if !c.WantArgs(e, 1, 1+maxPrintkArgs) {
 				return nil
 			}

@@ -8,11 +8,11 @@ import (
 	"github.com/gotrace/gotrace/lang/types"
 )
 
-// pseudoBTFID is BPF_PSEUDO_BTF_ID: the source register of a 64-bit
+// PseudoBTFID is BPF_PSEUDO_BTF_ID: the source register of a 64-bit
 // immediate load whose constant is the BTF id of a kernel variable (and,
 // in the upper half, the fd of the BTF object: 0 for vmlinux). The
 // verifier turns it into the variable's address, typed.
-const pseudoBTFID = asm.R3
+const PseudoBTFID = asm.R3
 
 // percpu_kaddr(name[, cpu]) is the address of the per-CPU kernel variable
 // name on the current CPU (bpf_this_cpu_ptr), or on CPU cpu
@@ -53,13 +53,19 @@ func init() {
 		},
 		Emit: func(g Emitter, e *ast.Call) {
 			id, _ := g.ConstOf(e.Args[0])
-			ld := asm.Instruction{OpCode: asm.LoadImmOp(asm.DWord), Dst: asm.R1, Src: pseudoBTFID, Constant: int64(id.Int)}
+			ld := asm.Instruction{OpCode: asm.LoadImmOp(asm.DWord), Dst: asm.R1, Src: PseudoBTFID, Constant: int64(id.Int)}
+			if len(e.Args) == 2 {
+				g.Scalar(e.Args[1])
+				g.Emit(asm.Mov.Reg32(asm.R2, asm.R0))
+			}
+			// The kernel resolves the address when loading, through
+			// kallsyms: its refusal names the call.
+			g.Tag(e)
 			if len(e.Args) == 1 {
 				g.Emit(ld, asm.FnThisCpuPtr.Call())
 				return
 			}
-			g.Scalar(e.Args[1])
-			g.Emit(asm.Mov.Reg32(asm.R2, asm.R0), ld, asm.FnPerCpuPtr.Call())
+			g.Emit(ld, asm.FnPerCpuPtr.Call())
 		},
 		// The kernel resolves the variable through kallsyms, which lists
 		// variables only with CONFIG_KALLSYMS_ALL: e2e's TestPercpuKaddr

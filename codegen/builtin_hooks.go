@@ -24,6 +24,7 @@ func (g *gen) Alloc(size int, pos ast.Pos) int16 { return g.alloc(size, pos) }
 func (g *gen) Zero(off int16, size int)          { g.zero(off, size) }
 func (g *gen) NewLabel(prefix string) string     { return g.newLabel(prefix) }
 func (g *gen) Mark(label string)                 { g.mark(label) }
+func (g *gen) Tag(n ast.Node)                    { g.tag(n) }
 func (g *gen) Fail(pos ast.Pos, err error)       { g.fail(pos, err) }
 func (g *gen) Scalar(e ast.Expr)                 { g.scalar(e) }
 func (g *gen) Buffer(e ast.Expr) int16           { return g.buffer(e) }

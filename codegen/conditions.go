@@ -73,6 +73,24 @@ func (g *gen) branchCompare(e *ast.Binary, target string, when bool) bool {
 		g.branchStrings(e, target, when)
 		return true
 	}
+	if e.Op == "==" || e.Op == "!=" {
+		// A pointer tested against 0 jumps on an immediate 0: only from
+		// that does the verifier learn that a pointer which may be null
+		// (bpf_per_cpu_ptr's) is not, in the branch that says so.
+		p := e.X
+		if g.isZero(e.X) {
+			p = e.Y
+		}
+		if pt := g.info.TypeOf(p); pt != nil && pt.Kind == types.Pointer && (g.isZero(e.X) || g.isZero(e.Y)) {
+			g.scalar(p)
+			if (e.Op == "!=") == when {
+				g.emit(asm.JNE.Imm(asm.R0, 0, target))
+			} else {
+				g.emit(asm.JEq.Imm(asm.R0, 0, target))
+			}
+			return true
+		}
+	}
 	if xt.Kind == types.String || xt.Kind == types.Pointer && yt.IsInt() || yt.Kind == types.Pointer && xt.IsInt() {
 		return false
 	}
@@ -185,4 +203,10 @@ func (g *gen) boolValue(e ast.Expr) {
 	g.mark(yes)
 	g.emit(asm.Mov.Imm(asm.R0, 1))
 	g.mark(end)
+}
+
+// isZero reports whether e is the constant integer 0.
+func (g *gen) isZero(e ast.Expr) bool {
+	cv, ok := g.info.Consts[e]
+	return ok && !cv.IsStr && cv.Int == 0
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/cilium/ebpf/asm"
 	"golang.org/x/sys/unix"
 
+	"github.com/gotrace/gotrace/builtin"
 	"github.com/gotrace/gotrace/lang"
 	"github.com/gotrace/gotrace/lang/ast"
 	"github.com/gotrace/gotrace/object"
@@ -43,6 +44,11 @@ func VerifierPosition(err error, prog *object.Program) *lang.Error {
 	spec := prog.Collection.Programs[name]
 	if spec == nil {
 		return nil
+	}
+	if m := ksymRe.FindStringSubmatch(msg); m != nil {
+		if e := ksymError(spec.Instructions, m[1]); e != nil {
+			return e
+		}
 	}
 	var ve *ebpf.VerifierError
 	if !errors.As(err, &ve) {
@@ -94,6 +100,40 @@ var (
 	tooLargeRe = regexp.MustCompile(`BPF program is too large\. Processed (\d+) insn`)
 	jumpSeqRe  = regexp.MustCompile(`The sequence of (\d+) jumps is too complex`)
 )
+
+// ksymRe is the kernel's refusal of a 64-bit load of a kernel variable's
+// address (BPF_PSEUDO_BTF_ID) that kallsyms does not list.
+var ksymRe = regexp.MustCompile(`ldimm64 failed to find the address for kernel symbol '([^']+)'`)
+
+// ksymError is the error for a kernel variable without an address, at the
+// code that loads its address (percpu_kaddr tags it with the call): the
+// load whose tag quotes the name, else the first.
+func ksymError(insns asm.Instructions, name string) *lang.Error {
+	src := ""
+	iter := insns.Iterate()
+	for iter.Next() {
+		if in := iter.Ins; in.OpCode.IsDWordLoad() && in.Src == builtin.PseudoBTFID {
+			s := sourceAt(insns, int(iter.Offset))
+			if src == "" || strings.Contains(s, `"`+name+`"`) {
+				src = s
+			}
+			if strings.Contains(s, `"`+name+`"`) {
+				break
+			}
+		}
+	}
+	pos, ok := sourcePos(src)
+	if !ok {
+		return nil
+	}
+	var end ast.Pos
+	// The tag quotes the call in full when it fits one line.
+	if text := strings.TrimPrefix(src, srcPosRe.FindString(src)); !strings.HasSuffix(text, " ...") {
+		end = pos
+		end.Column += len(text)
+	}
+	return &lang.Error{Pos: pos, End: end, Msg: fmt.Sprintf("the kernel has no address for the variable %s: its kallsyms lists variables only with CONFIG_KALLSYMS_ALL", name)}
+}
 
 // probeError is an error at the first statement of a program.
 func probeError(insns asm.Instructions, msg string) *lang.Error {
