@@ -1,6 +1,7 @@
 package lang
 
 import (
+	"cmp"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -143,8 +144,10 @@ func (c *checker) checkFile(file *ast.File) {
 		return
 	}
 	// Expand attach points and split probes into instances.
+	var dropped []*Probe
 	for i, p := range file.Probes {
 		var points []*AttachPoint
+		var stand *AttachPoint
 		for _, ap := range p.Attach {
 			raw := posParamRe.ReplaceAllStringFunc(ap.Raw, func(s string) string {
 				n, _ := strconv.Atoi(s[1:])
@@ -155,9 +158,17 @@ func (c *checker) checkFile(file *ast.File) {
 			})
 			cp := *ap
 			cp.Raw = raw
-			points = append(points, c.expandAttachMissing(&cp)...)
+			pts, d := c.expandAttachMissing(&cp)
+			points = append(points, pts...)
+			stand = cmp.Or(stand, d)
 		}
 		if len(points) == 0 {
+			if stand != nil {
+				// Every attach point was dropped (missing_probes): the
+				// body still defines the maps other probes use, as in
+				// bpftrace, whose probes drop only when attaching.
+				dropped = append(dropped, &Probe{AST: p, Points: []*AttachPoint{stand}, Index: i})
+			}
 			continue
 		}
 		// Only tracepoints share one program between attach points, and only
@@ -189,6 +200,13 @@ func (c *checker) checkFile(file *ast.File) {
 	// Pass 1 infers map and variable types; pass 2 reports errors.
 	for pass := 0; pass < 2; pass++ {
 		c.quiet = pass == 0
+		if pass == 0 {
+			// Dropped probes type their maps (quietly: their args and
+			// the like are unknown) and compile to nothing.
+			for _, pr := range dropped {
+				c.checkProbe(pr)
+			}
+		}
 		for _, pr := range c.prog.Probes {
 			c.checkProbe(pr)
 		}

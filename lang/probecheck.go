@@ -8,14 +8,16 @@ import (
 
 // expandAttachMissing expands an attach point; with config missing_probes
 // = warn or ignore, a probe that does not exist is dropped instead of
-// being an error (when it is not the only one).
-func (c *checker) expandAttachMissing(ap *ast.AttachPoint) []*AttachPoint {
+// being an error (when it is not the only one). dropped is a stand-in
+// point for a dropped attach point of a known provider (nil otherwise),
+// for typing the probe's body (droppedProbe).
+func (c *checker) expandAttachMissing(ap *ast.AttachPoint) (pts []*AttachPoint, dropped *AttachPoint) {
 	if c.prog.Config.MissingProbes == "" || c.prog.Config.MissingProbes == "error" {
-		return c.expandAttach(ap)
+		return c.expandAttach(ap), nil
 	}
 	before := len(c.errs)
 	quiet := c.quiet
-	pts := c.expandAttach(ap)
+	pts = c.expandAttach(ap)
 	if len(c.errs) > before {
 		msg := c.errs[before].Msg
 		c.errs = c.errs[:before]
@@ -23,8 +25,12 @@ func (c *checker) expandAttachMissing(ap *ast.AttachPoint) []*AttachPoint {
 		if c.prog.Config.MissingProbes == "warn" {
 			c.prog.Warnings.Add(ap, "%s Skipping.", msg)
 		}
+		parts := provider.SplitAttach(ap.Raw)
+		if def := provider.Lookup(parts[0]); def != nil && def.Supported() {
+			dropped = &AttachPoint{Name: ap.Raw, Provider: def.Name, Pos: ap.Pos()}
+		}
 	}
-	return pts
+	return pts, dropped
 }
 
 // usesIdent reports whether the probe's predicate or body mentions the bare
