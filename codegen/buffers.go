@@ -188,6 +188,11 @@ func (g *gen) copyAs(dst int16, t *types.Type, e ast.Expr) {
 // records are converted; other buffers are copied as bytes (a shorter
 // string is zero-padded).
 func sameLayout(a, b *types.Type) bool {
+	if a.IsBuf() && b.IsBuf() {
+		// a Buf starts with its length; a smaller Buf is a prefix of a
+		// larger one
+		return (a.Kind == types.Buf) == (b.Kind == types.Buf)
+	}
 	if a.Kind != types.Tuple && a.Kind != types.Record || b.Kind != a.Kind {
 		return true
 	}
@@ -207,8 +212,15 @@ func sameLayout(a, b *types.Type) bool {
 }
 
 // convertMem copies the tuple of type st at stack slot src into the zeroed
-// slot at dst of type t, field by field.
+// slot at dst of type t, field by field; a constant-length buf() into a
+// Buf gets its length and its bytes.
 func (g *gen) convertMem(dst int16, t *types.Type, src int16, st *types.Type) {
+	if t.Kind == types.Buf {
+		n := min(st.Len, t.Len)
+		g.emit(asm.StoreImm(g.fp, dst, int64(n), asm.Word))
+		g.copyBytes(dst+types.BufHeader, src, n)
+		return
+	}
 	for i, df := range t.Fields {
 		if i >= len(st.Fields) {
 			return
@@ -219,7 +231,7 @@ func (g *gen) convertMem(dst int16, t *types.Type, src int16, st *types.Type) {
 		}
 		d, s := dst+int16(df.Offset), src+int16(sf.Offset)
 		switch {
-		case df.Type.Kind == types.Tuple || df.Type.Kind == types.Record:
+		case df.Type.Kind == types.Tuple || df.Type.Kind == types.Record, !sameLayout(df.Type, sf.Type):
 			g.convertMem(d, df.Type, s, sf.Type)
 		case df.Type.IsBuffer():
 			g.copyBytes(d, s, min(df.Type.Size, sf.Type.Size))
@@ -592,7 +604,7 @@ func (g *gen) compared(e *ast.Binary) (a, b int16, n int) {
 // differentBufs reports whether x and y are buf() values of different
 // lengths, which are never equal.
 func differentBufs(x, y *types.Type) bool {
-	return x.IsBuf() && y.IsBuf() && x.Len != y.Len
+	return x.Kind == types.Array && y.Kind == types.Array && x.IsBuf() && y.IsBuf() && x.Len != y.Len
 }
 
 // stringEqual compares two zero-padded string buffers word by word.

@@ -117,6 +117,17 @@ func (g *gen) branchStrings(e *ast.Binary, target string, when bool) {
 	xt, yt := g.info.TypeOf(e.X), g.info.TypeOf(e.Y)
 	n := roundUp(min(xt.Size, yt.Size), 8)
 	wantEqual := (e.Op == "==") == when
+	if xt.IsBuf() && yt.IsBuf() && (xt.Kind == types.Buf) != (yt.Kind == types.Buf) {
+		// a buf() of a run-time length and one of a constant length: the
+		// length, then the bytes
+		g.bufLenEqual(e, xt, yt)
+		jmp := asm.JNE
+		if !when {
+			jmp = asm.JEq
+		}
+		g.emit(jmp.Imm(asm.R0, 0, target))
+		return
+	}
 	if !sameLayout(xt, yt) {
 		// tuples of different layouts: compared in their unified type
 		a, b, n := g.compared(e)

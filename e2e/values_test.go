@@ -122,6 +122,66 @@ func TestBufValues(t *testing.T) {
 	wantOutput(t, got, "equal=1 unequal=1 same=1\n\n\n@k[ok_key\\x00, 1]: 1\n@v: bye\n", 0)
 }
 
+// TestBufTernary: a ternary, variable, map value or key of bufs of
+// different lengths (or of a constant and a run-time length) holds a
+// buffer of the larger capacity that carries each value's length, as
+// bpftrace's buffers carry theirs: printed (text, JSON, %r and %rx),
+// stored in maps and tuples, and compared (also across capacities and in
+// conditions) at that length.
+func TestBufTernary(t *testing.T) {
+	wantOutput(t, run(t, "-e", `i:ms:1 { $a = nsecs ? buf("hi", 2) : buf("bye", 3); print($a); exit(); }`), "hi\n\n\n", 0)
+	script := `config = { max_strlen = 16 }
+BEGIN {
+	$a = nsecs ? buf("hi", 2) : buf("bye", 3); print($a);
+	$b = nsecs == 0 ? buf("hi", 2) : buf("bye", 3); print($b);
+	printf("%r|%r|%rx %d %d %d\n", $a, $b, $b, $a == buf("hi", 2), $a == $b, $b != buf("bye", 3));
+	$c = buf("x", 1); $c = buf("yyyy", 4); print($c);
+	@m[1] = $a; @m[2] = $b; @t = (1, $a);
+	$n = 3;
+	$r = buf("abcdef", $n);
+	$d = nsecs == 0 ? $r : buf("hi\x00", 3); print($d);
+	$e = buf("z", 1); $e = $r;
+	$f = nsecs ? buf("abc", 3) : buf("q", 1);
+	printf("[%r] [%r] %d %d %d %d %d\n", $d, $e, $d == $e, $d == $a, $e == buf("abc", 3), $f == $r, $a == buf("hix", $n - 1));
+	if ($r == buf("abc", 3)) { printf("r == abc\n"); }
+	if ($r != buf("abd", 3) && $a == buf("hi", 2)) { printf("r != abd, a == hi\n"); }
+	@k[buf("a", 1)] = 1; @k[buf("bb", 2)] = 2; @k[$r] = 3;
+	$u = nsecs ? (1, buf("hi", 2)) : (2, $r); print($u);
+	exit();
+}`
+	wantOutput(t, run(t, "-q", "-e", script), `hi
+bye
+hi|bye|\x62\x79\x65 1 0 0
+yyyy
+hi\x00
+[hi\x00] [abc] 0 0 1 1 1
+r == abc
+r != abd, a == hi
+(1, hi)
+
+
+@k[a]: 1
+@k[bb]: 2
+@k[abc]: 3
+@m[1]: hi
+@m[2]: bye
+@t: (1, hi)
+`, 0)
+	wantOutput(t, run(t, "-q", "-f", "json", "-e", script), `{"type": "value", "data": "hi"}
+{"type": "value", "data": "bye"}
+{"type": "printf", "data": "hi|bye|\\x62\\x79\\x65 1 0 0\n"}
+{"type": "value", "data": "yyyy"}
+{"type": "value", "data": "hi\\x00"}
+{"type": "printf", "data": "[hi\\x00] [abc] 0 0 1 1 1\n"}
+{"type": "printf", "data": "r == abc\n"}
+{"type": "printf", "data": "r != abd, a == hi\n"}
+{"type": "value", "data": [1,"hi"]}
+{"type": "map", "data": {"@k": {"a": 1, "bb": 2, "abc": 3}}}
+{"type": "map", "data": {"@m": {"1": "hi", "2": "bye"}}}
+{"type": "map", "data": {"@t": [1,"hi"]}}
+`, 0)
+}
+
 // TestPtonValues: pton()'s array is a value: ntop() formats it, and its
 // bytes can be indexed.
 func TestPtonValues(t *testing.T) {

@@ -38,6 +38,14 @@ func unify(a, b *types.Type) (*types.Type, bool) {
 			return b, true
 		}
 		return a, true
+	case a.IsBuf() && b.IsBuf():
+		// bufs of different lengths, or of a constant and a run-time
+		// length: a buffer of the larger capacity that carries each
+		// value's length, as bpftrace's buffers do
+		if a.Kind == b.Kind && a.Len == b.Len {
+			return a, true
+		}
+		return types.NewBuf(max(a.Len, b.Len)), true
 	case types.Equal(a, b):
 		return a, true
 	case (a.Kind == types.Tuple || a.Kind == types.Record) && a.Kind == b.Kind:

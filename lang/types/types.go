@@ -45,7 +45,7 @@ const (
 	MacAddr          // 6 bytes (in 8), printed as XX:XX:XX:XX:XX:XX (macaddr())
 	CgroupPath       // uint64 cgroup id, printed as the cgroup\'s path(s) (cgroup_path()); Name holds the hierarchy filter
 	Tseries          // key suffixed with a uint64 bucket (epoch % Len); per-CPU {int64 value; int64 meta; uint64 epoch}; LStep is the interval in ns, Name the aggregation
-	Buf              // buf() with a run-time length: {uint32 length; [Len]byte data}, the first length bytes (at most Len) are the value; Size is 4+Len
+	Buf              // buf() with a run-time length, and bufs of different lengths unified: {uint32 length; [Len]byte data}, the first length bytes (at most Len) are the value; Size is 4+Len
 )
 
 // BufferName is the Name of the Array of bytes that buf() makes: it prints
@@ -63,7 +63,9 @@ func (t *Type) IsBuf() bool {
 const BufHeader = 4
 
 // NewBuf returns the type of a buf() value with a run-time length of at
-// most n bytes.
+// most n bytes: buf(data, length) of a length not constant, or the type
+// that holds bufs of different lengths (a ternary's branches, the values
+// of one variable or map), whose capacity is the larger.
 func NewBuf(n int) *Type {
 	return &Type{Kind: Buf, Size: BufHeader + n, Len: n, Elem: Uint8}
 }
