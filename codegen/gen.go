@@ -250,7 +250,9 @@ func (g *gen) program() (asm.Instructions, error) {
 	if g.err != nil {
 		return nil, &Error{Pos: g.errPos, Err: g.err}
 	}
-	g.scratchFinish()
+	if g.scratchFinish(); g.err != nil {
+		return nil, &Error{Pos: g.errPos, Err: g.err}
+	}
 	if len(g.callbacks) > 0 {
 		// Callbacks need BTF function info for the whole program.
 		g.insns[0] = btf.WithFuncMetadata(g.insns[0], &btf.Func{

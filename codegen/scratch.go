@@ -123,8 +123,13 @@ func (g *gen) scratchFinish() {
 		MaxEntries: 1,
 	}
 	if g.mode == bigScratch {
+		if g.c.prog.NCPUs <= 0 {
+			// one value per CPU, or the probe would do nothing on the others
+			g.fail(g.probe.AST.Pos(), fmt.Errorf("%w: this probe needs %d bytes, past %d bytes it needs the number of possible CPUs (lang.Options.NCPUs)", ErrScratchLimit, g.maxSP, scratchLimit))
+			return
+		}
 		size = max(size, scratchLimit)
-		spec.Type, spec.ValueSize, spec.MaxEntries = ebpf.Array, uint32(size), uint32(max(g.c.prog.NCPUs, 1))
+		spec.Type, spec.ValueSize, spec.MaxEntries = ebpf.Array, uint32(size), uint32(g.c.prog.NCPUs)
 	}
 	g.insns[g.fpFix].Constant = int64(size - g.frameBias())
 	g.c.out.Collection.Maps[spec.Name] = spec
