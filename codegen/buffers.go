@@ -656,8 +656,10 @@ func (g *gen) buf(e *ast.Call) int16 {
 	return off
 }
 
-// strConcat concatenates two strings: a is copied, then b after a's
-// length, unrolled over the positions where a can end.
+// strConcat concatenates two strings: a is copied into the result, its
+// length found by copying it onto itself with bpf_probe_read_kernel_str
+// (which returns the length with the terminator), and b copied after it.
+// When a fills its bytes (no terminator), b is not appended.
 func (g *gen) strConcat(e *ast.Call) int16 {
 	t := g.info.TypeOf(e)
 	as, bs := g.info.TypeOf(e.Args[0]).Size, g.info.TypeOf(e.Args[1]).Size
@@ -665,21 +667,22 @@ func (g *gen) strConcat(e *ast.Call) int16 {
 	g.copyInto(off, t.Size, e.Args[0])
 	b := g.buffer(e.Args[1])
 	done := g.newLabel("concat")
-	for k := 0; k < as; k++ {
-		next := g.newLabel("concatnext")
-		g.emit(
-			asm.LoadMem(asm.R1, g.fp, off+int16(k), asm.Byte),
-			asm.JNE.Imm(asm.R1, 0, next),
-		)
-		for j := 0; j < bs && k+j < t.Size; j++ {
-			g.emit(
-				asm.LoadMem(asm.R1, g.fp, b+int16(j), asm.Byte),
-				asm.StoreMem(g.fp, off+int16(k+j), asm.R1, asm.Byte),
-			)
-		}
-		g.emit(asm.Ja.Label(done))
-		g.mark(next)
-	}
+	g.emit(
+		asm.Mov.Reg(asm.R1, g.fp),
+		asm.Add.Imm(asm.R1, int32(off)),
+		asm.Mov.Reg(asm.R3, asm.R1),
+		asm.Mov.Imm(asm.R2, int32(min(as+1, t.Size))), // the byte after a is zero
+		asm.FnProbeReadKernelStr.Call(),
+		asm.JSLT.Imm(asm.R0, 1, done),
+		asm.JGT.Imm(asm.R0, int32(as), done),
+		asm.Mov.Reg(asm.R1, g.fp),
+		asm.Add.Imm(asm.R1, int32(off)-1),
+		asm.Add.Reg(asm.R1, asm.R0),
+		asm.Mov.Imm(asm.R2, int32(bs)),
+		asm.Mov.Reg(asm.R3, g.fp),
+		asm.Add.Imm(asm.R3, int32(b)),
+		asm.FnProbeReadKernel.Call(),
+	)
 	g.mark(done)
 	g.emit(asm.Mov.Imm(asm.R0, 0))
 	return off
