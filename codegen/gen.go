@@ -596,6 +596,20 @@ func (g *gen) callback(pos ast.Pos, name string, proto *btf.FuncProto, setup, pr
 	g.callbacks = append(g.callbacks, cb...)
 }
 
+// rawCallback compiles body, instructions with no script statements, as
+// the callback function name of prototype proto.
+func (g *gen) rawCallback(name string, proto *btf.FuncProto, body func()) {
+	saved, savedPending, savedSource, savedFP := g.insns, g.pending, g.source, g.fp
+	g.insns, g.pending, g.source, g.fp = nil, nil, "", asm.R9
+	body()
+	if g.err == nil && len(g.insns) > 0 {
+		g.insns[0] = g.insns[0].WithSymbol(name)
+		g.insns[0] = btf.WithFuncMetadata(g.insns[0], &btf.Func{Name: name, Linkage: btf.StaticFunc, Type: proto})
+		g.callbacks = append(g.callbacks, g.insns...)
+	}
+	g.insns, g.pending, g.source, g.fp = saved, savedPending, savedSource, savedFP
+}
+
 // referenced reports whether an instruction emitted so far jumps to label.
 func (g *gen) referenced(label string) bool {
 	for _, ins := range g.insns {

@@ -12,6 +12,25 @@ func (g *gen) strlen(e *ast.Call) {
 	off := g.buffer(e.Args[0])
 	size := g.info.TypeOf(e.Args[0]).Size
 	done := g.newLabel("strlen")
+	if size > strLoopMin {
+		// a loop the verifier walks: R0 the length, R1 the byte's address
+		top := g.newLabel("strlenloop")
+		g.emit(
+			asm.Mov.Imm(asm.R0, 0),
+			asm.Mov.Reg(asm.R1, g.fp),
+			asm.Add.Imm(asm.R1, int32(off)),
+		)
+		g.mark(top)
+		g.emit(
+			asm.LoadMem(asm.R2, asm.R1, 0, asm.Byte),
+			asm.JEq.Imm(asm.R2, 0, done),
+			asm.Add.Imm(asm.R0, 1),
+			asm.Add.Imm(asm.R1, 1),
+			asm.JLT.Imm(asm.R0, int32(size), top),
+		)
+		g.mark(done)
+		return
+	}
 	g.emit(asm.Mov.Imm(asm.R0, 0))
 	for i := 0; i < size; i++ {
 		g.emit(
@@ -76,6 +95,11 @@ func (g *gen) strstr(e *ast.Call, contains bool) {
 	h := g.buffer(e.Args[0])
 	nd := g.buffer(e.Args[1])
 	hs, ns := g.info.TypeOf(e.Args[0]).Size, g.info.TypeOf(e.Args[1]).Size
+	if hs*ns > strstrUnrollMax {
+		g.strstrLoop(h, nd, hs, ns, e.Pos())
+		g.containsResult(contains)
+		return
+	}
 	found, end := g.newLabel("strfound"), g.newLabel("strstrend")
 	for i := 0; i < hs; i++ {
 		next := g.newLabel("strnext")
@@ -98,6 +122,11 @@ func (g *gen) strstr(e *ast.Call, contains bool) {
 	g.emit(asm.Mov.Imm(asm.R0, -1), asm.Ja.Label(found+"_out"))
 	g.mark(found)
 	g.mark(found + "_out")
+	g.containsResult(contains)
+}
+
+// containsResult turns strstr's index in R0 into strcontains' bool.
+func (g *gen) containsResult(contains bool) {
 	if contains {
 		t := g.newLabel("contains")
 		g.emit(asm.JSGE.Imm(asm.R0, 0, t), asm.Mov.Imm(asm.R0, 0), asm.Ja.Label(t+"_end"))
@@ -105,4 +134,79 @@ func (g *gen) strstr(e *ast.Call, contains bool) {
 		g.emit(asm.Mov.Imm(asm.R0, 1))
 		g.mark(t + "_end")
 	}
+}
+
+// strLoopMin is the string size above which strlen is a loop rather than
+// unrolled; strstrUnrollMax bounds the haystack size times the needle
+// size that strstr unrolls (past it, strstrLoop: a 1024-byte haystack and
+// a 5-byte needle unrolled, 28,000 instructions, fail to load on Linux
+// 6.18 with EFAULT).
+const (
+	strLoopMin      = 512
+	strstrUnrollMax = 1024
+)
+
+// strstrLoop is strstr over the haystack of hs bytes at h and the needle
+// of ns bytes at nd with bpf_loop (Linux 5.17+): one call of a callback
+// per haystack position i, which compares the needle from there in a loop
+// the verifier walks, and stops the iteration at a match (storing i) or
+// at the haystack's end. R0 is the index or -1, as the unrolled strstr
+// leaves it.
+func (g *gen) strstrLoop(h, nd int16, hs, ns int, pos ast.Pos) {
+	res := g.alloc(8, pos)
+	g.emit(stImm(g.fp, res, -1))
+	name := g.newLabel("strstr")
+	g.emit(
+		asm.Mov.Imm(asm.R1, int32(hs)),
+		asm.Instruction{OpCode: asm.LoadImmOp(asm.DWord), Dst: asm.R2, Src: asm.PseudoFunc, Constant: -1}.WithReference(name),
+	)
+	g.callbackCtx(asm.R3)
+	g.emit(
+		asm.Mov.Imm(asm.R4, 0),
+		asm.FnLoop.Call(),
+		asm.LoadMem(asm.R0, g.fp, res, asm.DWord),
+	)
+	g.rawCallback(name, loopProto, func() {
+		// R1: i; R7: j; R2: the needle's byte; R4: i+j.
+		g.callbackFrame(asm.R2)
+		inner, next, found, stop := g.newLabel("strstrj"), g.newLabel("strstrnext"), g.newLabel("strstrfound"), g.newLabel("strstrstop")
+		g.emit(
+			asm.JGE.Imm(asm.R1, int32(hs), stop),
+			asm.Mov.Imm(asm.R7, 0),
+		)
+		g.mark(inner)
+		g.emit(
+			asm.Mov.Reg(asm.R3, asm.R9),
+			asm.Add.Imm(asm.R3, int32(nd)),
+			asm.Add.Reg(asm.R3, asm.R7),
+			asm.LoadMem(asm.R2, asm.R3, 0, asm.Byte),
+			asm.JEq.Imm(asm.R2, 0, found),
+			asm.Mov.Reg(asm.R4, asm.R1),
+			asm.Add.Reg(asm.R4, asm.R7),
+			asm.JGE.Imm(asm.R4, int32(hs), next),
+			asm.Mov.Reg(asm.R3, asm.R9),
+			asm.Add.Imm(asm.R3, int32(h)),
+			asm.Add.Reg(asm.R3, asm.R4),
+			asm.LoadMem(asm.R3, asm.R3, 0, asm.Byte),
+			asm.JNE.Reg(asm.R3, asm.R2, next),
+			asm.Add.Imm(asm.R7, 1),
+			asm.JLT.Imm(asm.R7, int32(ns), inner),
+		)
+		// a needle without a terminator that matched all its bytes does
+		// not count, as in the unrolled strstr
+		g.mark(next)
+		g.emit(
+			asm.Mov.Reg(asm.R3, asm.R9),
+			asm.Add.Imm(asm.R3, int32(h)),
+			asm.Add.Reg(asm.R3, asm.R1),
+			asm.LoadMem(asm.R3, asm.R3, 0, asm.Byte),
+			asm.JEq.Imm(asm.R3, 0, stop), // the haystack ends: no later match
+			asm.Mov.Imm(asm.R0, 0),
+			asm.Return(),
+		)
+		g.mark(found)
+		g.emit(asm.StoreMem(asm.R9, res, asm.R1, asm.DWord))
+		g.mark(stop)
+		g.emit(asm.Mov.Imm(asm.R0, 1), asm.Return())
+	})
 }
