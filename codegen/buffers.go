@@ -106,9 +106,7 @@ func (g *gen) copyInto(dst int16, size int, e ast.Expr) {
 	src := g.buffer(e)
 	n := roundUp(min(g.info.TypeOf(e).Size, size), 8)
 	g.copyMem(g.fp, dst, g.fp, src, n)
-	for i := n; i < roundUp(size, 8); i += 8 {
-		g.emit(stImm(g.fp, dst+int16(i), 0))
-	}
+	g.zero(dst+int16(n), roundUp(size, 8)-n)
 }
 
 // copyAs evaluates the buffer expression e into the slot at dst that holds
@@ -302,9 +300,7 @@ func (g *gen) buildInto(dst int16, size int, e ast.Expr) bool {
 			}
 		}
 		g.readKernel(dst, t.Size, as)
-		for i := roundUp(t.Size, 8); i < roundUp(size, 8); i += 8 {
-			g.emit(stImm(g.fp, dst+int16(i), 0))
-		}
+		g.zero(dst+int16(roundUp(t.Size, 8)), roundUp(size, 8)-roundUp(t.Size, 8))
 		return true
 	case *ast.Call:
 		if f := g.info.Calls[x]; f != nil && f.Into != nil {
@@ -313,9 +309,7 @@ func (g *gen) buildInto(dst int16, size int, e ast.Expr) bool {
 	case *ast.Ident:
 		if g.info.Idents[x] == builtin.Comm && size >= 16 {
 			g.comm(dst)
-			for i := 16; i < roundUp(size, 8); i += 8 {
-				g.emit(stImm(g.fp, dst+int16(i), 0))
-			}
+			g.zero(dst+16, roundUp(size, 8)-16)
 			return true
 		}
 	}
