@@ -136,6 +136,9 @@ func (g *gen) copyAs(dst int16, t *types.Type, e ast.Expr) {
 		// field's): exactly its bytes, then zeros up to the end of the
 		// slot (the padding up to 8 bytes too when dst is aligned: a
 		// field after it is written later).
+		if dst%8 == 0 && g.buildInto(dst, t.Size, e) {
+			return
+		}
 		src := g.buffer(e)
 		n := min(t.Size, et.Size)
 		g.copyBytes(dst, src, n)
