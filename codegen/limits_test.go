@@ -60,3 +60,38 @@ func TestScratchLimit(t *testing.T) {
 		t.Errorf("max_strlen 9999: %v", err)
 	}
 }
+
+// TestScratchPerTarget: the programs of a trampoline wildcard, one per
+// function, each have a scratch value of their own (two of them can run
+// at once on one CPU, one program cannot).
+func TestScratchPerTarget(t *testing.T) {
+	prog, err := compileScript(t, "t.bt", `fentry:vfs_read, fentry:vfs_write { printf("%s\n", str(0)); }`, codegen.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for name, spec := range prog.Collection.Programs {
+		refs := map[string]bool{}
+		for _, ins := range spec.Instructions {
+			if r := ins.Reference(); strings.HasPrefix(r, "scratch_") {
+				refs[r] = true
+				if prog.Collection.Maps[r] == nil {
+					t.Errorf("%s uses %s, which is not declared", name, r)
+				}
+			}
+		}
+		if len(refs) != 1 || !refs["scratch_"+name] {
+			t.Errorf("%s uses the scratch maps %v, want scratch_%s", name, refs, name)
+		}
+		names = append(names, name)
+	}
+	n := 0
+	for name := range prog.Collection.Maps {
+		if strings.HasPrefix(name, "scratch_") {
+			n++
+		}
+	}
+	if len(names) != 2 || n != 2 {
+		t.Errorf("programs %v and %d scratch maps, want 2 of each", names, n)
+	}
+}
