@@ -237,8 +237,10 @@ func (g *gen) program() (asm.Instructions, error) {
 		}
 	}
 	if pred := g.probe.AST.Pred; pred != nil {
+		mark := g.frame
 		g.tag(pred)
 		g.branch(pred, g.exitLbl, false)
+		g.frame = mark // the predicate's temporaries die here
 	}
 	g.block(g.probe.AST.Body)
 	g.mark(g.exitLbl)
