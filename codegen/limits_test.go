@@ -95,3 +95,21 @@ func TestScratchPerTarget(t *testing.T) {
 		t.Errorf("programs %v and %d scratch maps, want 2 of each", names, n)
 	}
 }
+
+// TestVerifierLimits: string comparisons and searches whose code the
+// verifier would give up on (more than 8,192 branches left to explore)
+// are refused at the call, and their limits compile.
+func TestVerifierLimits(t *testing.T) {
+	for _, tc := range []struct{ src, err string }{
+		{`config = { max_strlen = 9999 } BEGIN { @ = strncmp(str(0), str(0), 3072); }`, ""},
+		{`config = { max_strlen = 9999 } BEGIN { @ = strncmp(str(0), str(0), 5000); }`, "t.bt:1:44: error: too complex for the BPF verifier: strncmp() compares at most 3072 bytes, not 5000"},
+		{`config = { max_strlen = 2048 } BEGIN { @ = strcontains(str(0), str(0)); }`, ""},
+		{`config = { max_strlen = 3000 } BEGIN { @ = strcontains(str(0), str(0)); }`, "t.bt:1:44: error: too complex for the BPF verifier: strcontains() searches for a needle of at most 2048 bytes, not 3000 (str(p, n) reads a shorter one)"},
+		{`config = { max_strlen = 3000 } BEGIN { @ = strstr(str(0), str(0, 100)); }`, ""},
+	} {
+		_, err := compileScript(t, "t.bt", tc.src, codegen.Options{})
+		if tc.err == "" && err != nil || tc.err != "" && (err == nil || err.Error() != tc.err || !errors.Is(err, codegen.ErrVerifierLimit)) {
+			t.Errorf("%s: got %v, want %q", tc.src, err, tc.err)
+		}
+	}
+}

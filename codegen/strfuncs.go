@@ -1,6 +1,9 @@
 package codegen
 
 import (
+	"errors"
+	"fmt"
+
 	"github.com/cilium/ebpf/asm"
 
 	"github.com/gotrace/gotrace/lang/ast"
@@ -13,22 +16,7 @@ func (g *gen) strlen(e *ast.Call) {
 	size := g.info.TypeOf(e.Args[0]).Size
 	done := g.newLabel("strlen")
 	if size > strLoopMin {
-		// a loop the verifier walks: R0 the length, R1 the byte's address
-		top := g.newLabel("strlenloop")
-		g.emit(
-			asm.Mov.Imm(asm.R0, 0),
-			asm.Mov.Reg(asm.R1, g.fp),
-			asm.Add.Imm(asm.R1, int32(off)),
-		)
-		g.mark(top)
-		g.emit(
-			asm.LoadMem(asm.R2, asm.R1, 0, asm.Byte),
-			asm.JEq.Imm(asm.R2, 0, done),
-			asm.Add.Imm(asm.R0, 1),
-			asm.Add.Imm(asm.R1, 1),
-			asm.JLT.Imm(asm.R0, int32(size), top),
-		)
-		g.mark(done)
+		g.strlenHelper(off, size)
 		return
 	}
 	g.emit(asm.Mov.Imm(asm.R0, 0))
@@ -50,6 +38,11 @@ func (g *gen) strncmp(e *ast.Call) {
 	n = min(n, g.info.TypeOf(e.Args[0]).Size, g.info.TypeOf(e.Args[1]).Size)
 	if n == 0 {
 		g.emit(asm.Mov.Imm(asm.R0, 0)) // no bytes to compare: equal
+		return
+	}
+	if n > maxCompareBytes {
+		// two branches a byte: past about 4,000 bytes the verifier gives up
+		g.fail(e.Pos(), fmt.Errorf("%w: strncmp() compares at most %d bytes, not %d", ErrVerifierLimit, maxCompareBytes, n))
 		return
 	}
 	eq, ne, end := g.newLabel("streq"), g.newLabel("strne"), g.newLabel("strcmpend")
@@ -96,6 +89,11 @@ func (g *gen) strstr(e *ast.Call, contains bool) {
 	nd := g.buffer(e.Args[1])
 	hs, ns := g.info.TypeOf(e.Args[0]).Size, g.info.TypeOf(e.Args[1]).Size
 	if hs*ns > strstrUnrollMax {
+		if ns > maxNeedleBytes {
+			// three branches a needle byte in the loop the verifier walks
+			g.fail(e.Pos(), fmt.Errorf("%w: %s() searches for a needle of at most %d bytes, not %d (str(p, n) reads a shorter one)", ErrVerifierLimit, e.Name, maxNeedleBytes, ns))
+			return
+		}
 		g.strstrLoop(h, nd, hs, ns, e.Pos())
 		g.containsResult(contains)
 		return
@@ -136,8 +134,8 @@ func (g *gen) containsResult(contains bool) {
 	}
 }
 
-// strLoopMin is the string size above which strlen is a loop rather than
-// unrolled; strstrUnrollMax bounds the haystack size times the needle
+// strLoopMin is the string size above which strlen is strlenHelper rather
+// than unrolled; strstrUnrollMax bounds the haystack size times the needle
 // size that strstr unrolls (past it, strstrLoop: a 1024-byte haystack and
 // a 5-byte needle unrolled, 28,000 instructions, fail to load on Linux
 // 6.18 with EFAULT).
@@ -145,6 +143,49 @@ const (
 	strLoopMin      = 512
 	strstrUnrollMax = 1024
 )
+
+// maxCompareBytes and maxNeedleBytes bound strncmp's length and the
+// needle of strstrLoop: the verifier keeps at most 8,192 branches to
+// explore, and their code leaves it two a byte compared and three a
+// needle byte.
+const (
+	maxCompareBytes = 3072
+	maxNeedleBytes  = 2048
+)
+
+// ErrVerifierLimit is returned (wrapped, with the script position) for
+// code the kernel's verifier would refuse as too complex.
+var ErrVerifierLimit = errors.New("too complex for the BPF verifier")
+
+// strlenHelper is strlen of the size bytes at off in constant code: the
+// string is copied onto itself with bpf_probe_read_kernel_str, which
+// returns its length with the terminator. A string with no terminator
+// before its last byte comes back with one there: the byte is saved
+// first, put back, and counted when it is not a terminator. A loop over
+// the bytes would leave the verifier one branch a byte to explore, more
+// than the 8,192 it keeps for a max_strlen of 9999.
+func (g *gen) strlenHelper(off int16, size int) {
+	last := g.alloc(8, g.stmtPos)
+	done := g.newLabel("strlen")
+	g.emit(
+		asm.LoadMem(asm.R1, g.fp, off+int16(size-1), asm.Byte),
+		asm.StoreMem(g.fp, last, asm.R1, asm.DWord),
+		asm.Mov.Reg(asm.R1, g.fp),
+		asm.Add.Imm(asm.R1, int32(off)),
+		asm.Mov.Reg(asm.R3, asm.R1),
+		asm.Mov.Imm(asm.R2, int32(size)),
+		asm.FnProbeReadKernelStr.Call(),
+		asm.Add.Imm(asm.R0, -1),
+		asm.JSLT.Imm(asm.R0, int32(size-1), done),
+		// the terminator is the last byte, or was written there
+		asm.LoadMem(asm.R1, g.fp, last, asm.DWord),
+		asm.StoreMem(g.fp, off+int16(size-1), asm.R1, asm.Byte),
+		asm.Mov.Imm(asm.R0, int32(size-1)),
+		asm.JEq.Imm(asm.R1, 0, done),
+		asm.Mov.Imm(asm.R0, int32(size)),
+	)
+	g.mark(done)
+}
 
 // strstrLoop is strstr over the haystack of hs bytes at h and the needle
 // of ns bytes at nd with bpf_loop (Linux 5.17+): one call of a callback
