@@ -51,7 +51,7 @@ type gen struct {
 	aliases map[string]string
 	source  asm.Comment // source tag waiting for the next instruction
 	nlabel  int
-	frame   int // bytes of stack in use (grows downwards from R10)
+	frame   int // bytes of the frame in use (grows downwards from fp)
 	maxSP   int
 	vars    []int16 // scratch variable slots by declaration ID
 	// callbacks holds the for-map callback functions, emitted after the
@@ -156,8 +156,8 @@ func (g *gen) fail(pos ast.Pos, err error) {
 	}
 }
 
-// alloc reserves size bytes (rounded to 8) on the stack and returns the
-// offset from R10.
+// alloc reserves size bytes (rounded to 8) in the frame and returns their
+// offset from the frame pointer (R10 on the stack, R9 in a scratch value).
 func (g *gen) alloc(size int, pos ast.Pos) int16 {
 	size = roundUp(max(size, 1), 8)
 	g.frame += size
@@ -247,7 +247,9 @@ func (g *gen) program() (asm.Instructions, error) {
 	if g.epilogue != nil {
 		g.epilogue()
 	}
-	g.mark(g.bailLabel())
+	if g.mode != onStack {
+		g.mark(g.bailLabel())
+	}
 	g.emit(asm.Mov.Imm(asm.R0, 0), asm.Return())
 	if g.err != nil {
 		return nil, &Error{Pos: g.errPos, Err: g.err}

@@ -68,11 +68,8 @@ func (g *gen) scratchMapName() string { return "scratch_" + g.progName }
 
 // bailLabel is the label of the probe's final return, which the scratch
 // lookup jumps to when it fails (it cannot: the key is always there),
-// skipping an epilogue that would use the frame. It is "" on the stack.
+// skipping an epilogue that would use the frame.
 func (g *gen) bailLabel() string {
-	if g.mode == onStack {
-		return ""
-	}
 	if g.bail == "" {
 		g.bail = g.newLabel("bail")
 	}
