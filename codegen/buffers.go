@@ -107,9 +107,7 @@ func (g *gen) copyInto(dst int16, size int, e ast.Expr) {
 	src := g.buffer(e)
 	n := roundUp(min(g.info.TypeOf(e).Size, size), 8)
 	g.copyMem(g.fp, dst, g.fp, src, n)
-	for i := n; i < roundUp(size, 8); i += 8 {
-		g.emit(stImm(g.fp, dst+int16(i), 0))
-	}
+	g.zero(dst+int16(n), roundUp(size, 8)-n)
 }
 
 // copyAs evaluates the buffer expression e into the slot at dst that holds
@@ -139,6 +137,9 @@ func (g *gen) copyAs(dst int16, t *types.Type, e ast.Expr) {
 		// field's): exactly its bytes, then zeros up to the end of the
 		// slot (the padding up to 8 bytes too when dst is aligned: a
 		// field after it is written later).
+		if dst%8 == 0 && g.buildInto(dst, t.Size, e) {
+			return
+		}
 		src := g.buffer(e)
 		n := min(t.Size, et.Size)
 		g.copyBytes(dst, src, n)
@@ -337,9 +338,7 @@ func (g *gen) buildInto(dst int16, size int, e ast.Expr) bool {
 			}
 		}
 		g.readKernel(dst, t.Size, as)
-		for i := roundUp(t.Size, 8); i < roundUp(size, 8); i += 8 {
-			g.emit(stImm(g.fp, dst+int16(i), 0))
-		}
+		g.zero(dst+int16(roundUp(t.Size, 8)), roundUp(size, 8)-roundUp(t.Size, 8))
 		return true
 	case *ast.Call:
 		// buf() of a run-time length: read straight into the slot
@@ -354,9 +353,7 @@ func (g *gen) buildInto(dst int16, size int, e ast.Expr) bool {
 	case *ast.Ident:
 		if g.info.Idents[x] == builtin.Comm && size >= 16 {
 			g.comm(dst)
-			for i := 16; i < roundUp(size, 8); i += 8 {
-				g.emit(stImm(g.fp, dst+int16(i), 0))
-			}
+			g.zero(dst+16, roundUp(size, 8)-16)
 			return true
 		}
 	}
@@ -807,8 +804,10 @@ func (g *gen) bufLenAt(off int16, e *ast.Call, t *types.Type) {
 	g.checkHelper(helperName(fn))
 }
 
-// strConcat concatenates two strings: a is copied, then b after a's
-// length, unrolled over the positions where a can end.
+// strConcat concatenates two strings: a is copied into the result, its
+// length found by copying it onto itself with bpf_probe_read_kernel_str
+// (which returns the length with the terminator), and b copied after it.
+// When a fills its bytes (no terminator), b is not appended.
 func (g *gen) strConcat(e *ast.Call) int16 {
 	t := g.info.TypeOf(e)
 	as, bs := g.info.TypeOf(e.Args[0]).Size, g.info.TypeOf(e.Args[1]).Size
@@ -816,21 +815,22 @@ func (g *gen) strConcat(e *ast.Call) int16 {
 	g.copyInto(off, t.Size, e.Args[0])
 	b := g.buffer(e.Args[1])
 	done := g.newLabel("concat")
-	for k := 0; k < as; k++ {
-		next := g.newLabel("concatnext")
-		g.emit(
-			asm.LoadMem(asm.R1, g.fp, off+int16(k), asm.Byte),
-			asm.JNE.Imm(asm.R1, 0, next),
-		)
-		for j := 0; j < bs && k+j < t.Size; j++ {
-			g.emit(
-				asm.LoadMem(asm.R1, g.fp, b+int16(j), asm.Byte),
-				asm.StoreMem(g.fp, off+int16(k+j), asm.R1, asm.Byte),
-			)
-		}
-		g.emit(asm.Ja.Label(done))
-		g.mark(next)
-	}
+	g.emit(
+		asm.Mov.Reg(asm.R1, g.fp),
+		asm.Add.Imm(asm.R1, int32(off)),
+		asm.Mov.Reg(asm.R3, asm.R1),
+		asm.Mov.Imm(asm.R2, int32(min(as+1, t.Size))), // the byte after a is zero
+		asm.FnProbeReadKernelStr.Call(),
+		asm.JSLT.Imm(asm.R0, 1, done),
+		asm.JGT.Imm(asm.R0, int32(as), done),
+		asm.Mov.Reg(asm.R1, g.fp),
+		asm.Add.Imm(asm.R1, int32(off)-1),
+		asm.Add.Reg(asm.R1, asm.R0),
+		asm.Mov.Imm(asm.R2, int32(bs)),
+		asm.Mov.Reg(asm.R3, g.fp),
+		asm.Add.Imm(asm.R3, int32(b)),
+		asm.FnProbeReadKernel.Call(),
+	)
 	g.mark(done)
 	g.emit(asm.Mov.Imm(asm.R0, 0))
 	return off

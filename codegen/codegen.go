@@ -330,8 +330,14 @@ func (c *compiler) compileProbe(i int, p *lang.Probe) error {
 			s := spec.Copy()
 			s.Name = one.Program
 			s.AttachTo = target
+			if one.Program != probe.Program {
+				c.ownScratch(s, probe.Program)
+			}
 			c.out.Collection.Programs[one.Program] = s
 			c.out.Probes = append(c.out.Probes, &one)
+		}
+		if len(probe.Targets) > 1 {
+			delete(c.out.Collection.Maps, "scratch_"+probe.Program) // each copy has its own
 		}
 		return nil
 	}

@@ -112,7 +112,7 @@ func compileScript(t *testing.T, name, src string, opts codegen.Options) (*objec
 		*tracefs.Env
 		hostfs.Files
 	}{tracefs.NewEnv(filepath.Join("..", "testdata", "tracefs"), tracefs.WithBTF(testbtf.Spec(t))), hostfs.Files{}}
-	checked, err := lang.Check(file, env, lang.Options{Params: []string{"42"}})
+	checked, err := lang.Check(file, env, lang.Options{Params: []string{"42"}, NCPUs: 4})
 	if err != nil {
 		return nil, err
 	}

@@ -5,4 +5,11 @@
 // Code generation is deterministic and never touches the kernel: every kernel
 // dependent choice is an explicit input, decided by the runtime from feature
 // probes.
+//
+// A probe's values (variables, temporaries, map keys, event records) live
+// on the 512-byte BPF stack; a probe that needs more, such as one holding
+// strings of a large max_strlen, is compiled again with its whole frame in
+// a scratch map value of its own (scratch.go): up to 32 KiB in a per-CPU
+// array, up to 64 KiB in an array with one value per CPU. Past that it is
+// an error at the expression that does not fit (ErrScratchLimit).
 package codegen

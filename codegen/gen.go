@@ -54,7 +54,7 @@ type gen struct {
 	aliases map[string]string
 	source  asm.Comment // source tag waiting for the next instruction
 	nlabel  int
-	frame   int // bytes of stack in use (grows downwards from R10)
+	frame   int // bytes of the frame in use (grows downwards from fp)
 	maxSP   int
 	vars    []int16 // scratch variable slots by declaration ID
 	// callbacks holds the for-map callback functions, emitted after the
@@ -163,8 +163,8 @@ func (g *gen) fail(pos ast.Pos, err error) {
 	}
 }
 
-// alloc reserves size bytes (rounded to 8) on the stack and returns the
-// offset from R10.
+// alloc reserves size bytes (rounded to 8) in the frame and returns their
+// offset from the frame pointer (R10 on the stack, R9 in a scratch value).
 func (g *gen) alloc(size int, pos ast.Pos) int16 {
 	size = roundUp(max(size, 1), 8)
 	g.frame += size
@@ -244,20 +244,26 @@ func (g *gen) program() (asm.Instructions, error) {
 		}
 	}
 	if pred := g.probe.AST.Pred; pred != nil {
+		mark := g.frame
 		g.tag(pred)
 		g.branch(pred, g.exitLbl, false)
+		g.frame = mark // the predicate's temporaries die here
 	}
 	g.block(g.probe.AST.Body)
 	g.mark(g.exitLbl)
 	if g.epilogue != nil {
 		g.epilogue()
 	}
-	g.mark(g.bailLabel())
+	if g.mode != onStack {
+		g.mark(g.bailLabel())
+	}
 	g.emit(asm.Mov.Imm(asm.R0, 0), asm.Return())
 	if g.err != nil {
 		return nil, &Error{Pos: g.errPos, Err: g.err}
 	}
-	g.scratchFinish()
+	if g.scratchFinish(); g.err != nil {
+		return nil, &Error{Pos: g.errPos, Err: g.err}
+	}
 	if len(g.callbacks) > 0 {
 		// Callbacks need BTF function info for the whole program.
 		g.insns[0] = btf.WithFuncMetadata(g.insns[0], &btf.Func{
@@ -599,6 +605,20 @@ func (g *gen) callback(pos ast.Pos, name string, proto *btf.FuncProto, setup, pr
 	cb := g.insns
 	restore()
 	g.callbacks = append(g.callbacks, cb...)
+}
+
+// rawCallback compiles body, instructions with no script statements, as
+// the callback function name of prototype proto.
+func (g *gen) rawCallback(name string, proto *btf.FuncProto, body func()) {
+	saved, savedPending, savedSource, savedFP := g.insns, g.pending, g.source, g.fp
+	g.insns, g.pending, g.source, g.fp = nil, nil, "", asm.R9
+	body()
+	if g.err == nil && len(g.insns) > 0 {
+		g.insns[0] = g.insns[0].WithSymbol(name)
+		g.insns[0] = btf.WithFuncMetadata(g.insns[0], &btf.Func{Name: name, Linkage: btf.StaticFunc, Type: proto})
+		g.callbacks = append(g.callbacks, g.insns...)
+	}
+	g.insns, g.pending, g.source, g.fp = saved, savedPending, savedSource, savedFP
 }
 
 // referenced reports whether an instruction emitted so far jumps to label.

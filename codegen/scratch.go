@@ -68,11 +68,8 @@ func (g *gen) scratchMapName() string { return "scratch_" + g.progName }
 
 // bailLabel is the label of the probe's final return, which the scratch
 // lookup jumps to when it fails (it cannot: the key is always there),
-// skipping an epilogue that would use the frame. It is "" on the stack.
+// skipping an epilogue that would use the frame.
 func (g *gen) bailLabel() string {
-	if g.mode == onStack {
-		return ""
-	}
 	if g.bail == "" {
 		g.bail = g.newLabel("bail")
 	}
@@ -123,8 +120,13 @@ func (g *gen) scratchFinish() {
 		MaxEntries: 1,
 	}
 	if g.mode == bigScratch {
+		if g.c.prog.NCPUs <= 0 {
+			// one value per CPU, or the probe would do nothing on the others
+			g.fail(g.probe.AST.Pos(), fmt.Errorf("%w: this probe needs %d bytes, past %d bytes it needs the number of possible CPUs (lang.Options.NCPUs)", ErrScratchLimit, g.maxSP, scratchLimit))
+			return
+		}
 		size = max(size, scratchLimit)
-		spec.Type, spec.ValueSize, spec.MaxEntries = ebpf.Array, uint32(size), uint32(max(g.c.prog.NCPUs, 1))
+		spec.Type, spec.ValueSize, spec.MaxEntries = ebpf.Array, uint32(size), uint32(g.c.prog.NCPUs)
 	}
 	g.insns[g.fpFix].Constant = int64(size - g.frameBias())
 	g.c.out.Collection.Maps[spec.Name] = spec
@@ -214,4 +216,22 @@ func (c *compiler) compileFrame(newG func() *gen) (asm.Instructions, error) {
 		}
 	}
 	return nil, err
+}
+
+// ownScratch gives the copy s of program from (one trampoline target of
+// a wildcard) a scratch map of its own: two programs may run at once on
+// one CPU (a preempted trampoline), one program only once.
+func (c *compiler) ownScratch(s *ebpf.ProgramSpec, from string) {
+	shared, ok := c.out.Collection.Maps["scratch_"+from]
+	if !ok {
+		return
+	}
+	own := shared.Copy()
+	own.Name = "scratch_" + s.Name
+	c.out.Collection.Maps[own.Name] = own
+	for i := range s.Instructions {
+		if s.Instructions[i].Reference() == shared.Name {
+			s.Instructions[i] = s.Instructions[i].WithReference(own.Name)
+		}
+	}
 }

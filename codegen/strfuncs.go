@@ -1,6 +1,9 @@
 package codegen
 
 import (
+	"errors"
+	"fmt"
+
 	"github.com/cilium/ebpf/asm"
 
 	"github.com/gotrace/gotrace/lang/ast"
@@ -12,6 +15,10 @@ func (g *gen) strlen(e *ast.Call) {
 	off := g.buffer(e.Args[0])
 	size := g.info.TypeOf(e.Args[0]).Size
 	done := g.newLabel("strlen")
+	if size > strLoopMin {
+		g.strlenHelper(off, size)
+		return
+	}
 	g.emit(asm.Mov.Imm(asm.R0, 0))
 	for i := 0; i < size; i++ {
 		g.emit(
@@ -31,6 +38,11 @@ func (g *gen) strncmp(e *ast.Call) {
 	n = min(n, g.info.TypeOf(e.Args[0]).Size, g.info.TypeOf(e.Args[1]).Size)
 	if n == 0 {
 		g.emit(asm.Mov.Imm(asm.R0, 0)) // no bytes to compare: equal
+		return
+	}
+	if n > maxCompareBytes {
+		// two branches a byte: past about 4,000 bytes the verifier gives up
+		g.fail(e.Pos(), fmt.Errorf("%w: strncmp() compares at most %d bytes, not %d", ErrVerifierLimit, maxCompareBytes, n))
 		return
 	}
 	eq, ne, end := g.newLabel("streq"), g.newLabel("strne"), g.newLabel("strcmpend")
@@ -76,6 +88,16 @@ func (g *gen) strstr(e *ast.Call, contains bool) {
 	h := g.buffer(e.Args[0])
 	nd := g.buffer(e.Args[1])
 	hs, ns := g.info.TypeOf(e.Args[0]).Size, g.info.TypeOf(e.Args[1]).Size
+	if hs*ns > strstrUnrollMax {
+		if ns > maxNeedleBytes {
+			// three branches a needle byte in the loop the verifier walks
+			g.fail(e.Pos(), fmt.Errorf("%w: %s() searches for a needle of at most %d bytes, not %d (str(p, n) reads a shorter one)", ErrVerifierLimit, e.Name, maxNeedleBytes, ns))
+			return
+		}
+		g.strstrLoop(h, nd, hs, ns, e.Pos())
+		g.containsResult(contains)
+		return
+	}
 	found, end := g.newLabel("strfound"), g.newLabel("strstrend")
 	for i := 0; i < hs; i++ {
 		next := g.newLabel("strnext")
@@ -98,6 +120,11 @@ func (g *gen) strstr(e *ast.Call, contains bool) {
 	g.emit(asm.Mov.Imm(asm.R0, -1), asm.Ja.Label(found+"_out"))
 	g.mark(found)
 	g.mark(found + "_out")
+	g.containsResult(contains)
+}
+
+// containsResult turns strstr's index in R0 into strcontains' bool.
+func (g *gen) containsResult(contains bool) {
 	if contains {
 		t := g.newLabel("contains")
 		g.emit(asm.JSGE.Imm(asm.R0, 0, t), asm.Mov.Imm(asm.R0, 0), asm.Ja.Label(t+"_end"))
@@ -105,4 +132,122 @@ func (g *gen) strstr(e *ast.Call, contains bool) {
 		g.emit(asm.Mov.Imm(asm.R0, 1))
 		g.mark(t + "_end")
 	}
+}
+
+// strLoopMin is the string size above which strlen is strlenHelper rather
+// than unrolled; strstrUnrollMax bounds the haystack size times the needle
+// size that strstr unrolls (past it, strstrLoop: a 1024-byte haystack and
+// a 5-byte needle unrolled, 28,000 instructions, fail to load on Linux
+// 6.18 with EFAULT).
+const (
+	strLoopMin      = 512
+	strstrUnrollMax = 1024
+)
+
+// maxCompareBytes and maxNeedleBytes bound strncmp's length and the
+// needle of strstrLoop: the verifier keeps at most 8,192 branches to
+// explore, and their code leaves it two a byte compared and three a
+// needle byte.
+const (
+	maxCompareBytes = 3072
+	maxNeedleBytes  = 2048
+)
+
+// ErrVerifierLimit is returned (wrapped, with the script position) for
+// code the kernel's verifier would refuse as too complex.
+var ErrVerifierLimit = errors.New("too complex for the BPF verifier")
+
+// strlenHelper is strlen of the size bytes at off in constant code: the
+// string is copied onto itself with bpf_probe_read_kernel_str, which
+// returns its length with the terminator. A string with no terminator
+// before its last byte comes back with one there: the byte is saved
+// first, put back, and counted when it is not a terminator. A loop over
+// the bytes would leave the verifier one branch a byte to explore, more
+// than the 8,192 it keeps for a max_strlen of 9999.
+func (g *gen) strlenHelper(off int16, size int) {
+	last := g.alloc(8, g.stmtPos)
+	done := g.newLabel("strlen")
+	g.emit(
+		asm.LoadMem(asm.R1, g.fp, off+int16(size-1), asm.Byte),
+		asm.StoreMem(g.fp, last, asm.R1, asm.DWord),
+		asm.Mov.Reg(asm.R1, g.fp),
+		asm.Add.Imm(asm.R1, int32(off)),
+		asm.Mov.Reg(asm.R3, asm.R1),
+		asm.Mov.Imm(asm.R2, int32(size)),
+		asm.FnProbeReadKernelStr.Call(),
+		asm.Add.Imm(asm.R0, -1),
+		asm.JSLT.Imm(asm.R0, int32(size-1), done),
+		// the terminator is the last byte, or was written there
+		asm.LoadMem(asm.R1, g.fp, last, asm.DWord),
+		asm.StoreMem(g.fp, off+int16(size-1), asm.R1, asm.Byte),
+		asm.Mov.Imm(asm.R0, int32(size-1)),
+		asm.JEq.Imm(asm.R1, 0, done),
+		asm.Mov.Imm(asm.R0, int32(size)),
+	)
+	g.mark(done)
+}
+
+// strstrLoop is strstr over the haystack of hs bytes at h and the needle
+// of ns bytes at nd with bpf_loop (Linux 5.17+): one call of a callback
+// per haystack position i, which compares the needle from there in a loop
+// the verifier walks, and stops the iteration at a match (storing i) or
+// at the haystack's end. R0 is the index or -1, as the unrolled strstr
+// leaves it.
+func (g *gen) strstrLoop(h, nd int16, hs, ns int, pos ast.Pos) {
+	res := g.alloc(8, pos)
+	g.emit(stImm(g.fp, res, -1))
+	name := g.newLabel("strstr")
+	g.emit(
+		asm.Mov.Imm(asm.R1, int32(hs)),
+		asm.Instruction{OpCode: asm.LoadImmOp(asm.DWord), Dst: asm.R2, Src: asm.PseudoFunc, Constant: -1}.WithReference(name),
+	)
+	g.callbackCtx(asm.R3)
+	g.emit(
+		asm.Mov.Imm(asm.R4, 0),
+		asm.FnLoop.Call(),
+		asm.LoadMem(asm.R0, g.fp, res, asm.DWord),
+	)
+	g.rawCallback(name, loopProto, func() {
+		// R1: i; R7: j; R2: the needle's byte; R4: i+j.
+		g.callbackFrame(asm.R2)
+		inner, next, found, stop := g.newLabel("strstrj"), g.newLabel("strstrnext"), g.newLabel("strstrfound"), g.newLabel("strstrstop")
+		g.emit(
+			asm.JGE.Imm(asm.R1, int32(hs), stop),
+			asm.Mov.Imm(asm.R7, 0),
+		)
+		g.mark(inner)
+		g.emit(
+			asm.Mov.Reg(asm.R3, asm.R9),
+			asm.Add.Imm(asm.R3, int32(nd)),
+			asm.Add.Reg(asm.R3, asm.R7),
+			asm.LoadMem(asm.R2, asm.R3, 0, asm.Byte),
+			asm.JEq.Imm(asm.R2, 0, found),
+			asm.Mov.Reg(asm.R4, asm.R1),
+			asm.Add.Reg(asm.R4, asm.R7),
+			asm.JGE.Imm(asm.R4, int32(hs), next),
+			asm.Mov.Reg(asm.R3, asm.R9),
+			asm.Add.Imm(asm.R3, int32(h)),
+			asm.Add.Reg(asm.R3, asm.R4),
+			asm.LoadMem(asm.R3, asm.R3, 0, asm.Byte),
+			asm.JNE.Reg(asm.R3, asm.R2, next),
+			asm.Add.Imm(asm.R7, 1),
+			asm.JLT.Imm(asm.R7, int32(ns), inner),
+		)
+		// a needle without a terminator that matched all its bytes does
+		// not count, as in the unrolled strstr
+		g.mark(next)
+		g.emit(
+			asm.Mov.Reg(asm.R3, asm.R9),
+			asm.Add.Imm(asm.R3, int32(h)),
+			asm.Add.Reg(asm.R3, asm.R1),
+			asm.LoadMem(asm.R3, asm.R3, 0, asm.Byte),
+			asm.JEq.Imm(asm.R3, 0, stop), // the haystack ends: no later match
+			asm.Mov.Imm(asm.R0, 0),
+			asm.Return(),
+		)
+		g.mark(found)
+		g.emit(asm.StoreMem(asm.R9, res, asm.R1, asm.DWord))
+		g.mark(stop)
+		g.emit(asm.Mov.Imm(asm.R0, 1), asm.Return())
+	})
 }

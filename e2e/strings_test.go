@@ -42,7 +42,7 @@ func TestStrTruncation(t *testing.T) {
 // probe's values then live in a scratch map value), a 5,556-character
 // execve filename is read whole into map keys and values, tuples, printf
 // and print arguments and the for-map variable, and printed byte for
-// byte; a smaller max_strlen of 1024 or more keeps max_strlen-1
+// byte, as text and as JSON; a smaller max_strlen of 1024 or more keeps max_strlen-1
 // characters without the truncation trailer, as bpftrace 0.26 does.
 func TestStrBig(t *testing.T) {
 	name := "/" + strings.Repeat("X", 5555)
@@ -67,6 +67,17 @@ tracepoint:syscalls:sys_enter_execve /strncmp(str(args.filename), "/XXXX", 5) ==
 		"@[" + name + "]: 1\n" +
 		"@s[" + name + "]: " + name + "\n"
 	wantOutput(t, got, want, 0)
+
+	s = startNoWait(t, "-f", "json", "-e", `config = { max_strlen = 9999 }
+tracepoint:syscalls:sys_enter_execve /strncmp(str(args.filename), "/XXXX", 5) == 0/ {
+	@[str(args.filename)] = count();
+	print((1, str(args.filename)));
+	exit();
+}`)
+	trigger(s)
+	wantOutput(t, s.wait(), `{"type": "attached_probes", "count": 1, "data": {"probes": 1}}`+"\n"+
+		`{"type": "value", "data": [1,"`+name+`"]}`+"\n"+
+		`{"type": "map", "data": {"@": {"`+name+`": 1}}}`+"\n", 0)
 
 	s = startNoWait(t, "-e", `config = { max_strlen = 3000 }
 tracepoint:syscalls:sys_enter_execve /strncmp(str(args.filename), "/XXXX", 5) == 0/ {

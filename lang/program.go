@@ -13,7 +13,7 @@ import (
 )
 
 // DefaultMaxStrlen is bpftrace's default string buffer size (max_strlen).
-const DefaultMaxStrlen = 64
+const DefaultMaxStrlen = 1024
 
 // MaxStrlenLimit is the largest max_strlen: strings past the 512-byte BPF
 // stack live in a probe's scratch map value, which holds at most 64 KiB
