@@ -71,7 +71,7 @@ const MaxLoopIterations = 1024
 const MaxUnroll = 100
 
 func (c *checker) let(s *ast.LetStmt) {
-	var t *types.Type
+	var t, declared *types.Type
 	if s.Type != nil {
 		if t = c.resolveType(s.Type); t == nil {
 			return
@@ -91,6 +91,7 @@ func (c *checker) let(s *ast.LetStmt) {
 		if t = c.valueType(s.Type, t); t == nil {
 			return
 		}
+		declared = t
 		if !t.IsInt() {
 			t = storageType(t)
 		}
@@ -117,7 +118,7 @@ func (c *checker) let(s *ast.LetStmt) {
 		c.declareVar(s.Var, nil)
 		return
 	}
-	own := t
+	own := declared
 	if t == nil {
 		t, own = storageType(rt), c.ownType(s.Init, rt)
 	} else if rt != nil {
