@@ -679,9 +679,29 @@ func (p *exprParser) postfix(x ast.Expr) (ast.Expr, error) {
 // durationSuffixes are the unit suffixes accepted on decimal integer literals.
 var durationSuffixes = []string{"ns", "us", "ms", "s", "m", "h", "d"}
 
+// cIntSuffixes are C's integer suffixes that bpftrace 0.26 accepts and
+// ignores but for the range they allow (u: 32 bits, l and ll: 63, ul and
+// ull: 64), its documentation's 123UL in either case.
+var cIntSuffixes = []string{"ull", "ul", "ll", "u", "l"}
+
+// splitCIntSuffix splits a C integer suffix, in lower case, off a literal.
+func splitCIntSuffix(text string) (body, suffix string) {
+	for _, s := range cIntSuffixes {
+		n := len(text) - len(s)
+		if n > 0 && strings.EqualFold(text[n:], s) && isHexDigit(text[n-1]) {
+			return text[:n], s
+		}
+	}
+	return text, ""
+}
+
+func isHexDigit(c byte) bool {
+	return isDigit(c) || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
+
 // intLit converts an Int or Char token to an IntLit.
-func intLit(t *lexer.Token) (*ast.IntLit, error) {
-	lit := &ast.IntLit{Span: span(toPos(t.Pos), tokEnd(t)), Text: t.Value}
+func intLit(t *lexer.Token) (lit *ast.IntLit, err error) {
+	lit = &ast.IntLit{Span: span(toPos(t.Pos), tokEnd(t)), Text: t.Value}
 	if t.Type == tChar {
 		v, err := unquoteChar(t)
 		if err != nil {
@@ -691,10 +711,16 @@ func intLit(t *lexer.Token) (*ast.IntLit, error) {
 		return lit, nil
 	}
 	bad := func() error { return participle.Errorf(t.Pos, "invalid integer literal %q", t.Value) }
-	text := t.Value
+	text, csuffix := splitCIntSuffix(t.Value)
 	if strings.HasSuffix(text, "_") || strings.Contains(text, "__") {
 		return nil, bad()
 	}
+	defer func() {
+		// 1u holds 32 bits, 1l and 1ll 63: beyond is out of range
+		if lit != nil && err == nil && (csuffix == "u" && lit.Value > math.MaxUint32 || csuffix[:min(1, len(csuffix))] == "l" && lit.Value > math.MaxInt64) {
+			lit, err = nil, participle.Errorf(t.Pos, "integer literal %q out of range", t.Value)
+		}
+	}()
 	base := 10
 	digits := text
 	switch {
