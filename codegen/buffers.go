@@ -608,6 +608,11 @@ func (g *gen) stringEqual(e *ast.Binary) {
 		return
 	}
 	a, b, n := g.compared(e)
+	if n == 0 {
+		// empty tuples are equal
+		g.loadImm(asm.R0, map[bool]int64{true: 1}[e.Op == "=="])
+		return
+	}
 	ne, end := g.newLabel("strne"), g.newLabel("strend")
 	for i := 0; i < n; i += 8 {
 		g.emit(

@@ -15,3 +15,13 @@ func TestIntSuffixes(t *testing.T) {
 	script := "#define X 0x10UL\nBEGIN { print(123UL + X); print(1u); print(10LL * 1_000ull); exit(); }"
 	wantOutput(t, run(t, "-e", script), "139\n1\n10000\n\n\n", 0)
 }
+
+// TestTuples: one-element and empty tuples, printed as bpftrace 0.26
+// prints them, as values, map keys and map values.
+func TestTuples(t *testing.T) {
+	script := `BEGIN { print((1,)); print(()); print(((), (2, "a",))); $t = (3,); print($t.0); print(sizeof(())); ` +
+		`print(() == ()); @v = (1,); @k[(1,)] = 2; @n[(1,), 2] = ((), 3); exit(); }`
+	wantOutput(t, run(t, "-e", script), "(1)\n()\n((), (2, a))\n3\n0\ntrue\n\n\n@k[1]: 2\n@n[(1), 2]: ((), 3)\n@v: (1)\n", 0)
+	got := run(t, "-f", "json", "-e", `BEGIN { print((1,)); print(()); exit(); }`)
+	wantOutput(t, got, `{"type": "attached_probes", "count": 1, "data": {"probes": 1}}`+"\n"+`{"type": "value", "data": [1]}`+"\n"+`{"type": "value", "data": []}`+"\n", 0)
+}

@@ -524,6 +524,11 @@ func (p *exprParser) paren() (ast.Expr, error) {
 		return nil, err
 	}
 	defer p.leave()
+	if t := p.peek(); isPunct(t, ")") {
+		// () is the empty tuple
+		p.next()
+		return &ast.Tuple{Span: span(toPos(open.Pos), tokEnd(t)), Elems: []ast.Expr{}}, nil
+	}
 	if p.peek().Type == tIdent && isPunct(p.peekN(1), "=") {
 		return p.record(open)
 	}
@@ -539,14 +544,27 @@ func (p *exprParser) paren() (ast.Expr, error) {
 		return nil, p.unexpected(p.peek(), "\")\"")
 	}
 	p.next()
-	rest, end, err := p.list(")")
-	if err != nil {
-		return nil, err
+	// (a,) is a one-element tuple; (a, b,) may end with a comma too
+	elems := []ast.Expr{first}
+	for {
+		if t := p.peek(); isPunct(t, ")") {
+			p.next()
+			return &ast.Tuple{Span: span(toPos(open.Pos), tokEnd(t)), Elems: elems}, nil
+		}
+		x, err := p.operand(p.expr)
+		if err != nil {
+			return nil, err
+		}
+		elems = append(elems, x)
+		t := p.peek()
+		if isPunct(t, ",") {
+			p.next()
+			continue
+		}
+		if !isPunct(t, ")") {
+			return nil, p.unexpected(t, "\",\" or \")\"")
+		}
 	}
-	if len(rest) == 0 {
-		return nil, p.unexpected(end, "expression")
-	}
-	return &ast.Tuple{Span: span(toPos(open.Pos), tokEnd(end)), Elems: append([]ast.Expr{first}, rest...)}, nil
 }
 
 func (p *exprParser) record(open *lexer.Token) (ast.Expr, error) {
