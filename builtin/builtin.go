@@ -105,8 +105,8 @@ type Var struct {
 // and Type hooks. Methods named Check* are the checks of builtins still
 // written in lang; new definitions use the primitives.
 type Checker interface {
-	// Errorf reports an error at pos.
-	Errorf(pos ast.Pos, format string, args ...any)
+	// Errorf reports an error at a position or under a node's span.
+	Errorf(at ast.Spanned, format string, args ...any)
 	// Expr checks and types an expression (nil after an error).
 	Expr(e ast.Expr) *types.Type
 	// ConstOf returns the compile-time value of a checked expression.

@@ -84,6 +84,9 @@ func (g *gen) buffer(e ast.Expr) int16 {
 			return g.derefBuffer(e)
 		}
 	case *ast.Ternary:
+		if then, ok := g.info.Comptime(e.Cond); ok {
+			return g.buffer(map[bool]ast.Expr{true: e.Then, false: e.Else}[then])
+		}
 		off := g.alloc(t.Size, e.Pos())
 		elseL, endL := g.newLabel("telse"), g.newLabel("tend")
 		g.branch(e.Cond, elseL, false)

@@ -387,6 +387,16 @@ func (g *gen) stmt(s ast.Stmt) {
 }
 
 func (g *gen) ifStmt(s *ast.IfStmt) {
+	if then, ok := g.info.Comptime(s.Cond); ok {
+		// if comptime: only the branch taken exists
+		if then {
+			g.block(s.Then)
+		} else if s.Else != nil {
+			g.tag(s.Else)
+			g.stmt(s.Else)
+		}
+		return
+	}
 	elseL, endL := g.newLabel("else"), g.newLabel("endif")
 	g.branch(s.Cond, elseL, false)
 	g.block(s.Then)

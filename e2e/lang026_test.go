@@ -1,6 +1,9 @@
 package e2e
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // TestTypeof: typeof(x) as a type in casts, let and sizeof, with the types
 // bpftrace 0.26 gives (a variable's own type, a keyed map's key type).
@@ -24,4 +27,27 @@ func TestTuples(t *testing.T) {
 	wantOutput(t, run(t, "-e", script), "(1)\n()\n((), (2, a))\n3\n0\ntrue\n\n\n@k[1]: 2\n@n[(1), 2]: ((), 3)\n@v: (1)\n", 0)
 	got := run(t, "-f", "json", "-e", `BEGIN { print((1,)); print(()); exit(); }`)
 	wantOutput(t, got, `{"type": "attached_probes", "count": 1, "data": {"probes": 1}}`+"\n"+`{"type": "value", "data": [1]}`+"\n"+`{"type": "value", "data": []}`+"\n", 0)
+}
+
+// TestComptimeFail: if comptime compiles only the branch taken, so the
+// other may call fail(); fail() reached is a compile-time error under the
+// call, its message formatted from literals.
+func TestComptimeFail(t *testing.T) {
+	script := `BEGIN { if comptime ($# < 1) { fail("want an argument, got %d", $#); } ` +
+		`$v = if comptime ($1 == 7) { "seven" } else { 0 }; print($v); exit(); }`
+	wantOutput(t, run(t, "-e", script, "7"), "seven\n\n\n", 0)
+	got := run(t, "-e", script)
+	want := "stdin:1:32-68: ERROR: want an argument, got 0\n" + script + "\n" + strings.Repeat(" ", 31) + strings.Repeat("~", 36) + "\n"
+	if got.code != 1 || got.stderr != want {
+		t.Errorf("exit %d, stderr:\n%s\nwant exit 1 and:\n%s", got.code, got.stderr, want)
+	}
+}
+
+// TestKfuncAllowed: kfunc_allowed() is true for a kfunc in a tracing
+// program (iter), false in BEGIN, and decides an if comptime.
+func TestKfuncAllowed(t *testing.T) {
+	script := `BEGIN { @begin = kfunc_allowed("bpf_task_from_pid"); } ` +
+		`iter:task { @iter = kfunc_allowed("bpf_task_from_pid"); @none = kfunc_allowed("no_such_kfunc"); ` +
+		`if comptime kfunc_allowed("bpf_task_from_pid") { if (ctx.task->pid == 2) { @c = comm(ctx.task->pid); } } exit(); }`
+	wantOutput(t, run(t, "-e", script), "\n\n@begin: false\n@c: kthreadd\n@iter: true\n@none: false\n", 0)
 }

@@ -151,13 +151,20 @@ func (p *exprParser) expect(v string) (*lexer.Token, error) {
 	return p.next(), nil
 }
 
+// ifValueNext reports whether the token after an "if" starts the
+// condition of an if used as a value: `if (c)` or `if comptime c`.
+func (p *exprParser) ifValueNext() bool {
+	n := p.peekN(1)
+	return isPunct(n, "(") || n.Type == tIdent && n.Value == "comptime"
+}
+
 // startsExpr reports whether t can begin an expression.
 func (p *exprParser) startsExpr(t *lexer.Token) bool {
 	switch t.Type {
 	case tIdent:
 		// `if (c) { a } else { b }` is also a value; as a statement,
 		// the grammar tries an if statement first.
-		return !keywords[t.Value] || t.Value == "if" && isPunct(p.peekN(1), "(")
+		return !keywords[t.Value] || t.Value == "if" && p.ifValueNext()
 	case tVar, tPosParam, tMap, tInt, tChar, tString:
 		return true
 	case tPunct:
@@ -456,11 +463,21 @@ func (p *exprParser) primary() (ast.Expr, error) {
 		}
 		return m, nil
 	case tIdent:
-		if t.Value == "if" && isPunct(p.peekN(1), "(") {
+		if t.Value == "if" && p.ifValueNext() {
 			return p.ifExpr()
 		}
 		if keywords[t.Value] {
 			return nil, p.unexpected(t, "expression")
+		}
+		if n := p.peekN(1); t.Value == "comptime" && !isPunct(n, "(") && p.startsExpr(n) {
+			// comptime x is comptime(x): an operand evaluated at compile
+			// time (bpftrace 0.26's `if comptime kfunc_allowed("f")`)
+			p.next()
+			x, err := p.operand(p.unary)
+			if err != nil {
+				return nil, err
+			}
+			return &ast.Call{Span: span(toPos(t.Pos), endOf(x)), Name: t.Value, Args: []ast.Expr{x}}, nil
 		}
 		p.next()
 		sp := span(toPos(t.Pos), tokEnd(t))

@@ -249,6 +249,22 @@ func (in *Info) VarOf(v *ast.Var) (int, *types.Type) {
 // TypeOf returns the checked type of e.
 func (in *Info) TypeOf(e ast.Expr) *types.Type { return in.Types[e] }
 
+// Comptime reports whether cond, the condition of an if, is written
+// comptime(x) (bpftrace 0.26's `if comptime x`) and so was decided at
+// compile time, and if so whether the then branch is the one taken: the
+// other branch is neither checked nor compiled.
+func (in *Info) Comptime(cond ast.Expr) (then, ok bool) {
+	call, isCall := cond.(*ast.Call)
+	if !isCall || call.Name != "comptime" || in.Calls[call] == nil {
+		return false, false
+	}
+	cv, ok := in.Consts[call]
+	if !ok {
+		return false, false
+	}
+	return cv.Int != 0 || cv.IsStr && cv.Str != "", true
+}
+
 // TaskLayout are the task_struct member offsets the task builtins read
 // through (from BTF).
 type TaskLayout = builtin.TaskLayout

@@ -22,6 +22,15 @@ func (c *checker) stmt(s ast.Stmt) {
 		if t := c.expr(s.Cond); t != nil && !isCondition(t) {
 			c.errorf(s.Cond, "condition must be an integer, bool or pointer, not %s", t)
 		}
+		if then, ok := c.info.Comptime(s.Cond); ok {
+			// if comptime: only the branch taken is checked
+			if then {
+				c.block(s.Then)
+			} else if s.Else != nil {
+				c.stmt(s.Else)
+			}
+			return
+		}
 		c.block(s.Then)
 		if s.Else != nil {
 			c.stmt(s.Else)
