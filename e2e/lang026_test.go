@@ -1,8 +1,12 @@
 package e2e
 
 import (
+	"os/exec"
+	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // TestTypeof: typeof(x) as a type in casts, let and sizeof, with the types
@@ -50,4 +54,28 @@ func TestKfuncAllowed(t *testing.T) {
 		`iter:task { @iter = kfunc_allowed("bpf_task_from_pid"); @none = kfunc_allowed("no_such_kfunc"); ` +
 		`if comptime kfunc_allowed("bpf_task_from_pid") { if (ctx.task->pid == 2) { @c = comm(ctx.task->pid); } } exit(); }`
 	wantOutput(t, run(t, "-e", script), "\n\n@begin: false\n@c: kthreadd\n@iter: true\n@none: false\n", 0)
+}
+
+// TestRegPC: reg("pc") is ip (bpftrace's alias on x86-64) and
+// reg("orig_rax") bpftrace's name of orig_ax, in a uprobe.
+func TestRegPC(t *testing.T) {
+	cc, err := exec.LookPath("cc")
+	if err != nil {
+		t.Skip("no C compiler to build the traced program")
+	}
+	bin := filepath.Join(t.TempDir(), "add")
+	if out, err := exec.Command(cc, "-O1", "-o", bin, "testdata/uprobe/add.c").CombinedOutput(); err != nil {
+		t.Fatalf("cc: %v\n%s", err, out)
+	}
+	s := startNoWait(t, "-e", `uprobe:`+bin+`:add { @pc[reg("pc") == reg("ip"), reg("pc") == uaddr("add")] = count(); @o = reg("orig_rax") == reg("orig_ax"); }`)
+	s.waitLinks(1, 20*time.Second)
+	if out, err := exec.Command(bin, "3").CombinedOutput(); err != nil || string(out) != "6\n" {
+		t.Fatalf("traced program: %v %q", err, out)
+	}
+	got := s.stop(syscall.SIGINT)
+	wantOutput(t, got, "\n\n@o: true\n@pc[true, true]: 3\n", 0)
+	got = run(t, "-e", `uprobe:`+bin+`:add { print(reg("rip")); }`)
+	if want := `stdin:1:`; got.code != 1 || !strings.Contains(got.stderr, "ERROR: 'rip' is not a valid register on this architecture (x86_64)") || !strings.HasPrefix(got.stderr, want) {
+		t.Errorf("exit %d, stderr:\n%s", got.code, got.stderr)
+	}
 }
