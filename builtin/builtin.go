@@ -136,6 +136,9 @@ type Checker interface {
 	BTF() (*btf.Spec, error)
 	// Kfunc resolves the kfunc name in kernel BTF for Emitter.Kfunc.
 	Kfunc(name string) error
+	// Config types the config builtin: the record of the script's
+	// configuration, which Emitter.Record("config") builds.
+	Config() *types.Type
 
 	// ArgsType types the args builtin of the probe.
 	ArgsType() (*types.Type, string)
@@ -236,6 +239,9 @@ type Emitter interface {
 	// (Checker.Kfunc), with its arguments in R1-R5 and its result in R0;
 	// it fails unless the program is BPF_PROG_TYPE_TRACING.
 	Kfunc(name string, pos ast.Pos)
+	// Record builds on the stack the record of constants the checker made
+	// for the builtin name (Checker.Config) and returns its offset.
+	Record(name string, pos ast.Pos) int16
 	// Pcap registers a pcap file for skboutput and returns the id its
 	// packets carry (object.Packet.ID) and the name of the perf event
 	// array they are sent through.

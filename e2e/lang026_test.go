@@ -79,3 +79,14 @@ func TestRegPC(t *testing.T) {
 		t.Errorf("exit %d, stderr:\n%s", got.code, got.stderr)
 	}
 }
+
+// TestConfigBuiltin: config and config() are the record of the script's
+// configuration (bpftrace after 0.26), from the config block and the
+// environment; its fields are constants.
+func TestConfigBuiltin(t *testing.T) {
+	script := `config = { stack_mode = perf; max_map_keys = 100 } BEGIN { printf("%d %s %d %s\n", config.max_strlen, config.stack_mode, config().cpp_demangle, config.str_trunc_trailer); ` +
+		`if comptime (config.max_map_keys == 100) { print(config.missing_probes); } exit(); }`
+	cmd := exec.Command(gotrace(t), "-e", script)
+	cmd.Env = append(cmd.Environ(), "BPFTRACE_MAX_STRLEN=80")
+	wantOutput(t, runCmd(t, cmd), "80 perf 1 ..\nerror\n\n\n", 0)
+}

@@ -56,6 +56,8 @@ func (c *checker) Kfunc(name string) error {
 	return nil
 }
 
+func (c *checker) Config() *types.Type { return c.configRecord() }
+
 func (c *checker) ConstOf(e ast.Expr) (Const, bool) {
 	cv, ok := c.info.Consts[e]
 	return cv, ok

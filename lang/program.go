@@ -214,6 +214,10 @@ type Info struct {
 	ArgsUnplaced map[string]string
 	// UserArgs: pointers read from args live in user memory (syscall tracepoints).
 	UserArgs bool
+	// Records holds, by name, the builtins whose value is a record of
+	// constants (config): the record literal the checker built and
+	// checked for them, which codegen builds.
+	Records map[string]*ast.Tuple
 	// Uaddrs are the uaddr() calls on position-independent files, whose
 	// address depends on where the traced process loaded the file (the
 	// others are constants).
