@@ -90,3 +90,12 @@ func TestConfigBuiltin(t *testing.T) {
 	cmd.Env = append(cmd.Environ(), "BPFTRACE_MAX_STRLEN=80")
 	wantOutput(t, runCmd(t, cmd), "80 perf 1 ..\nerror\n\n\n", 0)
 }
+
+// TestContainerOf: container_of() of a list_head member read from the
+// kernel finds the task holding it; the next task's prev is this one.
+func TestContainerOf(t *testing.T) {
+	script := `struct Foo { int m; int n; } BEGIN { $next = container_of(curtask->tasks.next, struct task_struct, tasks); ` +
+		`printf("%d %d %d\n", container_of($next->tasks.prev, typeof(struct task_struct), tasks) == curtask, $next != curtask, ` +
+		`(uint64)container_of((int32 *)1004, struct Foo, n)); exit(); }`
+	wantOutput(t, run(t, "-e", script), "1 1 1000\n\n\n", 0)
+}

@@ -495,6 +495,8 @@ func (p *exprParser) primary() (ast.Expr, error) {
 			return p.sizeof(t)
 		case "offsetof":
 			return p.offsetof(t)
+		case "container_of":
+			return p.containerOf(t)
 		}
 		p.next() // (
 		args, end, err := p.list(")")
@@ -673,6 +675,61 @@ func (p *exprParser) offsetof(name *lexer.Token) (ast.Expr, error) {
 		return nil, err
 	}
 	return &ast.OffsetofExpr{Span: span(toPos(name.Pos), tokEnd(end)), Type: ty, X: x, Field: fields}, nil
+}
+
+// containerOf parses container_of(ptr, type, member) as bpftrace's stdlib
+// macro (after 0.26) expands it: (type *)((void *)ptr - offsetof(type,
+// member)), a pointer to the type holding *ptr as its member.
+func (p *exprParser) containerOf(name *lexer.Token) (ast.Expr, error) {
+	p.next() // (
+	ptr, err := p.operand(p.expr)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := p.expect(","); err != nil {
+		return nil, err
+	}
+	at := p.peek()
+	ty, x, err := p.typeOrExpr()
+	if err != nil {
+		return nil, err
+	}
+	if x != nil {
+		id, ok := x.(*ast.Ident)
+		if !ok {
+			return nil, p.unexpected(at, "type")
+		}
+		ty = &ast.TypeExpr{Span: id.Span, Name: id.Name}
+	}
+	if _, err := p.expect(","); err != nil {
+		return nil, err
+	}
+	var fields []string
+	for {
+		f := p.peek()
+		if f.Type != tIdent && f.Type != tInt {
+			return nil, p.unexpected(f, "member name")
+		}
+		p.next()
+		fields = append(fields, f.Value)
+		if !isPunct(p.peek(), ".") {
+			break
+		}
+		p.next()
+	}
+	end, err := p.expect(")")
+	if err != nil {
+		return nil, err
+	}
+	sp := span(toPos(name.Pos), tokEnd(end))
+	ptrType := ast.Clone(ty)
+	ptrType.Pointers++
+	ptrType.Span = sp
+	void := &ast.TypeExpr{Span: ptr.GetSpan(), Name: "void", Pointers: 1}
+	diff := &ast.Binary{Span: sp, Op: "-",
+		X: &ast.Cast{Span: ptr.GetSpan(), Type: void, X: ptr},
+		Y: &ast.OffsetofExpr{Span: sp, Type: ty, Field: fields}}
+	return &ast.Cast{Span: sp, Type: ptrType, X: &ast.Paren{Span: sp, X: diff}}, nil
 }
 
 // postfix parses field access, indexing and postfix ++/-- after x.
