@@ -1,8 +1,10 @@
 package e2e
 
 import (
+	"fmt"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -98,4 +100,15 @@ func TestContainerOf(t *testing.T) {
 		`printf("%d %d %d\n", container_of($next->tasks.prev, typeof(struct task_struct), tasks) == curtask, $next != curtask, ` +
 		`(uint64)container_of((int32 *)1004, struct Foo, n)); exit(); }`
 	wantOutput(t, run(t, "-e", script), "1 1 1000\n\n\n", 0)
+}
+
+// TestForPercpuMinMaxAvg: for over min, max and avg maps gives the
+// aggregate over the CPUs, as bpftrace 0.26: profile samples every CPU,
+// so min(cpu) is 0 and max(cpu) the last CPU.
+func TestForPercpuMinMaxAvg(t *testing.T) {
+	script := `config = { print_maps_on_exit = false } profile:hz:199 { @mn[1] = min(cpu); @mx[1] = max(cpu); @av[1] = avg(100); @neg[1] = avg(-7); @u[1] = max((uint64)cpu); } ` +
+		`interval:ms:500 { for ($kv : @mn) { printf("min %d\n", $kv.1); } for ($kv : @mx) { printf("max %d\n", $kv.1); } for ($kv : @u) { printf("umax %d\n", $kv.1); } ` +
+		`for ($kv : @av) { print($kv); } for ($kv : @neg) { print($kv); } exit(); }`
+	last := runtime.NumCPU() - 1
+	wantOutput(t, run(t, "-e", script), fmt.Sprintf("min 0\nmax %d\numax %d\n(1, 100)\n(1, -7)\n\n\n", last, last), 0)
 }

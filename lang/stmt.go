@@ -187,12 +187,13 @@ func (c *checker) forMap(s *ast.ForMapStmt) {
 	}
 	val := mt.Value
 	switch val.Kind {
-	case types.Count, types.Sum:
-		// the value is the sum over the CPUs
-		val = types.NewInt(8, val.Kind == types.Sum && val.Signed)
+	case types.Count, types.Sum, types.Min, types.Max, types.Avg:
+		// the value is the aggregate over the CPUs (the sum, minimum,
+		// maximum or average), as bpftrace 0.26 reads it
+		val = types.NewInt(8, val.Kind != types.Count && val.Signed)
 	default:
 		if val.IsAggregation() {
-			c.errorf(s.Map, "iterating over %s (%s) is not supported yet: its values are per CPU", s.Map.Name, mt.Value)
+			c.errorf(s.Map, "Loop expression does not support type: %s", mt.Value)
 			return
 		}
 	}
