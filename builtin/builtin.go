@@ -105,8 +105,8 @@ type Var struct {
 // and Type hooks. Methods named Check* are the checks of builtins still
 // written in lang; new definitions use the primitives.
 type Checker interface {
-	// Errorf reports an error at pos.
-	Errorf(pos ast.Pos, format string, args ...any)
+	// Errorf reports an error at a position or under a node's span.
+	Errorf(at ast.Spanned, format string, args ...any)
 	// Warnf reports a warning (the script still runs) about a span.
 	Warnf(at ast.Spanned, format string, args ...any)
 	// Expr checks and types an expression (nil after an error).
@@ -141,6 +141,9 @@ type Checker interface {
 	// Imported reports whether the script imports the standard library
 	// file path (import "stdlib/test" or "stdlib/test/test.bpf.c").
 	Imported(path string) bool
+	// Config types the config builtin: the record of the script's
+	// configuration, which Emitter.Record("config") builds.
+	Config() *types.Type
 
 	// ArgsType types the args builtin of the probe.
 	ArgsType() (*types.Type, string)
@@ -244,6 +247,9 @@ type Emitter interface {
 	// (Checker.Kfunc), with its arguments in R1-R5 and its result in R0;
 	// it fails unless the program is BPF_PROG_TYPE_TRACING.
 	Kfunc(name string, pos ast.Pos)
+	// Record builds on the stack the record of constants the checker made
+	// for the builtin name (Checker.Config) and returns its offset.
+	Record(name string, pos ast.Pos) int16
 	// Pcap registers a pcap file for skboutput and returns the id its
 	// packets carry (object.Packet.ID) and the name of the perf event
 	// array they are sent through.

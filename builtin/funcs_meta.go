@@ -91,6 +91,28 @@ func init() {
 				g.Mark(end)
 			},
 			Example: `BEGIN { printf("%d %d %d\n", is_err((int64)-2), is_err((int64)-4096), is_err(curtask)) }`},
+		// comptime x (also comptime(x)) is x, which must be known at
+		// compile time; as the condition of an if (bpftrace 0.26's `if
+		// comptime x`) it decides which branch is checked and compiled,
+		// so that the other may call fail().
+		&Func{Name: "comptime", Result: types.Bool, Emit: constValue,
+			Check: func(c Checker, e *ast.Call) *types.Type {
+				if !c.WantArgs(e, 1, 1) {
+					return nil
+				}
+				t := c.Expr(e.Args[0])
+				if t == nil {
+					return nil
+				}
+				cv, ok := c.ConstOf(e.Args[0])
+				if !ok {
+					c.Errorf(e, "Unable to resolve comptime expression")
+					return nil
+				}
+				c.SetConst(e, cv)
+				return t
+			},
+			Example: `BEGIN { if comptime (sizeof(int32) == 4) { print(1) } else { fail("int32 is not 4 bytes") } }`},
 		// static_assert(cond, msg) fails the compilation when cond, known
 		// at compile time, is false.
 		&Func{Name: "static_assert", Result: types.Void,
@@ -109,7 +131,7 @@ func init() {
 					return nil
 				}
 				if cv.Int == 0 {
-					c.Errorf(e.Pos(), "%s", msg.Value)
+					c.Errorf(e, "%s", msg.Value)
 					return nil
 				}
 				return types.VoidT

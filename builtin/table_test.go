@@ -59,6 +59,18 @@ func TestFuncs(t *testing.T) {
 			if !f.Agg && f.Emit == nil && f.Buffer == nil && !constOnly[f.Name] {
 				t.Fatal("neither Emit nor Buffer, and not a compile-time constant")
 			}
+			if want, ok := compileErrors[f.Name]; ok {
+				file, err := lang.Parse("example.bt", f.Example)
+				if err != nil {
+					t.Fatalf("parse %q: %v", f.Example, err)
+				}
+				env := testEnv{tracefs.NewEnv(filepath.Join("..", "testdata", "tracefs"), tracefs.WithBTF(testbtf.Spec(t))), hostfs.Files{}}
+				_, err = lang.Check(file, env, lang.Options{})
+				if err == nil || err.Error() != want {
+					t.Errorf("check %q: error %v, want %q", f.Example, err, want)
+				}
+				return
+			}
 			prog := compile(t, f.Example)
 			found := false
 			for _, p := range prog.Probes {
@@ -81,6 +93,12 @@ func TestFuncs(t *testing.T) {
 			}
 		})
 	}
+}
+
+// compileErrors are the functions whose example is a compile-time error,
+// and the error.
+var compileErrors = map[string]string{
+	"fail": "example.bt:1:32-79: ERROR: no argument: 0 given, 1 needed",
 }
 
 // constOnly are the functions whose value the checker always computes.

@@ -84,6 +84,9 @@ func (g *gen) buffer(e ast.Expr) int16 {
 			return g.derefBuffer(e)
 		}
 	case *ast.Ternary:
+		if then, ok := g.info.Comptime(e.Cond); ok {
+			return g.buffer(map[bool]ast.Expr{true: e.Then, false: e.Else}[then])
+		}
 		off := g.alloc(t.Size, e.Pos())
 		elseL, endL := g.newLabel("telse"), g.newLabel("tend")
 		g.branch(e.Cond, elseL, false)
@@ -617,6 +620,11 @@ func (g *gen) stringEqual(e *ast.Binary) {
 		return
 	}
 	a, b, n := g.compared(e)
+	if n == 0 {
+		// empty tuples are equal
+		g.loadImm(asm.R0, map[bool]int64{true: 1}[e.Op == "=="])
+		return
+	}
 	ne, end := g.newLabel("strne"), g.newLabel("strend")
 	for i := 0; i < n; i += 8 {
 		g.emit(

@@ -62,6 +62,15 @@ func (g *gen) Task() lang.TaskLayout          { return g.c.prog.Task }
 func (g *gen) PidNS() lang.PidNS              { return g.c.prog.Host.PidNS }
 func (g *gen) TAIOffset() int64               { return g.c.prog.Host.TAIOffset }
 func (g *gen) ReadKernel(dst int16, size int) { g.readKernel(dst, size, types.Kernel) }
+func (g *gen) Record(name string, pos ast.Pos) int16 {
+	rec, ok := g.info.Records[name]
+	if !ok {
+		g.fail(pos, fmt.Errorf("no record for %s", name))
+		return g.alloc(8, pos)
+	}
+	return g.buffer(rec)
+}
+
 func (g *gen) Pcap(file string, offset int) (int, string) {
 	return g.c.pcap(file, offset)
 }

@@ -70,6 +70,10 @@ func (g *gen) scalar(e ast.Expr) {
 	case *ast.Binary:
 		g.binary(e)
 	case *ast.Ternary:
+		if then, ok := g.info.Comptime(e.Cond); ok {
+			g.scalar(map[bool]ast.Expr{true: e.Then, false: e.Else}[then])
+			return
+		}
 		elseL, endL := g.newLabel("telse"), g.newLabel("tend")
 		g.branch(e.Cond, elseL, false)
 		g.scalar(e.Then)

@@ -3,6 +3,7 @@ package codegen
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/cilium/ebpf"
@@ -393,6 +394,16 @@ func (g *gen) stmt(s ast.Stmt) {
 }
 
 func (g *gen) ifStmt(s *ast.IfStmt) {
+	if then, ok := g.info.Comptime(s.Cond); ok {
+		// if comptime: only the branch taken exists
+		if then {
+			g.block(s.Then)
+		} else if s.Else != nil {
+			g.tag(s.Else)
+			g.stmt(s.Else)
+		}
+		return
+	}
 	elseL, endL := g.newLabel("else"), g.newLabel("endif")
 	g.branch(s.Cond, elseL, false)
 	g.block(s.Then)
@@ -662,15 +673,108 @@ func (g *gen) forMap(s *ast.ForMapStmt) {
 		g.emit(asm.Mov.Reg(asm.R7, asm.R3))
 		g.copyMem(g.fp, keyOff, asm.R2, 0, roundUp(mi.Key.Size, 8))
 		if mi.PerCPU {
-			g.sumPerCPU(mi, keyOff, valOff)
+			g.aggPerCPU(mi, keyOff, valOff, s.Pos())
 			return
 		}
 		g.copyMem(g.fp, valOff, asm.R7, 0, valueSize(mi.Value))
 	}, asm.FnForEachMapElem, asm.R4, s.Body)
 }
 
-// maxCPUs bounds the loop over the CPUs of sumPerCPU.
+// maxCPUs bounds the loop over the CPUs of sumPerCPU and aggPerCPU.
 const maxCPUs = 1024
+
+// aggPerCPU stores at valOff the aggregate over the CPUs of the per-CPU
+// value of mi at the key at keyOff, as bpftrace 0.26 reads count, sum,
+// min, max and avg maps in a for loop: the sum of the counts or sums, the
+// minimum or maximum of the CPUs that have a value, the total divided by
+// the total count.
+func (g *gen) aggPerCPU(mi *object.Map, keyOff, valOff int16, pos ast.Pos) {
+	t := mi.Value
+	if t.Kind == types.Count || t.Kind == types.Sum {
+		g.sumPerCPU(mi, keyOff, valOff)
+		return
+	}
+	// the count (avg)
+	acc := g.alloc(8, pos)
+	top, done := g.newLabel("cpus"), g.newLabel("cpusdone")
+	// min and max start from the identity of their comparison: some CPU
+	// has a value, since the key exists
+	var start int64
+	switch {
+	case t.Kind == types.Min && t.Signed:
+		start = math.MaxInt64
+	case t.Kind == types.Min:
+		start = -1 // the largest uint64
+	case t.Kind == types.Max && t.Signed:
+		start = math.MinInt64
+	}
+	g.loadImm(asm.R1, start)
+	g.emit(
+		asm.StoreMem(g.fp, valOff, asm.R1, asm.DWord),
+		stImm(g.fp, acc, 0),
+		asm.Mov.Imm(asm.R8, 0),
+	)
+	// the possible CPUs when known: the verifier walks every iteration
+	ncpus := g.c.prog.NCPUs
+	if ncpus <= 0 || ncpus > maxCPUs {
+		ncpus = maxCPUs
+	}
+	g.mark(top)
+	g.emit(asm.JGE.Imm(asm.R8, int32(ncpus), done))
+	g.mapPtr(asm.R1, mi)
+	g.emit(
+		asm.Mov.Reg(asm.R2, g.fp),
+		asm.Add.Imm(asm.R2, int32(keyOff)),
+		asm.Mov.Reg(asm.R3, asm.R8),
+		asm.FnMapLookupPercpuElem.Call(),
+		asm.JEq.Imm(asm.R0, 0, done),
+	)
+	next := g.newLabel("cpunext")
+	switch t.Kind {
+	case types.Avg:
+		g.emit(
+			asm.LoadMem(asm.R1, asm.R0, 0, asm.DWord),
+			asm.LoadMem(asm.R2, g.fp, valOff, asm.DWord),
+			asm.Add.Reg(asm.R2, asm.R1),
+			asm.StoreMem(g.fp, valOff, asm.R2, asm.DWord),
+			asm.LoadMem(asm.R1, asm.R0, 8, asm.DWord),
+			asm.LoadMem(asm.R2, g.fp, acc, asm.DWord),
+			asm.Add.Reg(asm.R2, asm.R1),
+			asm.StoreMem(g.fp, acc, asm.R2, asm.DWord),
+		)
+	default: // Min, Max: {value, set}
+		better := map[[2]bool]asm.JumpOp{
+			{false, false}: asm.JLT, {false, true}: asm.JSLT,
+			{true, false}: asm.JGT, {true, true}: asm.JSGT,
+		}[[2]bool{t.Kind == types.Max, t.Signed}]
+		take := g.newLabel("cputake")
+		g.emit(
+			asm.LoadMem(asm.R1, asm.R0, 8, asm.DWord),
+			asm.JEq.Imm(asm.R1, 0, next), // this CPU has no value
+			asm.LoadMem(asm.R1, asm.R0, 0, asm.DWord),
+			asm.LoadMem(asm.R2, g.fp, valOff, asm.DWord),
+			better.Reg(asm.R1, asm.R2, take),
+			asm.Ja.Label(next),
+		)
+		g.mark(take)
+		g.emit(asm.StoreMem(g.fp, valOff, asm.R1, asm.DWord))
+	}
+	g.mark(next)
+	g.emit(
+		asm.Add.Imm(asm.R8, 1),
+		asm.Ja.Label(top),
+	)
+	g.mark(done)
+	if t.Kind == types.Avg {
+		// the count is at least 1: the key was inserted with one value
+		g.emit(
+			asm.LoadMem(asm.R0, g.fp, valOff, asm.DWord),
+			asm.LoadMem(asm.R1, g.fp, acc, asm.DWord),
+		)
+		g.divide1(false, t.Signed)
+		g.emit(asm.StoreMem(g.fp, valOff, asm.R0, asm.DWord))
+	}
+}
 
 // sumPerCPU stores at valOff the sum over the CPUs of the per-CPU
 // count or sum of mi at the key at keyOff, looked up with

@@ -47,8 +47,11 @@ var argRegs = []string{"di", "si", "dx", "cx", "r8", "r9"}
 
 // regOffset returns the offset of a register in struct pt_regs.
 func (c *compiler) regOffset(name string) (int, error) {
-	if name == "pc" {
+	switch name {
+	case "pc":
 		name = "ip" // bpftrace's alias on x86-64
+	case "orig_rax":
+		name = "orig_ax" // bpftrace's name
 	}
 	if c.opts.BTF != nil {
 		var regs *btf.Struct

@@ -51,6 +51,13 @@ func TestBuiltinExamples(t *testing.T) {
 			default:
 				t.Skipf("%s probes are compile-only here", strings.SplitN(e.example, ":", 2)[0])
 			}
+			if e.name == "fail()" {
+				// its example is the compile-time error it makes
+				if got.code != 1 || !strings.Contains(got.stderr, "ERROR: no argument: 0 given, 1 needed") {
+					t.Errorf("%s: exit %d\nstderr:\n%s", e.example, got.code, got.stderr)
+				}
+				return
+			}
 			if got.code != 0 || strings.Contains(strings.ToLower(got.stderr), "error") && !strings.Contains(e.example, "errorf") {
 				t.Errorf("%s: exit %d\nstdout:\n%s\nstderr:\n%s", e.example, got.code, got.stdout, got.stderr)
 			}

@@ -16,7 +16,7 @@ import (
 
 var _ builtin.Checker = (*checker)(nil)
 
-func (c *checker) Errorf(pos ast.Pos, format string, args ...any) { c.errorf(pos, format, args...) }
+func (c *checker) Errorf(at ast.Spanned, format string, args ...any) { c.errorf(at, format, args...) }
 func (c *checker) Warnf(at ast.Spanned, format string, args ...any) {
 	c.warnf(at, format, args...)
 }
@@ -58,6 +58,8 @@ func (c *checker) Kfunc(name string) error {
 	c.prog.Kfuncs[name] = id
 	return nil
 }
+
+func (c *checker) Config() *types.Type { return c.configRecord() }
 
 func (c *checker) ConstOf(e ast.Expr) (Const, bool) {
 	cv, ok := c.info.Consts[e]

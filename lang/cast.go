@@ -109,7 +109,7 @@ func withAS(t *types.Type, as types.AddrSpace) *types.Type {
 func (c *checker) resolveType(te *ast.TypeExpr) *types.Type {
 	if te.Of != nil {
 		// typeof(expr): the expression is typed, never evaluated
-		t := c.expr(te.Of)
+		t := c.typeofExpr(te.Of)
 		if t == nil {
 			return nil
 		}
@@ -151,6 +151,42 @@ func (c *checker) resolveType(te *ast.TypeExpr) *types.Type {
 		t = &types.Type{Kind: types.Pointer, Size: 8, Elem: t, AS: types.Kernel}
 	}
 	return t
+}
+
+// typeofExpr is the type typeof(x) names, as bpftrace 0.26 gives it: the
+// key type of a map with keys (the one key's, or the tuple of its keys),
+// else the type of the value before storage widens it (uint16 for a
+// variable assigned (uint16)1, int16 for 1000).
+func (c *checker) typeofExpr(x ast.Expr) *types.Type {
+	if m, ok := x.(*ast.MapRef); ok && m.Keys == nil {
+		if mt := c.prog.Maps[m.Name]; mt != nil && mt.Keys != nil {
+			keys := mt.ownKeys
+			if len(keys) != len(mt.Keys) {
+				keys = mt.Keys
+			}
+			if len(keys) == 1 {
+				return keys[0]
+			}
+			return types.NewTuple(keys, nil)
+		}
+	}
+	t := c.expr(x)
+	if t == nil {
+		return nil
+	}
+	for {
+		// a block's value is its last expression's
+		b, ok := x.(*ast.BlockExpr)
+		if !ok || len(b.Body.Stmts) == 0 {
+			break
+		}
+		last, ok := b.Body.Stmts[len(b.Body.Stmts)-1].(*ast.ExprStmt)
+		if !ok {
+			break
+		}
+		x = last.X
+	}
+	return c.ownType(x, t)
 }
 
 // cIntType resolves C integer type names.

@@ -1,11 +1,13 @@
 package lang
 
 import (
+	"cmp"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/types"
 )
 
 func (c *checker) checkConfig(cfg *ast.Config) {
@@ -102,6 +104,117 @@ func (c *checker) checkConfig(cfg *ast.Config) {
 		default:
 			c.errorf(e, "%s: not a known configuration option", e.Key)
 		}
+	}
+}
+
+// configRecord builds and checks, once per probe, the value of the config
+// builtin: the record of the configuration as bpftrace (after 0.26) gives
+// it, every option with its value for this script (its config block, the
+// environment, else the default), in bpftrace's order.
+func (c *checker) configRecord() *types.Type {
+	if tup, ok := c.info.Records["config"]; ok {
+		return c.info.TypeOf(tup)
+	}
+	other := map[string]string{}
+	for _, kv := range c.prog.Config.Other {
+		k, v, _ := strings.Cut(kv, "=")
+		other[k] = v
+	}
+	cfg := c.prog.Config
+	sp := c.probe.AST.Span
+	tup := &ast.Tuple{Span: sp}
+	add := func(name string, x ast.Expr) {
+		tup.Names = append(tup.Names, name)
+		tup.Elems = append(tup.Elems, x)
+	}
+	boolean := func(name string, v bool) {
+		if s, ok := other[name]; ok {
+			v = s == "true" || s == "1"
+		}
+		add(name, &ast.BoolLit{Span: sp, Value: v})
+	}
+	integer := func(name string, v uint64) {
+		if s, ok := other[name]; ok {
+			if n, err := strconv.ParseUint(s, 0, 64); err == nil {
+				v = n
+			}
+		}
+		add(name, &ast.IntLit{Span: sp, Text: strconv.FormatUint(v, 10), Value: v})
+	}
+	str := func(name, v string) {
+		if s, ok := other[name]; ok {
+			v = s
+		}
+		add(name, &ast.StrLit{Span: sp, Value: v})
+	}
+	or := func(v, def uint64) uint64 {
+		if v == 0 {
+			return def
+		}
+		return v
+	}
+	boolean("cpp_demangle", true)
+	boolean("lazy_symbolication", true)
+	boolean("print_maps_on_exit", !cfg.NoExitMaps)
+	boolean("use_blazesym", false)
+	boolean("show_debug_info", !cfg.NoDebugInfo)
+	integer("log_size", or(cfg.LogSize, 1000000))
+	integer("max_bpf_progs", 1024)
+	integer("max_cat_bytes", or(uint64(cfg.MaxCatBytes), 10240))
+	integer("max_map_keys", uint64(c.opts.MaxMapKeys))
+	integer("max_probes", or(uint64(cfg.MaxProbes), 1024))
+	integer("max_strlen", uint64(c.opts.MaxStrlen))
+	integer("on_stack_limit", 32)
+	integer("perf_rb_pages", cfg.PerfRBPages)
+	trailer := ".."
+	if cfg.StrTruncTrailer != nil {
+		trailer = *cfg.StrTruncTrailer
+	}
+	str("str_trunc_trailer", trailer)
+	str("unstable_import_statement", cmp.Or(other["unstable_import"], "error"))
+	str("unstable_tseries", "warn")
+	str("unstable_typeinfo", "error")
+	str("unstable_dw_ustack", "warn")
+	str("missing_probes", cmp.Or(cfg.MissingProbes, "error"))
+	str("stack_mode", cmp.Or(cfg.StackMode, "bpftrace"))
+	str("license", "GPL")
+	t := c.expr(tup)
+	if t != nil {
+		c.info.Records["config"] = tup
+	}
+	return t
+}
+
+// foldMember records the value of e, member i of a record or tuple, when
+// the record is made of literals (a literal written so, or the record of
+// a builtin such as config): config.max_strlen is a constant.
+func (c *checker) foldMember(e *ast.Field, i int) {
+	var tup *ast.Tuple
+	ok := false
+	switch x := e.X.(type) {
+	case *ast.Ident:
+		if b := c.info.Idents[x]; b != nil {
+			tup, ok = c.info.Records[b.Name]
+		}
+	case *ast.Call:
+		if f := c.info.Calls[x]; f != nil {
+			tup, ok = c.info.Records[f.Name]
+		}
+	default:
+		tup, ok = unparen(e.X).(*ast.Tuple)
+	}
+	if !ok || i >= len(tup.Elems) {
+		return
+	}
+	for _, x := range tup.Elems {
+		switch x.(type) {
+		case *ast.IntLit, *ast.StrLit, *ast.BoolLit:
+		default:
+			return
+		}
+	}
+	if cv, ok := c.info.Consts[tup.Elems[i]]; ok {
+		c.info.Consts[e] = cv
 	}
 }
 

@@ -110,6 +110,13 @@ func (c *checker) expr1(e ast.Expr) *types.Type {
 		return c.binary(e)
 	case *ast.Ternary:
 		ct := c.expr(e.Cond)
+		if then, ok := c.info.Comptime(e.Cond); ok {
+			// if comptime c { a } else { b }: the value of the branch taken
+			if then {
+				return c.expr(e.Then)
+			}
+			return c.expr(e.Else)
+		}
 		a, b := c.expr(e.Then), c.expr(e.Else)
 		if ct == nil || a == nil || b == nil {
 			return nil
@@ -220,6 +227,7 @@ func (c *checker) unary(e *ast.Unary) *types.Type {
 			c.errorf(e, "! needs an integer, bool or pointer operand, not %s", t)
 			return nil
 		}
+		c.foldCondition(e)
 		return types.BoolT
 	case "~", "-":
 		if !t.IsInt() || t.Kind == types.Bool {
@@ -267,9 +275,11 @@ func (c *checker) binary(e *ast.Binary) *types.Type {
 			c.errorf(e, "%s needs integer, bool or pointer operands, not %s and %s", e.Op, a, b)
 			return nil
 		}
+		c.foldCondition(e)
 		return types.BoolT
 	case "==", "!=":
 		if a.Kind == types.String && b.Kind == types.String {
+			c.foldCondition(e)
 			return types.BoolT
 		}
 		if comparableValues(a, b) || (a.Kind == b.Kind && a.Size == 8 && sameKindEq[a.Kind]) {
@@ -281,6 +291,9 @@ func (c *checker) binary(e *ast.Binary) *types.Type {
 		fallthrough
 	case "<", "<=", ">", ">=":
 		if (a.IsInt() || a.Kind == types.Pointer) && (b.IsInt() || b.Kind == types.Pointer) {
+			if a.IsInt() && b.IsInt() {
+				c.foldCondition(e)
+			}
 			return types.BoolT
 		}
 		c.errorf(e, "cannot compare %s with %s", a, b)

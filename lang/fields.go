@@ -34,9 +34,10 @@ func (c *checker) field(e *ast.Field) *types.Type {
 	}
 	switch xt.Kind {
 	case types.Record, types.Tuple:
-		for _, f := range xt.Fields {
+		for i, f := range xt.Fields {
 			if f.Name == e.Name {
 				c.info.Members[e] = f
+				c.foldMember(e, i)
 				return f.Type
 			}
 		}

@@ -13,11 +13,13 @@ import (
 	"github.com/gotrace/gotrace/provider"
 )
 
-// Registers names reg() accepts, as members of x86-64 struct pt_regs.
+// Registers names reg() accepts, as members of x86-64 struct pt_regs, with
+// bpftrace's spellings: orig_rax (bpftrace 0.26's name of orig_ax) and pc
+// (bpftrace's alias of ip, after 0.26).
 var regNames = map[string]bool{
 	"r15": true, "r14": true, "r13": true, "r12": true, "bp": true, "bx": true,
 	"r11": true, "r10": true, "r9": true, "r8": true, "ax": true, "cx": true,
-	"dx": true, "si": true, "di": true, "orig_ax": true, "ip": true, "pc": true, "cs": true,
+	"dx": true, "si": true, "di": true, "orig_ax": true, "orig_rax": true, "ip": true, "pc": true, "cs": true,
 	"flags": true, "sp": true, "ss": true,
 }
 
@@ -31,8 +33,12 @@ func checkReg(c *checker, e *ast.Call) *types.Type {
 		return nil
 	}
 	lit, ok := e.Args[0].(*ast.StrLit)
-	if !ok || !regNames[lit.Value] {
+	if !ok {
 		c.errorf(e.Args[0], "reg() needs a register name such as \"di\" or \"ip\"")
+		return nil
+	}
+	if !regNames[lit.Value] {
+		c.errorf(e, "'%s' is not a valid register on this architecture (x86_64)", lit.Value)
 		return nil
 	}
 	c.expr(lit)

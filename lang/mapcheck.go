@@ -55,14 +55,22 @@ func (c *checker) mapUse(m *ast.MapRef, vt *types.Type, write bool) *MapType {
 			c.errorf(k, "%s cannot be used as a map key", kt)
 			return nil
 		}
+		if kt.Kind == types.Tuple && kt.Size == 0 {
+			c.errorf(k, "an empty tuple cannot be a map key")
+			return nil
+		}
 		keys = append(keys, kt)
+	}
+	if vt != nil && write && vt.Kind == types.Tuple && vt.Size == 0 {
+		c.errorf(m, "an empty tuple cannot be stored in a map")
+		return nil
 	}
 	if m.Keys == nil {
 		keys, own = nil, nil
 	}
 	// @m[$t] with a tuple $t is the same map as @m[a, b]: a multi-key map
 	// is keyed by the tuple of its keys.
-	if len(keys) == 1 && keys[0].Kind == types.Tuple {
+	if len(keys) == 1 && keys[0].Kind == types.Tuple && len(keys[0].Fields) > 1 {
 		if mt := c.prog.Maps[m.Name]; mt == nil || mt.Keys == nil || len(mt.Keys) != 1 || mt.Keys[0].Kind != types.Tuple {
 			elems := make([]*types.Type, len(keys[0].Fields))
 			owns := make([]*types.Type, len(keys[0].Fields))

@@ -151,13 +151,20 @@ func (p *exprParser) expect(v string) (*lexer.Token, error) {
 	return p.next(), nil
 }
 
+// ifValueNext reports whether the token after an "if" starts the
+// condition of an if used as a value: `if (c)` or `if comptime c`.
+func (p *exprParser) ifValueNext() bool {
+	n := p.peekN(1)
+	return isPunct(n, "(") || n.Type == tIdent && n.Value == "comptime"
+}
+
 // startsExpr reports whether t can begin an expression.
 func (p *exprParser) startsExpr(t *lexer.Token) bool {
 	switch t.Type {
 	case tIdent:
 		// `if (c) { a } else { b }` is also a value; as a statement,
 		// the grammar tries an if statement first.
-		return !keywords[t.Value] || t.Value == "if" && isPunct(p.peekN(1), "(")
+		return !keywords[t.Value] || t.Value == "if" && p.ifValueNext()
 	case tVar, tPosParam, tMap, tInt, tChar, tString:
 		return true
 	case tPunct:
@@ -456,11 +463,21 @@ func (p *exprParser) primary() (ast.Expr, error) {
 		}
 		return m, nil
 	case tIdent:
-		if t.Value == "if" && isPunct(p.peekN(1), "(") {
+		if t.Value == "if" && p.ifValueNext() {
 			return p.ifExpr()
 		}
 		if keywords[t.Value] {
 			return nil, p.unexpected(t, "expression")
+		}
+		if n := p.peekN(1); t.Value == "comptime" && !isPunct(n, "(") && p.startsExpr(n) {
+			// comptime x is comptime(x): an operand evaluated at compile
+			// time (bpftrace 0.26's `if comptime kfunc_allowed("f")`)
+			p.next()
+			x, err := p.operand(p.unary)
+			if err != nil {
+				return nil, err
+			}
+			return &ast.Call{Span: span(toPos(t.Pos), endOf(x)), Name: t.Value, Args: []ast.Expr{x}}, nil
 		}
 		p.next()
 		sp := span(toPos(t.Pos), tokEnd(t))
@@ -478,6 +495,8 @@ func (p *exprParser) primary() (ast.Expr, error) {
 			return p.sizeof(t)
 		case "offsetof":
 			return p.offsetof(t)
+		case "container_of":
+			return p.containerOf(t)
 		}
 		p.next() // (
 		args, end, err := p.list(")")
@@ -524,6 +543,11 @@ func (p *exprParser) paren() (ast.Expr, error) {
 		return nil, err
 	}
 	defer p.leave()
+	if t := p.peek(); isPunct(t, ")") {
+		// () is the empty tuple
+		p.next()
+		return &ast.Tuple{Span: span(toPos(open.Pos), tokEnd(t)), Elems: []ast.Expr{}}, nil
+	}
 	if p.peek().Type == tIdent && isPunct(p.peekN(1), "=") {
 		return p.record(open)
 	}
@@ -539,14 +563,27 @@ func (p *exprParser) paren() (ast.Expr, error) {
 		return nil, p.unexpected(p.peek(), "\")\"")
 	}
 	p.next()
-	rest, end, err := p.list(")")
-	if err != nil {
-		return nil, err
+	// (a,) is a one-element tuple; (a, b,) may end with a comma too
+	elems := []ast.Expr{first}
+	for {
+		if t := p.peek(); isPunct(t, ")") {
+			p.next()
+			return &ast.Tuple{Span: span(toPos(open.Pos), tokEnd(t)), Elems: elems}, nil
+		}
+		x, err := p.operand(p.expr)
+		if err != nil {
+			return nil, err
+		}
+		elems = append(elems, x)
+		t := p.peek()
+		if isPunct(t, ",") {
+			p.next()
+			continue
+		}
+		if !isPunct(t, ")") {
+			return nil, p.unexpected(t, "\",\" or \")\"")
+		}
 	}
-	if len(rest) == 0 {
-		return nil, p.unexpected(end, "expression")
-	}
-	return &ast.Tuple{Span: span(toPos(open.Pos), tokEnd(end)), Elems: append([]ast.Expr{first}, rest...)}, nil
 }
 
 func (p *exprParser) record(open *lexer.Token) (ast.Expr, error) {
@@ -640,6 +677,61 @@ func (p *exprParser) offsetof(name *lexer.Token) (ast.Expr, error) {
 	return &ast.OffsetofExpr{Span: span(toPos(name.Pos), tokEnd(end)), Type: ty, X: x, Field: fields}, nil
 }
 
+// containerOf parses container_of(ptr, type, member) as bpftrace's stdlib
+// macro (after 0.26) expands it: (type *)((void *)ptr - offsetof(type,
+// member)), a pointer to the type holding *ptr as its member.
+func (p *exprParser) containerOf(name *lexer.Token) (ast.Expr, error) {
+	p.next() // (
+	ptr, err := p.operand(p.expr)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := p.expect(","); err != nil {
+		return nil, err
+	}
+	at := p.peek()
+	ty, x, err := p.typeOrExpr()
+	if err != nil {
+		return nil, err
+	}
+	if x != nil {
+		id, ok := x.(*ast.Ident)
+		if !ok {
+			return nil, p.unexpected(at, "type")
+		}
+		ty = &ast.TypeExpr{Span: id.Span, Name: id.Name}
+	}
+	if _, err := p.expect(","); err != nil {
+		return nil, err
+	}
+	var fields []string
+	for {
+		f := p.peek()
+		if f.Type != tIdent && f.Type != tInt {
+			return nil, p.unexpected(f, "member name")
+		}
+		p.next()
+		fields = append(fields, f.Value)
+		if !isPunct(p.peek(), ".") {
+			break
+		}
+		p.next()
+	}
+	end, err := p.expect(")")
+	if err != nil {
+		return nil, err
+	}
+	sp := span(toPos(name.Pos), tokEnd(end))
+	ptrType := ast.Clone(ty)
+	ptrType.Pointers++
+	ptrType.Span = sp
+	void := &ast.TypeExpr{Span: ptr.GetSpan(), Name: "void", Pointers: 1}
+	diff := &ast.Binary{Span: sp, Op: "-",
+		X: &ast.Cast{Span: ptr.GetSpan(), Type: void, X: ptr},
+		Y: &ast.OffsetofExpr{Span: sp, Type: ty, Field: fields}}
+	return &ast.Cast{Span: sp, Type: ptrType, X: &ast.Paren{Span: sp, X: diff}}, nil
+}
+
 // postfix parses field access, indexing and postfix ++/-- after x.
 func (p *exprParser) postfix(x ast.Expr) (ast.Expr, error) {
 	for {
@@ -679,9 +771,29 @@ func (p *exprParser) postfix(x ast.Expr) (ast.Expr, error) {
 // durationSuffixes are the unit suffixes accepted on decimal integer literals.
 var durationSuffixes = []string{"ns", "us", "ms", "s", "m", "h", "d"}
 
+// cIntSuffixes are C's integer suffixes that bpftrace 0.26 accepts and
+// ignores but for the range they allow (u: 32 bits, l and ll: 63, ul and
+// ull: 64), its documentation's 123UL in either case.
+var cIntSuffixes = []string{"ull", "ul", "ll", "u", "l"}
+
+// splitCIntSuffix splits a C integer suffix, in lower case, off a literal.
+func splitCIntSuffix(text string) (body, suffix string) {
+	for _, s := range cIntSuffixes {
+		n := len(text) - len(s)
+		if n > 0 && strings.EqualFold(text[n:], s) && isHexDigit(text[n-1]) {
+			return text[:n], s
+		}
+	}
+	return text, ""
+}
+
+func isHexDigit(c byte) bool {
+	return isDigit(c) || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
+
 // intLit converts an Int or Char token to an IntLit.
-func intLit(t *lexer.Token) (*ast.IntLit, error) {
-	lit := &ast.IntLit{Span: span(toPos(t.Pos), tokEnd(t)), Text: t.Value}
+func intLit(t *lexer.Token) (lit *ast.IntLit, err error) {
+	lit = &ast.IntLit{Span: span(toPos(t.Pos), tokEnd(t)), Text: t.Value}
 	if t.Type == tChar {
 		v, err := unquoteChar(t)
 		if err != nil {
@@ -691,10 +803,16 @@ func intLit(t *lexer.Token) (*ast.IntLit, error) {
 		return lit, nil
 	}
 	bad := func() error { return participle.Errorf(t.Pos, "invalid integer literal %q", t.Value) }
-	text := t.Value
+	text, csuffix := splitCIntSuffix(t.Value)
 	if strings.HasSuffix(text, "_") || strings.Contains(text, "__") {
 		return nil, bad()
 	}
+	defer func() {
+		// 1u holds 32 bits, 1l and 1ll 63: beyond is out of range
+		if lit != nil && err == nil && (csuffix == "u" && lit.Value > math.MaxUint32 || csuffix[:min(1, len(csuffix))] == "l" && lit.Value > math.MaxInt64) {
+			lit, err = nil, participle.Errorf(t.Pos, "integer literal %q out of range", t.Value)
+		}
+	}()
 	base := 10
 	digits := text
 	switch {

@@ -62,6 +62,7 @@ func (c *checker) checkProbe(pr *Probe) {
 		Calls:       map[*ast.Call]*Func{},
 		Idents:      map[*ast.Ident]*Builtin{},
 		Members:     map[*ast.Field]types.Field{},
+		Records:     map[string]*ast.Tuple{},
 	}
 	c.probe, c.info = pr, pr.Info
 	c.scopes = []map[string]int{{}}

@@ -214,6 +214,10 @@ type Info struct {
 	ArgsUnplaced map[string]string
 	// UserArgs: pointers read from args live in user memory (syscall tracepoints).
 	UserArgs bool
+	// Records holds, by name, the builtins whose value is a record of
+	// constants (config): the record literal the checker built and
+	// checked for them, which codegen builds.
+	Records map[string]*ast.Tuple
 	// Uaddrs are the uaddr() calls on position-independent files, whose
 	// address depends on where the traced process loaded the file (the
 	// others are constants).
@@ -248,6 +252,22 @@ func (in *Info) VarOf(v *ast.Var) (int, *types.Type) {
 
 // TypeOf returns the checked type of e.
 func (in *Info) TypeOf(e ast.Expr) *types.Type { return in.Types[e] }
+
+// Comptime reports whether cond, the condition of an if, is written
+// comptime(x) (bpftrace 0.26's `if comptime x`) and so was decided at
+// compile time, and if so whether the then branch is the one taken: the
+// other branch is neither checked nor compiled.
+func (in *Info) Comptime(cond ast.Expr) (then, ok bool) {
+	call, isCall := cond.(*ast.Call)
+	if !isCall || call.Name != "comptime" || in.Calls[call] == nil {
+		return false, false
+	}
+	cv, ok := in.Consts[call]
+	if !ok {
+		return false, false
+	}
+	return cv.Int != 0 || cv.IsStr && cv.Str != "", true
+}
 
 // TaskLayout are the task_struct member offsets the task builtins read
 // through (from BTF).

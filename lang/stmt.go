@@ -22,6 +22,15 @@ func (c *checker) stmt(s ast.Stmt) {
 		if t := c.expr(s.Cond); t != nil && !isCondition(t) {
 			c.errorf(s.Cond, "condition must be an integer, bool or pointer, not %s", t)
 		}
+		if then, ok := c.info.Comptime(s.Cond); ok {
+			// if comptime: only the branch taken is checked
+			if then {
+				c.block(s.Then)
+			} else if s.Else != nil {
+				c.stmt(s.Else)
+			}
+			return
+		}
 		c.block(s.Then)
 		if s.Else != nil {
 			c.stmt(s.Else)
@@ -71,7 +80,7 @@ const MaxLoopIterations = 1024
 const MaxUnroll = 100
 
 func (c *checker) let(s *ast.LetStmt) {
-	var t *types.Type
+	var t, declared *types.Type
 	if s.Type != nil {
 		if t = c.resolveType(s.Type); t == nil {
 			return
@@ -91,6 +100,7 @@ func (c *checker) let(s *ast.LetStmt) {
 		if t = c.valueType(s.Type, t); t == nil {
 			return
 		}
+		declared = t
 		if !t.IsInt() {
 			t = storageType(t)
 		}
@@ -117,7 +127,7 @@ func (c *checker) let(s *ast.LetStmt) {
 		c.declareVar(s.Var, nil)
 		return
 	}
-	own := t
+	own := declared
 	if t == nil {
 		t, own = storageType(rt), c.ownType(s.Init, rt)
 	} else if rt != nil {
@@ -177,12 +187,13 @@ func (c *checker) forMap(s *ast.ForMapStmt) {
 	}
 	val := mt.Value
 	switch val.Kind {
-	case types.Count, types.Sum:
-		// the value is the sum over the CPUs
-		val = types.NewInt(8, val.Kind == types.Sum && val.Signed)
+	case types.Count, types.Sum, types.Min, types.Max, types.Avg:
+		// the value is the aggregate over the CPUs (the sum, minimum,
+		// maximum or average), as bpftrace 0.26 reads it
+		val = types.NewInt(8, val.Kind != types.Count && val.Signed)
 	default:
 		if val.IsAggregation() {
-			c.errorf(s.Map, "iterating over %s (%s) is not supported yet: its values are per CPU", s.Map.Name, mt.Value)
+			c.errorf(s.Map, "Loop expression does not support type: %s", mt.Value)
 			return
 		}
 	}
