@@ -410,9 +410,10 @@ func (s *session) run(ctx context.Context) error {
 		return err
 	}
 
-	// Finalize: detach, drop the events still queued (or print them when the
-	// traced process exited: its last events; after exit() handle drops
-	// them anyway), run END, print.
+	// Finalize: detach, print the events still queued (after exit() handle
+	// drops them), run END, print. bpftrace, too, prints what its ring
+	// buffer still holds after a signal, in the drain that follows END:
+	// dropping them lost the last events of a run stopped by Ctrl-C.
 	stopWatcher()
 	if err := s.detach(); err != nil {
 		return fmt.Errorf("detach probes: %w", err)
@@ -420,7 +421,7 @@ func (s *session) run(ctx context.Context) error {
 	if err := s.stopPcaps(); err != nil {
 		return err
 	}
-	if err := s.drain(!errors.Is(context.Cause(ctx), ErrTargetExited)); err != nil {
+	if err := s.drain(false); err != nil {
 		return err
 	}
 	s.finalizing = false
