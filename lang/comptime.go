@@ -1,6 +1,8 @@
 package lang
 
 import (
+	"strings"
+
 	"github.com/gotrace/gotrace/lang/ast"
 )
 
@@ -35,11 +37,13 @@ func (c *checker) foldCondition(e ast.Expr) {
 			return
 		}
 		if x.IsStr {
+			// Strings compare as their buffers do: up to the first NUL.
+			xs, ys := cstring(x.Str), cstring(y.Str)
 			switch e.Op {
 			case "==":
-				set(x.Str == y.Str)
+				set(xs == ys)
 			case "!=":
-				set(x.Str != y.Str)
+				set(xs != ys)
 			}
 			return
 		}
@@ -62,4 +66,13 @@ func (c *checker) foldCondition(e ast.Expr) {
 			set(less || x.Int == y.Int)
 		}
 	}
+}
+
+// cstring cuts s at its first NUL: what a string's buffer holds as C
+// reads it.
+func cstring(s string) string {
+	if i := strings.IndexByte(s, 0); i >= 0 {
+		return s[:i]
+	}
+	return s
 }
