@@ -116,25 +116,40 @@ func batchSleep(ringSize int) time.Duration {
 	return min(d, maxBatchSleep)
 }
 
+// drainBudget bounds the time the final drain spends handling the events
+// still queued when a run stops: a ring full of system() events would run
+// a command for each, and the stop would seem to hang.
+const drainBudget = time.Second
+
 // drain reads every event already in the ring buffer, handling them or,
-// with discard, dropping them.
+// with discard, dropping them. Past drainBudget the rest is dropped and
+// counted on stderr.
 func (s *session) drain(discard bool) error {
 	if s.reader == nil {
 		return nil
 	}
 	var rec ringbuf.Record
-	s.reader.SetDeadline(time.Now())
-	for {
+	start := time.Now()
+	s.reader.SetDeadline(start)
+	dropped, cut := 0, false
+	for n := 0; ; n++ {
 		err := s.reader.ReadInto(&rec)
 		switch {
 		case err == nil:
+			if !discard && n%64 == 63 && time.Since(start) > drainBudget {
+				discard, cut = true, true
+			}
 			if discard {
+				dropped++
 				continue
 			}
 			if err := s.handle(rec.RawSample); err != nil {
 				return err
 			}
 		case errors.Is(err, os.ErrDeadlineExceeded), errors.Is(err, ringbuf.ErrFlushed):
+			if cut {
+				fmt.Fprintf(s.stderr, "WARNING: %d events still queued when the run stopped were dropped (handling them took over %v)\n", dropped, drainBudget)
+			}
 			return s.flush()
 		default:
 			return fmt.Errorf("read events: %w", err)
