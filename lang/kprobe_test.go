@@ -31,8 +31,12 @@ func TestKprobeRenamedFunctions(t *testing.T) {
 		`kprobe:lookup_fast.constprop.0 { @[func] = count(); @a = arg1; }`: "",
 		`kprobe:lookup_fast.* { @[func] = count(); @a = arg1; }`:           "",
 		`kprobe:lookup_fast.constprop.0 { @ = args.nd; }`:                  "stdin:1:38-42: ERROR: args is not available for kprobe:lookup_fast.constprop.0: the compiler renamed lookup_fast (.constprop.0) and may have changed its arguments, and BTF has no prototype for a renamed function; read them with arg0, arg1, ...",
-		`kprobe:lookup_fast { exit(); }`:                                   "stdin:1:1-19: ERROR: No matches for kprobe lookup_fast: the compiler renamed the function; did you mean kprobe:lookup_fast.constprop.0?",
-		`kprobe:md_flush_request { exit(); }`:                              "stdin:1:1-24: ERROR: No matches for kprobe md_flush_request: the function is in kernel module md_mod, which is not loaded.",
+		// As in bpftrace, a wildcard that matches nothing is dropped when
+		// another attach point of the probe matches (dcsnoop.bt).
+		`kprobe:vfs_read, kprobe:vfs_read.constprop.* { exit(); }`: "",
+		`kprobe:nosuch_a*, kprobe:nosuch_b* { exit(); }`:           "stdin:1:1-17: ERROR: no kernel functions match nosuch_a* (and 1 more errors)",
+		`kprobe:lookup_fast { exit(); }`:                           "stdin:1:1-19: ERROR: No matches for kprobe lookup_fast: the compiler renamed the function; did you mean kprobe:lookup_fast.constprop.0?",
+		`kprobe:md_flush_request { exit(); }`:                      "stdin:1:1-24: ERROR: No matches for kprobe md_flush_request: the function is in kernel module md_mod, which is not loaded.",
 	} {
 		file, err := lang.Parse("stdin", src)
 		if err != nil {

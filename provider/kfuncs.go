@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"path"
@@ -71,6 +72,16 @@ func protoByName(spec *btf.Spec, name string) (proto *btf.FuncProto, ok bool) {
 	}
 	return nil, false
 }
+
+// ErrNoMatch is what the error of a wildcard that matches nothing wraps: as
+// in bpftrace, a probe with other attach points drops it quietly.
+var ErrNoMatch = errors.New("the wildcard matches nothing")
+
+// noMatch is an error wrapping ErrNoMatch with its own message.
+type noMatch string
+
+func (e noMatch) Error() string        { return string(e) }
+func (e noMatch) Is(target error) bool { return target == ErrNoMatch }
 
 // HasGlob reports whether s is a wildcard pattern.
 func HasGlob(s string) bool { return strings.ContainsAny(s, "*?[") }
@@ -154,7 +165,7 @@ func kfuncExpander(kind string, offsets, needBTF bool) func(ExpandEnv, string, [
 				return nil, fmt.Errorf("%s: %w", kind, err)
 			}
 			if len(names) == 0 {
-				return nil, fmt.Errorf("no kernel functions match %s", fn)
+				return nil, noMatch(fmt.Sprintf("no kernel functions match %s", fn))
 			}
 			for _, n := range names {
 				if ix != nil {

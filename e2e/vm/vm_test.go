@@ -325,12 +325,19 @@ func TestKprobeWildcard(t *testing.T) {
 // and the path it took (stderr says).
 func checkWildcard(t *testing.T, out, errs string, multi bool, kind, wantLine string) {
 	t.Helper()
+	checkWildcardOf(t, out, errs, multi, kind, wantLine, `vfs_\w+`, 20)
+}
+
+// checkWildcardOf is checkWildcard for functions matching funcRe, at least
+// min of them.
+func checkWildcardOf(t *testing.T, out, errs string, multi bool, kind, wantLine, funcRe string, min int) {
+	t.Helper()
 	path := regexp.MustCompile(kind + `: attached (\d+) functions through (one kprobe_multi link|\d+ separate \w+s|\d+ trampolines)`).FindStringSubmatch(errs)
 	if path == nil {
 		t.Fatalf("stderr does not say how the wildcard was attached:\n%s", errs)
 	}
 	t.Logf("%s", path[0])
-	if n, _ := strconv.Atoi(path[1]); n < 20 {
+	if n, _ := strconv.Atoi(path[1]); n < min {
 		t.Errorf("only %s functions attached", path[1])
 	}
 	if gotMulti := path[2] == "one kprobe_multi link"; gotMulti != multi {
@@ -341,8 +348,8 @@ func checkWildcard(t *testing.T, out, errs string, multi bool, kind, wantLine st
 	}
 	body := strings.TrimPrefix(out, "\n\n")
 	for _, l := range strings.Split(strings.TrimSuffix(body, "\n"), "\n") {
-		if !regexp.MustCompile(`^@\[vfs_\w+\]: \d+$`).MatchString(l) {
-			t.Errorf("unexpected output line %q (func must print vfs_* names)", l)
+		if !regexp.MustCompile(`^@\[` + funcRe + `\]: \d+$`).MatchString(l) {
+			t.Errorf("unexpected output line %q (func must print names matching %s)", l, funcRe)
 		}
 	}
 }
