@@ -195,6 +195,8 @@ func kfuncExpander(kind string, offsets, needBTF bool) func(ExpandEnv, string, [
 				protos[fn], _ = protoByName(spec, fn)
 			}
 			switch {
+			case syms != nil && syms.Count(fn) == 0:
+				noFtrace[fn] = true // a module's function: one kprobe of its own
 			case syms != nil:
 				has, known := syms.HasFtrace(fn)
 				noFtrace[fn] = known && !has
@@ -269,14 +271,16 @@ func matchKernelFuncs(pattern string, needBTF bool, ix *btfnames.Index, traceabl
 }
 
 // checkKprobeFunc refuses an exact kprobe the kernel would refuse for want
-// of the function: kallsyms does not list it, lists it more than once, or
-// it is on the kprobe blacklist. Without a symbol table the kernel
-// decides.
+// of the function: kallsyms does not list it (in vmlinux or a loaded
+// module), lists it more than once, or it is on the kprobe blacklist.
+// Without a symbol table the kernel decides.
 func checkKprobeFunc(kind, fn string, offset uint64, syms *tracefs.Symbols) error {
 	if syms == nil {
 		return nil
 	}
 	switch n := syms.Count(fn); {
+	case n == 0 && syms.LoadedModule(fn) != "":
+		return nil // the kernel finds functions of loaded modules by name
 	case n == 0:
 		return missingFuncError(kind, fn, offset, syms)
 	case n > 1:

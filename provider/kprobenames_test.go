@@ -38,7 +38,7 @@ func expandIn(env provider.ExpandEnv, raw string) ([]*provider.Point, error) {
 func fakeKernel(t *testing.T, withFtrace bool) symsEnv {
 	text := []string{"vfs_read", "vfs_write", "vfs_statfs.part.0.isra.0", "vfs_open.isra.0", "__ia32_sys_getpid", "=__x64_sys_getpid",
 		"lookup_fast.constprop.0", "lookup_fast.constprop.0.cold", "walk_component.isra.0", "walk_component.part.0",
-		"copy_notrace", "dup_fn", "dup_fn", "kprobe_busy", "rcu_note", "zz_renamed.isra.0"}
+		"copy_notrace", "dup_fn", "dup_fn", "kprobe_busy", "rcu_note", "zz_renamed.isra.0", "zz_mod_fn [zz_mod]"}
 	ftrace := []string{"vfs_read", "vfs_write", "vfs_statfs.part.0.isra.0", "vfs_open.isra.0", "__ia32_sys_getpid",
 		"lookup_fast.constprop.0", "walk_component.isra.0", "walk_component.part.0", "dup_fn", "rcu_note", "zz_renamed.isra.0"}
 	env := symsEnv{spec: testbtf.Spec(t)}
@@ -73,6 +73,8 @@ func TestKprobeExactNames(t *testing.T) {
 		{"kretprobe:copy_notrace", true, false},
 		{"kprobe:lookup_fast.constprop.0", false, false},
 		{"kprobe:vfs_read+4", false, true},
+		{"kprobe:zz_mod_fn", true, false}, // a loaded module's
+
 	} {
 		pts, err := env.expand(tc.raw)
 		if err != nil {

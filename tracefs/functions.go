@@ -155,7 +155,9 @@ func readFuncs(root string, files KernelFiles) (*Symbols, map[string]bool, error
 // the kernel's (vmlinux) functions.
 type Symbols struct {
 	text      map[string]textSym // vmlinux text symbols
-	names     []string           // the keys of text, sorted
+	modText   map[string]string  // text symbols of loaded modules → module
+	namesOnce sync.Once
+	names     []string // the keys of text, sorted (sortedNames)
 	blacklist map[string]bool
 	modular   bool // the kernel loads modules
 
@@ -186,13 +188,22 @@ func readSymbols(files KernelFiles) (*Symbols, error) {
 		return nil, err
 	}
 	defer f.Close()
-	s := &Symbols{text: make(map[string]textSym, 1<<16), modSymsPath: files.ModuleSymbols}
+	s := &Symbols{text: make(map[string]textSym, 1<<16), modText: map[string]string{}, modSymsPath: files.ModuleSymbols}
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
 	for sc.Scan() {
 		// "ADDR TYPE NAME [MODULE]"
 		fl := strings.Fields(sc.Text())
-		if len(fl) != 3 || (fl[1] != "t" && fl[1] != "T") {
+		if len(fl) < 3 || (fl[1] != "t" && fl[1] != "T") {
+			continue
+		}
+		if len(fl) == 4 {
+			if _, ok := s.modText[fl[2]]; !ok {
+				s.modText[fl[2]] = strings.Trim(fl[3], "[]")
+			}
+			continue
+		}
+		if len(fl) != 3 {
 			continue
 		}
 		ts := s.text[fl[2]]
@@ -205,11 +216,6 @@ func readSymbols(files KernelFiles) (*Symbols, error) {
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("read %s: %w", files.Kallsyms, err)
 	}
-	s.names = make([]string, 0, len(s.text))
-	for n := range s.text {
-		s.names = append(s.names, n)
-	}
-	sort.Strings(s.names)
 	s.blacklist = map[string]bool{}
 	if files.Blacklist != "" {
 		if bl, err := os.ReadFile(files.Blacklist); err == nil {
@@ -235,20 +241,33 @@ func readSymbols(files KernelFiles) (*Symbols, error) {
 func (s *Symbols) Count(name string) int { return s.text[name].n }
 
 // Names returns the vmlinux text symbols, sorted, each once.
-func (s *Symbols) Names() []string { return s.names }
+func (s *Symbols) Names() []string {
+	s.namesOnce.Do(func() {
+		s.names = make([]string, 0, len(s.text))
+		for n := range s.text {
+			s.names = append(s.names, n)
+		}
+		sort.Strings(s.names)
+	})
+	return s.names
+}
 
 // Variants returns the symbols that are name with a suffix the compiler
 // adds when it specialises or splits a function (name.isra.0,
 // name.constprop.0, name.part.0, name.cold), sorted.
 func (s *Symbols) Variants(name string) []string {
 	prefix := name + "."
-	i := sort.SearchStrings(s.names, prefix)
+	names := s.Names()
 	var out []string
-	for ; i < len(s.names) && strings.HasPrefix(s.names[i], prefix); i++ {
-		out = append(out, s.names[i])
+	for i := sort.SearchStrings(names, prefix); i < len(names) && strings.HasPrefix(names[i], prefix); i++ {
+		out = append(out, names[i])
 	}
 	return out
 }
+
+// LoadedModule returns the loaded module kallsyms lists a function name
+// in, "" when there is none.
+func (s *Symbols) LoadedModule(name string) string { return s.modText[name] }
 
 // Blacklisted reports whether name is on the kprobe blacklist.
 func (s *Symbols) Blacklisted(name string) bool { return s.blacklist[name] }
@@ -313,13 +332,18 @@ func (s *Symbols) HasFtrace(name string) (ok, known bool) {
 
 // NewSymbols returns a Symbols for tests: text lists the vmlinux text
 // symbols (a name twice for a duplicate), at addresses 0x1000 apart, or at
-// the same address as the previous one when the name is prefixed with "=";
+// the same address as the previous one when the name is prefixed with "=",
+// and functions of loaded modules as "name [module]";
 // ftrace is available_filter_functions (nil: unreadable).
 func NewSymbols(text, blacklist, ftrace []string, modular bool, moduleSymbols map[string]string) *Symbols {
-	s := &Symbols{text: map[string]textSym{}, blacklist: map[string]bool{}, modular: modular, modSyms: moduleSymbols}
+	s := &Symbols{text: map[string]textSym{}, modText: map[string]string{}, blacklist: map[string]bool{}, modular: modular, modSyms: moduleSymbols}
 	s.modOnce.Do(func() {})
 	addr := uint64(0xffffffff81000000)
 	for _, n := range text {
+		if name, mod, ok := strings.Cut(n, " "); ok {
+			s.modText[name] = strings.Trim(mod, "[]")
+			continue
+		}
 		if alias, ok := strings.CutPrefix(n, "="); ok {
 			n = alias
 		} else {
@@ -328,12 +352,10 @@ func NewSymbols(text, blacklist, ftrace []string, modular bool, moduleSymbols ma
 		ts := s.text[n]
 		if ts.n == 0 {
 			ts.addr = addr
-			s.names = append(s.names, n)
 		}
 		ts.n++
 		s.text[n] = ts
 	}
-	sort.Strings(s.names)
 	for _, n := range blacklist {
 		s.blacklist[n] = true
 	}

@@ -83,6 +83,9 @@ func TestKernelSymbolsFiles(t *testing.T) {
 	if !syms.Blacklisted("listed_bad") || syms.Blacklisted("mod_fn") || syms.Blacklisted("vfs_read") {
 		t.Errorf("blacklist: listed_bad %v, mod_fn %v, vfs_read %v", syms.Blacklisted("listed_bad"), syms.Blacklisted("mod_fn"), syms.Blacklisted("vfs_read"))
 	}
+	if m := syms.LoadedModule("mod_fn"); m != "some_mod" || syms.LoadedModule("vfs_read") != "" {
+		t.Errorf("LoadedModule(mod_fn) = %q", m)
+	}
 	if m := syms.Module("md_flush_request"); m != "md_mod" || !syms.Modular() {
 		t.Errorf("Module(md_flush_request) = %q, Modular = %v", m, syms.Modular())
 	}
