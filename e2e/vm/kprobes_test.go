@@ -70,7 +70,9 @@ func readKernelSyms(t *testing.T) *kernelSyms {
 // TestKprobeOutsideFtrace: exact kprobes on functions that
 // available_filter_functions does not list: __x64_sys_getpid (the same
 // function as __ia32_sys_getpid, which it lists), as a kprobe and a
-// kretprobe, and a function the compiler renamed, by its kallsyms name.
+// kretprobe, and a function the compiler renamed, by its kallsyms name;
+// both in one program, attached by one kprobe_multi link where the kernel
+// has it (a probe of two functions).
 func TestKprobeOutsideFtrace(t *testing.T) {
 	gotraceBin(t)
 	ks := readKernelSyms(t)
@@ -82,10 +84,11 @@ func TestKprobeOutsideFtrace(t *testing.T) {
 		t.Fatalf("%s is not in kallsyms", sysinfo)
 	}
 	tid := lockThread(t)
-	tr := startTrace(t, linksReady(3), "-e", `
+	tr := startTrace(t, linksReady(4), "-e", `
 kprobe:__x64_sys_getpid /tid == $1/ { @enter = count(); }
 kretprobe:__x64_sys_getpid /tid == $1/ { if (retval == pid) { @ret = count(); } }
-kprobe:do_sysinfo.isra.0 /tid == $1/ { @sysinfo[func] = count(); }`, strconv.Itoa(tid))
+kprobe:do_sysinfo.isra.0 /tid == $1/ { @sysinfo[func] = count(); }
+kprobe:__x64_sys_getpid, kprobe:do_sysinfo.isra.0 /tid == $1/ { @both = count(); }`, strconv.Itoa(tid))
 	for range 5 {
 		unix.Getpid()
 	}
@@ -96,7 +99,14 @@ kprobe:do_sysinfo.isra.0 /tid == $1/ { @sysinfo[func] = count(); }`, strconv.Ito
 		}
 	}
 	out, errs := tr.stop()
-	wantStdout(t, out, "\n\n@enter: 5\n@ret: 5\n@sysinfo[do_sysinfo.isra.0]: 3\n", errs)
+	wantStdout(t, out, "\n\n@both: 8\n@enter: 5\n@ret: 5\n@sysinfo[do_sysinfo.isra.0]: 3\n", errs)
+	path := "kprobe: attached 2 functions through 2 separate kprobes"
+	if haveKprobeMulti(t) {
+		path = "kprobe: attached 2 functions through one kprobe_multi link"
+	}
+	if !strings.Contains(errs, path) {
+		t.Errorf("stderr lacks %q:\n%s", path, errs)
+	}
 }
 
 // TestKprobeRenamedWildcard: kprobe:do_sys* matches the renamed
@@ -127,8 +137,8 @@ func TestKprobeRenamedWildcard(t *testing.T) {
 
 // TestKprobeRefusals: the kernel's refusal of a function without an ftrace
 // location (kprobe events refuse notrace functions) is one line naming the
-// function and why; a function in no loaded code says it may be in a
-// module.
+// function and why, or a warning with missing_probes = warn; a function in
+// no loaded code says it may be in a module.
 func TestKprobeRefusals(t *testing.T) {
 	bin := gotraceBin(t)
 	ks := readKernelSyms(t)
@@ -154,6 +164,13 @@ func TestKprobeRefusals(t *testing.T) {
 	want := "ERROR: kprobe:" + fn + ": the kernel refused a kprobe on " + fn + ": the function has no ftrace location (it is not in available_filter_functions: marked notrace, or __init code freed after boot), and kprobe events refuse such functions unless the kernel is built with CONFIG_KPROBE_EVENTS_ON_NOTRACE\n"
 	if err == nil || !strings.HasSuffix(out, want) || strings.Count(out, "\n") != 1 {
 		t.Errorf("kprobe:%s: %v\n%s\nwant\n%s", fn, err, out, want)
+	}
+	// missing_probes = warn: the refused probe is skipped, as in bpftrace.
+	out, err = run(`config = { missing_probes = warn } kprobe:` + fn + ` { exit(); } interval:ms:100 { exit(); }`)
+	for _, want := range []string{"WARNING: Unable to attach probe: kprobe:" + fn + ". Skipping.\n", "Attached 1 probe\n"} {
+		if err != nil || !strings.Contains(out, want) {
+			t.Errorf("kprobe:%s with missing_probes = warn: %v\n%s\nwant %q", fn, err, out, want)
+		}
 	}
 	out, err = run(`kprobe:md_flush_request { exit(); }`)
 	want = "stdin:1:1-24: ERROR: No matches for kprobe md_flush_request: /proc/kallsyms has no such function; it is probably in a kernel module that is not loaded (or it was inlined everywhere).\n"
