@@ -177,7 +177,11 @@ func kfuncExpander(kind string, offsets, needBTF bool) func(ExpandEnv, string, [
 			if !ok {
 				if syms != nil {
 					if v := renamedVariants(syms, fn); len(v) > 0 {
-						return nil, fmt.Errorf("kernel function %s not found in BTF: the compiler renamed it (%s), and BTF describes no renamed function; kprobe:%s attaches to it", fn, strings.Join(v, ", "), v[0])
+						kp := "kprobe"
+						if kind == "fexit" {
+							kp = "kretprobe"
+						}
+						return nil, fmt.Errorf("kernel function %s not found in BTF: the compiler renamed it (%s), and BTF describes no renamed function; %s:%s attaches to it", fn, strings.Join(v, ", "), kp, v[0])
 					}
 				}
 				return nil, fmt.Errorf("kernel function %s not found in BTF", fn)

@@ -111,6 +111,12 @@ func startTrace(t *testing.T, ready func(tr *trace) bool, args ...string) *trace
 			select {
 			case err := <-tr.done:
 				tr.done <- err
+				if ready(tr) {
+					// It became ready and ended between the two looks
+					// (a script that ends by itself).
+					result <- nil
+					return
+				}
 				result <- fmt.Errorf("gotrace exited before attaching (%v); stderr:\n%s", err, tr.stderr())
 				return
 			case <-time.After(5 * time.Millisecond):
