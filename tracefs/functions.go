@@ -109,10 +109,9 @@ func AvoidFunc(name string) bool {
 }
 
 func readFuncs(root string, files KernelFiles) (*Symbols, map[string]bool, error) {
-	syms, err := readSymbols(files)
-	if err != nil {
-		return nil, nil, err
-	}
+	// A symbol table that cannot be read leaves the kernel to decide, as
+	// when there is none.
+	syms, _ := readSymbols(files)
 	data, err := os.ReadFile(filepath.Join(root, "available_filter_functions"))
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) {
