@@ -111,6 +111,12 @@ func kfuncExpander(kind string, offsets, needBTF bool) func(ExpandEnv, string, [
 			module = ""
 		}
 		if module != "" {
+			if ks, ok := env.(KernelSymbols); ok && !needBTF {
+				if syms, _ := ks.KernelSymbols(); syms != nil && syms.Modular() && !syms.ModuleLoaded(module) {
+					// bpftrace 0.26's words
+					return nil, fmt.Errorf("specified module %s in probe %s:%s:%s is not loaded.", module, kind, module, fn)
+				}
+			}
 			return nil, fmt.Errorf("kernel module functions are not supported yet (%s)", module)
 		}
 		var offset uint64

@@ -158,7 +158,8 @@ type Symbols struct {
 	namesOnce sync.Once
 	names     []string // the keys of text, sorted (sortedNames)
 	blacklist map[string]bool
-	modular   bool // the kernel loads modules
+	modular   bool            // the kernel loads modules
+	modules   map[string]bool // the loaded modules (/proc/modules)
 
 	ftrace      map[string]bool // available_filter_functions (vmlinux), nil when unreadable
 	ftraceAddrs map[uint64]bool // their addresses
@@ -227,8 +228,15 @@ func readSymbols(files KernelFiles) (*Symbols, error) {
 		}
 	}
 	if files.Modules != "" {
-		_, err := os.Stat(files.Modules)
+		data, err := os.ReadFile(files.Modules)
 		s.modular = err == nil
+		s.modules = map[string]bool{}
+		for line := range strings.Lines(string(data)) {
+			// "name size refcount deps state addr"
+			if f := strings.Fields(line); len(f) > 0 {
+				s.modules[f[0]] = true
+			}
+		}
 	}
 	return s, nil
 }
@@ -270,6 +278,20 @@ func (s *Symbols) LoadedModule(name string) string { return s.modText[name] }
 
 // Blacklisted reports whether name is on the kprobe blacklist.
 func (s *Symbols) Blacklisted(name string) bool { return s.blacklist[name] }
+
+// ModuleLoaded reports whether the module is loaded (/proc/modules, or a
+// function kallsyms lists in it).
+func (s *Symbols) ModuleLoaded(module string) bool {
+	if s.modules[module] {
+		return true
+	}
+	for _, m := range s.modText {
+		if m == module {
+			return true
+		}
+	}
+	return false
+}
 
 // Modular reports whether the kernel loads modules (/proc/modules exists).
 func (s *Symbols) Modular() bool { return s.modular }

@@ -51,7 +51,7 @@ func TestKernelSymbolsFiles(t *testing.T) {
 			"ffffffff81000800 D some_variable\n"+
 			"ffffffffc0000000 t mod_fn\t[some_mod]\n"),
 		Blacklist:     write("blacklist", "0xffffffff81000500-0xffffffff81000510\tlisted_bad\n0xffffffffc0000000-0xffffffffc0000010\tmod_fn [some_mod]\n"),
-		Modules:       write("modules", ""),
+		Modules:       write("modules", "ext4 1003520 1 - Live 0x0000000000000000\n"),
 		ModuleSymbols: write("modules.symbols", "# Aliases for symbols, used by symbol_request().\nalias symbol:md_flush_request md_mod\n"),
 	}
 	env := NewEnv(dir, WithKernelFiles(files))
@@ -85,6 +85,9 @@ func TestKernelSymbolsFiles(t *testing.T) {
 	}
 	if m := syms.LoadedModule("mod_fn"); m != "some_mod" || syms.LoadedModule("vfs_read") != "" {
 		t.Errorf("LoadedModule(mod_fn) = %q", m)
+	}
+	if !syms.ModuleLoaded("ext4") || !syms.ModuleLoaded("some_mod") || syms.ModuleLoaded("md_mod") {
+		t.Errorf("ModuleLoaded: ext4 %v, some_mod %v, md_mod %v", syms.ModuleLoaded("ext4"), syms.ModuleLoaded("some_mod"), syms.ModuleLoaded("md_mod"))
 	}
 	if m := syms.Module("md_flush_request"); m != "md_mod" || !syms.Modular() {
 		t.Errorf("Module(md_flush_request) = %q, Modular = %v", m, syms.Modular())

@@ -177,4 +177,9 @@ func TestKprobeRefusals(t *testing.T) {
 	if err == nil || !strings.HasPrefix(out, want) {
 		t.Errorf("kprobe:md_flush_request: %v\n%s\nwant\n%s", err, out, want)
 	}
+	out, err = run(`kprobe:md_mod:md_flush_request { exit(); }`)
+	want = "stdin:1:1-31: ERROR: specified module md_mod in probe kprobe:md_mod:md_flush_request is not loaded.\n"
+	if err == nil || !strings.HasPrefix(out, want) {
+		t.Errorf("kprobe:md_mod:md_flush_request: %v\n%s\nwant\n%s", err, out, want)
+	}
 }
