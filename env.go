@@ -45,7 +45,7 @@ func (k *KernelEnv) get() (*tracefs.Env, error) {
 			k.err = fmt.Errorf("tracefs: %w", err)
 			return
 		}
-		k.env = tracefs.NewEnv(dir, tracefs.WithBTFCache(k.btfCache()))
+		k.env = tracefs.NewEnv(dir, tracefs.WithBTFCache(k.btfCache()), tracefs.WithKernelFiles(tracefs.LiveKernel()))
 	})
 	return k.env, k.err
 }
@@ -116,6 +116,18 @@ func (k *KernelEnv) TraceableFunctions() (map[string]bool, error) {
 	}
 	return nil, nil
 }
+
+// KernelSymbols implements provider.KernelSymbols when tracefs can be
+// mounted.
+func (k *KernelEnv) KernelSymbols() (*tracefs.Symbols, error) {
+	e, err := k.get()
+	if err != nil {
+		return nil, nil
+	}
+	return e.KernelSymbols()
+}
+
+var _ provider.KernelSymbols = (*KernelEnv)(nil)
 
 // KernelSymbol implements lang.SymbolResolver from /proc/kallsyms.
 func (k *KernelEnv) KernelSymbol(name string) (uint64, error) {

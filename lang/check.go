@@ -50,6 +50,10 @@ type checker struct {
 
 	// quiet suppresses errors during the first, inference-only pass.
 	quiet bool
+	// noMatchOK: wildcards that match nothing go to noMatch instead of
+	// being errors (expandAttach).
+	noMatchOK bool
+	noMatch   []noMatch
 	// selfAssign names the map assigned by the statement whose right-hand
 	// side is being checked: reading it there before any assignment is
 	// the zero of an integer (@k = @k + 1).
@@ -158,10 +162,19 @@ func (c *checker) checkFile(file *ast.File) {
 			})
 			cp := *ap
 			cp.Raw = raw
+			c.noMatchOK = len(p.Attach) > 1
 			pts, d := c.expandAttachMissing(&cp)
+			c.noMatchOK = false
 			points = append(points, pts...)
 			stand = cmp.Or(stand, d)
 		}
+		if len(points) == 0 && stand == nil {
+			// No attach point matched: the wildcards are missing.
+			for _, nm := range c.noMatch {
+				stand = cmp.Or(stand, c.missingProbe(nm.ap, nm.msg))
+			}
+		}
+		c.noMatch = nil
 		if len(points) == 0 {
 			if stand != nil {
 				// Every attach point was dropped (missing_probes): the

@@ -16,6 +16,9 @@ type FunctionLister = provider.FunctionLister
 // prototype: field i is parameter i, at offset 8*i in the argument array.
 func (c *checker) kfuncArgs(pt *AttachPoint) (*types.Type, string) {
 	if pt.Proto == nil {
+		if base, suffix, ok := provider.RenamedFunc(pt.Func); ok {
+			return nil, fmt.Sprintf("args is not available for %s: the compiler renamed %s (%s) and may have changed its arguments, and BTF has no prototype for a renamed function; read them with arg0, arg1, ...", pt.Name, base, suffix)
+		}
 		return nil, fmt.Sprintf("args is not available for %s: no BTF prototype", pt.Name)
 	}
 	rec := &types.Type{Kind: types.Record, Name: "args"}

@@ -22,15 +22,27 @@ func (c *checker) expandAttachMissing(ap *ast.AttachPoint) (pts []*AttachPoint, 
 		msg := c.errs[before].Msg
 		c.errs = c.errs[:before]
 		c.quiet = quiet
-		if c.prog.Config.MissingProbes == "warn" {
-			c.prog.Warnings.Add(ap, "%s Skipping.", msg)
-		}
-		parts := provider.SplitAttach(ap.Raw)
-		if def := provider.Lookup(parts[0]); def != nil && def.Supported() {
-			dropped = &AttachPoint{Name: ap.Raw, Provider: def.Name, Pos: ap.Pos()}
-		}
+		dropped = c.missingProbe(ap, msg)
 	}
 	return pts, dropped
+}
+
+// missingProbe reports an attach point that does not exist as config
+// missing_probes says (an error, a warning, or nothing) and returns its
+// stand-in when it is dropped (see expandAttachMissing).
+func (c *checker) missingProbe(ap *ast.AttachPoint, msg string) (dropped *AttachPoint) {
+	switch c.prog.Config.MissingProbes {
+	case "", "error":
+		c.errorf(ap, "%s", msg)
+		return nil
+	case "warn":
+		c.prog.Warnings.Add(ap, "%s Skipping.", msg)
+	}
+	parts := provider.SplitAttach(ap.Raw)
+	if def := provider.Lookup(parts[0]); def != nil && def.Supported() {
+		dropped = &AttachPoint{Name: ap.Raw, Provider: def.Name, Pos: ap.Pos()}
+	}
+	return dropped
 }
 
 // usesIdent reports whether the probe's predicate or body mentions the bare

@@ -1,6 +1,8 @@
 package lang
 
 import (
+	"errors"
+
 	"github.com/gotrace/gotrace/lang/ast"
 	"github.com/gotrace/gotrace/provider"
 )
@@ -24,6 +26,10 @@ func (c *checker) expandAttach(ap *ast.AttachPoint) []*AttachPoint {
 	}
 	points, err := p.Expand(env, ap.Raw, parts[1:])
 	if err != nil {
+		if c.noMatchOK && errors.Is(err, provider.ErrNoMatch) {
+			c.noMatch = append(c.noMatch, noMatch{ap, err.Error()})
+			return nil
+		}
 		c.errorf(ap, "%s", err)
 		return nil
 	}
@@ -32,4 +38,12 @@ func (c *checker) expandAttach(ap *ast.AttachPoint) []*AttachPoint {
 		pt.Provider = p.Name
 	}
 	return points
+}
+
+// noMatch is a wildcard attach point that matched nothing, in a probe
+// with other attach points: bpftrace drops it quietly, and the probe is
+// missing only when none of its attach points match.
+type noMatch struct {
+	ap  *ast.AttachPoint
+	msg string
 }

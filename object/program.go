@@ -35,6 +35,10 @@ type Program struct {
 	// the files they go to, indexed by Packet.ID.
 	PacketMap string
 	Pcaps     []Pcap
+	// MissingProbes is the config missing_probes: what a probe the kernel
+	// refuses to attach does. "" or "error": the script fails; "warn": it
+	// is skipped with a warning; "ignore": skipped quietly.
+	MissingProbes string
 	// HelperSites are the helper calls whose failures are reported with
 	// -k (Options.HelperWarnings), indexed by EventHelperError's ID.
 	HelperSites []HelperSite

@@ -32,6 +32,16 @@ type FunctionLister interface {
 	TraceableFunctions() (map[string]bool, error)
 }
 
+// KernelSymbols is an optional extension of ExpandEnv: environments that
+// read the kernel's symbol table (/proc/kallsyms) and kprobe blacklist
+// implement it. An exact kprobe is then accepted when the kernel has the
+// function (not only when ftrace lists it), and a missing one is explained.
+type KernelSymbols interface {
+	// KernelSymbols returns the symbol table, or nil when it cannot be
+	// read.
+	KernelSymbols() (*tracefs.Symbols, error)
+}
+
 // Binaries is an optional extension of ExpandEnv: environments that can
 // read the executables of the machine (uprobe targets) implement it.
 type Binaries interface {

@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"path"
@@ -12,6 +13,7 @@ import (
 	"github.com/cilium/ebpf/btf"
 
 	"github.com/gotrace/gotrace/internal/btfnames"
+	"github.com/gotrace/gotrace/tracefs"
 )
 
 // This file holds what the kernel-function providers (kprobe, kretprobe,
@@ -71,12 +73,29 @@ func protoByName(spec *btf.Spec, name string) (proto *btf.FuncProto, ok bool) {
 	return nil, false
 }
 
+// ErrNoMatch is what the error of a wildcard that matches nothing wraps: as
+// in bpftrace, a probe with other attach points drops it quietly.
+var ErrNoMatch = errors.New("the wildcard matches nothing")
+
+// noMatch is an error wrapping ErrNoMatch with its own message.
+type noMatch string
+
+func (e noMatch) Error() string        { return string(e) }
+func (e noMatch) Is(target error) bool { return target == ErrNoMatch }
+
 // HasGlob reports whether s is a wildcard pattern.
 func HasGlob(s string) bool { return strings.ContainsAny(s, "*?[") }
 
 // kfuncExpander expands kind:[module:]function[+offset] attach points.
 // offsets: the kind takes an offset (kprobe); needBTF: the function must be
 // in BTF (trampolines).
+//
+// A kprobe attaches with a breakpoint wherever the kernel lets it: an exact
+// name is accepted when kallsyms lists it once and it is not on the kprobe
+// blacklist, even when available_filter_functions lacks it (the kernel
+// decides at attach). Wildcards match the names available_filter_functions
+// spells (compiler suffixes such as .isra.0 included). Trampolines need
+// the function in BTF and in available_filter_functions.
 func kfuncExpander(kind string, offsets, needBTF bool) func(ExpandEnv, string, []string) ([]*Point, error) {
 	return func(env ExpandEnv, raw string, parts []string) ([]*Point, error) {
 		var module, fn string
@@ -92,6 +111,12 @@ func kfuncExpander(kind string, offsets, needBTF bool) func(ExpandEnv, string, [
 			module = ""
 		}
 		if module != "" {
+			if ks, ok := env.(KernelSymbols); ok && !needBTF {
+				if syms, _ := ks.KernelSymbols(); syms != nil && syms.Modular() && !syms.ModuleLoaded(module) {
+					// bpftrace 0.26's words
+					return nil, fmt.Errorf("specified module %s in probe %s:%s:%s is not loaded.", module, kind, module, fn)
+				}
+			}
 			return nil, fmt.Errorf("kernel module functions are not supported yet (%s)", module)
 		}
 		var offset uint64
@@ -111,43 +136,60 @@ func kfuncExpander(kind string, offsets, needBTF bool) func(ExpandEnv, string, [
 		if env == nil {
 			return nil, fmt.Errorf("kernel functions are unavailable: no environment")
 		}
-		spec, err := env.BTF()
-		if err != nil || spec == nil {
+		spec, btfErr := env.BTF()
+		if btfErr == nil && spec == nil {
+			btfErr = fmt.Errorf("no BTF")
+		}
+		if btfErr != nil {
+			spec = nil
 			if needBTF {
-				return nil, fmt.Errorf("%s needs kernel BTF (/sys/kernel/btf/vmlinux): %v", kind, err)
+				return nil, fmt.Errorf("%s needs kernel BTF (/sys/kernel/btf/vmlinux): %v", kind, btfErr)
 			}
-			if HasGlob(fn) {
-				return nil, fmt.Errorf("wildcards need kernel BTF (/sys/kernel/btf/vmlinux): %v", err)
-			}
-			return []*Point{{Name: kind + ":" + fn, Func: fn, Offset: offset}}, nil
 		}
 		var traceable map[string]bool
 		if fl, ok := env.(FunctionLister); ok {
 			traceable, _ = fl.TraceableFunctions()
 		}
+		var syms *tracefs.Symbols
+		if ks, ok := env.(KernelSymbols); ok {
+			syms, _ = ks.KernelSymbols()
+		}
 		var names []string
+		noFtrace := map[string]bool{}
 		protos := map[string]*btf.FuncProto{}
-		if HasGlob(fn) {
-			// Match the names, then decode only the matches.
-			funcs, err := kernelFuncs(spec)
-			if err != nil {
-				return nil, fmt.Errorf("%s: kernel BTF: %w", kind, err)
-			}
-			for _, f := range funcs.Funcs() {
-				if ok, _ := path.Match(fn, f.Name); ok && (traceable == nil || traceable[f.Name]) {
-					names = append(names, f.Name)
+		switch {
+		case HasGlob(fn):
+			var ix *btfnames.Index
+			if spec != nil {
+				var err error
+				if ix, err = kernelFuncs(spec); err != nil {
+					return nil, fmt.Errorf("%s: kernel BTF: %w", kind, err)
 				}
 			}
+			var err error
+			if names, err = matchKernelFuncs(fn, needBTF, ix, traceable, syms); err != nil {
+				return nil, fmt.Errorf("%s: %w", kind, err)
+			}
 			if len(names) == 0 {
-				return nil, fmt.Errorf("no kernel functions match %s", fn)
+				return nil, noMatch(fmt.Sprintf("no kernel functions match %s", fn))
 			}
-			sort.Strings(names)
 			for _, n := range names {
-				protos[n] = funcProto(spec, funcs, n)
+				if ix != nil {
+					protos[n] = funcProto(spec, ix, n)
+				}
 			}
-		} else {
+		case needBTF:
 			proto, ok := protoByName(spec, fn)
-			if !ok && needBTF {
+			if !ok {
+				if syms != nil {
+					if v := renamedVariants(syms, fn); len(v) > 0 {
+						kp := "kprobe"
+						if kind == "fexit" {
+							kp = "kretprobe"
+						}
+						return nil, fmt.Errorf("kernel function %s not found in BTF: the compiler renamed it (%s), and BTF describes no renamed function; %s:%s attaches to it", fn, strings.Join(v, ", "), kp, v[0])
+					}
+				}
 				return nil, fmt.Errorf("kernel function %s not found in BTF", fn)
 			}
 			protos[fn] = proto
@@ -155,10 +197,27 @@ func kfuncExpander(kind string, offsets, needBTF bool) func(ExpandEnv, string, [
 				return nil, fmt.Errorf("kernel function %s cannot be traced (not in available_filter_functions)", fn)
 			}
 			names = []string{fn}
+		default:
+			if err := checkKprobeFunc(kind, fn, offset, syms); err != nil {
+				return nil, err
+			}
+			if spec != nil {
+				protos[fn], _ = protoByName(spec, fn)
+			}
+			switch {
+			case syms != nil && syms.Count(fn) == 0:
+				noFtrace[fn] = true // a module's function: one kprobe of its own
+			case syms != nil:
+				has, known := syms.HasFtrace(fn)
+				noFtrace[fn] = known && !has
+			case traceable != nil:
+				noFtrace[fn] = !traceable[fn]
+			}
+			names = []string{fn}
 		}
 		out := make([]*Point, 0, len(names))
 		for _, n := range names {
-			pt := &Point{Name: kind + ":" + n, Func: n, Offset: offset}
+			pt := &Point{Name: kind + ":" + n, Func: n, Offset: offset, NoFtrace: noFtrace[n]}
 			if offset != 0 {
 				pt.Name += fmt.Sprintf("+%d", offset)
 			}
@@ -167,6 +226,138 @@ func kfuncExpander(kind string, offsets, needBTF bool) func(ExpandEnv, string, [
 		}
 		return out, nil
 	}
+}
+
+// matchKernelFuncs returns the kernel functions a wildcard matches,
+// sorted. Trampolines (needBTF) take the functions of BTF that are
+// traceable; kprobes take the names of available_filter_functions as the
+// kernel spells them (suffixes included), else, when it cannot be read,
+// the functions kallsyms lists once with a BTF name (their own or, for a
+// renamed function, the base name's), else the functions of BTF. As in
+// bpftrace, a function's .part.N fragment is matched only by a pattern
+// that says .part.
+func matchKernelFuncs(pattern string, needBTF bool, ix *btfnames.Index, traceable map[string]bool, syms *tracefs.Symbols) ([]string, error) {
+	parts := strings.Contains(pattern, ".part.")
+	var names []string
+	add := func(n string) {
+		if ok, _ := path.Match(pattern, n); ok && (parts || !strings.Contains(n, ".part.")) {
+			names = append(names, n)
+		}
+	}
+	inBTF := func(n string) bool {
+		if ix == nil {
+			return false
+		}
+		_, ok := ix.Func(n)
+		return ok
+	}
+	switch {
+	case needBTF || (traceable == nil && syms == nil):
+		if ix == nil {
+			return nil, fmt.Errorf("wildcards need kernel BTF (/sys/kernel/btf/vmlinux) or available_filter_functions")
+		}
+		for _, f := range ix.Funcs() {
+			if traceable == nil || traceable[f.Name] {
+				add(f.Name)
+			}
+		}
+	case traceable != nil:
+		for n := range traceable {
+			add(n)
+		}
+	default:
+		if ix == nil {
+			return nil, fmt.Errorf("wildcards need kernel BTF (/sys/kernel/btf/vmlinux) or available_filter_functions")
+		}
+		for _, n := range syms.Names() {
+			base, _, _ := strings.Cut(n, ".")
+			if syms.Count(n) == 1 && !syms.Blacklisted(n) && !tracefs.AvoidFunc(n) && !strings.HasSuffix(n, ".cold") && inBTF(base) {
+				add(n)
+			}
+		}
+	}
+	sort.Strings(names)
+	return names, nil
+}
+
+// checkKprobeFunc refuses an exact kprobe the kernel would refuse for want
+// of the function: kallsyms does not list it (in vmlinux or a loaded
+// module), lists it more than once, or it is on the kprobe blacklist.
+// Without a symbol table the kernel decides.
+func checkKprobeFunc(kind, fn string, offset uint64, syms *tracefs.Symbols) error {
+	if syms == nil {
+		return nil
+	}
+	switch n := syms.Count(fn); {
+	case n == 0 && syms.LoadedModule(fn) != "":
+		return nil // the kernel finds functions of loaded modules by name
+	case n == 0:
+		return missingFuncError(kind, fn, offset, syms)
+	case n > 1:
+		return fmt.Errorf("kernel function %s is ambiguous: /proc/kallsyms lists %d functions of that name (static functions of several files), and the kernel refuses a kprobe on a name that does not select one", fn, n)
+	case syms.Blacklisted(fn):
+		return fmt.Errorf("kernel function %s is on the kprobe blacklist (%s): the kernel refuses kprobes on it", fn, tracefs.KprobeBlacklist)
+	}
+	return nil
+}
+
+// missingFuncError says why the kernel has no function fn: the compiler
+// renamed it, it lives in a module that is not loaded, or it was inlined.
+func missingFuncError(kind, fn string, offset uint64, syms *tracefs.Symbols) error {
+	if v := renamedVariants(syms, fn); len(v) > 0 {
+		off := ""
+		if offset != 0 {
+			off = fmt.Sprintf("+%d", offset)
+		}
+		alts := make([]string, len(v))
+		for i, n := range v {
+			alts[i] = kind + ":" + n + off
+		}
+		if len(alts) > 3 {
+			alts = append(alts[:2], kind+":"+fn+".*"+off)
+		}
+		return fmt.Errorf("No matches for %s %s: the compiler renamed the function; did you mean %s?", kind, fn, orList(alts))
+	}
+	if m := syms.Module(fn); m != "" {
+		return fmt.Errorf("No matches for %s %s: the function is in kernel module %s, which is not loaded.", kind, fn, m)
+	}
+	if syms.Modular() {
+		return fmt.Errorf("No matches for %s %s: /proc/kallsyms has no such function; it is probably in a kernel module that is not loaded (or it was inlined everywhere).", kind, fn)
+	}
+	return fmt.Errorf("No matches for %s %s: /proc/kallsyms has no such function (it does not exist in this kernel, or it was inlined everywhere).", kind, fn)
+}
+
+// renamedVariants returns the functions kallsyms lists once that are fn
+// renamed by the compiler (fn.isra.0, fn.constprop.0, fn.part.0), without
+// the .cold fragments, which are not function entries.
+func renamedVariants(syms *tracefs.Symbols, fn string) []string {
+	var out []string
+	for _, v := range syms.Variants(fn) {
+		if !strings.HasSuffix(v, ".cold") && syms.Count(v) == 1 {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// orList joins "a", "a or b", "a, b or c".
+func orList(s []string) string {
+	if len(s) <= 1 {
+		return strings.Join(s, "")
+	}
+	return strings.Join(s[:len(s)-1], ", ") + " or " + s[len(s)-1]
+}
+
+// RenamedFunc splits the name of a function the compiler renamed
+// (lookup_fast.constprop.0) into the source name and the suffix; ok is
+// false for other names. BTF describes no renamed function: the compiler
+// may have changed its arguments.
+func RenamedFunc(name string) (base, suffix string, ok bool) {
+	i := strings.IndexByte(name, '.')
+	if i <= 0 {
+		return name, "", false
+	}
+	return name[:i], name[i:], true
 }
 
 // funcTargets are the kernel functions of the points, with their offsets.

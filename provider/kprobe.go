@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/cilium/ebpf"
 
@@ -32,14 +34,21 @@ func kprobe(name, alias string, ret bool) *Provider {
 		Compile: func(pts []*Point, f Features, probe *object.Probe) Program {
 			probe.Provider = name
 			probe.Targets = funcTargets(pts)
-			if f.KprobeMulti && len(pts) > 1 {
+			// kprobe_multi attaches through ftrace: a function without an
+			// ftrace location needs a kprobe of its own, and one program
+			// cannot be both.
+			if f.KprobeMulti && len(pts) > 1 && !slices.ContainsFunc(pts, func(pt *Point) bool { return pt.NoFtrace }) {
 				return Program{Type: ebpf.Kprobe, AttachType: ebpf.AttachTraceKprobeMulti, Ctx: CtxPtRegs}
 			}
 			return Program{Type: ebpf.Kprobe, AttachType: ebpf.AttachNone, Ctx: CtxPtRegs}
 		},
 		Require: requireKprobes,
 		Attach: func(a Attacher, p *object.Probe, prog *ebpf.Program) (int, error) {
-			return a.AttachKprobes(p, prog, ret)
+			n, err := a.AttachKprobes(p, prog, ret)
+			if err != nil && len(p.Targets) == 1 {
+				err = explainKprobeRefusal(a, p, err)
+			}
+			return n, err
 		},
 		List:          funcLister(name, false, ret),
 		ListAll:       !ret, // bpftrace's kernel list has kprobe, not kretprobe
@@ -51,6 +60,29 @@ func kprobe(name, alias string, ret bool) *Provider {
 		p.Args, p.ArgN, p.Override = ArgsFuncProto, true, true
 	}
 	return p
+}
+
+// explainKprobeRefusal says why the kernel refused the kprobe of p on its
+// one function, when the symbol table tells: kprobe events refuse a
+// function without an ftrace location (notrace, or __init code) unless the
+// kernel has CONFIG_KPROBE_EVENTS_ON_NOTRACE, and the error the kernel
+// gives for it (EINVAL) comes back from cilium/ebpf as the failure of its
+// retry with the architecture's syscall prefix ("token __x64_NAME: not
+// found"), which misleads.
+func explainKprobeRefusal(a Attacher, p *object.Probe, err error) error {
+	fn, _, _ := strings.Cut(p.Targets[0], "+")
+	env, terr := a.Tracefs()
+	if terr != nil {
+		return err
+	}
+	syms, _ := env.KernelSymbols()
+	if syms == nil {
+		return err
+	}
+	if has, known := syms.HasFtrace(fn); known && !has {
+		return fmt.Errorf("%s: the kernel refused a kprobe on %s: the function has no ftrace location (it is not in available_filter_functions: marked notrace, or __init code freed after boot), and kprobe events refuse such functions unless the kernel is built with CONFIG_KPROBE_EVENTS_ON_NOTRACE", p.Name, fn)
+	}
+	return err
 }
 
 // requireKprobes refuses a kernel without kprobes: it has neither the

@@ -25,6 +25,10 @@ type Point struct {
 	Module string
 	Offset uint64
 	Proto  *btf.FuncProto
+	// NoFtrace: the kernel function has no ftrace location (it is not in
+	// available_filter_functions under any of its names), so only a kprobe
+	// of its own can attach, never kprobe_multi; the kernel decides.
+	NoFtrace bool
 
 	// interval, profile: Unit is "s", "ms", "us", "hz"; Value the number.
 	// software: Event is the event name and Value the sample period.

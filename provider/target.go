@@ -28,7 +28,8 @@ type targetEnv struct {
 }
 
 // WithTarget returns env with t attached, for Expand and List hooks to read
-// with TargetOf. FunctionLister, Binaries and ListEnv are forwarded.
+// with TargetOf. FunctionLister, KernelSymbols, Binaries and ListEnv are
+// forwarded.
 func WithTarget(env ExpandEnv, t Target) ExpandEnv {
 	if env == nil || t == (Target{}) {
 		return env
@@ -56,6 +57,14 @@ func TargetOf(env ExpandEnv) Target {
 func (e targetEnv) TraceableFunctions() (map[string]bool, error) {
 	if fl, ok := e.ExpandEnv.(FunctionLister); ok {
 		return fl.TraceableFunctions()
+	}
+	return nil, nil
+}
+
+// KernelSymbols implements KernelSymbols.
+func (e targetEnv) KernelSymbols() (*tracefs.Symbols, error) {
+	if ks, ok := e.ExpandEnv.(KernelSymbols); ok {
+		return ks.KernelSymbols()
 	}
 	return nil, nil
 }

@@ -67,7 +67,7 @@ func (s *session) Tracefs() (*tracefs.Env, error) {
 			return nil, err
 		}
 	}
-	s.env = tracefs.NewEnv(dir)
+	s.env = tracefs.NewEnv(dir, tracefs.WithKernelFiles(tracefs.LiveKernel()))
 	return s.env, nil
 }
 

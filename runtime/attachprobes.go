@@ -13,9 +13,10 @@ import (
 )
 
 // attachProbes attaches every probe: trampolines (fentry, fexit, tp_btf)
-// concurrently, the others in order. It returns what the "Attaching N
-// probes" count would have been reduced by skipped functions.
-func (s *session) attachProbes(probes []*object.Probe) error {
+// concurrently, the others in order. It returns how many attach points of
+// the "Attached N probes" count were skipped because the kernel refused
+// their probe (config missing_probes = warn or ignore).
+func (s *session) attachProbes(probes []*object.Probe) (skipped int, err error) {
 	var tracing []*object.Probe
 	// Kinds whose handlers run in reverse attach order attach last to
 	// first, after the others, so that probes on one event run in script
@@ -33,7 +34,7 @@ func (s *session) attachProbes(probes []*object.Probe) error {
 	}
 	for _, p := range ordered {
 		if s.stop.Load() {
-			return nil
+			return skipped, nil
 		}
 		if _, refused := s.kf.refused[p.Program]; refused {
 			continue
@@ -49,23 +50,43 @@ func (s *session) attachProbes(probes []*object.Probe) error {
 			continue
 		}
 		if _, err := s.attach(p); err != nil {
-			return err
+			if err := s.refused(p, err); err != nil {
+				return skipped, err
+			}
+			skipped += provider.Lookup(p.Provider).AttachPoints(p)
 		}
 	}
-	if err := s.attachTracing(tracing); err != nil {
-		return err
+	n, err := s.attachTracing(tracing)
+	skipped += n
+	if err != nil {
+		return skipped, err
 	}
 	if n := len(s.kf.skipped); n > 0 {
 		fmt.Fprintf(s.stderr, "skipped %d function%s the kernel refused: %s\n", n, plural(n), skippedList(s.kf.skipped))
 	}
-	return nil
+	return skipped, nil
+}
+
+// refused handles the kernel's refusal to attach probe p as config
+// missing_probes says, as bpftrace 0.26 does: the error when it is "error",
+// else nil after a warning ("warn") or quietly ("ignore").
+func (s *session) refused(p *object.Probe, err error) error {
+	switch s.prog.MissingProbes {
+	case "warn":
+		fmt.Fprintf(s.stderr, "WARNING: %v\nWARNING: Unable to attach probe: %s. Skipping.\n", err, p.Name)
+		return nil
+	case "ignore":
+		return nil
+	}
+	return err
 }
 
 // attachTracing attaches one-target Tracing programs (fentry, fexit, tp_btf)
-// concurrently. Their links are detached concurrently too.
-func (s *session) attachTracing(probes []*object.Probe) error {
+// concurrently. Their links are detached concurrently too. It returns how
+// many attach points were skipped (see attachProbes).
+func (s *session) attachTracing(probes []*object.Probe) (skipped int, err error) {
 	if len(probes) == 0 {
-		return nil
+		return 0, nil
 	}
 	start := time.Now()
 	links := make([]link.Link, len(probes))
@@ -90,16 +111,20 @@ func (s *session) attachTracing(probes []*object.Probe) error {
 			s.kf.skip(target)
 			continue
 		}
-		if firstErr == nil {
-			firstErr = fmt.Errorf("attach %s: %w", p.Name, errs[i])
+		if err := s.refused(p, fmt.Errorf("attach %s: %w", p.Name, errs[i])); err != nil {
+			if firstErr == nil {
+				firstErr = err
+			}
+			continue
 		}
+		skipped++
 	}
 	s.attached.push(closeGroup(got))
 	if firstErr != nil {
-		return firstErr
+		return skipped, firstErr
 	}
-	if len(got) == 0 {
-		return fmt.Errorf("the kernel refused every function (%s)", skippedList(s.kf.skipped))
+	if len(got) == 0 && skipped == 0 {
+		return 0, fmt.Errorf("the kernel refused every function (%s)", skippedList(s.kf.skipped))
 	}
 	if !s.opts.Quiet {
 		perKind := map[string]int{}
@@ -114,5 +139,5 @@ func (s *session) attachTracing(probes []*object.Probe) error {
 			}
 		}
 	}
-	return nil
+	return skipped, nil
 }

@@ -369,9 +369,11 @@ func (s *session) run(ctx context.Context) error {
 	}
 	attachStart := time.Now()
 	if !exited {
-		if err := s.attachProbes(probes); err != nil {
+		skipped, err := s.attachProbes(probes)
+		if err != nil {
 			return err
 		}
+		n -= skipped
 	}
 	if n == 0 {
 		return errors.New("no probes to attach")

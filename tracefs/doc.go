@@ -1,6 +1,8 @@
 // Package tracefs gives access to the kernel's tracing file system: finding
 // (and if needed mounting) it, listing tracepoints, and parsing their format
-// files.
+// files; and, with WithKernelFiles, what the kernel's symbol table
+// (/proc/kallsyms), kprobe blacklist and module lists say about its
+// functions (Symbols), which decides where kprobes may attach.
 //
 // Kernel requirements: tracefs (CONFIG_FTRACE / CONFIG_TRACING), normally
 // mounted at /sys/kernel/tracing (Linux 4.1+) and visible on older systems at

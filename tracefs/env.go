@@ -26,7 +26,8 @@ type Env struct {
 	btfErr   error
 	btfCache *btf.Cache
 
-	funcs funcList // TraceableFunctions
+	files KernelFiles // WithKernelFiles
+	funcs funcList    // TraceableFunctions, KernelSymbols
 }
 
 // Option configures an Env.

@@ -46,7 +46,7 @@ func run(n int, methods []string) error {
 		return err
 	}
 	cache := btf.NewCache()
-	env := tracefs.NewEnv(dir, tracefs.WithBTFCache(cache))
+	env := tracefs.NewEnv(dir, tracefs.WithBTFCache(cache), tracefs.WithKernelFiles(tracefs.LiveKernel()))
 	start := time.Now()
 	funcs, err := pickFunctions(env, n)
 	if err != nil {

@@ -1,0 +1,68 @@
+package lang_test
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gotrace/gotrace/internal/testbtf"
+	"github.com/gotrace/gotrace/lang"
+	"github.com/gotrace/gotrace/tracefs"
+)
+
+// symsEnv is testEnv with a kernel symbol table in which lookup_fast exists
+// only renamed and md_flush_request lives in a module that is not loaded.
+type symsEnv struct {
+	*tracefs.Env
+	syms *tracefs.Symbols
+}
+
+func (e symsEnv) KernelSymbols() (*tracefs.Symbols, error) { return e.syms, nil }
+
+// TestKprobeRenamedFunctions: a kprobe on a function the compiler renamed
+// reads its arguments with argN only, and a missing function is a
+// positioned error saying why.
+func TestKprobeRenamedFunctions(t *testing.T) {
+	env := symsEnv{
+		tracefs.NewEnv(filepath.Join("..", "testdata", "tracefs"), tracefs.WithBTF(testbtf.Spec(t))),
+		tracefs.NewSymbols([]string{"vfs_read", "lookup_fast.constprop.0"}, nil, nil, true, map[string]string{"md_flush_request": "md_mod"}),
+	}
+	for src, want := range map[string]string{
+		`kprobe:lookup_fast.constprop.0 { @[func] = count(); @a = arg1; }`: "",
+		`kprobe:lookup_fast.* { @[func] = count(); @a = arg1; }`:           "",
+		`kprobe:lookup_fast.constprop.0 { @ = args.nd; }`:                  "stdin:1:38-42: ERROR: args is not available for kprobe:lookup_fast.constprop.0: the compiler renamed lookup_fast (.constprop.0) and may have changed its arguments, and BTF has no prototype for a renamed function; read them with arg0, arg1, ...",
+		// As in bpftrace, a wildcard that matches nothing is dropped when
+		// another attach point of the probe matches (dcsnoop.bt).
+		`kprobe:vfs_read, kprobe:vfs_read.constprop.* { exit(); }`: "",
+		`kprobe:nosuch_a*, kprobe:nosuch_b* { exit(); }`:           "stdin:1:1-17: ERROR: no kernel functions match nosuch_a* (and 1 more errors)",
+		`kprobe:lookup_fast { exit(); }`:                           "stdin:1:1-19: ERROR: No matches for kprobe lookup_fast: the compiler renamed the function; did you mean kprobe:lookup_fast.constprop.0?",
+		`kprobe:md_flush_request { exit(); }`:                      "stdin:1:1-24: ERROR: No matches for kprobe md_flush_request: the function is in kernel module md_mod, which is not loaded.",
+	} {
+		file, err := lang.Parse("stdin", src)
+		if err != nil {
+			t.Fatalf("%s: %v", src, err)
+		}
+		_, err = lang.Check(file, env, lang.Options{})
+		got := ""
+		if err != nil {
+			got = err.Error()
+		}
+		if (want == "" && got != "") || !strings.HasPrefix(got, want) {
+			t.Errorf("%s:\n%s\nwant\n%s", src, got, want)
+		}
+	}
+	// missing_probes = warn: the missing function is skipped with its reason.
+	src := "config = { missing_probes = \"warn\" }\nkprobe:md_flush_request, kprobe:vfs_read { exit(); }"
+	file, err := lang.Parse("stdin", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prog, err := lang.Check(file, env, lang.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "stdin:2:1-24: WARNING: No matches for kprobe md_flush_request: the function is in kernel module md_mod, which is not loaded. Skipping."
+	if got := lang.RenderWarnings(prog.Warnings, src); !strings.HasPrefix(got, want) {
+		t.Errorf("warnings:\n%s\nwant\n%s", got, want)
+	}
+}
