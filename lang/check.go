@@ -50,6 +50,8 @@ type checker struct {
 
 	// quiet suppresses errors during the first, inference-only pass.
 	quiet bool
+	// warnedUnstable holds the unstable features already warned about.
+	warnedUnstable map[string]bool
 	// selfAssign names the map assigned by the statement whose right-hand
 	// side is being checked: reading it there before any assignment is
 	// the zero of an integer (@k = @k + 1).

@@ -199,6 +199,33 @@ func (c *checker) configRecord() *types.Type {
 	return t
 }
 
+// unstableFeature applies bpftrace 0.26's config option for an unstable
+// feature used at e: error (an error under e, and false), warn (a warning
+// without position, once per script) or enable. def is the option's
+// default.
+func (c *checker) unstableFeature(e ast.Spanned, feature, option, def string) bool {
+	mode := def
+	for _, kv := range c.prog.Config.Other {
+		if k, v, _ := strings.Cut(kv, "="); k == option {
+			mode = v
+		}
+	}
+	switch mode {
+	case "error":
+		c.errorf(e, "%s feature is not enabled by default. To enable this unstable feature, set the config flag to enable. %s=enable", feature, option)
+		return false
+	case "warn":
+		if c.warnedUnstable == nil {
+			c.warnedUnstable = map[string]bool{}
+		}
+		if !c.warnedUnstable[option] && !c.quiet {
+			c.warnedUnstable[option] = true
+			c.warnf(ast.Pos{}, "Script is using an unstable feature: %s. To prevent this warning you must explicitly enable it in the config e.g. %s=enable", feature, option)
+		}
+	}
+	return true
+}
+
 // foldMember records the value of e, member i of a record or tuple, when
 // the record is made of literals (a literal written so, or the record of
 // a builtin such as config): config.max_strlen is a constant.
