@@ -1,6 +1,8 @@
 package lang
 
 import (
+	"strings"
+
 	"github.com/gotrace/gotrace/lang/ast"
 )
 
@@ -35,11 +37,13 @@ func (c *checker) foldCondition(e ast.Expr) {
 			return
 		}
 		if x.IsStr {
+			// strings compare as C strings, up to their first NUL
+			xs, ys := cString(x.Str), cString(y.Str)
 			switch e.Op {
 			case "==":
-				set(x.Str == y.Str)
+				set(xs == ys)
 			case "!=":
-				set(x.Str != y.Str)
+				set(xs != ys)
 			}
 			return
 		}
@@ -62,4 +66,12 @@ func (c *checker) foldCondition(e ast.Expr) {
 			set(less || x.Int == y.Int)
 		}
 	}
+}
+
+// cString is s up to its first NUL.
+func cString(s string) string {
+	if i := strings.IndexByte(s, 0); i >= 0 {
+		return s[:i]
+	}
+	return s
 }
