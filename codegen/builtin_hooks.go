@@ -163,7 +163,7 @@ func (g *gen) Delete(e *ast.Call) {
 	keys := m.Keys
 	if len(e.Args) == 2 {
 		keys = []ast.Expr{e.Args[1]}
-		if t, ok := e.Args[1].(*ast.Tuple); ok {
+		if t, ok := e.Args[1].(*ast.Tuple); ok && len(t.Elems) > 1 {
 			keys = t.Elems
 		}
 	}
@@ -185,7 +185,7 @@ func (g *gen) Delete(e *ast.Call) {
 func (g *gen) HasKey(e *ast.Call) {
 	m := e.Args[0].(*ast.MapRef)
 	keys := []ast.Expr{e.Args[1]}
-	if t, ok := e.Args[1].(*ast.Tuple); ok {
+	if t, ok := e.Args[1].(*ast.Tuple); ok && len(t.Elems) > 1 {
 		keys = t.Elems
 	}
 	key, mi := g.mapKey(m.Name, keys, m.Pos())

@@ -671,13 +671,40 @@ func (g *gen) forMap(s *ast.ForMapStmt) {
 	}, func() {
 		// R2: the key, R3: the value.
 		g.emit(asm.Mov.Reg(asm.R7, asm.R3))
-		g.copyMem(g.fp, keyOff, asm.R2, 0, roundUp(mi.Key.Size, 8))
+		g.copyKey(keyOff, mi.Key.Size)
 		if mi.PerCPU {
 			g.aggPerCPU(mi, keyOff, valOff, s.Pos())
 			return
 		}
 		g.copyMem(g.fp, valOff, asm.R7, 0, valueSize(mi.Value))
 	}, asm.FnForEachMapElem, asm.R4, s.Body)
+}
+
+// copyKey copies the n-byte map key R2 points at to the stack at off (8-byte
+// aligned), reading no byte past the key: a key of small tuples, (1,) or
+// ((int8)1, (int8)2), is not a multiple of 8 bytes. The rest of the last
+// word is zeroed.
+func (g *gen) copyKey(off int16, n int) {
+	full := n / 8 * 8
+	g.copyMem(g.fp, off, asm.R2, 0, full)
+	if full == n {
+		return
+	}
+	g.emit(stImm(g.fp, off+int16(full), 0))
+	for i := full; i < n; {
+		w, size := 1, asm.Byte
+		switch {
+		case n-i >= 4:
+			w, size = 4, asm.Word
+		case n-i >= 2:
+			w, size = 2, asm.Half
+		}
+		g.emit(
+			asm.LoadMem(asm.R1, asm.R2, int16(i), size),
+			asm.StoreMem(g.fp, off+int16(i), asm.R1, size),
+		)
+		i += w
+	}
 }
 
 // maxCPUs bounds the loop over the CPUs of sumPerCPU and aggPerCPU.

@@ -29,8 +29,9 @@ func TestIntSuffixes(t *testing.T) {
 // prints them, as values, map keys and map values.
 func TestTuples(t *testing.T) {
 	script := `BEGIN { print((1,)); print(()); print(((), (2, "a",))); $t = (3,); print($t.0); print(sizeof(())); ` +
-		`print(() == ()); @v = (1,); @k[(1,)] = 2; @n[(1,), 2] = ((), 3); exit(); }`
-	wantOutput(t, run(t, "-e", script), "(1)\n()\n((), (2, a))\n3\n0\ntrue\n\n\n@k[1]: 2\n@n[(1), 2]: ((), 3)\n@v: (1)\n", 0)
+		`print(() == ()); @v = (1,); @k[(1,)] = 2; @n[(1,), 2] = ((), 3); @s[((int8)1, (int8)2), ("ab",)] = 4; ` +
+		`for ($kv : @k) { print($kv); } for ($kv : @s) { print($kv); } printf("%d %d\n", has_key(@k, (1,)), delete(@s, (((int8)1, (int8)2), ("ab",)))); exit(); }`
+	wantOutput(t, run(t, "-e", script), "(1)\n()\n((), (2, a))\n3\n0\ntrue\n((1), 2)\n(((1, 2), (ab)), 4)\n1 1\n\n\n@k[1]: 2\n@n[(1), 2]: ((), 3)\n@v: (1)\n", 0)
 	got := run(t, "-f", "json", "-e", `BEGIN { print((1,)); print(()); exit(); }`)
 	wantOutput(t, got, `{"type": "attached_probes", "count": 1, "data": {"probes": 1}}`+"\n"+`{"type": "value", "data": [1]}`+"\n"+`{"type": "value", "data": []}`+"\n", 0)
 }

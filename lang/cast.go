@@ -159,7 +159,15 @@ func (c *checker) resolveType(te *ast.TypeExpr) *types.Type {
 // variable assigned (uint16)1, int16 for 1000).
 func (c *checker) typeofExpr(x ast.Expr) *types.Type {
 	if m, ok := x.(*ast.MapRef); ok && m.Keys == nil {
-		if mt := c.prog.Maps[m.Name]; mt != nil && mt.Keys != nil {
+		mt := c.prog.Maps[m.Name]
+		if mt == nil || !mt.keysSet {
+			// not typed yet: the first pass leaves the map to its uses
+			if !c.quiet {
+				c.errorf(m, "undefined map %s", m.Name)
+			}
+			return nil
+		}
+		if mt.Keys != nil {
 			keys := mt.ownKeys
 			if len(keys) != len(mt.Keys) {
 				keys = mt.Keys

@@ -54,6 +54,8 @@ type checker struct {
 	// being errors (expandAttach).
 	noMatchOK bool
 	noMatch   []noMatch
+	// warnedUnstable holds the unstable features already warned about.
+	warnedUnstable map[string]bool
 	// selfAssign names the map assigned by the statement whose right-hand
 	// side is being checked: reading it there before any assignment is
 	// the zero of an integer (@k = @k + 1).

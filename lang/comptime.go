@@ -37,8 +37,8 @@ func (c *checker) foldCondition(e ast.Expr) {
 			return
 		}
 		if x.IsStr {
-			// Strings compare as their buffers do: up to the first NUL.
-			xs, ys := cstring(x.Str), cstring(y.Str)
+			// strings compare as C strings, up to their first NUL
+			xs, ys := cString(x.Str), cString(y.Str)
 			switch e.Op {
 			case "==":
 				set(xs == ys)
@@ -68,9 +68,8 @@ func (c *checker) foldCondition(e ast.Expr) {
 	}
 }
 
-// cstring cuts s at its first NUL: what a string's buffer holds as C
-// reads it.
-func cstring(s string) string {
+// cString is s up to its first NUL.
+func cString(s string) string {
 	if i := strings.IndexByte(s, 0); i >= 0 {
 		return s[:i]
 	}

@@ -97,8 +97,22 @@ func (c *checker) checkConfig(cfg *ast.Config) {
 			default:
 				c.errorf(e.Value, "show_debug_info must be true or false")
 			}
+		case "unstable_import_statement", "unstable_tseries", "unstable_typeinfo", "unstable_dw_ustack":
+			// bpftrace 0.26's unstable features: enable, warn or error
+			// (true and false, 1 and 0 too)
+			switch strings.ToLower(val) {
+			case "enable", "true", "1", "on", "yes":
+				val = "enable"
+			case "warn":
+			case "error", "false", "0", "off", "no":
+				val = "error"
+			default:
+				c.errorf(e.Value, "%s: Invalid value for unstable config: valid values are enable, warn, and error.", key)
+				continue
+			}
+			c.prog.Config.Other = append(c.prog.Config.Other, key+"="+val)
 		case "max_bpf_progs", "on_stack_limit", "cpp_demangle", "lazy_symbolication", "symbol_source", "max_type_res_iterations",
-			"unstable_tseries", "unstable_dw_ustack", "unstable_map_decl", "unstable_import", "unstable_macro":
+			"unstable_map_decl", "unstable_import", "unstable_macro":
 			// Accepted: these affect output details gotrace does not vary.
 			c.prog.Config.Other = append(c.prog.Config.Other, key+"="+val)
 		default:
@@ -171,7 +185,7 @@ func (c *checker) configRecord() *types.Type {
 		trailer = *cfg.StrTruncTrailer
 	}
 	str("str_trunc_trailer", trailer)
-	str("unstable_import_statement", cmp.Or(other["unstable_import"], "error"))
+	str("unstable_import_statement", "error")
 	str("unstable_tseries", "warn")
 	str("unstable_typeinfo", "error")
 	str("unstable_dw_ustack", "warn")
@@ -183,6 +197,33 @@ func (c *checker) configRecord() *types.Type {
 		c.info.Records["config"] = tup
 	}
 	return t
+}
+
+// unstableFeature applies bpftrace 0.26's config option for an unstable
+// feature used at e: error (an error under e, and false), warn (a warning
+// without position, once per script) or enable. def is the option's
+// default.
+func (c *checker) unstableFeature(e ast.Spanned, feature, option, def string) bool {
+	mode := def
+	for _, kv := range c.prog.Config.Other {
+		if k, v, _ := strings.Cut(kv, "="); k == option {
+			mode = v
+		}
+	}
+	switch mode {
+	case "error":
+		c.errorf(e, "%s feature is not enabled by default. To enable this unstable feature, set the config flag to enable. %s=enable", feature, option)
+		return false
+	case "warn":
+		if c.warnedUnstable == nil {
+			c.warnedUnstable = map[string]bool{}
+		}
+		if !c.warnedUnstable[option] && !c.quiet {
+			c.warnedUnstable[option] = true
+			c.warnf(ast.Pos{}, "Script is using an unstable feature: %s. To prevent this warning you must explicitly enable it in the config e.g. %s=enable", feature, option)
+		}
+	}
+	return true
 }
 
 // foldMember records the value of e, member i of a record or tuple, when

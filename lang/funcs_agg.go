@@ -75,6 +75,9 @@ const MaxTseriesIntervals = 1000
 
 // checkTseries types tseries(n, interval, num_intervals[, agg]).
 func checkTseries(c *checker, e *ast.Call) *types.Type {
+	if !c.unstableFeature(e, "tseries", "unstable_tseries", "warn") {
+		return nil
+	}
 	if !c.wantArgs(e, 3, 4) {
 		return nil
 	}

@@ -94,7 +94,7 @@ func checkDelete(c *checker, e *ast.Call) *types.Type {
 			return nil
 		}
 		keyed := &ast.MapRef{Span: m.Span, Name: m.Name, Keys: []ast.Expr{e.Args[1]}}
-		if t, ok := e.Args[1].(*ast.Tuple); ok {
+		if t, ok := e.Args[1].(*ast.Tuple); ok && len(t.Elems) > 1 {
 			keyed.Keys = t.Elems
 		}
 		c.info.Types[m] = types.VoidT
@@ -122,7 +122,7 @@ func checkHasKey(c *checker, e *ast.Call) *types.Type {
 }
 
 // mapWithKey checks f(@m, key, ...): a whole map and a key for it (a tuple
-// for a multi-key map). It returns the map's type.
+// of two or more for a multi-key map). It returns the map's type.
 func (c *checker) mapWithKey(e *ast.Call) *MapType {
 	m, ok := e.Args[0].(*ast.MapRef)
 	if !ok || m.Keys != nil {
@@ -134,7 +134,7 @@ func (c *checker) mapWithKey(e *ast.Call) *MapType {
 		return nil
 	}
 	keyed := &ast.MapRef{Span: m.Span, Name: m.Name, Keys: []ast.Expr{e.Args[1]}}
-	if t, ok := e.Args[1].(*ast.Tuple); ok {
+	if t, ok := e.Args[1].(*ast.Tuple); ok && len(t.Elems) > 1 {
 		keyed.Keys = t.Elems
 	}
 	mt := c.mapUse(keyed, nil, false)

@@ -12,24 +12,27 @@ import (
 // literal's smallest type, a keyed map's key type (the tuple of its keys
 // when it has several), a scalar map's value type.
 func TestTypeof(t *testing.T) {
-	tests := []struct{ stmts, of, want string }{
-		{"$x = (uint16)1;", "$x", "uint16"},
-		{"$x = 1;", "$x", "int8"},
-		{"$x = 1; $x = 1000;", "$x", "int16"},
-		{"", "1000", "int16"},
-		{"", "(uint32)1", "uint32"},
-		{"", "int16", "int16"},
-		{"", "struct task_struct *", "struct task_struct *"},
-		{`$s = "abc";`, "$s", "string[4]"},
-		{"$t = (1, (int16)2);", "$t", "(int8,int16)"},
-		{"@m[(uint8)1] = 1;", "@m", "uint8"},
-		{`@m[(uint8)1, "a"] = 1;`, "@m", "(uint8,string[2])"},
-		{"@m[1] = 1;", "@m[1]", "int64"},
-		{"@s = (uint16)1;", "@s", "uint64"},
-		{"", "{ 1 }", "int8"},
+	tests := []struct{ stmts, of, want, after string }{
+		{"$x = (uint16)1;", "$x", "uint16", ""},
+		{"$x = 1;", "$x", "int8", ""},
+		{"$x = 1; $x = 1000;", "$x", "int16", ""},
+		{"", "1000", "int16", ""},
+		{"", "(uint32)1", "uint32", ""},
+		{"", "int16", "int16", ""},
+		{"", "struct task_struct *", "struct task_struct *", ""},
+		{`$s = "abc";`, "$s", "string[4]", ""},
+		{"$t = (1, (int16)2);", "$t", "(int8,int16)", ""},
+		{"@m[(uint8)1] = 1;", "@m", "uint8", ""},
+		{`@m[(uint8)1, "a"] = 1;`, "@m", "(uint8,string[2])", ""},
+		{"@m[1] = 1;", "@m[1]", "int64", ""},
+		{"@s = (uint16)1;", "@s", "uint64", ""},
+		{"", "{ 1 }", "int8", ""},
+		// a map typed after the typeof (the first pass types it)
+		{"", "@m", "(uint8,string[3])", `@m[(uint8)1, "ab"] = 1;`},
+		{"", "@s", "uint64", "@s = (uint16)1;"},
 	}
 	for _, tt := range tests {
-		src := "BEGIN { " + tt.stmts + " let $r: typeof(" + tt.of + "); }"
+		src := "BEGIN { " + tt.stmts + " let $r: typeof(" + tt.of + "); " + tt.after + " }"
 		file, err := lang.Parse("t.bt", src)
 		if err != nil {
 			t.Fatalf("%s: %v", src, err)
@@ -41,7 +44,12 @@ func TestTypeof(t *testing.T) {
 		}
 		p := prog.Probes[0]
 		stmts := p.AST.Body.Stmts
-		v := stmts[len(stmts)-1].(*ast.LetStmt).Var
+		var v *ast.Var
+		for _, st := range stmts {
+			if l, ok := st.(*ast.LetStmt); ok && l.Var.Name == "$r" {
+				v = l.Var
+			}
+		}
 		if got := p.Info.VarOwnTypes[p.Info.VarIDs[v]].String(); got != tt.want {
 			t.Errorf("%s: typeof(%s) is %s, want %s", tt.stmts, tt.of, got, tt.want)
 		}
