@@ -14,10 +14,20 @@ import (
 // only renamed and md_flush_request lives in a module that is not loaded.
 type symsEnv struct {
 	*tracefs.Env
-	syms *tracefs.Symbols
+	syms      *tracefs.Symbols
+	traceable map[string]bool
 }
 
-func (e symsEnv) KernelSymbols() (*tracefs.Symbols, error) { return e.syms, nil }
+func (e symsEnv) KernelSymbols() (*tracefs.Symbols, error) {
+	if e.syms == nil {
+		panic("the symbol table was read")
+	}
+	return e.syms, nil
+}
+
+// TraceableFunctions is available_filter_functions as the kernel of the
+// symbol table would list it, when traceable is set.
+func (e symsEnv) TraceableFunctions() (map[string]bool, error) { return e.traceable, nil }
 
 // TestKprobeRenamedFunctions: a kprobe on a function the compiler renamed
 // reads its arguments with argN only, and a missing function is a
@@ -26,6 +36,7 @@ func TestKprobeRenamedFunctions(t *testing.T) {
 	env := symsEnv{
 		tracefs.NewEnv(filepath.Join("..", "testdata", "tracefs"), tracefs.WithBTF(testbtf.Spec(t))),
 		tracefs.NewSymbols([]string{"vfs_read", "lookup_fast.constprop.0"}, nil, nil, true, map[string]string{"md_flush_request": "md_mod"}),
+		map[string]bool{"vfs_read": true, "lookup_fast.constprop.0": true},
 	}
 	for src, want := range map[string]string{
 		`kprobe:lookup_fast.constprop.0 { @[func] = count(); @a = arg1; }`: "",
@@ -64,5 +75,20 @@ func TestKprobeRenamedFunctions(t *testing.T) {
 	want := "stdin:2:1-24: WARNING: No matches for kprobe md_flush_request: the function is in kernel module md_mod, which is not loaded. Skipping."
 	if got := lang.RenderWarnings(prog.Warnings, src); !strings.HasPrefix(got, want) {
 		t.Errorf("warnings:\n%s\nwant\n%s", got, want)
+	}
+}
+
+// TestKprobeNoSymbolRead: where available_filter_functions cannot be read,
+// an exact kprobe on a function of BTF checks without reading
+// /proc/kallsyms (about 50 ms of kernel time): the kernel decides at
+// attach.
+func TestKprobeNoSymbolRead(t *testing.T) {
+	env := symsEnv{Env: tracefs.NewEnv(filepath.Join("..", "testdata", "tracefs"), tracefs.WithBTF(testbtf.Spec(t)))}
+	file, err := lang.Parse("stdin", `kprobe:vfs_read { @[((struct file *)arg0)->f_path.dentry->d_name.name] = count(); }`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := lang.Check(file, env, lang.Options{}); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -150,9 +150,18 @@ func kfuncExpander(kind string, offsets, needBTF bool) func(ExpandEnv, string, [
 		if fl, ok := env.(FunctionLister); ok {
 			traceable, _ = fl.TraceableFunctions()
 		}
+		// The symbol table is read only where it decides: reading
+		// /proc/kallsyms alone costs ~50 ms of kernel time.
 		var syms *tracefs.Symbols
-		if ks, ok := env.(KernelSymbols); ok {
-			syms, _ = ks.KernelSymbols()
+		symsRead := false
+		kernelSyms := func() *tracefs.Symbols {
+			if !symsRead {
+				symsRead = true
+				if ks, ok := env.(KernelSymbols); ok {
+					syms, _ = ks.KernelSymbols()
+				}
+			}
+			return syms
 		}
 		var names []string
 		noFtrace := map[string]bool{}
@@ -165,6 +174,9 @@ func kfuncExpander(kind string, offsets, needBTF bool) func(ExpandEnv, string, [
 				if ix, err = kernelFuncs(spec); err != nil {
 					return nil, fmt.Errorf("%s: kernel BTF: %w", kind, err)
 				}
+			}
+			if !needBTF && traceable == nil {
+				kernelSyms()
 			}
 			var err error
 			if names, err = matchKernelFuncs(fn, needBTF, ix, traceable, syms); err != nil {
@@ -181,7 +193,7 @@ func kfuncExpander(kind string, offsets, needBTF bool) func(ExpandEnv, string, [
 		case needBTF:
 			proto, ok := protoByName(spec, fn)
 			if !ok {
-				if syms != nil {
+				if syms := kernelSyms(); syms != nil {
 					if v := renamedVariants(syms, fn); len(v) > 0 {
 						kp := "kprobe"
 						if kind == "fexit" {
@@ -198,11 +210,18 @@ func kfuncExpander(kind string, offsets, needBTF bool) func(ExpandEnv, string, [
 			}
 			names = []string{fn}
 		default:
-			if err := checkKprobeFunc(kind, fn, offset, syms); err != nil {
-				return nil, err
-			}
+			var inBTF bool
 			if spec != nil {
-				protos[fn], _ = protoByName(spec, fn)
+				protos[fn], inBTF = protoByName(spec, fn)
+			}
+			// A name available_filter_functions lists (which leaves out
+			// the blacklist and ambiguous names) needs no more checks,
+			// nor, when that list cannot be read, one that BTF has: the
+			// kernel decides at attach.
+			if !traceable[fn] && (traceable != nil || !inBTF) {
+				if err := checkKprobeFunc(kind, fn, offset, kernelSyms()); err != nil {
+					return nil, err
+				}
 			}
 			switch {
 			case syms != nil && syms.Count(fn) == 0:

@@ -59,10 +59,12 @@ func WithKernelFiles(files KernelFiles) Option {
 
 // funcList caches the traceable function list and symbols of an Env.
 type funcList struct {
-	once  sync.Once
-	funcs map[string]bool
-	syms  *Symbols
-	err   error
+	once     sync.Once
+	funcs    map[string]bool
+	syms     *Symbols
+	symsRead bool // syms was read (it is nil when it cannot be)
+	symsOnce sync.Once
+	err      error
 }
 
 // TraceableFunctions implements lang.FunctionLister: the vmlinux functions
@@ -88,12 +90,24 @@ func (e *Env) TraceableFunctions() (map[string]bool, error) {
 // WithKernelFiles) or it cannot be read.
 func (e *Env) KernelSymbols() (*Symbols, error) {
 	e.loadFuncs()
+	e.funcs.symsOnce.Do(func() {
+		if !e.funcs.symsRead && e.funcs.err == nil {
+			// available_filter_functions could not be read: the table
+			// alone.
+			e.funcs.syms, _ = readSymbols(e.files)
+			e.funcs.symsRead = true
+		}
+	})
 	return e.funcs.syms, e.funcs.err
 }
 
+// loadFuncs reads available_filter_functions and, when it can be read, the
+// symbol table that filters it. Where it cannot, the symbol table is left
+// for KernelSymbols to read when asked: /proc/kallsyms alone costs about
+// 50 ms of kernel time, which a script on a function of BTF need not pay.
 func (e *Env) loadFuncs() {
 	e.funcs.once.Do(func() {
-		e.funcs.syms, e.funcs.funcs, e.funcs.err = readFuncs(e.root, e.files)
+		e.funcs.syms, e.funcs.funcs, e.funcs.symsRead, e.funcs.err = readFuncs(e.root, e.files)
 	})
 }
 
@@ -108,17 +122,17 @@ func AvoidFunc(name string) bool {
 	return strings.HasPrefix(name, "__ftrace_invalid_address__") || strings.HasPrefix(name, "rcu_")
 }
 
-func readFuncs(root string, files KernelFiles) (*Symbols, map[string]bool, error) {
-	// A symbol table that cannot be read leaves the kernel to decide, as
-	// when there is none.
-	syms, _ := readSymbols(files)
+func readFuncs(root string, files KernelFiles) (syms *Symbols, funcs map[string]bool, symsRead bool, err error) {
 	data, err := os.ReadFile(filepath.Join(root, "available_filter_functions"))
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) {
-			return syms, nil, nil
+			return nil, nil, false, nil
 		}
-		return nil, nil, fmt.Errorf("read traceable functions: %w", err)
+		return nil, nil, false, fmt.Errorf("read traceable functions: %w", err)
 	}
+	// A symbol table that cannot be read leaves the kernel to decide, as
+	// when there is none.
+	syms, _ = readSymbols(files)
 	aff := make(map[string]bool, bytes.Count(data, []byte("\n")))
 	for line := range strings.Lines(string(data)) {
 		name := strings.TrimSpace(line)
@@ -127,7 +141,7 @@ func readFuncs(root string, files KernelFiles) (*Symbols, map[string]bool, error
 		}
 		aff[name] = true
 	}
-	funcs := make(map[string]bool, len(aff))
+	funcs = make(map[string]bool, len(aff))
 	for name := range aff {
 		if AvoidFunc(name) {
 			continue
@@ -146,7 +160,7 @@ func readFuncs(root string, files KernelFiles) (*Symbols, map[string]bool, error
 			}
 		}
 	}
-	return syms, funcs, nil
+	return syms, funcs, true, nil
 }
 
 // Symbols is what the kernel's symbol table (/proc/kallsyms), its kprobe
