@@ -657,24 +657,33 @@ func (p *exprParser) offsetof(name *lexer.Token) (ast.Expr, error) {
 	if _, err := p.expect(","); err != nil {
 		return nil, err
 	}
-	var fields []string
-	for {
-		f := p.peek()
-		if f.Type != tIdent && f.Type != tInt {
-			return nil, p.unexpected(f, "field name")
-		}
-		p.next()
-		fields = append(fields, f.Value)
-		if !isPunct(p.peek(), ".") {
-			break
-		}
-		p.next()
+	fields, err := p.memberPath("field name")
+	if err != nil {
+		return nil, err
 	}
 	end, err := p.expect(")")
 	if err != nil {
 		return nil, err
 	}
 	return &ast.OffsetofExpr{Span: span(toPos(name.Pos), tokEnd(end)), Type: ty, X: x, Field: fields}, nil
+}
+
+// memberPath parses the member names of offsetof and container_of,
+// a.b.c; what names what is wanted in the error.
+func (p *exprParser) memberPath(what string) ([]string, error) {
+	var fields []string
+	for {
+		f := p.peek()
+		if f.Type != tIdent && f.Type != tInt {
+			return nil, p.unexpected(f, what)
+		}
+		p.next()
+		fields = append(fields, f.Value)
+		if !isPunct(p.peek(), ".") {
+			return fields, nil
+		}
+		p.next()
+	}
 }
 
 // containerOf parses container_of(ptr, type, member) as bpftrace's stdlib
@@ -704,18 +713,9 @@ func (p *exprParser) containerOf(name *lexer.Token) (ast.Expr, error) {
 	if _, err := p.expect(","); err != nil {
 		return nil, err
 	}
-	var fields []string
-	for {
-		f := p.peek()
-		if f.Type != tIdent && f.Type != tInt {
-			return nil, p.unexpected(f, "member name")
-		}
-		p.next()
-		fields = append(fields, f.Value)
-		if !isPunct(p.peek(), ".") {
-			break
-		}
-		p.next()
+	fields, err := p.memberPath("member name")
+	if err != nil {
+		return nil, err
 	}
 	end, err := p.expect(")")
 	if err != nil {
