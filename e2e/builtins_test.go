@@ -94,6 +94,7 @@ func TestBuiltinValues(t *testing.T) {
 		// bpftrace 0.26's C interop test function, after importing its package.
 		{`import "stdlib/test"; BEGIN { print(__always_true()); printf("%d\n", __always_true() + 1) }`, "1\n2\n"},
 		{`BEGIN { static_assert(1, "never"); assert(pid > 0, "pid is positive"); printf("ok\n") }`, "ok\n"},
+		{`BEGIN { assert_str(comm); assert_str("x"); printf("ok\n") }`, "ok\n"},
 	} {
 		got := run(t, "-e", tc.script+" BEGIN { exit() }")
 		wantOutput(t, got, tc.want+"\n\n", 0)
