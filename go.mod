@@ -6,6 +6,7 @@ require (
 	github.com/alecthomas/participle/v2 v2.1.4
 	github.com/cilium/ebpf v0.22.0
 	github.com/peterh/liner v1.2.3
+	golang.org/x/arch v0.33.0
 	golang.org/x/sys v0.48.0
 )
 

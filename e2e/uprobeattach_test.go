@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/arch/x86/x86asm"
 )
 
 // buildAdd builds testdata/uprobe/add.c, or skips without a C compiler.
@@ -168,4 +170,41 @@ func TestUprobeFlatAndArchive(t *testing.T) {
 	s = startNoWait(t, "-e", `uprobe:"`+zipPath+`!/add":add { @ = count(); }`)
 	s.waitLinks(1, 20*time.Second)
 	wantOutput(t, s.stop(syscall.SIGINT), "\n\n", 0)
+}
+
+// TestUprobeMidInstruction: as bpftrace, a uprobe at an offset that falls
+// inside an instruction is refused without --unsafe (its breakpoint would
+// corrupt the instruction and crash the traced program); an offset on an
+// instruction boundary attaches.
+func TestUprobeMidInstruction(t *testing.T) {
+	bin := buildAdd(t)
+	addr, _ := elfFunc(t, bin, "add")
+	f, err := elf.Open(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	code := make([]byte, 16)
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_LOAD && addr >= p.Vaddr && addr < p.Vaddr+p.Filesz {
+			_, err = p.ReadAt(code, int64(addr-p.Vaddr))
+		}
+	}
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	inst, err := x86asm.Decode(code, 64)
+	if err != nil || inst.Len < 2 {
+		t.Skipf("add's first instruction (%v, %v) leaves no offset inside it", inst, err)
+	}
+	got := run(t, "-e", fmt.Sprintf(`uprobe:%s:add+1 { exit(); }`, bin))
+	want := fmt.Sprintf("ERROR: Could not add uprobe into middle of instruction: %s:add+1\nUse --unsafe to force attachment.", bin)
+	if got.code != 1 || !strings.HasPrefix(got.stderr, want) {
+		t.Errorf("add+1: exit %d, stderr %q, want prefix %q", got.code, got.stderr, want)
+	}
+	got = run(t, "-c", bin, "-e", fmt.Sprintf(`uprobe:%s:add+%d { printf("hit\n"); exit(); }`, bin, inst.Len))
+	// the traced program prints its sum to the same stdout
+	if got.code != 0 || !strings.HasPrefix(got.stdout, "hit\n") {
+		t.Errorf("add+%d: exit %d, stdout %q, stderr %q", inst.Len, got.code, got.stdout, got.stderr)
+	}
 }

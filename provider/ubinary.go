@@ -149,6 +149,9 @@ func (c uprobeSymbols) symbol(file, fn string, off uint64, unsafe bool) (uint64,
 	if err != nil {
 		return 0, err
 	}
+	if err := checkUprobeAlignment(file, fn, addr, off, unsafe); err != nil {
+		return 0, err
+	}
 	return addr + off, nil
 }
 
