@@ -65,7 +65,7 @@ func TestScratchLimit(t *testing.T) {
 // function, each have a scratch value of their own (two of them can run
 // at once on one CPU, one program cannot).
 func TestScratchPerTarget(t *testing.T) {
-	prog, err := compileScript(t, "t.bt", `fentry:vfs_read, fentry:vfs_write { printf("%s\n", str(0)); }`, codegen.Options{})
+	prog, err := compileScript(t, "t.bt", `config = { max_strlen = 1024 } fentry:vfs_read, fentry:vfs_write { printf("%s\n", str(0)); }`, codegen.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -87,3 +87,19 @@ tracepoint:syscalls:sys_enter_execve /strncmp(str(args.filename), "/XXXX", 5) ==
 	trigger(s)
 	wantOutput(t, s.wait(), name[:2999]+"|/XXXXXX\n\n\n", 0)
 }
+
+// TestStringsInLoops: a bounded loop (for over a range, while) around
+// str() loads at the default max_strlen. With the 0.26 default of 1024
+// the probe's frame moved to a scratch map value, where the verifier does
+// not track the loop counter, and it refused the loop as infinite
+// (bpftrace's tools/opensnoop.bt).
+func TestStringsInLoops(t *testing.T) {
+	got := run(t, "-e", `BEGIN {
+		$s = "abc";
+		for ($i : 0..3) { printf("%d %s\n", $i, str($s)); }
+		$j = 0;
+		while ($j < 2) { printf("w%d %s\n", $j, str($s)); $j++; }
+		exit();
+	}`)
+	wantOutput(t, got, "0 abc\n1 abc\n2 abc\nw0 abc\nw1 abc\n\n\n", 0)
+}
