@@ -930,9 +930,7 @@ func unescape(t *lexer.Token, s string, base int) (string, error) {
 			b.WriteByte(c)
 			continue
 		}
-		at := t.Pos
-		at.Offset += base + i
-		at.Column += base + i
+		at := posIn(t, base+i)
 		if i+1 >= len(s) {
 			return "", participle.Errorf(at, "invalid escape sequence at end of string")
 		}
@@ -983,6 +981,24 @@ func unescape(t *lexer.Token, s string, base int) (string, error) {
 		}
 	}
 	return b.String(), nil
+}
+
+// posIn is the position of byte n of token t's text: a string literal
+// may hold newlines, after which lines and columns start again.
+func posIn(t *lexer.Token, n int) lexer.Position {
+	at := t.Pos
+	at.Offset += n
+	text := t.Value
+	if n > len(text) {
+		n = len(text)
+	}
+	if k := strings.LastIndexByte(text[:n], '\n'); k >= 0 {
+		at.Line += strings.Count(text[:n], "\n")
+		at.Column = n - k
+		return at
+	}
+	at.Column += n
+	return at
 }
 
 func isHex(c byte) bool {

@@ -338,6 +338,7 @@ var errorTests = []struct{ name, src, want string }{
 	{"unterminated predicate", "kprobe:f /pid == 1 { }", `t.bt:1:20-21: ERROR: unexpected token "{", expected "/" closing the predicate`},
 	{"empty predicate", "kprobe:f / / { }", `t.bt:1:12-13: ERROR: unexpected token "/", expected expression`},
 	{"bad escape", `BEGIN { $x = "a\q"; }`, `t.bt:1:16-17: ERROR: invalid escape sequence "\q"`},
+	{"bad escape after a newline in the string", "BEGIN { $x = \"a\n  \\q\"; }", `t.bt:2:3-4: ERROR: invalid escape sequence "\q"`},
 	{"bad hex literal", "BEGIN { $x = 0x; }", `t.bt:1:14-15: ERROR: invalid integer literal "0x"`},
 	{"bad suffix", "BEGIN { $x = 12abc; }", `t.bt:1:14-15: ERROR: invalid integer literal "12abc"`},
 	{"bad octal", "BEGIN { $x = 09; }", `t.bt:1:14-15: ERROR: invalid integer literal "09"`},
