@@ -155,13 +155,14 @@ func Compile(name, src string, opts Options) (*Script, error) {
 		return nil, err
 	}
 	var copts codegen.Options
+	wantDispatch := runtime.WantSyscallDispatch(syscallPoints(checked))
 	if f := opts.Features; f != nil {
 		copts = codegen.Options{KprobeMulti: f.KprobeMulti, FentryMultiThreshold: f.FentryMultiThreshold, DirectBTFLoads: f.DirectBTFLoads, LongJumps: f.LongJumps, SyscallRawTp: f.SyscallRawTp}
 	} else if needsKernelFeatures(checked) {
 		spec, _ := env.BTF()
 		f := runtime.Features(spec, env.BTFCache())
 		copts = codegen.Options{BTF: spec, KprobeMulti: f.KprobeMulti, FentryMultiThreshold: f.FentryMultiThreshold, DirectBTFLoads: f.DirectBTFLoads, SyscallRawTp: f.SyscallRawTp}
-	} else if runtime.UseSyscallDispatch(syscallPoints(checked)) {
+	} else if wantDispatch && runtime.HaveSyscallRawTp() {
 		// Only the syscall dispatchers depend on the kernel: probe that
 		// alone, and, when they are used, read the one member offset
 		// their compat check needs straight from the kernel's raw BTF
@@ -174,7 +175,7 @@ func Compile(name, src string, opts Options) (*Script, error) {
 			copts.BTF, _ = env.BTF()
 		}
 	}
-	if opts.Features == nil && copts.SyscallRawTp && !runtime.UseSyscallDispatch(syscallPoints(checked)) {
+	if opts.Features == nil && copts.SyscallRawTp && !wantDispatch {
 		// The kernel has the dispatchers, but this program's few syscall
 		// tracepoints are better served by perf events.
 		copts.SyscallRawTp = false
@@ -215,7 +216,7 @@ func needsKernelFeatures(p *lang.Program) bool {
 
 // syscallPoints counts the program's syscall tracepoint attach points,
 // which the syscall dispatchers may serve
-// (runtime.KernelFeatures.SyscallRawTp, runtime.UseSyscallDispatch).
+// (runtime.KernelFeatures.SyscallRawTp, runtime.WantSyscallDispatch).
 func syscallPoints(p *lang.Program) int {
 	n := 0
 	for _, pr := range p.Probes {

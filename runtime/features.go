@@ -47,15 +47,12 @@ const SyscallPerfEnv = "GOTRACE_SYSCALL_TRACEPOINTS"
 // which a handful of tracepoints does not make worth that cost.
 const SyscallDispatchMin = 8
 
-// UseSyscallDispatch reports whether a program with n syscall tracepoint
-// attach points is served by the dispatchers: the kernel has them
-// (HaveSyscallRawTp) and SyscallPerfEnv is "raw", or n is at least
+// WantSyscallDispatch reports whether a program with n syscall tracepoint
+// attach points is better served by the dispatchers, where the kernel has
+// them (HaveSyscallRawTp): SyscallPerfEnv is "raw", or n is at least
 // SyscallDispatchMin.
-func UseSyscallDispatch(n int) bool {
-	if n == 0 || (n < SyscallDispatchMin && os.Getenv(SyscallPerfEnv) != "raw") {
-		return false
-	}
-	return HaveSyscallRawTp()
+func WantSyscallDispatch(n int) bool {
+	return n > 0 && (n >= SyscallDispatchMin || os.Getenv(SyscallPerfEnv) == "raw")
 }
 
 // DefaultFentryMultiThreshold is the size from which an fentry wildcard is
