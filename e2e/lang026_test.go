@@ -3,7 +3,6 @@ package e2e
 import (
 	"fmt"
 	"os/exec"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"syscall"
@@ -62,14 +61,7 @@ func TestKfuncAllowed(t *testing.T) {
 // TestRegPC: reg("pc") is ip (bpftrace's alias on x86-64) and
 // reg("orig_rax") bpftrace's name of orig_ax, in a uprobe.
 func TestRegPC(t *testing.T) {
-	cc, err := exec.LookPath("cc")
-	if err != nil {
-		t.Skip("no C compiler to build the traced program")
-	}
-	bin := filepath.Join(t.TempDir(), "add")
-	if out, err := exec.Command(cc, "-O1", "-o", bin, "testdata/uprobe/add.c").CombinedOutput(); err != nil {
-		t.Fatalf("cc: %v\n%s", err, out)
-	}
+	bin := buildAdd(t)
 	s := startNoWait(t, "-e", `uprobe:`+bin+`:add { @pc[reg("pc") == reg("ip"), reg("pc") == uaddr("add")] = count(); @o = reg("orig_rax") == reg("orig_ax"); }`)
 	s.waitLinks(1, 20*time.Second)
 	if out, err := exec.Command(bin, "3").CombinedOutput(); err != nil || string(out) != "6\n" {
