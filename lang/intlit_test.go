@@ -5,14 +5,13 @@ import (
 	"testing"
 
 	"github.com/gotrace/gotrace/lang"
-	"github.com/gotrace/gotrace/lang/ast"
 )
 
 // TestIntSuffixes checks C's integer suffixes: accepted in either case
 // (bpftrace 0.26's documentation writes 123UL), ignored but for the range
 // they allow, combined with hex, octal, underscores and exponents.
 func TestIntSuffixes(t *testing.T) {
-	for _, tt := range []struct{ src, want string }{
+	checkExprTrees(t, []struct{ src, want string }{
 		{"123UL", "(int 123)"},
 		{"1u", "(int 1)"},
 		{"10LL", "(int 10)"},
@@ -29,16 +28,7 @@ func TestIntSuffixes(t *testing.T) {
 		{"9223372036854775807l", "(int 9223372036854775807)"},
 		{"18446744073709551615ULL", "(int 18446744073709551615)"},
 		{"10us", "(int 10 us)"},
-	} {
-		x, err := lang.ParseExpr(tt.src)
-		if err != nil {
-			t.Errorf("ParseExpr(%q): %v", tt.src, err)
-			continue
-		}
-		if got := ast.Dump(x); got != tt.want {
-			t.Errorf("ParseExpr(%q) = %s, want %s", tt.src, got, tt.want)
-		}
-	}
+	})
 	for _, tt := range []struct{ src, want string }{
 		{"4294967296u", `integer literal "4294967296u" out of range`},
 		{"9223372036854775808ll", `integer literal "9223372036854775808ll" out of range`},

@@ -152,8 +152,13 @@ var exprTests = []struct{ src, want string }{
 	{"a /* comment */ + // line\n b", "(binary + (ident a) (ident b))"},
 }
 
-func TestParseExpr(t *testing.T) {
-	for _, tt := range exprTests {
+func TestParseExpr(t *testing.T) { checkExprTrees(t, exprTests) }
+
+// checkExprTrees parses each src as an expression and compares its tree
+// with want, and its spans with the source.
+func checkExprTrees(t *testing.T, tests []struct{ src, want string }) {
+	t.Helper()
+	for _, tt := range tests {
 		x, err := lang.ParseExpr(tt.src)
 		if err != nil {
 			t.Errorf("ParseExpr(%q): %v", tt.src, err)
