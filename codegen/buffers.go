@@ -318,29 +318,30 @@ func (g *gen) buildInto(dst int16, size int, e ast.Expr) bool {
 			return false
 		}
 		as := types.Kernel
+		var p pending
 		switch x := x.(type) {
 		case *ast.Field:
 			if isArgs(x.X) || g.isTupleField(x) {
 				return false
 			}
-			g.memberAddr(x)
+			p = g.memberChain(x)
 			as = g.info.TypeOf(x.X).AS
 		case *ast.Unary:
 			if x.Op != "*" {
 				return false
 			}
-			g.scalar(x.X)
+			p = pending{root: x.X}
 			as = g.info.TypeOf(x.X).AS
 		case *ast.Index:
 			if g.inBPF(x.X) || g.info.TypeOf(x.X).Kind == types.Tuple {
 				return false
 			}
-			g.elemAddr(x)
+			p = g.elemChain(x)
 			if xt := g.info.TypeOf(x.X); !isTracepointField(x.X) && xt.AS != types.NoAS {
 				as = xt.AS
 			}
 		}
-		g.readKernel(dst, t.Size, as)
+		g.readAt(dst, t.Size, as, p)
 		g.zero(dst+int16(roundUp(t.Size, 8)), roundUp(size, 8)-roundUp(t.Size, 8))
 		return true
 	case *ast.Call:
@@ -711,9 +712,8 @@ func (g *gen) ntop(e *ast.Call) int16 {
 		src := g.buffer(addr)
 		g.copyBytes(off+8, src, min(at.Size, 16))
 	default: // an array in kernel memory or the tracepoint record
-		g.arrayBase(addr)
 		tmp := g.alloc(16, e.Pos())
-		g.readKernel(tmp, at.Size, types.Kernel)
+		g.readAt(tmp, at.Size, types.Kernel, g.arrayChain(addr))
 		g.copyMem(g.fp, off+8, g.fp, tmp, 16)
 	}
 	return off
@@ -733,12 +733,11 @@ func (g *gen) buf(e *ast.Call) int16 {
 		g.copyInto(off, t.Size, e.Args[0])
 		return off
 	case at.Kind == types.Array:
-		g.arrayBase(e.Args[0])
 		as := at.AS
 		if isTracepointField(e.Args[0]) || as == types.NoAS {
 			as = types.Kernel
 		}
-		g.readKernel(off, t.Size, as)
+		g.readAt(off, t.Size, as, g.arrayChain(e.Args[0]))
 	default:
 		g.scalar(e.Args[0])
 		as := at.AS

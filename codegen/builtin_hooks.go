@@ -28,7 +28,7 @@ func (g *gen) Tag(n ast.Node)                    { g.tag(n) }
 func (g *gen) Fail(pos ast.Pos, err error)       { g.fail(pos, err) }
 func (g *gen) Scalar(e ast.Expr)                 { g.scalar(e) }
 func (g *gen) Buffer(e ast.Expr) int16           { return g.buffer(e) }
-func (g *gen) Addr(e ast.Expr)                   { g.structAddr(e) }
+func (g *gen) Addr(e ast.Expr)                   { g.addrInto0(g.structChain(e)) }
 func (g *gen) LoadImm(reg asm.Register, v int64) { g.loadImm(reg, v) }
 func (g *gen) TypeOf(e ast.Expr) *types.Type     { return g.info.TypeOf(e) }
 func (g *gen) LoadReg(name string, pos ast.Pos)  { g.loadReg(name, pos) }

@@ -241,68 +241,6 @@ func (g *gen) fieldScalar(e *ast.Field) {
 	}
 }
 
-// arrayOOBMsg is bpftrace's warning for an array index out of bounds.
-const arrayOOBMsg = "Array access out of bounds. This can lead to unexpected results."
-
-// elemAddr leaves in R0 the address of element e.Index of a pointer or of a
-// kernel/tracepoint array.
-func (g *gen) elemAddr(e *ast.Index) {
-	xt := g.info.TypeOf(e.X)
-	et := xt.Elem
-	size := et.Size
-	if et.Kind == types.Pointer {
-		size = 8
-	}
-	if cv, ok := g.info.Consts[e.Index]; ok && !cv.IsStr {
-		g.arrayBase(e.X)
-		if off := int64(cv.Int) * int64(size); off != 0 {
-			g.loadImm(asm.R1, off)
-			g.emit(asm.Add.Reg(asm.R0, asm.R1))
-		}
-		return
-	}
-	g.scalar(e.Index)
-	tmp := g.spill(e.Pos())
-	if xt.Kind == types.Array && xt.Len > 0 {
-		// as bpftrace: a run-time warning, and the read goes ahead
-		ok := g.newLabel("inbounds")
-		g.emit(asm.JLT.Imm(asm.R0, int32(xt.Len), ok))
-		g.runtimeError(arrayOOBMsg, e.Pos())
-		g.mark(ok)
-	}
-	g.arrayBase(e.X)
-	g.emit(asm.LoadMem(asm.R1, g.fp, tmp, asm.DWord))
-	if size != 1 {
-		g.loadImm(asm.R2, int64(size))
-		g.emit(asm.Mul.Reg(asm.R1, asm.R2))
-	}
-	g.emit(asm.Add.Reg(asm.R0, asm.R1))
-}
-
-// arrayBase leaves in R0 the address of the first element of x.
-func (g *gen) arrayBase(x ast.Expr) {
-	xt := g.info.TypeOf(x)
-	if xt.Kind == types.Pointer {
-		g.scalar(x)
-		return
-	}
-	switch x := x.(type) {
-	case *ast.Paren:
-		g.arrayBase(x.X)
-	case *ast.Field:
-		if isArgs(x.X) && g.probe.Def().Args == provider.ArgsTracepointFormat {
-			// an array inside the tracepoint record: its address in ctx
-			g.emit(asm.Mov.Reg(asm.R0, rCtx), asm.Add.Imm(asm.R0, int32(g.info.Members[x].Offset)))
-			return
-		}
-		g.memberAddr(x)
-	case *ast.Index:
-		g.elemAddr(x) // an array of arrays
-	default:
-		g.fail(x.Pos(), fmt.Errorf("cannot index this %s", xt))
-	}
-}
-
 // inBPF reports whether the array x is a value in BPF memory (a copy of a
 // kernel array, a cast, pton(), buf()) rather than in kernel memory or the
 // tracepoint record.
@@ -322,12 +260,11 @@ func (g *gen) indexBuffer(e *ast.Index) int16 {
 		return g.buffer(e.X) + int16(xt.Fields[g.info.Consts[e.Index].Int].Offset)
 	}
 	off := g.alloc(t.Size, e.Pos())
-	g.elemAddr(e)
 	as := g.info.TypeOf(e.X).AS
 	if isTracepointField(e.X) || as == types.NoAS {
 		as = types.Kernel
 	}
-	g.readKernel(off, t.Size, as)
+	g.readAt(off, t.Size, as, g.elemChain(e))
 	return off
 }
 
@@ -374,9 +311,10 @@ func (g *gen) indexScalar(e *ast.Index) {
 		g.extend(asm.R0, t.Size, t.Signed)
 		return
 	}
-	g.elemAddr(e)
+	p := g.elemChain(e)
 	if t.Kind == types.Struct || t.Kind == types.Array {
-		return // the address is the value
+		g.addrInto0(p) // the address is the value
+		return
 	}
 	size := t.Size
 	if t.Kind == types.Pointer {
@@ -387,7 +325,7 @@ func (g *gen) indexScalar(e *ast.Index) {
 	if xt.Kind == types.Array && isTracepointField(e.X) {
 		as = types.Kernel
 	}
-	g.readKernel(tmp, size, as)
+	g.readAt(tmp, size, as, p)
 	g.loadSized(tmp, t)
 }
 
@@ -490,16 +428,16 @@ func (g *gen) macaddr(e *ast.Call) {
 		g.loadImm(asm.R1, 1<<48-1)
 		g.emit(asm.And.Reg(asm.R0, asm.R1))
 		return
-	case at.Kind == types.Array:
-		g.arrayBase(e.Args[0])
-	default:
-		g.scalar(e.Args[0])
+	}
+	p := pending{root: e.Args[0]}
+	if at.Kind == types.Array {
+		p = g.arrayChain(e.Args[0])
 	}
 	as := at.AS
 	if as == types.NoAS {
 		as = types.Kernel
 	}
-	g.readKernel(tmp, 6, as)
+	g.readAt(tmp, 6, as, p)
 	g.emit(asm.LoadMem(asm.R0, g.fp, tmp, asm.DWord))
 }
 

@@ -2,6 +2,7 @@ package codegen
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/cilium/ebpf/asm"
 	"github.com/cilium/ebpf/btf"
@@ -116,44 +117,20 @@ func (g *gen) retval(e *ast.Ident) {
 	}
 }
 
-// memberAddr leaves the kernel address of the member selected by e in R0.
-func (g *gen) memberAddr(e *ast.Field) {
-	f := g.info.Members[e]
-	g.structAddr(e.X)
-	if f.Offset != 0 {
-		g.emit(asm.Add.Imm(asm.R0, int32(f.Offset)))
-	}
-}
-
-// structAddr leaves in R0 the address of the struct that x is (a pointer
-// to a struct, or a struct reached through members or *p).
-func (g *gen) structAddr(x ast.Expr) {
-	t := g.info.TypeOf(x)
-	if t.Kind == types.Pointer {
-		g.scalar(x)
-		return
-	}
-	switch x := x.(type) {
-	case *ast.Paren:
-		g.structAddr(x.X)
-	case *ast.Field:
-		g.memberAddr(x)
-	case *ast.Unary:
-		g.scalar(x.X)
-	case *ast.Index:
-		g.elemAddr(x) // an element of an array of structs
-	default:
-		g.fail(x.Pos(), fmt.Errorf("cannot take the address of this %s", t))
-	}
-}
-
 // readKernel reads size bytes from the kernel address in R0 into the stack
 // slot at dst; a failed read yields zeros (the helpers clear the
 // destination on failure, Linux 5.5+). The padding after a size that is
 // not a multiple of 8 is zeroed first, as string comparisons read whole
 // words.
 func (g *gen) readKernel(dst int16, size int, as types.AddrSpace) {
+	g.readKernelOff(dst, size, as, 0)
+}
+
+// readKernelOff reads size bytes from the address in R0 plus off, as
+// readKernel does.
+func (g *gen) readKernelOff(dst int16, size int, as types.AddrSpace, off int64) {
 	g.emit(asm.Mov.Reg(asm.R3, asm.R0))
+	g.addOff(asm.R3, off)
 	if size%8 != 0 {
 		g.zero(dst, size)
 	}
@@ -239,9 +216,10 @@ func (g *gen) btfTrusted(x ast.Expr) bool {
 func (g *gen) memberScalar(e *ast.Field) {
 	f := g.info.Members[e]
 	t := g.info.TypeOf(e)
-	g.memberAddr(e)
+	p := g.memberChain(e)
 	if t.Kind == types.Struct || t.Kind == types.Array {
-		return // the value of an embedded struct is its address
+		g.addrInto0(p) // the value of an embedded struct is its address
+		return
 	}
 	size := t.Size
 	if t.Kind == types.Pointer {
@@ -249,14 +227,20 @@ func (g *gen) memberScalar(e *ast.Field) {
 	}
 	if f.BitSize == 0 && g.btfTrusted(e.X) && (size == 1 || size == 2 || size == 4 || size == 8) {
 		// The verifier checks this load against BTF; a fault reads as 0.
-		g.emit(asm.LoadMem(asm.R0, asm.R0, 0, map[int]asm.Size{1: asm.Byte, 2: asm.Half, 4: asm.Word, 8: asm.DWord}[size]))
+		// The chain's offset is the load's.
+		g.rootInto0(p)
+		if p.off > math.MaxInt16 || p.off < math.MinInt16 {
+			g.addOff(asm.R0, p.off)
+			p.off = 0
+		}
+		g.emit(asm.LoadMem(asm.R0, asm.R0, int16(p.off), map[int]asm.Size{1: asm.Byte, 2: asm.Half, 4: asm.Word, 8: asm.DWord}[size]))
 		if t.Kind == types.Int {
 			g.extend(asm.R0, size, t.Signed)
 		}
 		return
 	}
 	tmp := g.alloc(8, e.Pos())
-	g.readKernel(tmp, size, g.info.TypeOf(e.X).AS)
+	g.readAt(tmp, size, g.info.TypeOf(e.X).AS, p)
 	if f.BitSize > 0 {
 		g.emit(asm.LoadMem(asm.R0, g.fp, tmp, map[int]asm.Size{1: asm.Byte, 2: asm.Half, 4: asm.Word, 8: asm.DWord}[size]))
 		g.bitfield(f)
@@ -284,8 +268,7 @@ func (g *gen) bitfield(f types.Field) {
 func (g *gen) memberBuffer(e *ast.Field) int16 {
 	t := g.info.TypeOf(e)
 	dst := g.alloc(t.Size+1, e.Pos())
-	g.memberAddr(e)
-	g.readKernel(dst, t.Size, g.info.TypeOf(e.X).AS)
+	g.readAt(dst, t.Size, g.info.TypeOf(e.X).AS, g.memberChain(e))
 	return dst
 }
 

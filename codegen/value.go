@@ -15,7 +15,10 @@ import (
 // first: a constant or a variable is then read straight into R1 (or used
 // as an immediate) after the left operand is in R0, with no spill and no
 // register shuffle. Buffer values are built in place instead (buildInto,
-// mapKeyAt): the slot they land in is the "location" of a string.
+// mapKeyAt): the slot they land in is the "location" of a string. An
+// address in kernel or user memory reached through members and indexes
+// is a pending access chain (addr.go): a root and an offset that only
+// the read consuming it adds.
 
 type locKind uint8
 
