@@ -65,3 +65,24 @@ func (s *session) detach() error {
 	}
 	return err
 }
+
+// closerStack closes what was pushed in reverse order.
+type closerStack struct{ cs []io.Closer }
+
+func (c *closerStack) push(cl io.Closer) { c.cs = append(c.cs, cl) }
+
+func (c *closerStack) closeAll() error {
+	var errs []error
+	for i := len(c.cs) - 1; i >= 0; i-- {
+		if err := c.cs[i].Close(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	c.cs = nil
+	return errors.Join(errs...)
+}
+
+// closerFunc adapts a function to io.Closer.
+type closerFunc func() error
+
+func (f closerFunc) Close() error { return f() }
