@@ -136,7 +136,22 @@ func kfuncExpander(kind string, offsets, needBTF bool) func(ExpandEnv, string, [
 		if env == nil {
 			return nil, fmt.Errorf("kernel functions are unavailable: no environment")
 		}
+		var traceable map[string]bool
+		fl, listed := env.(FunctionLister)
+		var traceableDone chan struct{}
+		if listed {
+			// The traceable list (read once per Env) and BTF's names are
+			// read at the same time.
+			traceableDone = make(chan struct{})
+			go func() {
+				defer close(traceableDone)
+				traceable, _ = fl.TraceableFunctions()
+			}()
+		}
 		spec, btfErr := env.BTF()
+		if listed {
+			<-traceableDone
+		}
 		if btfErr == nil && spec == nil {
 			btfErr = fmt.Errorf("no BTF")
 		}
@@ -145,10 +160,6 @@ func kfuncExpander(kind string, offsets, needBTF bool) func(ExpandEnv, string, [
 			if needBTF {
 				return nil, fmt.Errorf("%s needs kernel BTF (/sys/kernel/btf/vmlinux): %v", kind, btfErr)
 			}
-		}
-		var traceable map[string]bool
-		if fl, ok := env.(FunctionLister); ok {
-			traceable, _ = fl.TraceableFunctions()
 		}
 		// The symbol table is read only where it decides: reading
 		// /proc/kallsyms alone costs ~50 ms of kernel time.

@@ -123,16 +123,24 @@ func AvoidFunc(name string) bool {
 }
 
 func readFuncs(root string, files KernelFiles) (syms *Symbols, funcs map[string]bool, symsRead bool, err error) {
+	// The kernel formats both lists line by line as they are read, which
+	// is most of their cost (about a second each in an emulated guest):
+	// the symbol table is read alongside available_filter_functions.
+	symsDone := make(chan *Symbols, 1)
+	go func() {
+		// A symbol table that cannot be read leaves the kernel to
+		// decide, as when there is none.
+		s, _ := readSymbols(files)
+		symsDone <- s
+	}()
 	data, err := os.ReadFile(filepath.Join(root, "available_filter_functions"))
 	if err != nil {
+		<-symsDone
 		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) {
 			return nil, nil, false, nil
 		}
 		return nil, nil, false, fmt.Errorf("read traceable functions: %w", err)
 	}
-	// A symbol table that cannot be read leaves the kernel to decide, as
-	// when there is none.
-	syms, _ = readSymbols(files)
 	aff := make(map[string]bool, bytes.Count(data, []byte("\n")))
 	for line := range strings.Lines(string(data)) {
 		name := strings.TrimSpace(line)
@@ -141,6 +149,7 @@ func readFuncs(root string, files KernelFiles) (syms *Symbols, funcs map[string]
 		}
 		aff[name] = true
 	}
+	syms = <-symsDone
 	funcs = make(map[string]bool, len(aff))
 	for name := range aff {
 		if AvoidFunc(name) {
