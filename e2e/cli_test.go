@@ -415,6 +415,33 @@ func TestDummyTSMap(t *testing.T) {
 	if err != nil || out != want {
 		t.Errorf("err %v, stdout (- want, + got):\n%s\nstderr:\n%s", err, difftest.Diff(want, out), stderr)
 	}
+	// A sample within the first interval (epoch 0) leaves its bucket
+	// "never used", and the series of its key then starts at time 0 with
+	// a 0, as bpftrace 0.26's; a key with no bucket at epoch 0 does not.
+	out, stderr, err = gt("@ts", `BEGIN { @ts = (uint64)0; $i = 0;
+		while ($i < 3) { @a["x"] = tseries(5, 100ms, 6); @ts += 100000000; $i++; }
+		$i = 0; while ($i < 2) { @a["y"] = tseries(2, 100ms, 6); @ts += 100000000; $i++; }
+		clear(@ts); exit(); }`)
+	want = "\n\n@a[x]:\n" +
+		"             0                                                   5\n" +
+		"hh:mm:ss.ms  |___________________________________________________|\n" +
+		"00:00:00.000 *                                                   | 0\n" +
+		"00:00:00.100 |                                                   * 5\n" +
+		"00:00:00.200 |                                                   * 5\n" +
+		"00:00:00.300 |                                                   | -\n" +
+		"00:00:00.400 |                                                   | -\n" +
+		"             v___________________________________________________v\n" +
+		"             0                                                   5\n\n" +
+		"@a[y]:\n" +
+		"             1                                                   3\n" +
+		"hh:mm:ss.ms  |___________________________________________________|\n" +
+		"00:00:00.300 |                         *                         | 2\n" +
+		"00:00:00.400 |                         *                         | 2\n" +
+		"             v___________________________________________________v\n" +
+		"             1                                                   3\n\n"
+	if err != nil || out != want {
+		t.Errorf("epoch 0: err %v, stdout (- want, + got):\n%s\nstderr:\n%s", err, difftest.Diff(want, out), stderr)
+	}
 	prog := `BEGIN { @a = tseries(1, 100ms, 5); @k[1] = (uint64)1; exit(); }`
 	for env, msg := range map[string]string{
 		"@nope": `BPFTRACE_DUMMY_TS_MAP: ERROR: dummy_ts_map: "@nope" not found`,

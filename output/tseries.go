@@ -118,6 +118,12 @@ func tseriesItems(m *object.Map, entries []Entry) ([]keyField, []tsSeries, error
 		if ep, val, ok := reduceBucket(slots, vt.Name, vt.Signed); ok {
 			s.byEp[ep] = val
 			s.latest = max(s.latest, ep)
+		} else if _, seen := s.byEp[0]; !seen {
+			// A bucket written only at epoch 0 (a timestamp within the
+			// first interval) reads as never used, and bpftrace 0.26
+			// then keeps epoch 0 with the value 0: the series starts at
+			// time 0 with a 0 when that interval is in range.
+			s.byEp[0] = 0
 		}
 	}
 	sort.SliceStable(all, func(i, j int) bool { return all[i].latest < all[j].latest })
