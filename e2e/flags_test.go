@@ -370,3 +370,12 @@ func TestChildCommandLastEvents(t *testing.T) {
 		}
 	}
 }
+
+// TestNotifyAttached: bpftrace's __BPFTRACE_NOTIFY_PROBES_ATTACHED test
+// hook prints its own name on standard output once the probes are
+// attached, before what begin probes print.
+func TestNotifyAttached(t *testing.T) {
+	cmd := exec.Command(gotrace(t), "-q", "-e", `BEGIN { printf("x\n"); exit(); }`)
+	cmd.Env = append(cmd.Environ(), "__BPFTRACE_NOTIFY_PROBES_ATTACHED=1")
+	wantOutput(t, runCmd(t, cmd), "__BPFTRACE_NOTIFY_PROBES_ATTACHED\nx\n\n\n", 0)
+}

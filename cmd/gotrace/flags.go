@@ -206,10 +206,21 @@ func (s *session) attached() {
 	// The begin probes have run on the main thread (mainthread.go); the
 	// event loop is better served by any thread.
 	goruntime.UnlockOSThread()
+	if os.Getenv(notifyAttachedEnv) != "" {
+		// bpftrace's test hook: its runtime test runner starts a test's
+		// AFTER command on this line, which bpftrace writes to its
+		// standard output (not -o's file) after attaching, before the
+		// output of begin probes.
+		fmt.Fprintln(os.Stdout, notifyAttachedEnv)
+	}
 	if s.child != nil {
 		s.child.release()
 	}
 }
+
+// notifyAttachedEnv names bpftrace's attach-notification test hook and is
+// the line it prints.
+const notifyAttachedEnv = "__BPFTRACE_NOTIFY_PROBES_ATTACHED"
 
 // close flushes the output, ends the child and releases everything.
 func (s *session) close() error {
