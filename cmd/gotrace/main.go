@@ -23,6 +23,15 @@ const version = "gotrace v0.1.0"
 
 func main() {
 	childMain() // the stand-in for a -c command: never returns
+	// An AOT binary (--aot) is gotrace with a script appended.
+	p, err := readAOT(selfExe)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "ERROR: %s: %v\n", os.Args[0], err)
+		os.Exit(1)
+	}
+	if p != nil {
+		os.Exit(runAOT(context.Background(), p, os.Args[0], os.Args[1:], os.Stdout, os.Stderr))
+	}
 	os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
@@ -48,6 +57,8 @@ OPTIONS:
     --probe-filter REGEX
                    only attach the probes whose name matches REGEX
                    (BEGIN and END always run)
+    --aot FILE     write FILE, an executable that runs the program later
+                   (its options: FILE --help)
 ` + outputUsage + `
 TROUBLESHOOTING OPTIONS:
     --dry-run      parse, check and load the program without attaching it
@@ -85,6 +96,17 @@ type config struct {
 
 	// includeDirs and includes are -I and --include, in order.
 	includeDirs, includes []string
+
+	// aot is --aot's file: write an AOT binary rather than run.
+	aot string
+	// fromAOT: this is an AOT binary's run. Its compile's environment
+	// (env: the recorded script files), config (configEnv, dummyTSMap:
+	// those of the generating environment) come from the payload, and its
+	// compile warnings were shown at generation.
+	fromAOT    bool
+	env        gotrace.Env
+	configEnv  map[string]string
+	dummyTSMap string
 }
 
 // debugStages are the stages -d accepts, bpftrace's names.
@@ -146,6 +168,7 @@ func (cfg *config) options(help, showVersion *bool) []option {
 		{short: 'b', long: "btf", set: ignore},
 		{long: "debuginfo", hasArg: true, set: func(s string) error { debuginfo.Dirs = append(debuginfo.Dirs, s); return nil }},
 		{long: "usdt-file-activation", set: ignore},
+		{long: "aot", hasArg: true, set: str(&cfg.aot)},
 	}
 	return append(opts, outputOptions(&cfg.out)...)
 }
@@ -181,6 +204,10 @@ func parseArgs(args []string, stdout, stderr io.Writer) (*config, int, bool) {
 		fmt.Fprintf(stderr, "ERROR: USAGE: Cannot use both -c and -p.\n%s", usage)
 		return nil, 1, true
 	}
+	if err := cfg.checkAOT(); err != nil {
+		fmt.Fprintf(stderr, "ERROR: %v\n", err)
+		return nil, 1, true
+	}
 	if cfg.list {
 		cfg.listV = cfg.out.verbose
 		switch len(operands) {
@@ -206,7 +233,7 @@ func parseArgs(args []string, stdout, stderr io.Writer) (*config, int, bool) {
 	}
 	if cfg.program == "" && !cfg.repl {
 		if len(operands) == 0 {
-			if isTerminal(os.Stdin) {
+			if cfg.aot == "" && isTerminal(os.Stdin) {
 				cfg.repl = true
 				return cfg, 0, false
 			}
@@ -277,7 +304,6 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		release()
 		return listSearch(stdout, stderr, cfg.search, cfg.listV, cfg.out.pidN)
 	}
-	ctx = sigCtx
 	name, src, err := loadProgram(cfg, stdin)
 	if err != nil {
 		fmt.Fprintf(stderr, "ERROR: %v\n", err)
@@ -287,7 +313,16 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		release()
 		return listProgram(stdout, stderr, cfg, name, src)
 	}
+	if cfg.aot != "" {
+		release()
+		return generateAOT(cfg, name, src, stdout, stderr)
+	}
+	return execute(sigCtx, cfg, name, src, stdout, stderr)
+}
 
+// execute compiles and runs (or loads, for --dry-run) the program src of
+// cfg, named name in its errors, until it ends or ctx is done.
+func execute(ctx context.Context, cfg *config, name, src string, stdout, stderr io.Writer) int {
 	ctx, sess, err := cfg.out.open(ctx, stdout)
 	if err != nil {
 		fmt.Fprintf(stderr, "ERROR: %v\n", err)
@@ -299,17 +334,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			fmt.Fprintf(stderr, "ERROR: write output: %v\n", err)
 		}
 	}()
-	copts := compileOptions(cfg)
-	copts.Unsafe, copts.Pid, copts.HelperWarnings = cfg.out.unsafe, cfg.out.pidN, cfg.out.warnings
+	cpid := 0
 	if sess.child != nil {
-		copts.Cpid = sess.child.pid()
+		cpid = sess.child.pid()
 	}
-	script, err := gotrace.Compile(name, src, copts)
-	if err != nil {
-		fmt.Fprint(stderr, gotrace.FormatError(err, src))
-		return 1
-	}
-	if !checkNamedParams(stderr, cfg.params, script.Checked.Getopts) {
+	script, ok := compileScript(cfg, name, src, cpid, stderr)
+	if !ok {
 		return 1
 	}
 	if err := sess.openOutput(&cfg.out); err != nil {
@@ -317,29 +347,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return 1
 	}
 	stdout = sess.stdout
-	if !cfg.out.noWarnings {
-		fmt.Fprint(stderr, script.Warnings())
-	}
-	if cfg.debug["ast"] || cfg.debug["parse"] {
-		// The checked tree: macros expanded, -p's filters added.
-		fmt.Fprintf(stderr, "AST\n-------------------\n%s\n", ast.Dump(script.Checked.File))
-	}
-	if cfg.probeFilter != "" {
-		err := filterProbes(script.Program, cfg.probeFilter)
-		if errors.Is(err, errNoProbes) {
-			// bpftrace says so on stdout, unless quiet.
-			if !cfg.quiet {
-				fmt.Fprintln(stdout, err)
-			}
-			return 1
-		}
-		if err != nil {
-			fmt.Fprintf(stderr, "ERROR: %v\n", err)
-			return 1
-		}
-	}
-	if cfg.emit == "asm" || cfg.debug["codegen"] || cfg.debug["codegen-opt"] || cfg.debug["dis"] {
-		printAsm(stdout, script.Program)
+	if code, done := showCompiled(cfg, script, stdout, stderr); done {
+		return code
 	}
 	opts := gotrace.RunOptions{Stdout: stdout, Stderr: stderr, Quiet: cfg.quiet,
 		Format: cfg.out.fmt, Attached: sess.attached, NoSignals: true}
@@ -370,6 +379,56 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return 1
 	}
 	return exitCode
+}
+
+// compileScript compiles the program src of cfg, as every run and --aot
+// do, and checks the named parameters against its getopt() calls; it
+// prints the errors, and returns false, when the run must stop. cpid is
+// the -c child's pid, or 0.
+func compileScript(cfg *config, name, src string, cpid int, stderr io.Writer) (*gotrace.Script, bool) {
+	copts := compileOptions(cfg)
+	copts.Pid, copts.HelperWarnings, copts.Cpid = cfg.out.pidN, cfg.out.warnings, cpid
+	script, err := gotrace.Compile(name, src, copts)
+	if err != nil {
+		fmt.Fprint(stderr, gotrace.FormatError(err, src))
+		return nil, false
+	}
+	if !checkNamedParams(stderr, cfg.params, script.Checked.Getopts) {
+		return nil, false
+	}
+	return script, true
+}
+
+// showCompiled prints what comes of the compile, before loading: the
+// warnings (shown by --aot, not again by the AOT binary), -d ast's tree and
+// the instructions (--emit asm, -d codegen), and applies --probe-filter. It
+// returns the exit code and true when the run must stop.
+func showCompiled(cfg *config, script *gotrace.Script, stdout, stderr io.Writer) (int, bool) {
+	if !cfg.out.noWarnings && !cfg.fromAOT {
+		fmt.Fprint(stderr, script.Warnings())
+	}
+	if cfg.debug["ast"] || cfg.debug["parse"] {
+		// The checked tree: macros expanded, -p's filters added.
+		fmt.Fprintf(stderr, "AST\n-------------------\n%s\n", ast.Dump(script.Checked.File))
+	}
+	if cfg.probeFilter != "" {
+		err := filterProbes(script.Program, cfg.probeFilter)
+		if errors.Is(err, errNoProbes) {
+			// bpftrace says so on stdout, unless quiet.
+			if !cfg.quiet {
+				fmt.Fprintln(stdout, err)
+			}
+			return 1, true
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "ERROR: %v\n", err)
+			return 1, true
+		}
+	}
+	if cfg.emit == "asm" || cfg.debug["codegen"] || cfg.debug["codegen-opt"] || cfg.debug["dis"] {
+		printAsm(stdout, script.Program)
+	}
+	return 0, false
 }
 
 // alreadyReported reports whether every error joined in err is in the
@@ -404,9 +463,13 @@ func printAsm(w io.Writer, prog *object.Program) {
 // the script wins).
 func compileOptions(cfg *config) gotrace.Options {
 	params, named := gotrace.SplitParams(cfg.params)
-	return gotrace.Options{Params: params, NamedParams: named, ConfigEnv: gotrace.ConfigFromEnviron(os.Environ()),
+	configEnv, dummyTSMap := cfg.configEnv, cfg.dummyTSMap
+	if !cfg.fromAOT {
+		configEnv, dummyTSMap = gotrace.ConfigFromEnviron(os.Environ()), os.Getenv("BPFTRACE_DUMMY_TS_MAP")
+	}
+	return gotrace.Options{Params: params, NamedParams: named, ConfigEnv: configEnv,
 		Unsafe: cfg.out.unsafe, IncludeDirs: cfg.includeDirs, Includes: cfg.includes,
-		DummyTSMap: os.Getenv("BPFTRACE_DUMMY_TS_MAP")}
+		DummyTSMap: dummyTSMap, Env: cfg.env}
 }
 
 // isTerminal reports whether f is a terminal.
