@@ -12,6 +12,10 @@
 // options may follow the script, short options cluster, and "--" ends
 // them; named parameters after it reach getopt().
 //
+// --aot FILE writes FILE, gotrace's own executable with the script
+// appended; run, it compiles the script for the running kernel and runs it
+// with the few options of bpftrace's AOT binaries (aot.go).
+//
 // SIGINT or SIGTERM, at any point, ends the run with END probes and the
 // maps; repeated signals (timeout(1) signals the process and its group)
 // do not lose the output, and only a third signal, or one more after three
