@@ -11,6 +11,10 @@ type Pos struct {
 	Offset   int
 	Line     int
 	Column   int
+	// Src is the file the position is in when that is not the script
+	// itself but a file it imports; nil in the script, whose text the
+	// renderers are given. Span.Context shows the lines of Src when set.
+	Src *Source
 }
 
 // String renders the position as file:line:col.
@@ -89,10 +93,14 @@ func (s Span) endColumn() int {
 // location: for a one-line span, the line and a row of '~' under the span's
 // columns; for a span over several lines, those lines. Tabs are expanded
 // to four spaces in both rows, so the marks line up. It returns nil when
-// src does not have the lines.
+// src does not have the lines. A span in an imported file (Pos.Src) shows
+// that file's lines instead of src's.
 func (s Span) Context(src string) []string {
 	if s.Start.Line == 0 {
 		return nil
+	}
+	if s.Start.Src != nil {
+		src = s.Start.Src.Text
 	}
 	lines := strings.Split(src, "\n")
 	if s.End.Line > s.Start.Line {
