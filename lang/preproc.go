@@ -73,8 +73,9 @@ const maxIncludeDepth = 32
 //     includes any system header (bpftrace runs clang on the includes, so
 //     without one AF_INET is unknown there too).
 //
-// Options.Includes (bpftrace --include) are included before the preamble.
-// C type definitions in active regions of the script (struct, union, enum,
+// Options.Includes (bpftrace --include) are included before the preamble;
+// the preambles of imported scripts and headers follow it, each on its own
+// (conditionals balance within a file). C type definitions in active regions of the script (struct, union, enum,
 // typedef) define script types (cdefs.go).
 func (c *checker) preprocess(file *ast.File) {
 	c.defines = map[string]Const{}
@@ -90,6 +91,9 @@ func (c *checker) preprocess(file *ast.File) {
 		lines = append(lines, pline{text: d.Text, def: d, pos: d.Pos(), dir: dir})
 	}
 	p.run(lines)
+	for _, u := range c.imported {
+		p.run(u.lines())
+	}
 	c.shadowedKernelTypes()
 	p.constants()
 	p.exprMacros(file)
@@ -443,7 +447,7 @@ func (p *preproc) exprMacros(file *ast.File) {
 }
 
 // relocate moves the positions of an expression parsed on its own (line 1,
-// column 1, no file name) to at.
+// column 1, no file name) to at, in at's file.
 func relocate(x ast.Expr, at ast.Pos) {
 	move := func(pos ast.Pos) ast.Pos {
 		if pos.Line == 1 {
@@ -451,7 +455,7 @@ func relocate(x ast.Expr, at ast.Pos) {
 		}
 		pos.Line += at.Line - 1
 		pos.Offset += at.Offset
-		pos.Filename = at.Filename
+		pos.Filename, pos.Src = at.Filename, at.Src
 		return pos
 	}
 	ast.Inspect(x, func(n ast.Node) bool {
