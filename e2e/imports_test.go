@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -17,6 +18,12 @@ import (
 func TestImportsExample(t *testing.T) {
 	want := "lib/hello.bt loaded\nhello world\npoint (1, 2), 8 bytes, 3 from the origin\n\n\n"
 	wantOutput(t, run(t, example("imports.bt")), want, 0)
+	// The instructions of an imported probe are tagged with its file's
+	// position and text.
+	asm := run(t, "--emit=asm", example("imports.bt"))
+	if tag := `; ../examples/lib/hello.bt:6:2 printf("lib/hello.bt loaded\n")`; !strings.Contains(asm.stdout, tag) {
+		t.Errorf("--emit=asm lacks %s:\n%s", tag, asm.stdout)
+	}
 }
 
 // TestImportedProbe: a tracepoint probe and its map declaration imported

@@ -20,11 +20,11 @@ import (
 // the imports of imported scripts too), then in the standard library.
 // Files are read through the environment's ScriptFiles.
 //
-// Each file is imported once, whoever imports it again (so cycles end);
-// an import the same file repeats is ignored. Files and directories that
-// others may write are refused, as bpftrace refuses them. BPF C sources
-// and objects other than the standard library's are errors: gotrace has
-// no C compiler.
+// Each file is imported once: importing it again, directly, through a
+// directory or from another imported file, is ignored (so cycles end).
+// Files and directories that others may write are refused, as bpftrace
+// refuses them. BPF C sources and objects other than the standard
+// library's are errors: gotrace has no C compiler.
 type importer struct {
 	c       *checker
 	files   ScriptFiles // nil when the environment cannot read files
@@ -37,7 +37,6 @@ type importer struct {
 
 // importUnit is one imported file: a script or a header.
 type importUnit struct {
-	path string
 	dir  string      // its directory, for the #includes and imports in it
 	file *ast.File   // a script
 	defs []*ast.CDef // a header's preprocessor lines and type definitions
@@ -155,13 +154,14 @@ func (im *importer) worldWritable(path string, info fs.FileInfo) bool {
 	return err == nil && parent.Mode().Perm()&0o002 != 0
 }
 
-// importPath imports the file or directory found at path: a directory's
-// entries when dir is set (an imported directory's subdirectories are
-// skipped), a file by its kind. Files of other kinds are errors when named
-// themselves and skipped in a directory.
-func (im *importer) importPath(imp *ast.Import, path string, info fs.FileInfo, dir bool) {
+// importPath imports the file or directory found at path, which the
+// import names itself or (named false) is an entry of a directory it
+// names: a directory's entries (a directory's subdirectories are skipped),
+// a file by its kind. A file of another kind is an error when named and
+// skipped in a directory.
+func (im *importer) importPath(imp *ast.Import, path string, info fs.FileInfo, named bool) {
 	if info.IsDir() {
-		if dir {
+		if named {
 			im.importDir(imp, path)
 		}
 		return
@@ -175,7 +175,7 @@ func (im *importer) importPath(imp *ast.Import, path string, info fs.FileInfo, d
 		im.c.errorf(imp, "cannot import %q: gotrace does not compile BPF C sources (it has no C compiler); only the standard library's, which it has built in, can be imported", path)
 	case strings.HasSuffix(base, ".bpf.o"):
 		im.c.errorf(imp, "cannot import %q: gotrace does not link BPF object files", path)
-	case dir:
+	case named:
 		im.c.errorf(imp, "unknown import type: %q", base)
 	}
 }
@@ -260,7 +260,7 @@ func (im *importer) importScript(imp *ast.Import, path string, info fs.FileInfo)
 	}
 	dir := filepath.Dir(name)
 	im.imports(f.Imports, dir)
-	im.c.imported = append(im.c.imported, &importUnit{path: name, dir: dir, file: f})
+	im.c.imported = append(im.c.imported, &importUnit{dir: dir, file: f})
 }
 
 // importHeader splits an imported header into its preprocessor lines and
@@ -271,7 +271,7 @@ func (im *importer) importHeader(imp *ast.Import, path string, info fs.FileInfo)
 		return
 	}
 	src := &ast.Source{Name: name, Text: text}
-	im.c.imported = append(im.c.imported, &importUnit{path: name, dir: filepath.Dir(name), defs: headerDefs(src)})
+	im.c.imported = append(im.c.imported, &importUnit{dir: filepath.Dir(name), defs: headerDefs(src)})
 }
 
 // parseImported parses an imported script; its positions, and those of

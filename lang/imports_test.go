@@ -99,6 +99,11 @@ HINT: similar to builtins: stdlib/base.bpf.c
 import "imports/add_one.bpf.c"; BEGIN { }
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 `},
+		// A conversion inside an imported string literal.
+		{`import "imports/printf.bt"; BEGIN { report(); }`, `testdata/check/imports/printf.bt:2:31-32: ERROR: printf(): %999999d: width and precision may be at most 4096
+macro report() { printf("x %d %999999d\n", 1, 2); }
+                              ~
+`},
 		// The script's errors come first.
 		{`import "imports/typeerr.bt"; BEGIN { @x = nosuch; }`, `testdata/check/main.bt:1:43-49: ERROR: unknown identifier "nosuch"
 import "imports/typeerr.bt"; BEGIN { @x = nosuch; }

@@ -29,6 +29,15 @@ func (p Pos) String() string {
 	return fmt.Sprintf("%s:%d:%d", name, p.Line, p.Column)
 }
 
+// FileText returns the text of the file p is in: that of its Src when it
+// is in an imported file, else src, the script's.
+func (p Pos) FileText(src string) string {
+	if p.Src != nil {
+		return p.Src.Text
+	}
+	return src
+}
+
 // IsValid reports whether the position was set.
 func (p Pos) IsValid() bool { return p.Line > 0 }
 
@@ -99,9 +108,7 @@ func (s Span) Context(src string) []string {
 	if s.Start.Line == 0 {
 		return nil
 	}
-	if s.Start.Src != nil {
-		src = s.Start.Src.Text
-	}
+	src = s.Start.FileText(src)
 	lines := strings.Split(src, "\n")
 	if s.End.Line > s.Start.Line {
 		if s.End.Line > len(lines) {
