@@ -5,6 +5,7 @@ import (
 	"debug/elf"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"strconv"
 	"strings"
@@ -176,9 +177,25 @@ func (k *KernelEnv) ELFType(file string) (elf.Type, error) {
 	return hostfs.Files{}.ELFType(file)
 }
 
+// ReadScriptFile implements lang.ScriptFiles on the local file system.
+func (k *KernelEnv) ReadScriptFile(path string) ([]byte, error) {
+	return hostfs.Files{}.ReadScriptFile(path)
+}
+
+// StatScriptFile implements lang.ScriptFiles on the local file system.
+func (k *KernelEnv) StatScriptFile(path string) (fs.FileInfo, error) {
+	return hostfs.Files{}.StatScriptFile(path)
+}
+
+// ReadScriptDir implements lang.ScriptFiles on the local file system.
+func (k *KernelEnv) ReadScriptDir(path string) ([]fs.DirEntry, error) {
+	return hostfs.Files{}.ReadScriptDir(path)
+}
+
 var (
-	_ lang.HostFiles = (*KernelEnv)(nil)
-	_ lang.ELFTypes  = (*KernelEnv)(nil)
+	_ lang.HostFiles   = (*KernelEnv)(nil)
+	_ lang.ELFTypes    = (*KernelEnv)(nil)
+	_ lang.ScriptFiles = (*KernelEnv)(nil)
 )
 
 // kernelThreadStatusOffset returns the offset of thread_info.status in

@@ -141,7 +141,7 @@ const maxTagText = 160
 func (g *gen) tag(n ast.Node) {
 	sp := n.GetSpan()
 	text := ""
-	src := g.c.prog.File.Src
+	src := sp.Start.FileText(g.c.prog.File.Src) // an imported file's own text
 	if sp.Start.Offset >= 0 && sp.End.Offset <= len(src) && sp.Start.Offset < sp.End.Offset {
 		text = src[sp.Start.Offset:sp.End.Offset]
 		if i := strings.IndexByte(text, '\n'); i >= 0 {

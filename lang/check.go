@@ -79,8 +79,10 @@ type checker struct {
 	// defines holds the #define constants of the preamble.
 	defines map[string]Const
 	// imports are the standard library files and packages the script
-	// imports (imports.go).
-	imports map[string]bool
+	// imports, imported the files (imports.go), each after those it
+	// imports.
+	imports  map[string]bool
+	imported []*importUnit
 	// kernelMembers are the members of the script's definitions whose
 	// type, by value, is a kernel type (shadowedKernelTypes).
 	kernelMembers []kernelMember
@@ -129,6 +131,7 @@ func (c *checker) errorf(at ast.Spanned, format string, args ...any) {
 var posParamRe = regexp.MustCompile(`\$(\d+)`)
 
 func (c *checker) checkFile(file *ast.File) {
+	c.resolveImports(file)
 	c.preprocess(file)
 	// The script's config block, then the environment
 	// (BPFTRACE_MAX_STRLEN=...), which wins, as in bpftrace.
@@ -138,7 +141,6 @@ func (c *checker) checkFile(file *ast.File) {
 	if env := configFromEnv(c.opts.ConfigEnv); env != nil {
 		c.checkConfig(env)
 	}
-	c.checkImports(file)
 	c.expandMacros(file)
 	canonicalBuiltins(file)
 	aggregationBlocks(file)

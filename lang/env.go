@@ -2,6 +2,7 @@ package lang
 
 import (
 	"debug/elf"
+	"io/fs"
 
 	"github.com/cilium/ebpf/btf"
 
@@ -44,6 +45,21 @@ type HostFiles interface {
 	Inode(path string) (uint64, error)
 }
 
+// ScriptFiles is an optional extension of Env: environments that can read
+// the files a script names in its text implement it. The checker reads
+// them only through it: the headers of #include (and the system include
+// directories, to tell a system header), and the files and directories of
+// import. Without it, user headers and imported files report an error.
+type ScriptFiles interface {
+	// ReadScriptFile returns the contents of a file.
+	ReadScriptFile(path string) ([]byte, error)
+	// StatScriptFile describes a file or directory, following symbolic
+	// links, as os.Stat does (permission bits included).
+	StatScriptFile(path string) (fs.FileInfo, error)
+	// ReadScriptDir lists the entries of a directory, sorted by name.
+	ReadScriptDir(path string) ([]fs.DirEntry, error)
+}
+
 // ELFTypes is an optional extension of HostFiles: environments that can
 // tell an executable (ELF type ET_EXEC, loaded at its link-time addresses)
 // from a position-independent file (ET_DYN: a PIE executable or a shared
@@ -63,6 +79,14 @@ var errNoHostFiles = provider.ErrNoHostFiles
 func (c *checker) hostFiles() (HostFiles, error) {
 	if h, ok := c.env.(HostFiles); ok {
 		return h, nil
+	}
+	return nil, errNoHostFiles
+}
+
+// scriptFiles returns the environment's ScriptFiles.
+func (c *checker) scriptFiles() (ScriptFiles, error) {
+	if f, ok := c.env.(ScriptFiles); ok {
+		return f, nil
 	}
 	return nil, errNoHostFiles
 }

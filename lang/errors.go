@@ -13,6 +13,9 @@ type Error struct {
 	Pos ast.Pos // start of the span
 	End ast.Pos // end of the span (exclusive); zero when only Pos is known
 	Msg string
+	// Hints follow the error's source lines, one "HINT: " line each, as
+	// bpftrace prints them.
+	Hints []string
 }
 
 // Span returns the span the error points at.
@@ -39,10 +42,17 @@ func (l *ErrorList) Add(at ast.Spanned, format string, args ...any) {
 	*l = append(*l, &Error{Pos: sp.Start, End: sp.End, Msg: fmt.Sprintf(format, args...)})
 }
 
-// Sort orders the list by position.
+// Sort orders the list by position: the script's errors first, then those
+// in the files it imports, by file name.
 func (l ErrorList) Sort() {
 	sort.SliceStable(l, func(i, j int) bool {
 		a, b := l[i].Pos, l[j].Pos
+		if (a.Src == nil) != (b.Src == nil) {
+			return a.Src == nil
+		}
+		if a.Src != nil && a.Filename != b.Filename {
+			return a.Filename < b.Filename
+		}
 		if a.Line != b.Line {
 			return a.Line < b.Line
 		}
@@ -87,8 +97,10 @@ func RenderWarnings(l ErrorList, src string) string {
 
 // Render formats err for a terminal the way bpftrace prints diagnostics:
 // for each positioned error, "file:line:col-endcol: ERROR: message", the
-// source line, and a row of '~' under the span (see ast.Span.Context).
-// Errors that are not from this package are rendered as "ERROR: msg".
+// source line, and a row of '~' under the span (see ast.Span.Context),
+// then its hints. src is the script's text; an error in a file the script
+// imports shows that file's lines (ast.Pos.Src). Errors that are not from
+// this package are rendered as "ERROR: msg".
 func Render(err error, src string) string {
 	var list ErrorList
 	switch e := err.(type) {
@@ -106,6 +118,9 @@ func render(list ErrorList, src string, sev Severity) string {
 	var b strings.Builder
 	for _, e := range list {
 		b.WriteString(Diagnostic(sev, e.Span(), e.Msg, src))
+		for _, h := range e.Hints {
+			b.WriteString("HINT: " + h + "\n")
+		}
 	}
 	return b.String()
 }

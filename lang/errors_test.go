@@ -2,6 +2,7 @@ package lang_test
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/gotrace/gotrace/lang"
@@ -14,6 +15,7 @@ import (
 func TestRender(t *testing.T) {
 	src := "BEGIN {\n\t@x = nosuch;\n}\n"
 	at := func(line, col int) ast.Pos { return ast.Pos{Filename: "stdin", Line: line, Column: col} }
+	lib := &ast.Source{Name: "lib/a.bt", Text: "// helpers\nmacro m() {\n}\n"}
 	for _, tt := range []struct {
 		name string
 		err  *lang.Error
@@ -34,6 +36,10 @@ func TestRender(t *testing.T) {
 		{"nowhere", &lang.Error{Msg: "bad option"}, "ERROR: bad option\n"},
 		{"no name", &lang.Error{Pos: ast.Pos{Line: 1, Column: 1}, End: ast.Pos{Line: 1, Column: 6}, Msg: "x"},
 			"stdin:1:1-6: ERROR: x\nBEGIN {\n~~~~~\n"},
+		{"hints", &lang.Error{Pos: at(2, 7), End: at(2, 13), Msg: "not found", Hints: []string{"checked: a.bt", "similar: b.bt"}},
+			"stdin:2:7-13: ERROR: not found\n    @x = nosuch;\n         ~~~~~~\nHINT: checked: a.bt\nHINT: similar: b.bt\n"},
+		{"imported file", &lang.Error{Pos: ast.Pos{Filename: "lib/a.bt", Line: 2, Column: 3, Src: lib}, End: ast.Pos{Filename: "lib/a.bt", Line: 2, Column: 6, Src: lib}, Msg: "in the import"},
+			"lib/a.bt:2:3-6: ERROR: in the import\nmacro m() {\n  ~~~\n"},
 	} {
 		if got := lang.Render(tt.err, src); got != tt.want {
 			t.Errorf("%s: got\n%s\nwant\n%s", tt.name, got, tt.want)
@@ -49,6 +55,27 @@ func TestRender(t *testing.T) {
 	}
 	if got, want := list[0].Error(), "stdin:2:7-13: ERROR: first"; got != want {
 		t.Errorf("Error() = %q, want %q", got, want)
+	}
+}
+
+// TestSortByFile checks that errors in the script come before those in
+// the files it imports, which are ordered by name, then by position.
+func TestSortByFile(t *testing.T) {
+	a, b := &ast.Source{Name: "a.bt"}, &ast.Source{Name: "b.bt"}
+	l := lang.ErrorList{
+		{Pos: ast.Pos{Filename: "b.bt", Line: 1, Column: 1, Src: b}, Msg: "b1"},
+		{Pos: ast.Pos{Filename: "a.bt", Line: 2, Column: 1, Src: a}, Msg: "a2"},
+		{Pos: ast.Pos{Filename: "stdin", Line: 3, Column: 1}, Msg: "s3"},
+		{Pos: ast.Pos{Filename: "a.bt", Line: 1, Column: 5, Src: a}, Msg: "a1"},
+		{Pos: ast.Pos{Filename: "stdin", Line: 1, Column: 1}, Msg: "s1"},
+	}
+	l.Sort()
+	var got []string
+	for _, e := range l {
+		got = append(got, e.Msg)
+	}
+	if s := strings.Join(got, " "); s != "s1 s3 a1 a2 b1" {
+		t.Errorf("sorted: %s", s)
 	}
 }
 

@@ -397,7 +397,12 @@ func (c *converter) file(g *gFile, src string) *ast.File {
 			f.Config = cfg
 		case it.Import != nil:
 			late = true
-			sp := tokSpan(it.Import.Tokens)
+			// The span ends with the path, as bpftrace's does.
+			toks := it.Import.Tokens
+			if n := len(toks); n > 1 && toks[n-1].Value == ";" {
+				toks = toks[:n-1]
+			}
+			sp := tokSpan(toks)
 			if lateImport {
 				c.errorf(sp.Start, "root imports must appear before probes and functions")
 			}

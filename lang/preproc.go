@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strconv"
@@ -74,8 +73,9 @@ const maxIncludeDepth = 32
 //     includes any system header (bpftrace runs clang on the includes, so
 //     without one AF_INET is unknown there too).
 //
-// Options.Includes (bpftrace --include) are included before the preamble.
-// C type definitions in active regions of the script (struct, union, enum,
+// Options.Includes (bpftrace --include) are included before the preamble;
+// the preambles of imported scripts and headers follow it, each on its own
+// (conditionals balance within a file). C type definitions in active regions of the script (struct, union, enum,
 // typedef) define script types (cdefs.go).
 func (c *checker) preprocess(file *ast.File) {
 	c.defines = map[string]Const{}
@@ -91,6 +91,9 @@ func (c *checker) preprocess(file *ast.File) {
 		lines = append(lines, pline{text: d.Text, def: d, pos: d.Pos(), dir: dir})
 	}
 	p.run(lines)
+	for _, u := range c.imported {
+		p.run(u.lines())
+	}
 	c.shadowedKernelTypes()
 	p.constants()
 	p.exprMacros(file)
@@ -198,10 +201,11 @@ func (p *preproc) directive(l pline, directive, rest string) {
 // include handles #include "name" and #include <name>. A quoted name is
 // looked up in the directory of the including file (the script's for the
 // script, the current directory for Options.Includes), then in the
-// Options.IncludeDirs (-I); a bracketed name in the IncludeDirs only. A
-// header found there is a user header: its directives are processed as the
-// script's, so its object-like #defines become constants of the script,
-// while its C declarations are skipped (types come from BTF). A header not
+// Options.IncludeDirs (-I); a bracketed name in the IncludeDirs only, each
+// read through the environment's ScriptFiles. A header found there is a
+// user header: its directives are processed as the script's, so its
+// object-like #defines become constants of the script, while its C
+// declarations are skipped (types come from BTF). A header not
 // found there is a system header, which gotrace needs not have: it makes
 // the kernel macro table visible. A name that is no system header either
 // (see systemHeader) is an error, "'lol/no.h' file not found", as in
@@ -220,12 +224,16 @@ func (p *preproc) include(l pline, rest string) {
 		p.errorf(l, "#include expects \"FILENAME\" or <FILENAME>")
 		return
 	}
+	files, ferr := p.c.scriptFiles()
 	for _, dir := range dirs {
+		if ferr != nil {
+			break
+		}
 		path := name
 		if !filepath.IsAbs(path) {
 			path = filepath.Join(dir, name)
 		}
-		data, err := os.ReadFile(path)
+		data, err := files.ReadScriptFile(path)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
@@ -242,19 +250,28 @@ func (p *preproc) include(l pline, rest string) {
 		p.depth--
 		return
 	}
-	if !systemHeader(name) {
-		pos := l.pos
-		if l.def != nil {
-			// Point at the name, as clang does.
-			if i := strings.IndexAny(l.def.Text, "<\""); i >= 0 && !strings.Contains(l.def.Text[:i], "\n") {
-				pos.Column += i
-				pos.Offset += i
-			}
+	if !systemHeader(files, name) {
+		if ferr != nil {
+			p.c.errorf(includeNamePos(l), "%s#include %s: %v", l.where, rest, ferr)
+			return
 		}
-		p.c.errorf(pos, "%s'%s' file not found", l.where, name)
+		p.c.errorf(includeNamePos(l), "%s'%s' file not found", l.where, name)
 		return
 	}
 	p.system = true
+}
+
+// includeNamePos is the position of the name of an #include line of the
+// script, where clang points; that of the #include for a header's line.
+func includeNamePos(l pline) ast.Pos {
+	pos := l.pos
+	if l.def != nil {
+		if i := strings.IndexAny(l.def.Text, "<\""); i >= 0 && !strings.Contains(l.def.Text[:i], "\n") {
+			pos.Column += i
+			pos.Offset += i
+		}
+	}
+	return pos
 }
 
 // systemIncludeDirs are searched for headers that cmacro does not know.
@@ -262,13 +279,16 @@ var systemIncludeDirs = []string{"/usr/local/include", "/usr/include/x86_64-linu
 
 // systemHeader reports whether name is a system header: one cmacro knows
 // (libc, UAPI and kernel headers, whether or not installed here) or one
-// installed in the system include directories.
-func systemHeader(name string) bool {
+// installed in the system include directories (when files can tell).
+func systemHeader(files ScriptFiles, name string) bool {
 	if cmacro.SystemHeader(name) {
 		return true
 	}
+	if files == nil {
+		return false
+	}
 	for _, dir := range systemIncludeDirs {
-		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
+		if _, err := files.StatScriptFile(filepath.Join(dir, name)); err == nil {
 			return true
 		}
 	}
@@ -427,7 +447,7 @@ func (p *preproc) exprMacros(file *ast.File) {
 }
 
 // relocate moves the positions of an expression parsed on its own (line 1,
-// column 1, no file name) to at.
+// column 1, no file name) to at, in at's file.
 func relocate(x ast.Expr, at ast.Pos) {
 	move := func(pos ast.Pos) ast.Pos {
 		if pos.Line == 1 {
@@ -435,7 +455,7 @@ func relocate(x ast.Expr, at ast.Pos) {
 		}
 		pos.Line += at.Line - 1
 		pos.Offset += at.Offset
-		pos.Filename = at.Filename
+		pos.Filename, pos.Src = at.Filename, at.Src
 		return pos
 	}
 	ast.Inspect(x, func(n ast.Node) bool {

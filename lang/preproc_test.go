@@ -2,6 +2,7 @@ package lang_test
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/cilium/ebpf/btf"
@@ -116,5 +117,28 @@ func TestHaveBTF(t *testing.T) {
 		if !found {
 			t.Error("no TASK_RUNNING identifier")
 		}
+	}
+}
+
+// TestIncludeWithoutScriptFiles: an Env that cannot read the script's files
+// makes a user header a clear error, not a read of the local disk, while
+// system headers, which need no file, still work.
+func TestIncludeWithoutScriptFiles(t *testing.T) {
+	type envOnly struct{ lang.Env }
+	env := envOnly{testEnv(t)}
+	file, err := lang.Parse("testdata/check/macros.bt", "#include \"../include/user.h\"\nBEGIN { @ = USER_VALUE; }")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = lang.Check(file, env, lang.Options{})
+	if err == nil || !strings.Contains(err.Error(), `testdata/check/macros.bt:1:10-11: ERROR: #include "../include/user.h": the environment cannot read host files`) {
+		t.Errorf("error %v, want one saying the environment cannot read host files", err)
+	}
+	file, err = lang.Parse("t.bt", "#include <linux/socket.h>\nBEGIN { @ = AF_INET; }")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := lang.Check(file, env, lang.Options{}); err != nil {
+		t.Errorf("a system header without ScriptFiles: %v", err)
 	}
 }

@@ -25,7 +25,7 @@ func (c *checker) printfFormat(name string, lit *ast.StrLit) (*format.Format, bo
 // source does not show it.
 func (c *checker) offsetInLiteral(lit *ast.StrLit, off int) ast.Pos {
 	start, end := lit.Span.Start, lit.Span.End
-	src := c.prog.File.Src
+	src := start.FileText(c.prog.File.Src)
 	if start.Offset < 0 || end.Offset > len(src) || start.Offset >= end.Offset || off > len(lit.Value) {
 		return start
 	}

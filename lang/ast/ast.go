@@ -21,8 +21,9 @@ type CDef struct {
 	Text string
 }
 
-// Import is a top-level `import "path";`: in bpftrace 0.26, a package of
-// its standard library (stdlib/task), a script or a BPF C source.
+// Import is a top-level `import "path";`: in bpftrace 0.26, a script, a C
+// header, a directory of them, a BPF C source or a package of its standard
+// library (stdlib/task).
 type Import struct {
 	Span
 	Path string

@@ -23,8 +23,8 @@ type cloner struct {
 func (c *cloner) value(v reflect.Value) reflect.Value {
 	switch v.Kind() {
 	case reflect.Pointer:
-		if v.IsNil() {
-			return v
+		if v.IsNil() || v.Type() == sourceType {
+			return v // a Source is immutable: positions share it
 		}
 		if cp, ok := c.seen[v.Pointer()]; ok {
 			return cp
@@ -64,12 +64,15 @@ func (c *cloner) value(v reflect.Value) reflect.Value {
 	return v // strings, numbers, booleans: values
 }
 
+// sourceType is *Source, which copies share.
+var sourceType = reflect.TypeFor[*Source]()
+
 // plainTypes caches plain's answers by type.
 var plainTypes sync.Map // reflect.Type → bool
 
 // plain reports whether values of t hold no pointers, interfaces, slices or
-// other references (strings are immutable), so that copying the value is a
-// deep copy.
+// other references (strings and Sources are immutable), so that copying the
+// value is a deep copy.
 func plain(t reflect.Type) bool {
 	if p, ok := plainTypes.Load(t); ok {
 		return p.(bool)
@@ -85,7 +88,9 @@ func plain(t reflect.Type) bool {
 		}
 	case reflect.Array:
 		p = plain(t.Elem())
-	case reflect.Pointer, reflect.Interface, reflect.Slice, reflect.Map, reflect.Chan, reflect.Func, reflect.UnsafePointer:
+	case reflect.Pointer:
+		p = t == sourceType
+	case reflect.Interface, reflect.Slice, reflect.Map, reflect.Chan, reflect.Func, reflect.UnsafePointer:
 		p = false
 	}
 	plainTypes.Store(t, p)

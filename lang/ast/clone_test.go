@@ -92,6 +92,66 @@ func TestCloneKeepsSharing(t *testing.T) {
 	}
 }
 
+// TestCloneSharesSource: the copy of a position in an imported file points
+// to the same Source.
+func TestCloneSharesSource(t *testing.T) {
+	src := &Source{Name: "lib.bt", Text: "x"}
+	id := &Ident{Span: Span{Start: Pos{Filename: "lib.bt", Line: 1, Column: 1, Src: src}}, Name: "x"}
+	if cp := Clone(id); cp.Start.Src != src || cp == id {
+		t.Errorf("clone: Src %p, want %p", cp.Start.Src, src)
+	}
+}
+
+// TestSetSource fills every node type, sets a Source and checks that every
+// position reachable from the node has it.
+func TestSetSource(t *testing.T) {
+	src := &Source{Name: "lib.bt"}
+	for _, n := range allNodes {
+		name := reflect.TypeOf(n).Elem().Name()
+		v := reflect.New(reflect.TypeOf(n).Elem())
+		fill(v.Elem(), 2)
+		SetSource(v.Interface().(Node), src)
+		count := 0
+		eachPos(v, map[uintptr]bool{}, func(p Pos) {
+			count++
+			if p.Src != src {
+				t.Errorf("%s: a position has Src %p, want %p", name, p.Src, src)
+			}
+		})
+		if count == 0 {
+			t.Errorf("%s: no positions", name)
+		}
+	}
+}
+
+// eachPos calls f with each position reachable from v.
+func eachPos(v reflect.Value, seen map[uintptr]bool, f func(Pos)) {
+	switch v.Kind() {
+	case reflect.Pointer:
+		if v.IsNil() || v.Type() == sourceType || seen[v.Pointer()] {
+			return
+		}
+		seen[v.Pointer()] = true
+		eachPos(v.Elem(), seen, f)
+	case reflect.Interface:
+		if !v.IsNil() {
+			eachPos(v.Elem(), seen, f)
+		}
+	case reflect.Slice:
+		for i := range v.Len() {
+			eachPos(v.Index(i), seen, f)
+		}
+	case reflect.Struct:
+		if p, ok := v.Interface().(Pos); ok {
+			f(p)
+			return
+		}
+		for i := range v.NumField() {
+			eachPos(v.Field(i), seen, f)
+		}
+	}
+}
+
 // fill sets every field of v to a non-zero value; interface fields get a
 // node that has children itself, down to depth.
 func fill(v reflect.Value, depth int) {
@@ -140,11 +200,11 @@ func fill(v reflect.Value, depth int) {
 }
 
 // addrs collects the addresses of the pointers and slice arrays reachable
-// from v.
+// from v, but for the Sources of positions, which copies share.
 func addrs(v reflect.Value, seen map[uintptr]bool) map[uintptr]bool {
 	switch v.Kind() {
 	case reflect.Pointer:
-		if v.IsNil() || seen[v.Pointer()] {
+		if v.IsNil() || v.Type() == sourceType || seen[v.Pointer()] {
 			return seen
 		}
 		seen[v.Pointer()] = true

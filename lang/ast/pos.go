@@ -11,6 +11,10 @@ type Pos struct {
 	Offset   int
 	Line     int
 	Column   int
+	// Src is the file the position is in when that is not the script
+	// itself but a file it imports; nil in the script, whose text the
+	// renderers are given. Span.Context shows the lines of Src when set.
+	Src *Source
 }
 
 // String renders the position as file:line:col.
@@ -23,6 +27,15 @@ func (p Pos) String() string {
 		return name // not in a file, e.g. an environment variable
 	}
 	return fmt.Sprintf("%s:%d:%d", name, p.Line, p.Column)
+}
+
+// FileText returns the text of the file p is in: that of its Src when it
+// is in an imported file, else src, the script's.
+func (p Pos) FileText(src string) string {
+	if p.Src != nil {
+		return p.Src.Text
+	}
+	return src
 }
 
 // IsValid reports whether the position was set.
@@ -89,11 +102,13 @@ func (s Span) endColumn() int {
 // location: for a one-line span, the line and a row of '~' under the span's
 // columns; for a span over several lines, those lines. Tabs are expanded
 // to four spaces in both rows, so the marks line up. It returns nil when
-// src does not have the lines.
+// src does not have the lines. A span in an imported file (Pos.Src) shows
+// that file's lines instead of src's.
 func (s Span) Context(src string) []string {
 	if s.Start.Line == 0 {
 		return nil
 	}
+	src = s.Start.FileText(src)
 	lines := strings.Split(src, "\n")
 	if s.End.Line > s.Start.Line {
 		if s.End.Line > len(lines) {

@@ -1,0 +1,1 @@
+int __add_one(int val) { return 1 + val; }

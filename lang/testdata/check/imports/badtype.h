@@ -1,0 +1,3 @@
+struct bad {
+	no_such_type member;
+};
