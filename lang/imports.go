@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io/fs"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/gotrace/gotrace/lang/ast"
@@ -87,7 +88,7 @@ func (im *importer) resolve(imp *ast.Import, dir string) {
 			if !filepath.IsAbs(path) {
 				path = filepath.Join(d, path)
 			}
-			if slicesContain(checked, path) {
+			if slices.Contains(checked, path) {
 				continue
 			}
 			checked = append(checked, path)
@@ -133,15 +134,6 @@ func searchDirs(dir, rootDir string) []string {
 		return []string{dir}
 	}
 	return []string{dir, rootDir}
-}
-
-func slicesContain(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // worldWritable reports whether others may write the file or directory at
