@@ -89,8 +89,10 @@ type gen struct {
 	// callbacks holds the for-map callback functions, emitted after the
 	// program's own code.
 	callbacks asm.Instructions
-	// fp addresses the probe's stack: R10 in the program, and in a
-	// for-map callback a register holding the program's frame pointer.
+	// fp addresses the probe's frame: R10 in the program, and in a
+	// callback a register holding the program's frame pointer; in a
+	// scratch mode R9, the scratch value, but for the slots on the real
+	// stack (base gives the register of a slot, slots.go).
 	fp    asm.Register
 	loops []loopLabels
 	// stmtPos is the position of the statement being compiled, for errors
