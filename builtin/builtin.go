@@ -204,10 +204,16 @@ type Checker interface {
 type Emitter interface {
 	// Emit appends instructions (the first carries the pending labels).
 	Emit(ins ...asm.Instruction)
-	// FP is the register addressing the probe's stack.
-	FP() asm.Register
-	// Alloc reserves size bytes (rounded to 8) on the stack.
+	// Base is the register addressing the frame slot at off: R10 on the
+	// stack, and in a probe whose frame is in a scratch map value R10 for
+	// the scalar slots kept on the real stack and R9 for the others.
+	Base(off int16) asm.Register
+	// Alloc reserves size bytes (rounded to 8) in the frame, for a value
+	// of any kind; AllocScalar reserves 8 bytes for an integer (kept on
+	// the real stack when the frame is in a scratch value, where the
+	// verifier tracks what it holds).
 	Alloc(size int, pos ast.Pos) int16
+	AllocScalar(pos ast.Pos) int16
 	// Zero clears size bytes at off.
 	Zero(off int16, size int)
 	// NewLabel returns a fresh label; Mark places one on the next

@@ -131,9 +131,9 @@ func init() {
 			Buffer: func(g Emitter, e *ast.Call) int16 {
 				off := g.Alloc(16, e.Pos())
 				g.Scalar(e.Args[0])
-				g.Emit(asm.StoreMem(g.FP(), off, asm.R0, asm.DWord))
+				g.Emit(asm.StoreMem(g.Base(off), off, asm.R0, asm.DWord))
 				EmitPid(g, false, e.Pos())
-				g.Emit(asm.StoreMem(g.FP(), off+8, asm.R0, asm.DWord))
+				g.Emit(asm.StoreMem(g.Base(off+8), off+8, asm.R0, asm.DWord))
 				return off
 			},
 			Example: `uprobe:libc:malloc { printf("%s\n", usym(reg("ip"))) }`},
@@ -213,7 +213,7 @@ func init() {
 				}
 				g.Emit(
 					asm.Mov.Reg(asm.R1, asm.R0),
-					asm.Mov.Reg(asm.R2, g.FP()),
+					asm.Mov.Reg(asm.R2, g.Base(off)),
 					asm.Add.Imm(asm.R2, int32(off)),
 					asm.Mov.Imm(asm.R3, int32(t.Size)),
 					asm.FnDPath.Call(),

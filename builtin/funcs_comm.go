@@ -56,7 +56,7 @@ func init() {
 				return g.Alloc(commFromPidSize, e.Pos())
 			}
 			off := g.Alloc(commFromPidSize, e.Pos())
-			task := g.Alloc(8, e.Pos())
+			task := g.AllocScalar(e.Pos())
 			g.Zero(off, commFromPidSize)
 			g.Scalar(e.Args[0])
 			g.Emit(asm.Mov.Reg(asm.R1, asm.R0))
@@ -65,16 +65,16 @@ func init() {
 			g.Emit(
 				asm.JEq.Imm(asm.R0, 0, none),
 				// the acquired task, kept on the stack over the read
-				asm.StoreMem(g.FP(), task, asm.R0, asm.DWord),
+				asm.StoreMem(g.Base(task), task, asm.R0, asm.DWord),
 				asm.Add.Imm(asm.R0, int32(l.Comm)),
 			)
 			g.ReadKernel(off, 16)
-			g.Emit(asm.LoadMem(asm.R1, g.FP(), task, asm.DWord))
+			g.Emit(asm.LoadMem(asm.R1, g.Base(task), task, asm.DWord))
 			g.Kfunc(taskRelease, e.Pos())
 			g.Emit(asm.Ja.Label(done))
 			g.Mark(none)
 			// "N/A"
-			g.Emit(asm.StoreImm(g.FP(), off, int64('N')|int64('/')<<8|int64('A')<<16, asm.Word))
+			g.Emit(asm.StoreImm(g.Base(off), off, int64('N')|int64('/')<<8|int64('A')<<16, asm.Word))
 			g.Message(object.EventWarnf, "No such process (pid=%d)", e.Args, e.Pos())
 			g.Mark(done)
 			return off

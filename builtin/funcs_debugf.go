@@ -95,22 +95,22 @@ func init() {
 					continue
 				}
 				g.Scalar(a)
-				off := g.Alloc(8, a.Pos())
-				g.Emit(asm.StoreMem(g.FP(), off, asm.R0, asm.DWord))
+				off := g.AllocScalar(a.Pos())
+				g.Emit(asm.StoreMem(g.Base(off), off, asm.R0, asm.DWord))
 				slots = append(slots, slot{off, false})
 			}
 			format := g.Buffer(e.Args[0])
 			g.Emit(
-				asm.Mov.Reg(asm.R1, g.FP()),
+				asm.Mov.Reg(asm.R1, g.Base(format)),
 				asm.Add.Imm(asm.R1, int32(format)),
 				asm.Mov.Imm(asm.R2, int32(len(e.Args[0].(*ast.StrLit).Value)+1)),
 			)
 			for i, s := range slots {
 				reg := asm.R3 + asm.Register(i)
 				if s.str {
-					g.Emit(asm.Mov.Reg(reg, g.FP()), asm.Add.Imm(reg, int32(s.off)))
+					g.Emit(asm.Mov.Reg(reg, g.Base(s.off)), asm.Add.Imm(reg, int32(s.off)))
 				} else {
-					g.Emit(asm.LoadMem(reg, g.FP(), s.off, asm.DWord))
+					g.Emit(asm.LoadMem(reg, g.Base(s.off), s.off, asm.DWord))
 				}
 			}
 			g.Emit(asm.FnTracePrintk.Call())

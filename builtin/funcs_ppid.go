@@ -44,13 +44,13 @@ func init() {
 				g.Fail(e.Pos(), fmt.Errorf("ppid(): no task_struct layout"))
 				return
 			}
-			tmp := g.Alloc(8, e.Pos())
+			tmp := g.AllocScalar(e.Pos())
 			g.Scalar(e.Args[0])
 			g.Emit(asm.Add.Imm(asm.R0, int32(l.RealParent)))
 			g.ReadKernel(tmp, 8)
-			g.Emit(asm.LoadMem(asm.R0, g.FP(), tmp, asm.DWord), asm.Add.Imm(asm.R0, int32(l.Tgid)))
+			g.Emit(asm.LoadMem(asm.R0, g.Base(tmp), tmp, asm.DWord), asm.Add.Imm(asm.R0, int32(l.Tgid)))
 			g.ReadKernel(tmp, 4)
-			g.Emit(asm.LoadMem(asm.R0, g.FP(), tmp, asm.Word))
+			g.Emit(asm.LoadMem(asm.R0, g.Base(tmp), tmp, asm.Word))
 		},
 		Example: `BEGIN { printf("%d %d\n", ppid(curtask) == ppid, ppid()) }`})
 }

@@ -59,8 +59,8 @@ func init() {
 		Emit: func(g Emitter, e *ast.Call) {
 			off, _ := g.ConstOf(e.Args[3])
 			id, perf := g.Pcap(e.Args[0].(*ast.StrLit).Value, int(off.Int))
-			fp := g.FP()
 			hdr := g.Alloc(object.PacketHeaderSize, e.Pos())
+			fp := g.Base(hdr)
 			g.Scalar(e.Args[2])
 			g.Emit(asm.StoreMem(fp, hdr+16, asm.R0, asm.DWord),
 				asm.FnKtimeGetBootNs.Call(),

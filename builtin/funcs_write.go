@@ -49,7 +49,7 @@ func init() {
 			g.Scalar(e.Args[0])
 			g.Emit(
 				asm.Mov.Reg(asm.R1, asm.R0),
-				asm.Mov.Reg(asm.R2, g.FP()),
+				asm.Mov.Reg(asm.R2, g.Base(off)),
 				asm.Add.Imm(asm.R2, int32(off)),
 				asm.Mov.Imm(asm.R3, int32(n.Int)),
 				asm.FnProbeWriteUser.Call(),

@@ -54,12 +54,12 @@ func emitNsID(g Emitter, init bool, at ast.Pos, tid bool) {
 		return
 	}
 	// struct bpf_pidns_info { u32 pid; u32 tgid; }: pid is the thread.
-	off := g.Alloc(8, at)
-	g.Emit(stImm(g.FP(), off, 0))
+	off := g.AllocScalar(at)
+	g.Emit(stImm(g.Base(off), off, 0))
 	g.LoadImm(asm.R1, int64(ns.Dev))
 	g.LoadImm(asm.R2, int64(ns.Ino))
 	g.Emit(
-		asm.Mov.Reg(asm.R3, g.FP()),
+		asm.Mov.Reg(asm.R3, g.Base(off)),
 		asm.Add.Imm(asm.R3, int32(off)),
 		asm.Mov.Imm(asm.R4, 8),
 		asm.FnGetNsCurrentPidTgid.Call(),
@@ -68,7 +68,7 @@ func emitNsID(g Emitter, init bool, at ast.Pos, tid bool) {
 	if tid {
 		field = off
 	}
-	g.Emit(asm.LoadMem(asm.R0, g.FP(), field, asm.Word))
+	g.Emit(asm.LoadMem(asm.R0, g.Base(field), field, asm.Word))
 }
 
 // Comm is the comm variable (codegen builds it in place into larger
@@ -246,9 +246,9 @@ func init() {
 			},
 			Buffer: func(g Emitter, e *ast.Ident) int16 {
 				off := g.Alloc(16, e.Pos())
-				g.Emit(asm.Mov.Reg(asm.R1, Ctx), asm.FnGetFuncIp.Call(), asm.StoreMem(g.FP(), off, asm.R0, asm.DWord))
+				g.Emit(asm.Mov.Reg(asm.R1, Ctx), asm.FnGetFuncIp.Call(), asm.StoreMem(g.Base(off), off, asm.R0, asm.DWord))
 				EmitPid(g, false, e.Pos())
-				g.Emit(asm.StoreMem(g.FP(), off+8, asm.R0, asm.DWord))
+				g.Emit(asm.StoreMem(g.Base(off+8), off+8, asm.R0, asm.DWord))
 				return off
 			},
 			Example: `kprobe:vfs_read { printf("%s\n", func) }`},

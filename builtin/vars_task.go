@@ -39,11 +39,11 @@ func init() {
 // taskComm reads curtask->(link)->comm into a 16-byte buffer: link is the
 // offset of a task_struct pointer member, comm the offset of comm.
 func taskComm(g Emitter, pos ast.Pos, link, comm int) int16 {
-	tmp := g.Alloc(8, pos)
+	tmp := g.AllocScalar(pos)
 	off := g.Alloc(16, pos)
 	g.Emit(asm.FnGetCurrentTask.Call(), asm.Add.Imm(asm.R0, int32(link)))
 	g.ReadKernel(tmp, 8)
-	g.Emit(asm.LoadMem(asm.R0, g.FP(), tmp, asm.DWord), asm.Add.Imm(asm.R0, int32(comm)))
+	g.Emit(asm.LoadMem(asm.R0, g.Base(tmp), tmp, asm.DWord), asm.Add.Imm(asm.R0, int32(comm)))
 	g.ReadKernel(off, 16)
 	return off
 }

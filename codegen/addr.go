@@ -158,7 +158,7 @@ func (g *gen) elemRoot(e *ast.Index) {
 		g.mark(ok)
 	}
 	g.rootInto0(g.arrayChain(e.X))
-	g.emit(asm.LoadMem(asm.R1, g.fp, tmp, asm.DWord))
+	g.emit(g.ldx(asm.R1, tmp, asm.DWord))
 	if size != 1 {
 		g.loadImm(asm.R2, size)
 		g.emit(asm.Mul.Reg(asm.R1, asm.R2))

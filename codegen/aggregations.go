@@ -43,16 +43,16 @@ func (g *gen) aggregate(m *ast.MapRef, call *ast.Call, t *types.Type) {
 		if !array {
 			at += bucketOffset(mi)
 		}
-		g.emit(asm.StoreMem(g.fp, at, asm.R0, asm.DWord))
+		g.emit(g.stx(at, asm.R0, asm.DWord))
 	case types.Count:
 		if array {
-			g.emit(stImm(g.fp, key, 0))
+			g.emit(g.st(key, 0))
 		}
 	default:
 		g.scalar(call.Args[0])
 		g.emit(asm.Mov.Reg(rArg, asm.R0))
 		if array {
-			g.emit(stImm(g.fp, key, 0))
+			g.emit(g.st(key, 0))
 		}
 	}
 	if !array {
@@ -76,12 +76,12 @@ func (g *gen) aggregate(m *ast.MapRef, call *ast.Call, t *types.Type) {
 	case types.Count, types.Hist, types.Lhist:
 		g.updateOne(mi, key)
 	case types.Sum:
-		val := g.alloc(8, m.Pos())
-		g.emit(asm.StoreMem(g.fp, val, rArg, asm.DWord))
+		val := g.allocScalar(m.Pos())
+		g.emit(g.stx(val, rArg, asm.DWord))
 		g.update(mi, key, val)
 	default: // Avg, Stats, Min, Max: {value, 1}
 		val := g.alloc(16, m.Pos())
-		g.emit(asm.StoreMem(g.fp, val, rArg, asm.DWord), stImm(g.fp, val+8, 1))
+		g.emit(g.stx(val, rArg, asm.DWord), g.st(val+8, 1))
 		g.update(mi, key, val)
 	}
 	g.mark(end)
@@ -243,38 +243,38 @@ func (g *gen) tseriesClock(pos ast.Pos) {
 // or overwritten (with the time in meta, so user space keeps the latest).
 // bpf_ktime_get_tai_ns needs Linux 6.1.
 func (g *gen) tseries(mi *object.Map, key, arg int16, t *types.Type, pos ast.Pos) {
-	now := g.alloc(8, pos)
-	epoch := g.alloc(8, pos)
+	now := g.allocScalar(pos)
+	epoch := g.allocScalar(pos)
 	g.tseriesClock(pos)
-	g.emit(asm.StoreMem(g.fp, now, asm.R0, asm.DWord))
+	g.emit(g.stx(now, asm.R0, asm.DWord))
 	g.loadImm(asm.R1, t.LStep)
-	g.emit(asm.Div.Reg(asm.R0, asm.R1), asm.StoreMem(g.fp, epoch, asm.R0, asm.DWord))
+	g.emit(asm.Div.Reg(asm.R0, asm.R1), g.stx(epoch, asm.R0, asm.DWord))
 	g.loadImm(asm.R1, int64(t.Len))
-	g.emit(asm.Mod.Reg(asm.R0, asm.R1), asm.StoreMem(g.fp, key+bucketOffset(mi), asm.R0, asm.DWord))
+	g.emit(asm.Mod.Reg(asm.R0, asm.R1), g.stx(key+bucketOffset(mi), asm.R0, asm.DWord))
 	val := g.alloc(24, pos)
 	g.zero(val, 24)
 	g.lookup(mi, key)
-	isNew := g.alloc(8, pos)
+	isNew := g.allocScalar(pos)
 	found, ready := g.newLabel("tsfound"), g.newLabel("tsready")
 	g.emit(
-		stImm(g.fp, isNew, 0),
+		g.st(isNew, 0),
 		asm.Mov.Reg(rPtr, asm.R0),
 		asm.JNE.Imm(rPtr, 0, found),
-		stImm(g.fp, isNew, 1),
-		asm.Mov.Reg(rPtr, g.fp),
+		g.st(isNew, 1),
+		asm.Mov.Reg(rPtr, g.base(val)),
 		asm.Add.Imm(rPtr, int32(val)),
 	)
 	g.mark(found)
 	g.emit(
 		// a slot of an older interval starts over
 		asm.LoadMem(asm.R1, rPtr, 16, asm.DWord),
-		asm.LoadMem(asm.R2, g.fp, epoch, asm.DWord),
+		g.ldx(asm.R2, epoch, asm.DWord),
 		asm.JEq.Reg(asm.R1, asm.R2, ready),
 		stImm(rPtr, 0, 0),
 		stImm(rPtr, 8, 0),
 	)
 	g.mark(ready)
-	g.emit(asm.LoadMem(asm.R2, g.fp, arg, asm.DWord))
+	g.emit(g.ldx(asm.R2, arg, asm.DWord))
 	switch t.Name {
 	case "sum":
 		g.emit(asm.LoadMem(asm.R1, rPtr, 0, asm.DWord), asm.Add.Reg(asm.R1, asm.R2), asm.StoreMem(rPtr, 0, asm.R1, asm.DWord))
@@ -306,15 +306,15 @@ func (g *gen) tseries(mi *object.Map, key, arg int16, t *types.Type, pos ast.Pos
 	default: // the latest value wins
 		g.emit(
 			asm.StoreMem(rPtr, 0, asm.R2, asm.DWord),
-			asm.LoadMem(asm.R1, g.fp, now, asm.DWord),
+			g.ldx(asm.R1, now, asm.DWord),
 			asm.StoreMem(rPtr, 8, asm.R1, asm.DWord),
 		)
 	}
 	skip := g.newLabel("tsend")
 	g.emit(
-		asm.LoadMem(asm.R1, g.fp, epoch, asm.DWord),
+		g.ldx(asm.R1, epoch, asm.DWord),
 		asm.StoreMem(rPtr, 16, asm.R1, asm.DWord),
-		asm.LoadMem(asm.R1, g.fp, isNew, asm.DWord),
+		g.ldx(asm.R1, isNew, asm.DWord),
 		asm.JEq.Imm(asm.R1, 0, skip),
 	)
 	g.update(mi, key, val)

@@ -30,7 +30,7 @@ func (g *gen) argsRecordBuffer(e *ast.Ident) (off int16, ok bool) {
 	g.zero(off, t.Size)
 	for _, f := range t.Fields {
 		g.kfuncArg(f.Offset/8, f.Type, e.Pos())
-		g.emit(asm.StoreMem(g.fp, off+int16(f.Offset), asm.R0, sizeOf(f.Type)))
+		g.emit(g.stx(off+int16(f.Offset), asm.R0, sizeOf(f.Type)))
 	}
 	return off, true
 }

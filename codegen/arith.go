@@ -200,10 +200,10 @@ func (g *gen) runtimeError(msg string, pos ast.Pos) {
 	g.c.out.RuntimeErrors = append(g.c.out.RuntimeErrors, object.RuntimeError{Msg: msg, Pos: pos})
 	rec := g.alloc(object.EventHeaderSize, pos)
 	g.emit(
-		stImm(g.fp, rec, int64(object.EventRuntimeError)),
-		stImm(g.fp, rec+8, int64(id)),
+		g.st(rec, int64(object.EventRuntimeError)),
+		g.st(rec+8, int64(id)),
 		asm.LoadMapPtr(asm.R1, 0).WithReference(eventsMapName),
-		asm.Mov.Reg(asm.R2, g.fp),
+		asm.Mov.Reg(asm.R2, g.base(rec)),
 		asm.Add.Imm(asm.R2, int32(rec)),
 		asm.Mov.Imm(asm.R3, object.EventHeaderSize),
 		asm.Mov.Imm(asm.R4, 0),

@@ -64,7 +64,7 @@ func (g *gen) buffer(e ast.Expr) int16 {
 			return off
 		}
 		g.scalar(e.X)
-		g.emit(asm.StoreMem(g.fp, off, asm.R0, sizeOf(&types.Type{Kind: types.Int, Size: t.Size})))
+		g.emit(g.stx(off, asm.R0, sizeOf(&types.Type{Kind: types.Int, Size: t.Size})))
 		return off
 	case *ast.Tuple:
 		off := g.alloc(t.Size, e.Pos())
@@ -76,7 +76,7 @@ func (g *gen) buffer(e ast.Expr) int16 {
 				continue
 			}
 			g.scalar(x)
-			g.emit(asm.StoreMem(g.fp, off+int16(f.Offset), asm.R0, sizeOf(f.Type)))
+			g.emit(g.stx(off+int16(f.Offset), asm.R0, sizeOf(f.Type)))
 		}
 		return off
 	case *ast.Unary:
@@ -109,7 +109,7 @@ func (g *gen) copyInto(dst int16, size int, e ast.Expr) {
 	}
 	src := g.buffer(e)
 	n := roundUp(min(g.info.TypeOf(e).Size, size), 8)
-	g.copyMem(g.fp, dst, g.fp, src, n)
+	g.copyMem(g.base(dst), dst, g.base(src), src, n)
 	g.zero(dst+int16(n), roundUp(size, 8)-n)
 }
 
@@ -180,7 +180,7 @@ func (g *gen) copyAs(dst int16, t *types.Type, e ast.Expr) {
 				continue
 			}
 			g.scalar(x)
-			g.emit(asm.StoreMem(g.fp, dst+int16(f.Offset), asm.R0, sizeOf(f.Type)))
+			g.emit(g.stx(dst+int16(f.Offset), asm.R0, sizeOf(f.Type)))
 		}
 		return
 	}
@@ -221,7 +221,7 @@ func sameLayout(a, b *types.Type) bool {
 func (g *gen) convertMem(dst int16, t *types.Type, src int16, st *types.Type) {
 	if t.Kind == types.Buf {
 		n := min(st.Len, t.Len)
-		g.emit(asm.StoreImm(g.fp, dst, int64(n), asm.Word))
+		g.emit(asm.StoreImm(g.base(dst), dst, int64(n), asm.Word))
 		g.copyBytes(dst+types.BufHeader, src, n)
 		return
 	}
@@ -240,11 +240,11 @@ func (g *gen) convertMem(dst int16, t *types.Type, src int16, st *types.Type) {
 		case df.Type.IsBuffer():
 			g.copyBytes(d, s, min(df.Type.Size, sf.Type.Size))
 		default:
-			g.emit(asm.LoadMem(asm.R1, g.fp, s, sizeOf(sf.Type)))
+			g.emit(g.ldx(asm.R1, s, sizeOf(sf.Type)))
 			if sf.Type.Kind == types.Int {
 				g.extend(asm.R1, sf.Type.Size, sf.Type.Signed)
 			}
-			g.emit(asm.StoreMem(g.fp, d, asm.R1, sizeOf(df.Type)))
+			g.emit(g.stx(d, asm.R1, sizeOf(df.Type)))
 		}
 	}
 }
@@ -264,7 +264,7 @@ func recordField(t *types.Type, name string, i int) int {
 // offsets and the remaining length allow.
 func (g *gen) copyBytes(dst, src int16, n int) {
 	if n > copyHelperMin {
-		g.copyHelper(g.fp, dst, g.fp, src, n)
+		g.copyHelper(g.base(dst), dst, g.base(src), src, n)
 		return
 	}
 	for i := 0; i < n; {
@@ -274,8 +274,8 @@ func (g *gen) copyBytes(dst, src int16, n int) {
 		}
 		size := map[int]asm.Size{8: asm.DWord, 4: asm.Word, 2: asm.Half, 1: asm.Byte}[w]
 		g.emit(
-			asm.LoadMem(asm.R1, g.fp, src+int16(i), size),
-			asm.StoreMem(g.fp, dst+int16(i), asm.R1, size),
+			g.ldx(asm.R1, src+int16(i), size),
+			g.stx(dst+int16(i), asm.R1, size),
 		)
 		i += w
 	}
@@ -294,9 +294,9 @@ func (g *gen) zeroBytes(dst int16, n int) {
 			w /= 2
 		}
 		if w == 8 {
-			g.emit(stImm(g.fp, dst+int16(i), 0))
+			g.emit(g.st(dst+int16(i), 0))
 		} else {
-			g.emit(asm.StoreImm(g.fp, dst+int16(i), 0, map[int]asm.Size{4: asm.Word, 2: asm.Half, 1: asm.Byte}[w]))
+			g.emit(asm.StoreImm(g.base(dst+int16(i)), dst+int16(i), 0, map[int]asm.Size{4: asm.Word, 2: asm.Half, 1: asm.Byte}[w]))
 		}
 		i += w
 	}
@@ -372,7 +372,7 @@ func (g *gen) buildInto(dst int16, size int, e ast.Expr) bool {
 func (g *gen) comm(off int16) {
 	g.zero(off, 16)
 	g.emit(
-		asm.Mov.Reg(asm.R1, g.fp),
+		asm.Mov.Reg(asm.R1, g.base(off)),
 		asm.Add.Imm(asm.R1, int32(off)),
 		asm.Mov.Imm(asm.R2, 16),
 		asm.FnGetCurrentComm.Call(),
@@ -398,10 +398,10 @@ func (g *gen) bytesConst(s string, size int, pos ast.Pos) int16 {
 	for i := 0; i < size; i += 8 {
 		v := int64(binary.LittleEndian.Uint64(b[i:]))
 		if v == 0 {
-			g.emit(stImm(g.fp, off+int16(i), 0))
+			g.emit(g.st(off+int16(i), 0))
 			continue
 		}
-		g.emit(asm.LoadImm(asm.R1, v, asm.DWord), asm.StoreMem(g.fp, off+int16(i), asm.R1, asm.DWord))
+		g.emit(asm.LoadImm(asm.R1, v, asm.DWord), g.stx(off+int16(i), asm.R1, asm.DWord))
 	}
 	return off
 }
@@ -417,12 +417,12 @@ func (g *gen) str(e *ast.Call) int16 {
 		// A truncated copy has no NUL in its t.Size bytes: bpftrace's sign of
 		// truncation, printed with str_trunc_trailer.
 		for i := roundUp(t.Size, 8) - 1; i >= t.Size; i-- {
-			g.emit(asm.StoreImm(g.fp, off+int16(i), 0, asm.Byte))
+			g.emit(asm.StoreImm(g.base(off+int16(i)), off+int16(i), 0, asm.Byte))
 		}
 		// str(s, n) keeps n-1 characters and the terminator, as reading
 		// n bytes with probe_read_str does.
 		if n, ok := strLenArg(g, e); ok && n-1 < int64(t.Size) {
-			g.emit(asm.StoreImm(g.fp, off+int16(n-1), 0, asm.Byte))
+			g.emit(asm.StoreImm(g.base(off+int16(n-1)), off+int16(n-1), 0, asm.Byte))
 		}
 		return off
 	}
@@ -490,7 +490,7 @@ func (g *gen) readStr(e *ast.Call, off int16, slotSize int) {
 	if len(e.Args) == 2 {
 		if cv, ok := g.info.Consts[e.Args[1]]; !ok || cv.IsStr {
 			// A run-time length: clamp it to the buffer.
-			g.emit(asm.StoreMem(g.fp, off, asm.R3, asm.DWord)) // park the pointer
+			g.emit(g.stx(off, asm.R3, asm.DWord)) // park the pointer
 			g.scalar(e.Args[1])
 			ok := g.newLabel("strlen")
 			g.emit(
@@ -500,9 +500,9 @@ func (g *gen) readStr(e *ast.Call, off int16, slotSize int) {
 			g.mark(ok)
 			g.emit(
 				asm.Mov.Reg(asm.R2, asm.R0),
-				asm.LoadMem(asm.R3, g.fp, off, asm.DWord),
-				stImm(g.fp, off, 0),
-				asm.Mov.Reg(asm.R1, g.fp),
+				g.ldx(asm.R3, off, asm.DWord),
+				g.st(off, 0),
+				asm.Mov.Reg(asm.R1, g.base(off)),
 				asm.Add.Imm(asm.R1, int32(off)),
 				fn.Call(),
 			)
@@ -510,7 +510,7 @@ func (g *gen) readStr(e *ast.Call, off int16, slotSize int) {
 		}
 	}
 	g.emit(
-		asm.Mov.Reg(asm.R1, g.fp),
+		asm.Mov.Reg(asm.R1, g.base(off)),
 		asm.Add.Imm(asm.R1, int32(off)),
 		asm.Mov.Imm(asm.R2, size),
 		fn.Call(),
@@ -551,7 +551,7 @@ func (g *gen) fieldBuffer(e *ast.Field) int16 {
 	t := f.Type
 	off := g.alloc(t.Size, e.Pos())
 	g.zero(off, t.Size)
-	g.emit(asm.Mov.Reg(asm.R1, g.fp), asm.Add.Imm(asm.R1, int32(off)))
+	g.emit(asm.Mov.Reg(asm.R1, g.base(off)), asm.Add.Imm(asm.R1, int32(off)))
 	switch t.Name {
 	case lang.DataLocString:
 		// The field holds offset (low 16 bits) and length of the string.
@@ -629,8 +629,8 @@ func (g *gen) stringEqual(e *ast.Binary) {
 	ne, end := g.newLabel("strne"), g.newLabel("strend")
 	for i := 0; i < n; i += 8 {
 		g.emit(
-			asm.LoadMem(asm.R1, g.fp, a+int16(i), asm.DWord),
-			asm.LoadMem(asm.R2, g.fp, b+int16(i), asm.DWord),
+			g.ldx(asm.R1, a+int16(i), asm.DWord),
+			g.ldx(asm.R2, b+int16(i), asm.DWord),
 			asm.JNE.Reg(asm.R1, asm.R2, ne),
 		)
 	}
@@ -663,7 +663,7 @@ func (g *gen) bufLenEqual(e *ast.Binary, xt, yt *types.Type) {
 	}
 	ne, end := g.newLabel("bufne"), g.newLabel("bufend")
 	g.emit(
-		asm.LoadMem(asm.R1, g.fp, v, asm.Word),
+		g.ldx(asm.R1, v, asm.Word),
 		asm.JNE.Imm(asm.R1, int32(n), ne),
 	)
 	data := v + types.BufHeader
@@ -673,8 +673,8 @@ func (g *gen) bufLenEqual(e *ast.Binary, xt, yt *types.Type) {
 			w, size = 4, asm.Word
 		}
 		g.emit(
-			asm.LoadMem(asm.R1, g.fp, data+int16(i), size),
-			asm.LoadMem(asm.R2, g.fp, f+int16(i), size),
+			g.ldx(asm.R1, data+int16(i), size),
+			g.ldx(asm.R2, f+int16(i), size),
 			asm.JNE.Reg(asm.R1, asm.R2, ne),
 		)
 		i += w
@@ -697,24 +697,24 @@ func (g *gen) ntop(e *ast.Call) int16 {
 	}
 	if len(e.Args) == 2 {
 		g.scalar(e.Args[0])
-		g.emit(asm.StoreMem(g.fp, off, asm.R0, asm.DWord))
+		g.emit(g.stx(off, asm.R0, asm.DWord))
 	} else {
-		g.emit(stImm(g.fp, off, family))
+		g.emit(g.st(off, family))
 	}
 	switch {
 	case at.IsInt():
 		g.scalar(addr)
-		g.emit(asm.StoreMem(g.fp, off+8, asm.R0, asm.Word))
+		g.emit(g.stx(off+8, asm.R0, asm.Word))
 	case at.Kind == types.String:
 		src := g.buffer(addr)
-		g.copyMem(g.fp, off+8, g.fp, src, roundUp(at.Size, 8))
+		g.copyMem(g.base(off+8), off+8, g.base(src), src, roundUp(at.Size, 8))
 	case g.inBPF(addr): // pton(), a copied array
 		src := g.buffer(addr)
 		g.copyBytes(off+8, src, min(at.Size, 16))
 	default: // an array in kernel memory or the tracepoint record
 		tmp := g.alloc(16, e.Pos())
 		g.readAt(tmp, at.Size, types.Kernel, g.arrayChain(addr))
-		g.copyMem(g.fp, off+8, g.fp, tmp, 16)
+		g.copyMem(g.base(off+8), off+8, g.base(tmp), tmp, 16)
 	}
 	return off
 }
@@ -775,13 +775,13 @@ func (g *gen) bufLenAt(off int16, e *ast.Call, t *types.Type) {
 	}
 	g.scalar(e.Args[1])
 	clamp(asm.R0)
-	g.emit(asm.StoreMem(g.fp, off, asm.R0, asm.Word))
+	g.emit(g.stx(off, asm.R0, asm.Word))
 	fn := asm.FnProbeReadKernel
 	switch {
 	case inBPF:
 		// a string, pton(), another buffer: bytes on the stack
 		src := g.buffer(e.Args[0])
-		g.emit(asm.Mov.Reg(asm.R0, g.fp), asm.Add.Imm(asm.R0, int32(src)))
+		g.emit(asm.Mov.Reg(asm.R0, g.base(src)), asm.Add.Imm(asm.R0, int32(src)))
 	case at.Kind == types.Array:
 		g.arrayBase(e.Args[0])
 		if as := at.AS; as == types.User && !isTracepointField(e.Args[0]) {
@@ -800,11 +800,11 @@ func (g *gen) bufLenAt(off int16, e *ast.Call, t *types.Type) {
 	// size from the branch, whatever it tracks of the stack.
 	g.emit(
 		asm.Mov.Reg(asm.R3, asm.R0),
-		asm.LoadMem(asm.R2, g.fp, off, asm.Word),
+		g.ldx(asm.R2, off, asm.Word),
 	)
 	clamp(asm.R2)
 	g.emit(
-		asm.Mov.Reg(asm.R1, g.fp),
+		asm.Mov.Reg(asm.R1, g.base(off)),
 		asm.Add.Imm(asm.R1, int32(off)+types.BufHeader),
 		fn.Call(),
 	)
@@ -823,18 +823,18 @@ func (g *gen) strConcat(e *ast.Call) int16 {
 	b := g.buffer(e.Args[1])
 	done := g.newLabel("concat")
 	g.emit(
-		asm.Mov.Reg(asm.R1, g.fp),
+		asm.Mov.Reg(asm.R1, g.base(off)),
 		asm.Add.Imm(asm.R1, int32(off)),
 		asm.Mov.Reg(asm.R3, asm.R1),
 		asm.Mov.Imm(asm.R2, int32(min(as+1, t.Size))), // the byte after a is zero
 		asm.FnProbeReadKernelStr.Call(),
 		asm.JSLT.Imm(asm.R0, 1, done),
 		asm.JGT.Imm(asm.R0, int32(as), done),
-		asm.Mov.Reg(asm.R1, g.fp),
+		asm.Mov.Reg(asm.R1, g.base(off)),
 		asm.Add.Imm(asm.R1, int32(off)-1),
 		asm.Add.Reg(asm.R1, asm.R0),
 		asm.Mov.Imm(asm.R2, int32(bs)),
-		asm.Mov.Reg(asm.R3, g.fp),
+		asm.Mov.Reg(asm.R3, g.base(b)),
 		asm.Add.Imm(asm.R3, int32(b)),
 		asm.FnProbeReadKernel.Call(),
 	)
@@ -860,10 +860,10 @@ func (g *gen) ustack(e ast.Expr) int16 {
 		asm.LoadMapPtr(asm.R2, 0).WithReference(m),
 		asm.Mov.Imm(asm.R3, 1<<8), // BPF_F_USER_STACK
 		asm.FnGetStackid.Call(),
-		asm.StoreMem(g.fp, off, asm.R0, asm.DWord),
+		g.stx(off, asm.R0, asm.DWord),
 	)
 	builtin.EmitPid(g, false, pos)
-	g.emit(asm.StoreMem(g.fp, off+8, asm.R0, asm.DWord))
+	g.emit(g.stx(off+8, asm.R0, asm.DWord))
 	if g.c.prog.StackLens {
 		// The id word: negative when the stack was not recorded.
 		g.stackDepth(g.info.TypeOf(e), off, off+8)

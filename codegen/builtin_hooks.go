@@ -19,8 +19,9 @@ import (
 var _ builtin.Emitter = (*gen)(nil)
 
 func (g *gen) Emit(ins ...asm.Instruction)       { g.emit(ins...) }
-func (g *gen) FP() asm.Register                  { return g.fp }
+func (g *gen) Base(off int16) asm.Register       { return g.base(off) }
 func (g *gen) Alloc(size int, pos ast.Pos) int16 { return g.alloc(size, pos) }
+func (g *gen) AllocScalar(pos ast.Pos) int16     { return g.allocScalar(pos) }
 func (g *gen) Zero(off int16, size int)          { g.zero(off, size) }
 func (g *gen) NewLabel(prefix string) string     { return g.newLabel(prefix) }
 func (g *gen) Mark(label string)                 { g.mark(label) }
@@ -108,11 +109,11 @@ func (g *gen) exit(x ast.Expr, code int64, pos ast.Pos) {
 	hdr := g.alloc(object.EventHeaderSize, pos)
 	if x != nil {
 		g.scalar(x)
-		g.emit(asm.StoreMem(g.fp, hdr+8, asm.R0, asm.DWord))
+		g.emit(g.stx(hdr+8, asm.R0, asm.DWord))
 	} else {
-		g.emit(stImm(g.fp, hdr+8, code))
+		g.emit(g.st(hdr+8, code))
 	}
-	g.emit(stImm(g.fp, hdr, int64(object.EventExit)))
+	g.emit(g.st(hdr, int64(object.EventExit)))
 	g.output(hdr, object.EventHeaderSize)
 	g.emit(asm.Ja.Label(g.exitLbl))
 }
@@ -133,13 +134,13 @@ func (g *gen) Print(e *ast.Call) {
 		// {kind, map, top, div}
 		rec := g.alloc(object.EventHeaderSize+16, e.Pos())
 		g.emit(
-			stImm(g.fp, rec, int64(object.EventPrint)),
-			stImm(g.fp, rec+8, int64(g.c.mapIndex[m.Name])),
-			stImm(g.fp, rec+16, int64(g.info.Consts[e.Args[1]].Int)),
-			stImm(g.fp, rec+24, 0),
+			g.st(rec, int64(object.EventPrint)),
+			g.st(rec+8, int64(g.c.mapIndex[m.Name])),
+			g.st(rec+16, int64(g.info.Consts[e.Args[1]].Int)),
+			g.st(rec+24, 0),
 		)
 		if len(e.Args) == 3 {
-			g.emit(stImm(g.fp, rec+24, int64(g.info.Consts[e.Args[2]].Int)))
+			g.emit(g.st(rec+24, int64(g.info.Consts[e.Args[2]].Int)))
 		}
 		g.output(rec, object.EventHeaderSize+16)
 		return
@@ -170,7 +171,7 @@ func (g *gen) Delete(e *ast.Call) {
 	key, mi := g.mapKey(m.Name, keys, m.Pos())
 	g.mapPtr(asm.R1, mi)
 	g.emit(
-		asm.Mov.Reg(asm.R2, g.fp),
+		asm.Mov.Reg(asm.R2, g.base(key)),
 		asm.Add.Imm(asm.R2, int32(key)),
 		asm.FnMapDeleteElem.Call(),
 	)
@@ -196,12 +197,12 @@ func (g *gen) HasKey(e *ast.Call) {
 // Elapsed loads the nanoseconds since the program started.
 func (g *gen) Elapsed(e *ast.Ident) {
 	g.c.useGlobals()
-	key := g.alloc(8, e.Pos())
+	key := g.allocScalar(e.Pos())
 	none := g.newLabel("noglobals")
 	g.emit(
-		stImm(g.fp, key, 0),
+		g.st(key, 0),
 		asm.LoadMapPtr(asm.R1, 0).WithReference(globalsMapName),
-		asm.Mov.Reg(asm.R2, g.fp),
+		asm.Mov.Reg(asm.R2, g.base(key)),
 		asm.Add.Imm(asm.R2, int32(key)),
 		asm.FnMapLookupElem.Call(),
 		asm.Mov.Imm(asm.R1, 0),
@@ -210,9 +211,9 @@ func (g *gen) Elapsed(e *ast.Ident) {
 	)
 	g.mark(none)
 	g.emit(
-		asm.StoreMem(g.fp, key, asm.R1, asm.DWord),
+		g.stx(key, asm.R1, asm.DWord),
 		asm.FnKtimeGetNs.Call(),
-		asm.LoadMem(asm.R1, g.fp, key, asm.DWord),
+		g.ldx(asm.R1, key, asm.DWord),
 		asm.Sub.Reg(asm.R0, asm.R1),
 	)
 }
@@ -234,12 +235,12 @@ func (g *gen) ArgN(i int, pos ast.Pos) {
 // Ppid loads curtask->real_parent->tgid.
 func (g *gen) Ppid(e *ast.Ident) {
 	l := g.c.prog.Task
-	tmp := g.alloc(8, e.Pos())
+	tmp := g.allocScalar(e.Pos())
 	g.emit(asm.FnGetCurrentTask.Call(), asm.Add.Imm(asm.R0, int32(l.RealParent)))
 	g.readKernel(tmp, 8, types.Kernel)
-	g.emit(asm.LoadMem(asm.R0, g.fp, tmp, asm.DWord), asm.Add.Imm(asm.R0, int32(l.Tgid)))
+	g.emit(g.ldx(asm.R0, tmp, asm.DWord), asm.Add.Imm(asm.R0, int32(l.Tgid)))
 	g.readKernel(tmp, 4, types.Kernel)
-	g.emit(asm.LoadMem(asm.R0, g.fp, tmp, asm.Word))
+	g.emit(g.ldx(asm.R0, tmp, asm.Word))
 }
 
 // Kfunc calls the kfunc name: a call instruction whose immediate is the

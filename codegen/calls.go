@@ -38,7 +38,7 @@ func (g *gen) call(e *ast.Call) {
 func (g *gen) output(off int16, size int) {
 	g.emit(
 		asm.LoadMapPtr(asm.R1, 0).WithReference(eventsMapName),
-		asm.Mov.Reg(asm.R2, g.fp),
+		asm.Mov.Reg(asm.R2, g.base(off)),
 		asm.Add.Imm(asm.R2, int32(off)),
 		asm.Mov.Imm(asm.R3, int32(size)),
 		asm.Mov.Imm(asm.R4, 0),
@@ -73,8 +73,8 @@ func (g *gen) constPtr(reg asm.Register, n int) asm.Instruction {
 func (g *gen) event(kind object.EventKind, id int, pos ast.Pos) {
 	hdr := g.alloc(object.EventHeaderSize, pos)
 	g.emit(
-		stImm(g.fp, hdr, int64(kind)),
-		stImm(g.fp, hdr+8, int64(id)),
+		g.st(hdr, int64(kind)),
+		g.st(hdr+8, int64(id)),
 	)
 	g.output(hdr, object.EventHeaderSize)
 }
@@ -121,8 +121,8 @@ func (g *gen) printf(kind object.EventKind, format string, args []ast.Expr, at a
 	id := g.c.addPrintf(p)
 	rec := g.alloc(p.Size, pos)
 	g.emit(
-		stImm(g.fp, rec, int64(kind)),
-		stImm(g.fp, rec+8, int64(id)),
+		g.st(rec, int64(kind)),
+		g.st(rec+8, int64(id)),
 	)
 	for i, a := range args {
 		dst := rec + int16(p.Args[i].Offset)
@@ -131,7 +131,7 @@ func (g *gen) printf(kind object.EventKind, format string, args []ast.Expr, at a
 			continue
 		}
 		g.scalar(a)
-		g.emit(asm.StoreMem(g.fp, dst, asm.R0, asm.DWord))
+		g.emit(g.stx(dst, asm.R0, asm.DWord))
 	}
 	g.output(rec, p.Size)
 }
@@ -167,11 +167,11 @@ func (g *gen) join(e *ast.Call) {
 
 	g.scalar(e.Args[0])
 	argv := g.spill(e.Pos())
-	tmp := g.alloc(8, e.Pos())
-	count := g.alloc(8, e.Pos())
+	tmp := g.allocScalar(e.Pos())
+	count := g.allocScalar(e.Pos())
 	done, sent := g.newLabel("joindone"), g.newLabel("joinsent")
 	g.emit(
-		stImm(g.fp, count, 0),
+		g.st(count, 0),
 		asm.LoadMapPtr(asm.R1, 0).WithReference(eventsMapName),
 		asm.Mov.Imm(asm.R2, int32(p.Size)),
 		asm.Mov.Imm(asm.R3, 0),
@@ -184,25 +184,25 @@ func (g *gen) join(e *ast.Call) {
 	for i := 0; i < lang.MaxJoinArgs; i++ {
 		g.emit(
 			// the i-th pointer
-			asm.Mov.Reg(asm.R1, g.fp),
+			asm.Mov.Reg(asm.R1, g.base(tmp)),
 			asm.Add.Imm(asm.R1, int32(tmp)),
 			asm.Mov.Imm(asm.R2, 8),
-			asm.LoadMem(asm.R3, g.fp, argv, asm.DWord),
+			g.ldx(asm.R3, argv, asm.DWord),
 			asm.Add.Imm(asm.R3, int32(8*i)),
 			readPtr.Call(),
-			asm.LoadMem(asm.R3, g.fp, tmp, asm.DWord),
+			g.ldx(asm.R3, tmp, asm.DWord),
 			asm.JEq.Imm(asm.R3, 0, done),
 			// its string, straight into the event
 			asm.Mov.Reg(asm.R1, rPtr),
 			asm.Add.Imm(asm.R1, int32(p.Args[i].Offset)),
 			asm.Mov.Imm(asm.R2, int32(size)),
 			readStr.Call(),
-			stImm(g.fp, count, int64(i+1)),
+			g.st(count, int64(i+1)),
 		)
 	}
 	g.mark(done)
 	g.emit(
-		asm.LoadMem(asm.R1, g.fp, count, asm.DWord),
+		g.ldx(asm.R1, count, asm.DWord),
 		asm.StoreMem(rPtr, object.EventHeaderSize, asm.R1, asm.DWord),
 		asm.Mov.Reg(asm.R1, rPtr),
 		asm.Mov.Imm(asm.R2, 0),
@@ -240,7 +240,7 @@ func (g *gen) find(e *ast.Call) {
 	g.lookup(mi, key)
 	missing := g.newLabel("findmiss")
 	g.emit(asm.JEq.Imm(asm.R0, 0, missing))
-	g.copyMem(g.fp, off, asm.R0, 0, slotSize(t))
+	g.copyMem(g.base(off), off, asm.R0, 0, slotSize(t))
 	g.emit(asm.Mov.Imm(asm.R0, 1))
 	g.mark(missing)
 }
@@ -291,8 +291,8 @@ func (g *gen) uaddr(e *ast.Call) {
 	buf := g.alloc(16, pos)
 	g.loadImm(asm.R1, int64(u.Ino))
 	g.emit(
-		asm.StoreMem(g.fp, buf, asm.R1, asm.DWord),
-		stImm(g.fp, buf+8, 0),
+		g.stx(buf, asm.R1, asm.DWord),
+		g.st(buf+8, 0),
 		asm.FnGetCurrentTaskBtf.Call(),
 		asm.Mov.Reg(asm.R1, asm.R0),
 	)
@@ -305,11 +305,11 @@ func (g *gen) uaddr(e *ast.Call) {
 	g.emit(
 		asm.LoadMem(asm.R2, rCtx, int16(off), asm.DWord),
 		asm.Instruction{OpCode: asm.LoadImmOp(asm.DWord), Dst: asm.R3, Src: asm.PseudoFunc, Constant: -1}.WithReference(name),
-		asm.Mov.Reg(asm.R4, g.fp),
+		asm.Mov.Reg(asm.R4, g.base(buf)),
 		asm.Add.Imm(asm.R4, int32(buf)),
 		asm.Mov.Imm(asm.R5, 0),
 		asm.FnFindVma.Call(),
-		asm.LoadMem(asm.R0, g.fp, buf+8, asm.DWord),
+		g.ldx(asm.R0, buf+8, asm.DWord),
 	)
 	g.loadImm(asm.R1, int64(u.Addr))
 	g.emit(asm.Add.Reg(asm.R0, asm.R1))

@@ -137,8 +137,8 @@ func (g *gen) branchStrings(e *ast.Binary, target string, when bool) {
 		}
 		for i := 0; i < n; i += 8 {
 			g.emit(
-				asm.LoadMem(asm.R1, g.fp, a+int16(i), asm.DWord),
-				asm.LoadMem(asm.R2, g.fp, b+int16(i), asm.DWord),
+				g.ldx(asm.R1, a+int16(i), asm.DWord),
+				g.ldx(asm.R2, b+int16(i), asm.DWord),
 				asm.JNE.Reg(asm.R1, asm.R2, differ),
 			)
 		}
@@ -154,7 +154,7 @@ func (g *gen) branchStrings(e *ast.Binary, target string, when bool) {
 		if !wantEqual {
 			// Always taken, but conditional: the code after it stays
 			// reachable for the verifier's control flow check.
-			g.emit(asm.LoadMem(asm.R1, g.fp, a, asm.DWord), asm.JGE.Imm(asm.R1, 0, target))
+			g.emit(g.ldx(asm.R1, a, asm.DWord), asm.JGE.Imm(asm.R1, 0, target))
 		}
 		return
 	}
@@ -179,10 +179,10 @@ func (g *gen) branchStrings(e *ast.Binary, target string, when bool) {
 		differ = g.newLabel("strne")
 	}
 	for i := 0; i < n; i += 8 {
-		g.emit(asm.LoadMem(asm.R1, g.fp, a+int16(i), asm.DWord))
+		g.emit(g.ldx(asm.R1, a+int16(i), asm.DWord))
 		switch {
 		case words == nil:
-			g.emit(asm.LoadMem(asm.R2, g.fp, b+int16(i), asm.DWord), asm.JNE.Reg(asm.R1, asm.R2, differ))
+			g.emit(g.ldx(asm.R2, b+int16(i), asm.DWord), asm.JNE.Reg(asm.R1, asm.R2, differ))
 		case words[i/8] >= math.MinInt32 && words[i/8] <= math.MaxInt32:
 			g.emit(asm.JNE.Imm(asm.R1, int32(words[i/8]), differ))
 		default:

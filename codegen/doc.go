@@ -8,8 +8,10 @@
 //
 // A probe's values (variables, temporaries, map keys, event records) live
 // on the 512-byte BPF stack; a probe that needs more, such as one holding
-// strings of a large max_strlen, is compiled again with its whole frame in
-// a scratch map value of its own (scratch.go): up to 32 KiB in a per-CPU
-// array, up to 64 KiB in an array with one value per CPU. Past that it is
-// an error at the expression that does not fit (ErrScratchLimit).
+// strings of max_strlen (1024 by default), is compiled again with its
+// strings, tuples, keys and records in a scratch map value of its own
+// (scratch.go): up to 32 KiB in a per-CPU array, up to 64 KiB in an array
+// with one value per CPU. Its integers stay on the stack, where the
+// verifier tracks them and bounds loops (slots.go). Past 64 KiB it is an
+// error at the expression that does not fit (ErrScratchLimit).
 package codegen

@@ -58,7 +58,7 @@ func (g *gen) scalar(e ast.Expr) {
 		g.scalar(e.X)
 	case *ast.Var:
 		off, _ := g.varSlot(e)
-		g.emit(asm.LoadMem(asm.R0, g.fp, off, asm.DWord))
+		g.emit(g.ldx(asm.R0, off, asm.DWord))
 	case *ast.MapRef:
 		g.mapReadScalar(e)
 	case *ast.Ident:
@@ -92,13 +92,13 @@ func (g *gen) scalar(e ast.Expr) {
 		if xt := g.info.TypeOf(e.X); xt.Kind == types.String && t.Kind == types.Bool {
 			// (bool)"str": true unless the string is empty
 			off := g.buffer(e.X)
-			g.emit(asm.LoadMem(asm.R0, g.fp, off, asm.Byte))
+			g.emit(g.ldx(asm.R0, off, asm.Byte))
 			g.boolify()
 			return
 		}
 		if xt := g.info.TypeOf(e.X); xt.Kind == types.Array || xt.Kind == types.String {
 			off := g.buffer(e.X)
-			g.emit(asm.LoadMem(asm.R0, g.fp, off, sizeOf(t)))
+			g.emit(g.ldx(asm.R0, off, sizeOf(t)))
 			g.extend(asm.R0, t.Size, t.Signed)
 			return
 		}
@@ -153,8 +153,8 @@ func (g *gen) unary(e *ast.Unary) {
 
 // spill saves R0 in a fresh stack slot and returns its offset.
 func (g *gen) spill(pos ast.Pos) int16 {
-	off := g.alloc(8, pos)
-	g.emit(asm.StoreMem(g.fp, off, asm.R0, asm.DWord))
+	off := g.allocScalar(pos)
+	g.emit(g.stx(off, asm.R0, asm.DWord))
 	return off
 }
 
@@ -199,10 +199,10 @@ func (g *gen) fieldScalar(e *ast.Field) {
 		f := g.info.Members[e]
 		off := g.buffer(e.X) + int16(f.Offset)
 		if f.Type.Kind == types.Pointer {
-			g.emit(asm.LoadMem(asm.R0, g.fp, off, asm.DWord))
+			g.emit(g.ldx(asm.R0, off, asm.DWord))
 			return
 		}
-		g.emit(asm.LoadMem(asm.R0, g.fp, off, sizeOf(f.Type)))
+		g.emit(g.ldx(asm.R0, off, sizeOf(f.Type)))
 		if f.BitSize > 0 {
 			g.bitfield(f)
 			return
@@ -275,7 +275,7 @@ func (g *gen) indexScalar(e *ast.Index) {
 	if xt.Kind == types.String {
 		off := g.buffer(e.X)
 		if cv, ok := g.info.Consts[e.Index]; ok {
-			g.emit(asm.LoadMem(asm.R0, g.fp, off+int16(cv.Int), asm.Byte))
+			g.emit(g.ldx(asm.R0, off+int16(cv.Int), asm.Byte))
 			return
 		}
 		// an index known at run time: 0 past the end of the string
@@ -285,7 +285,7 @@ func (g *gen) indexScalar(e *ast.Index) {
 			asm.Mov.Reg(asm.R1, asm.R0),
 			asm.Mov.Imm(asm.R0, 0),
 			asm.JGE.Imm(asm.R1, int32(xt.Size), end),
-			asm.Add.Reg(asm.R1, g.fp),
+			asm.Add.Reg(asm.R1, g.base(off)),
 			asm.LoadMem(asm.R0, asm.R1, off, asm.Byte),
 		)
 		g.mark(end)
@@ -295,10 +295,10 @@ func (g *gen) indexScalar(e *ast.Index) {
 		// $t[i]: field i of a tuple
 		off := g.buffer(e.X) + int16(xt.Fields[g.info.Consts[e.Index].Int].Offset)
 		if t.Kind == types.Pointer {
-			g.emit(asm.LoadMem(asm.R0, g.fp, off, asm.DWord))
+			g.emit(g.ldx(asm.R0, off, asm.DWord))
 			return
 		}
-		g.emit(asm.LoadMem(asm.R0, g.fp, off, sizeOf(t)))
+		g.emit(g.ldx(asm.R0, off, sizeOf(t)))
 		if t.Kind == types.Int {
 			g.extend(asm.R0, t.Size, t.Signed)
 		}
@@ -307,7 +307,7 @@ func (g *gen) indexScalar(e *ast.Index) {
 	if cv, ok := g.info.Consts[e.Index]; ok && g.inBPF(e.X) {
 		// an array value in BPF memory (a cast, pton(), buf())
 		off := g.buffer(e.X) + int16(int(cv.Int)*xt.Elem.Size)
-		g.emit(asm.LoadMem(asm.R0, g.fp, off, sizeOf(t)))
+		g.emit(g.ldx(asm.R0, off, sizeOf(t)))
 		g.extend(asm.R0, t.Size, t.Signed)
 		return
 	}
@@ -320,7 +320,7 @@ func (g *gen) indexScalar(e *ast.Index) {
 	if t.Kind == types.Pointer {
 		size = 8
 	}
-	tmp := g.alloc(8, e.Pos())
+	tmp := g.allocScalar(e.Pos())
 	as := xt.AS
 	if xt.Kind == types.Array && isTracepointField(e.X) {
 		as = types.Kernel
@@ -348,7 +348,7 @@ func (g *gen) kstack(e ast.Expr) {
 	if g.c.prog.StackLens {
 		id := g.spill(e.Pos())
 		g.stackDepth(g.info.TypeOf(e), id, id)
-		g.emit(asm.LoadMem(asm.R0, g.fp, id, asm.DWord))
+		g.emit(g.ldx(asm.R0, id, asm.DWord))
 	}
 }
 
@@ -375,13 +375,13 @@ func (g *gen) stackDepth(t *types.Type, idSlot, slot int16) {
 		asm.Mov.Imm(asm.R4, flags),
 		asm.FnGetStack.Call(),
 		asm.JSLT.Imm(asm.R0, 0, done),
-		asm.LoadMem(asm.R1, g.fp, idSlot, asm.DWord),
+		g.ldx(asm.R1, idSlot, asm.DWord),
 		asm.JSLT.Imm(asm.R1, 0, done),
-		asm.LoadMem(asm.R1, g.fp, slot, asm.DWord),
+		g.ldx(asm.R1, slot, asm.DWord),
 		asm.RSh.Imm(asm.R0, shift),
 		asm.LSh.Imm(asm.R0, 32),
 		asm.Or.Reg(asm.R1, asm.R0),
-		asm.StoreMem(g.fp, slot, asm.R1, asm.DWord),
+		g.stx(slot, asm.R1, asm.DWord),
 	)
 	g.mark(done)
 }
@@ -391,7 +391,7 @@ func (g *gen) stackDepth(t *types.Type, idSlot, slot int16) {
 func (g *gen) stackLen(x ast.Expr) {
 	if g.info.TypeOf(x).Name == "ustack" {
 		off := g.buffer(x)
-		g.emit(asm.LoadMem(asm.R0, g.fp, off+12, asm.Word))
+		g.emit(g.ldx(asm.R0, off+12, asm.Word))
 		return
 	}
 	g.scalar(x)
@@ -420,11 +420,11 @@ func sizeOf(t *types.Type) asm.Size {
 // macaddr reads six bytes into R0.
 func (g *gen) macaddr(e *ast.Call) {
 	at := g.info.TypeOf(e.Args[0])
-	tmp := g.alloc(8, e.Pos())
+	tmp := g.allocScalar(e.Pos())
 	switch {
 	case at.Kind == types.String:
 		off := g.buffer(e.Args[0])
-		g.emit(asm.LoadMem(asm.R0, g.fp, off, asm.DWord))
+		g.emit(g.ldx(asm.R0, off, asm.DWord))
 		g.loadImm(asm.R1, 1<<48-1)
 		g.emit(asm.And.Reg(asm.R0, asm.R1))
 		return
@@ -438,7 +438,7 @@ func (g *gen) macaddr(e *ast.Call) {
 		as = types.Kernel
 	}
 	g.readAt(tmp, 6, as, p)
-	g.emit(asm.LoadMem(asm.R0, g.fp, tmp, asm.DWord))
+	g.emit(g.ldx(asm.R0, tmp, asm.DWord))
 }
 
 // blockValue runs a block expression's statements, then value on its last

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/cilium/ebpf"
@@ -39,7 +40,19 @@ const (
 	onStack      frameMode = iota // R10's 512 bytes
 	scratchFrame                  // a per-CPU array value, offsets below R9
 	bigScratch                    // an array value of this CPU, R9 at its middle
+	// bigFlat is bigScratch with the scalars in the value too, for a
+	// single value over 32 KiB: it fits neither above nor below the real
+	// stack's offsets, which split the value's (slots.go). The verifier
+	// then bounds no loop whose counter is in the frame.
+	bigFlat
 )
+
+// split reports whether the frame is split between the real stack and
+// a scratch value (slots.go).
+func (m frameMode) split() bool { return m == scratchFrame || m == bigScratch }
+
+// big reports whether the frame is in an array of one value per CPU.
+func (m frameMode) big() bool { return m == bigScratch || m == bigFlat }
 
 // gen emits the instructions of one program.
 type gen struct {
@@ -58,11 +71,28 @@ type gen struct {
 	frame   int // bytes of the frame in use (grows downwards from fp)
 	maxSP   int
 	vars    []int16 // scratch variable slots by declaration ID
+	// real is the bytes in use of the current context's real stack in a
+	// scratch mode, realLimit its share (slots.go); cbCtx is the context
+	// being compiled (0: the probe, else a callback body, numbered by
+	// ctxOf and described by ctxs) and cbCopy its copies of its caller's
+	// variables. varHome is the home context of each variable and
+	// cbDepth the deepest nesting of callbacks, as planVars found them;
+	// varOwner is the context whose stack holds vars[id] (ctxShared: the
+	// frame).
+	real, realLimit int
+	cbCtx, cbDepth  int
+	cbCopy          cbCopies
+	ctxOf           map[*ast.Block]int
+	ctxs            []ctxInfo
+	varHome         []int
+	varOwner        []int
 	// callbacks holds the for-map callback functions, emitted after the
 	// program's own code.
 	callbacks asm.Instructions
-	// fp addresses the probe's stack: R10 in the program, and in a
-	// for-map callback a register holding the program's frame pointer.
+	// fp addresses the probe's frame: R10 in the program, and in a
+	// callback a register holding the program's frame pointer; in a
+	// scratch mode R9, the scratch value, but for the slots on the real
+	// stack (base gives the register of a slot, slots.go).
 	fp    asm.Register
 	loops []loopLabels
 	// stmtPos is the position of the statement being compiled, for errors
@@ -169,6 +199,11 @@ func (g *gen) fail(pos ast.Pos, err error) {
 func (g *gen) alloc(size int, pos ast.Pos) int16 {
 	size = roundUp(max(size, 1), 8)
 	g.frame += size
+	if off := g.frameBias() - g.frame; g.mode == bigScratch && off < 0 && off+size > -stackLimit {
+		// R9 is in the middle of the value: skip the offsets of the real
+		// stack's slots, which base gives to R10
+		g.frame = g.frameBias() + stackLimit + size
+	}
 	if g.frame > g.maxSP {
 		g.maxSP = g.frame
 	}
@@ -193,7 +228,7 @@ func (g *gen) zero(off int16, size int) {
 		return
 	}
 	for i := 0; i < roundUp(size, 8); i += 8 {
-		g.emit(stImm(g.fp, off+int16(i), 0))
+		g.emit(g.st(off+int16(i), 0))
 	}
 }
 
@@ -236,19 +271,18 @@ func (g *gen) program() (asm.Instructions, error) {
 		g.emit(asm.LoadMem(asm.R0, rCtx, 8, asm.DWord), asm.JEq.Imm(asm.R0, 0, g.exitLbl))
 	}
 	g.scratchPrologue()
-	// Scratch variables live for the whole program, below every temporary;
-	// each declaration has its own slot.
-	g.vars = make([]int16, len(g.info.VarTypes))
-	for id, t := range g.info.VarTypes {
-		if t != nil {
-			g.vars[id] = g.alloc(slotSize(t), g.probe.AST.Pos())
-		}
-	}
+	// Scratch variables live for the whole program (or callback), below
+	// every temporary; each declaration has its own slot.
+	g.planVars()
+	g.real, g.realLimit, g.cbCtx = realReserved, g.realBudget(), 0
+	n := len(g.info.VarTypes)
+	g.vars, g.varOwner = make([]int16, n), make([]int, n)
+	g.allocVars()
 	if pred := g.probe.AST.Pred; pred != nil {
-		mark := g.frame
+		mark := g.markFrame()
 		g.tag(pred)
 		g.branch(pred, g.exitLbl, false)
-		g.frame = mark // the predicate's temporaries die here
+		g.release(mark) // the predicate's temporaries die here
 	}
 	g.block(g.probe.AST.Body)
 	g.mark(g.exitLbl)
@@ -326,11 +360,11 @@ func (g *gen) block(b *ast.Block) {
 		if g.err != nil {
 			return // the probe fails at its first error
 		}
-		mark := g.frame
+		mark := g.markFrame()
 		g.stmtPos, g.stmtSpan = s.Pos(), s.GetSpan()
 		g.tag(s)
 		g.stmt(s)
-		g.frame = mark // statement temporaries die here
+		g.release(mark) // statement temporaries die here
 		if endsProbe(s) {
 			return // the rest is unreachable, which the verifier rejects
 		}
@@ -380,7 +414,7 @@ func (g *gen) stmt(s ast.Stmt) {
 			if s.Tok == "break" {
 				ret = 1
 			}
-			g.emit(asm.Mov.Imm(asm.R0, ret), asm.Return())
+			g.cbReturn(ret)
 			return
 		}
 		if s.Tok == "break" {
@@ -440,7 +474,7 @@ func (g *gen) varSlot(v *ast.Var) (int16, *types.Type) {
 		g.fail(v.Pos(), fmt.Errorf("unresolved variable %s", v.Name))
 		return 0, types.Int64
 	}
-	return g.vars[id], t
+	return g.varOffset(id, v.Pos()), t
 }
 
 // loopLabels are the jump targets of break and continue; in a for-map
@@ -480,7 +514,7 @@ func (g *gen) let(s *ast.LetStmt) {
 		if t.Kind == types.Int {
 			g.extend(asm.R0, t.Size, t.Signed) // let $x: uint8 = 300 keeps 44
 		}
-		g.emit(asm.StoreMem(g.fp, off, asm.R0, asm.DWord))
+		g.emit(g.stx(off, asm.R0, asm.DWord))
 	}
 }
 
@@ -501,19 +535,18 @@ func (g *gen) while(s *ast.WhileStmt) {
 // forRange compiles for ($i : lo..hi): an ordinary loop when the bounds
 // are constants, else forLoop.
 func (g *gen) forRange(s *ast.ForRangeStmt) {
-	lc, lok := g.info.Consts[s.Lo]
-	hc, hok := g.info.Consts[s.Hi]
-	if !lok || !hok {
+	if !g.constRange(s) {
 		g.forLoop(s)
 		return
 	}
+	lc, hc := g.info.Consts[s.Lo], g.info.Consts[s.Hi]
 	off, _ := g.varSlot(s.Var)
 	lo, hi := int64(lc.Int), int64(hc.Int)
 	top, step, end := g.newLabel("for"), g.newLabel("fstep"), g.newLabel("fend")
 	g.loadImm(asm.R0, lo)
-	g.emit(asm.StoreMem(g.fp, off, asm.R0, asm.DWord))
+	g.emit(g.stx(off, asm.R0, asm.DWord))
 	g.mark(top)
-	g.emit(asm.LoadMem(asm.R0, g.fp, off, asm.DWord))
+	g.emit(g.ldx(asm.R0, off, asm.DWord))
 	g.loadImm(asm.R1, hi)
 	g.emit(asm.JSGE.Reg(asm.R0, asm.R1, end))
 	g.loops = append(g.loops, loopLabels{brk: end, cont: step})
@@ -522,9 +555,9 @@ func (g *gen) forRange(s *ast.ForRangeStmt) {
 	if !blockEnds(s.Body) || g.referenced(step) {
 		g.mark(step)
 		g.emit(
-			asm.LoadMem(asm.R0, g.fp, off, asm.DWord),
+			g.ldx(asm.R0, off, asm.DWord),
 			asm.Add.Imm(asm.R0, 1),
-			asm.StoreMem(g.fp, off, asm.R0, asm.DWord),
+			g.stx(off, asm.R0, asm.DWord),
 			asm.Ja.Label(top),
 		)
 	}
@@ -535,25 +568,26 @@ func (g *gen) forRange(s *ast.ForRangeStmt) {
 // with bpf_loop (Linux 5.17+): hi-lo iterations (none when hi <= lo) of
 // a callback that sets $i to lo plus its index and runs the body.
 func (g *gen) forLoop(s *ast.ForRangeStmt) {
-	off, _ := g.varSlot(s.Var)
-	loSlot := g.alloc(8, s.Pos())
+	loSlot := g.allocScalar(s.Pos())
 	g.scalar(s.Lo)
-	g.emit(asm.StoreMem(g.fp, loSlot, asm.R0, asm.DWord))
+	g.emit(g.stx(loSlot, asm.R0, asm.DWord))
 	g.scalar(s.Hi)
 	skip := g.newLabel("floopskip")
 	g.emit(
-		asm.LoadMem(asm.R1, g.fp, loSlot, asm.DWord),
+		g.ldx(asm.R1, loSlot, asm.DWord),
 		asm.JSLE.Reg(asm.R0, asm.R1, skip),
 		asm.Sub.Reg(asm.R0, asm.R1),
 	)
 	g.callback(s.Pos(), g.newLabel("floop"), loopProto, func() {
 		g.emit(asm.Mov.Reg(asm.R1, asm.R0))
 	}, func() {
-		// R1: the index (u32), R9: the probe's frame.
+		// R1: the index (u32), R9: the probe's frame. $i is the
+		// callback's: its slot may be on the callback's own stack.
+		off, _ := g.varSlot(s.Var)
+		g.callerLdx(asm.R0, loSlot)
 		g.emit(
-			asm.LoadMem(asm.R0, asm.R9, loSlot, asm.DWord),
 			asm.Add.Reg(asm.R0, asm.R1),
-			asm.StoreMem(asm.R9, off, asm.R0, asm.DWord),
+			g.stx(off, asm.R0, asm.DWord),
 		)
 	}, asm.FnLoop, asm.R2, s.Body)
 	g.mark(skip)
@@ -567,11 +601,15 @@ func (g *gen) forLoop(s *ast.ForRangeStmt) {
 // frame and rCtx its context. break returns 1 (stop), continue 0; return
 // and exit() raise a flag the probe checks after the call.
 func (g *gen) callback(pos ast.Pos, name string, proto *btf.FuncProto, setup, prologue func(), fn asm.BuiltinFunc, ctxArg asm.Register, body *ast.Block) {
-	ctxSlot := g.alloc(8, pos)
-	flag := g.alloc(8, pos)
+	ctx, ok := g.ctxOf[body]
+	if !ok {
+		g.fail(pos, fmt.Errorf("internal error: a callback body planVars did not number"))
+	}
+	ctxSlot := g.allocScalar(pos)
+	flag := g.allocScalar(pos)
 	g.emit(
-		asm.StoreMem(g.fp, ctxSlot, rCtx, asm.DWord),
-		stImm(g.fp, flag, 0),
+		g.stx(ctxSlot, rCtx, asm.DWord),
+		g.st(flag, 0),
 	)
 	setup()
 	g.emit(asm.Instruction{OpCode: asm.LoadImmOp(asm.DWord), Dst: asm.R2, Src: asm.PseudoFunc, Constant: -1}.WithReference(name))
@@ -579,17 +617,24 @@ func (g *gen) callback(pos ast.Pos, name string, proto *btf.FuncProto, setup, pr
 	g.emit(asm.Mov.Imm(asm.R4, 0))
 	g.emit(
 		fn.Call(),
-		asm.LoadMem(asm.R1, g.fp, flag, asm.DWord),
+		g.ldx(asm.R1, flag, asm.DWord),
 		asm.JNE.Imm(asm.R1, 0, g.exitLbl),
 	)
 
 	saved, savedPending, savedSource, savedExit, savedFP := g.insns, g.pending, g.source, g.exitLbl, g.fp
+	savedReal, savedCtx, savedCopy := g.real, g.cbCtx, g.cbCopy
+	savedVars, savedOwner := slices.Clone(g.vars), slices.Clone(g.varOwner)
 	restore := func() {
 		g.insns, g.pending, g.source, g.exitLbl, g.fp = saved, savedPending, savedSource, savedExit, savedFP
+		g.real, g.cbCtx, g.cbCopy = savedReal, savedCtx, savedCopy
+		g.vars, g.varOwner = savedVars, savedOwner
 	}
 	g.insns, g.pending, g.source = nil, nil, ""
 	cbExit := g.newLabel(name + "exit")
 	g.exitLbl, g.fp = cbExit, asm.R9
+	// The callback's own stack, and the variables at home there.
+	g.real, g.cbCtx = realReserved, ctx
+	g.cbCopy = g.cbAllocVars(ctx)
 	g.callbackFrame(ctxArg)
 	if g.err != nil {
 		restore()
@@ -597,19 +642,22 @@ func (g *gen) callback(pos ast.Pos, name string, proto *btf.FuncProto, setup, pr
 	}
 	g.insns[0] = g.insns[0].WithSymbol(name)
 	g.insns[0] = btf.WithFuncMetadata(g.insns[0], &btf.Func{Name: name, Linkage: btf.StaticFunc, Type: proto})
-	g.emit(asm.LoadMem(rCtx, asm.R9, ctxSlot, asm.DWord))
+	g.cbCopyIn(ctxArg)
+	g.callerLdx(rCtx, ctxSlot)
 	prologue()
 	g.loops = append(g.loops, loopLabels{callback: true})
 	g.block(body)
 	g.loops = g.loops[:len(g.loops)-1]
 	if !blockEnds(body) {
-		g.emit(asm.Mov.Imm(asm.R0, 0), asm.Return())
+		g.cbReturn(0)
 	}
 	for _, ins := range g.insns {
 		if ins.Reference() == cbExit {
-			// return or exit() in the body: stop and tell the probe.
+			// return or exit() in the body: stop and tell the probe
+			// (which ends: the copies need not go back).
 			g.mark(cbExit)
-			g.emit(stImm(g.fp, flag, 1), asm.Mov.Imm(asm.R0, 1), asm.Return())
+			g.callerSt(flag, 1)
+			g.emit(asm.Mov.Imm(asm.R0, 1), asm.Return())
 			break
 		}
 	}
@@ -676,7 +724,7 @@ func (g *gen) forMap(s *ast.ForMapStmt) {
 			g.aggPerCPU(mi, keyOff, valOff, s.Pos())
 			return
 		}
-		g.copyMem(g.fp, valOff, asm.R7, 0, valueSize(mi.Value))
+		g.copyMem(g.base(valOff), valOff, asm.R7, 0, valueSize(mi.Value))
 	}, asm.FnForEachMapElem, asm.R4, s.Body)
 }
 
@@ -686,11 +734,11 @@ func (g *gen) forMap(s *ast.ForMapStmt) {
 // word is zeroed.
 func (g *gen) copyKey(off int16, n int) {
 	full := n / 8 * 8
-	g.copyMem(g.fp, off, asm.R2, 0, full)
+	g.copyMem(g.base(off), off, asm.R2, 0, full)
 	if full == n {
 		return
 	}
-	g.emit(stImm(g.fp, off+int16(full), 0))
+	g.emit(g.st(off+int16(full), 0))
 	for i := full; i < n; {
 		w, size := 1, asm.Byte
 		switch {
@@ -701,7 +749,7 @@ func (g *gen) copyKey(off int16, n int) {
 		}
 		g.emit(
 			asm.LoadMem(asm.R1, asm.R2, int16(i), size),
-			asm.StoreMem(g.fp, off+int16(i), asm.R1, size),
+			g.stx(off+int16(i), asm.R1, size),
 		)
 		i += w
 	}
@@ -722,7 +770,7 @@ func (g *gen) aggPerCPU(mi *object.Map, keyOff, valOff int16, pos ast.Pos) {
 		return
 	}
 	// the count (avg)
-	acc := g.alloc(8, pos)
+	acc := g.allocScalar(pos)
 	top, done := g.newLabel("cpus"), g.newLabel("cpusdone")
 	// min and max start from the identity of their comparison: some CPU
 	// has a value, since the key exists
@@ -737,8 +785,8 @@ func (g *gen) aggPerCPU(mi *object.Map, keyOff, valOff int16, pos ast.Pos) {
 	}
 	g.loadImm(asm.R1, start)
 	g.emit(
-		asm.StoreMem(g.fp, valOff, asm.R1, asm.DWord),
-		stImm(g.fp, acc, 0),
+		g.stx(valOff, asm.R1, asm.DWord),
+		g.st(acc, 0),
 		asm.Mov.Imm(asm.R8, 0),
 	)
 	// the possible CPUs when known: the verifier walks every iteration
@@ -750,7 +798,7 @@ func (g *gen) aggPerCPU(mi *object.Map, keyOff, valOff int16, pos ast.Pos) {
 	g.emit(asm.JGE.Imm(asm.R8, int32(ncpus), done))
 	g.mapPtr(asm.R1, mi)
 	g.emit(
-		asm.Mov.Reg(asm.R2, g.fp),
+		asm.Mov.Reg(asm.R2, g.base(keyOff)),
 		asm.Add.Imm(asm.R2, int32(keyOff)),
 		asm.Mov.Reg(asm.R3, asm.R8),
 		asm.FnMapLookupPercpuElem.Call(),
@@ -761,13 +809,13 @@ func (g *gen) aggPerCPU(mi *object.Map, keyOff, valOff int16, pos ast.Pos) {
 	case types.Avg:
 		g.emit(
 			asm.LoadMem(asm.R1, asm.R0, 0, asm.DWord),
-			asm.LoadMem(asm.R2, g.fp, valOff, asm.DWord),
+			g.ldx(asm.R2, valOff, asm.DWord),
 			asm.Add.Reg(asm.R2, asm.R1),
-			asm.StoreMem(g.fp, valOff, asm.R2, asm.DWord),
+			g.stx(valOff, asm.R2, asm.DWord),
 			asm.LoadMem(asm.R1, asm.R0, 8, asm.DWord),
-			asm.LoadMem(asm.R2, g.fp, acc, asm.DWord),
+			g.ldx(asm.R2, acc, asm.DWord),
 			asm.Add.Reg(asm.R2, asm.R1),
-			asm.StoreMem(g.fp, acc, asm.R2, asm.DWord),
+			g.stx(acc, asm.R2, asm.DWord),
 		)
 	default: // Min, Max: {value, set}
 		better := map[[2]bool]asm.JumpOp{
@@ -779,12 +827,12 @@ func (g *gen) aggPerCPU(mi *object.Map, keyOff, valOff int16, pos ast.Pos) {
 			asm.LoadMem(asm.R1, asm.R0, 8, asm.DWord),
 			asm.JEq.Imm(asm.R1, 0, next), // this CPU has no value
 			asm.LoadMem(asm.R1, asm.R0, 0, asm.DWord),
-			asm.LoadMem(asm.R2, g.fp, valOff, asm.DWord),
+			g.ldx(asm.R2, valOff, asm.DWord),
 			better.Reg(asm.R1, asm.R2, take),
 			asm.Ja.Label(next),
 		)
 		g.mark(take)
-		g.emit(asm.StoreMem(g.fp, valOff, asm.R1, asm.DWord))
+		g.emit(g.stx(valOff, asm.R1, asm.DWord))
 	}
 	g.mark(next)
 	g.emit(
@@ -795,11 +843,11 @@ func (g *gen) aggPerCPU(mi *object.Map, keyOff, valOff int16, pos ast.Pos) {
 	if t.Kind == types.Avg {
 		// the count is at least 1: the key was inserted with one value
 		g.emit(
-			asm.LoadMem(asm.R0, g.fp, valOff, asm.DWord),
-			asm.LoadMem(asm.R1, g.fp, acc, asm.DWord),
+			g.ldx(asm.R0, valOff, asm.DWord),
+			g.ldx(asm.R1, acc, asm.DWord),
 		)
 		g.divide1(false, t.Signed)
-		g.emit(asm.StoreMem(g.fp, valOff, asm.R0, asm.DWord))
+		g.emit(g.stx(valOff, asm.R0, asm.DWord))
 	}
 }
 
@@ -809,22 +857,22 @@ func (g *gen) aggPerCPU(mi *object.Map, keyOff, valOff int16, pos ast.Pos) {
 func (g *gen) sumPerCPU(mi *object.Map, keyOff, valOff int16) {
 	top, done := g.newLabel("cpus"), g.newLabel("cpusdone")
 	g.emit(
-		stImm(g.fp, valOff, 0),
+		g.st(valOff, 0),
 		asm.Mov.Imm(asm.R8, 0),
 	)
 	g.mark(top)
 	g.emit(asm.JGE.Imm(asm.R8, maxCPUs, done))
 	g.mapPtr(asm.R1, mi)
 	g.emit(
-		asm.Mov.Reg(asm.R2, g.fp),
+		asm.Mov.Reg(asm.R2, g.base(keyOff)),
 		asm.Add.Imm(asm.R2, int32(keyOff)),
 		asm.Mov.Reg(asm.R3, asm.R8),
 		asm.FnMapLookupPercpuElem.Call(),
 		asm.JEq.Imm(asm.R0, 0, done),
 		asm.LoadMem(asm.R1, asm.R0, 0, asm.DWord),
-		asm.LoadMem(asm.R2, g.fp, valOff, asm.DWord),
+		g.ldx(asm.R2, valOff, asm.DWord),
 		asm.Add.Reg(asm.R2, asm.R1),
-		asm.StoreMem(g.fp, valOff, asm.R2, asm.DWord),
+		g.stx(valOff, asm.R2, asm.DWord),
 		asm.Add.Imm(asm.R8, 1),
 		asm.Ja.Label(top),
 	)
@@ -847,11 +895,11 @@ func (g *gen) checkHelper(helper string) {
 	rec := g.alloc(object.EventHeaderSize+8, g.stmtPos)
 	g.emit(
 		asm.JSGE.Imm(asm.R0, 0, ok),
-		stImm(g.fp, rec, int64(object.EventHelperError)),
-		stImm(g.fp, rec+8, int64(id)),
-		asm.StoreMem(g.fp, rec+16, asm.R0, asm.DWord),
+		g.st(rec, int64(object.EventHelperError)),
+		g.st(rec+8, int64(id)),
+		g.stx(rec+16, asm.R0, asm.DWord),
 		asm.LoadMapPtr(asm.R1, 0).WithReference(eventsMapName),
-		asm.Mov.Reg(asm.R2, g.fp),
+		asm.Mov.Reg(asm.R2, g.base(rec)),
 		asm.Add.Imm(asm.R2, int32(rec)),
 		asm.Mov.Imm(asm.R3, object.EventHeaderSize+8),
 		asm.Mov.Imm(asm.R4, 0),

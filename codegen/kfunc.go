@@ -142,7 +142,7 @@ func (g *gen) readKernelOff(dst int16, size int, as types.AddrSpace, off int64) 
 		fn = asm.FnProbeRead // either address space (x86)
 	}
 	g.emit(
-		asm.Mov.Reg(asm.R1, g.fp),
+		asm.Mov.Reg(asm.R1, g.base(dst)),
 		asm.Add.Imm(asm.R1, int32(dst)),
 		asm.Mov.Imm(asm.R2, int32(size)),
 		fn.Call(),
@@ -178,7 +178,7 @@ func (g *gen) loadSized(off int16, t *types.Type) {
 		size = 8
 	}
 	sz := map[int]asm.Size{1: asm.Byte, 2: asm.Half, 4: asm.Word, 8: asm.DWord}[size]
-	g.emit(asm.LoadMem(asm.R0, g.fp, off, sz))
+	g.emit(g.ldx(asm.R0, off, sz))
 	if t.Kind == types.Int {
 		g.extend(asm.R0, size, t.Signed)
 	}
@@ -239,10 +239,10 @@ func (g *gen) memberScalar(e *ast.Field) {
 		}
 		return
 	}
-	tmp := g.alloc(8, e.Pos())
+	tmp := g.allocScalar(e.Pos())
 	g.readAt(tmp, size, g.info.TypeOf(e.X).AS, p)
 	if f.BitSize > 0 {
-		g.emit(asm.LoadMem(asm.R0, g.fp, tmp, map[int]asm.Size{1: asm.Byte, 2: asm.Half, 4: asm.Word, 8: asm.DWord}[size]))
+		g.emit(g.ldx(asm.R0, tmp, map[int]asm.Size{1: asm.Byte, 2: asm.Half, 4: asm.Word, 8: asm.DWord}[size]))
 		g.bitfield(f)
 		return
 	}
@@ -288,7 +288,7 @@ func (g *gen) deref(e *ast.Unary) {
 			as = types.User
 		}
 	}
-	tmp := g.alloc(8, e.Pos())
+	tmp := g.allocScalar(e.Pos())
 	g.readKernel(tmp, min(t.Size, 8), as)
 	g.loadSized(tmp, t)
 }
@@ -309,7 +309,7 @@ func (g *gen) addrOf(e *ast.Unary) {
 		return
 	}
 	off, _ := g.varSlot(v)
-	g.emit(asm.Mov.Reg(asm.R0, g.fp), asm.Add.Imm(asm.R0, int32(off)))
+	g.emit(asm.Mov.Reg(asm.R0, g.base(off)), asm.Add.Imm(asm.R0, int32(off)))
 }
 
 // derefBuffer reads *p for a pointer to a string, tuple or record into a

@@ -61,7 +61,7 @@ func (g *gen) mapKeyAt(off int16, mi *object.Map, keys []ast.Expr, bucketSet boo
 	}
 	for i, w := range written {
 		if !w {
-			g.emit(stImm(g.fp, off+int16(8*i), 0))
+			g.emit(g.st(off+int16(8*i), 0))
 		}
 	}
 	g.keyFields(off, mi, keys)
@@ -78,7 +78,7 @@ func (g *gen) keyFields(off int16, mi *object.Map, keys []ast.Expr) {
 			continue
 		}
 		g.scalar(k)
-		g.emit(asm.StoreMem(g.fp, off+int16(f.Offset), asm.R0, asm.DWord))
+		g.emit(g.stx(off+int16(f.Offset), asm.R0, asm.DWord))
 	}
 }
 
@@ -95,7 +95,7 @@ func (g *gen) mapPtr(reg asm.Register, mi *object.Map) {
 func (g *gen) lookup(mi *object.Map, key int16) {
 	g.mapPtr(asm.R1, mi)
 	g.emit(
-		asm.Mov.Reg(asm.R2, g.fp),
+		asm.Mov.Reg(asm.R2, g.base(key)),
 		asm.Add.Imm(asm.R2, int32(key)),
 		asm.FnMapLookupElem.Call(),
 	)
@@ -103,7 +103,7 @@ func (g *gen) lookup(mi *object.Map, key int16) {
 
 // update stores the value at val under key (BPF_ANY).
 func (g *gen) update(mi *object.Map, key, val int16) {
-	g.emit(asm.Mov.Reg(asm.R3, g.fp), asm.Add.Imm(asm.R3, int32(val)))
+	g.emit(asm.Mov.Reg(asm.R3, g.base(val)), asm.Add.Imm(asm.R3, int32(val)))
 	g.updateR3(mi, key)
 }
 
@@ -120,7 +120,7 @@ func (g *gen) updateOne(mi *object.Map, key int16) {
 func (g *gen) updateR3(mi *object.Map, key int16) {
 	g.mapPtr(asm.R1, mi)
 	g.emit(
-		asm.Mov.Reg(asm.R2, g.fp),
+		asm.Mov.Reg(asm.R2, g.base(key)),
 		asm.Add.Imm(asm.R2, int32(key)),
 		asm.Mov.Imm(asm.R4, 0),
 		asm.FnMapUpdateElem.Call(),
@@ -176,7 +176,7 @@ func (g *gen) mapReadBuffer(m *ast.MapRef) int16 {
 	g.lookup(mi, key)
 	none, end := g.newLabel("nokey"), g.newLabel("readend")
 	g.emit(asm.JEq.Imm(asm.R0, 0, none))
-	g.copyMem(g.fp, dst, asm.R0, 0, size)
+	g.copyMem(g.base(dst), dst, asm.R0, 0, size)
 	g.emit(asm.Ja.Label(end))
 	g.mark(none)
 	g.warnLookupMiss(m)
@@ -218,7 +218,7 @@ func (g *gen) assign(s *ast.AssignStmt) {
 		if t.Kind == types.Int {
 			g.extend(asm.R0, t.Size, t.Signed) // a declared narrow type wraps
 		}
-		g.emit(asm.StoreMem(g.fp, off, asm.R0, asm.DWord))
+		g.emit(g.stx(off, asm.R0, asm.DWord))
 	case *ast.MapRef:
 		if s.Op == "=" {
 			g.mapStore(l, s.Rhs)
@@ -237,7 +237,7 @@ func (g *gen) mapStore(m *ast.MapRef, v ast.Expr) {
 		g.copyAs(val, mi.Value, v)
 	} else {
 		g.scalar(v)
-		g.emit(asm.StoreMem(g.fp, val, asm.R0, asm.DWord))
+		g.emit(g.stx(val, asm.R0, asm.DWord))
 	}
 	key, _ := g.mapKey(m.Name, m.Keys, m.Pos())
 	g.update(mi, key, val)
@@ -263,9 +263,9 @@ func (g *gen) mapCompound(m *ast.MapRef, op string, v ast.Expr, delta int64, res
 		operand = g.spill(v.Pos())
 	} else {
 		delta *= scale
-		operand = g.alloc(8, m.Pos())
+		operand = g.allocScalar(m.Pos())
 		g.loadImm(asm.R0, delta)
-		g.emit(asm.StoreMem(g.fp, operand, asm.R0, asm.DWord))
+		g.emit(g.stx(operand, asm.R0, asm.DWord))
 	}
 	key, mi := g.mapKey(m.Name, m.Keys, m.Pos())
 	g.lookup(mi, key)
@@ -273,7 +273,7 @@ func (g *gen) mapCompound(m *ast.MapRef, op string, v ast.Expr, delta int64, res
 	missing, end := g.newLabel("missing"), g.newLabel("compend")
 	g.emit(asm.JEq.Imm(rPtr, 0, missing))
 	if (op == "+" || op == "-") && !result {
-		g.emit(asm.LoadMem(asm.R1, g.fp, operand, asm.DWord))
+		g.emit(g.ldx(asm.R1, operand, asm.DWord))
 		if op == "-" {
 			g.emit(asm.Neg.Imm(asm.R1, 0))
 		}
@@ -281,7 +281,7 @@ func (g *gen) mapCompound(m *ast.MapRef, op string, v ast.Expr, delta int64, res
 	} else {
 		g.emit(
 			asm.LoadMem(asm.R0, rPtr, 0, asm.DWord),
-			asm.LoadMem(asm.R1, g.fp, operand, asm.DWord),
+			g.ldx(asm.R1, operand, asm.DWord),
 		)
 		g.arith(op, mt.Value.Signed, m.Pos())
 		g.emit(asm.StoreMem(rPtr, 0, asm.R0, asm.DWord), asm.Ja.Label(end))
@@ -289,14 +289,14 @@ func (g *gen) mapCompound(m *ast.MapRef, op string, v ast.Expr, delta int64, res
 	g.mark(missing)
 	g.emit(
 		asm.Mov.Imm(asm.R0, 0),
-		asm.LoadMem(asm.R1, g.fp, operand, asm.DWord),
+		g.ldx(asm.R1, operand, asm.DWord),
 	)
 	g.arith(op, mt.Value.Signed, m.Pos())
-	val := g.alloc(8, m.Pos())
-	g.emit(asm.StoreMem(g.fp, val, asm.R0, asm.DWord))
+	val := g.allocScalar(m.Pos())
+	g.emit(g.stx(val, asm.R0, asm.DWord))
 	g.update(mi, key, val)
 	if result {
-		g.emit(asm.LoadMem(asm.R0, g.fp, val, asm.DWord))
+		g.emit(g.ldx(asm.R0, val, asm.DWord))
 	}
 	g.mark(end)
 }
@@ -329,9 +329,9 @@ func (g *gen) incDec(x ast.Expr, op string) {
 		off, t := g.varSlot(x)
 		delta *= ptrScale(t)
 		g.emit(
-			asm.LoadMem(asm.R0, g.fp, off, asm.DWord),
+			g.ldx(asm.R0, off, asm.DWord),
 			asm.Add.Imm(asm.R0, int32(delta)),
-			asm.StoreMem(g.fp, off, asm.R0, asm.DWord),
+			g.stx(off, asm.R0, asm.DWord),
 		)
 	}
 }
@@ -352,9 +352,9 @@ func (g *gen) incDecValue(e *ast.Unary) {
 		off, t := g.varSlot(x)
 		delta *= int32(ptrScale(t))
 		g.emit(
-			asm.LoadMem(asm.R0, g.fp, off, asm.DWord),
+			g.ldx(asm.R0, off, asm.DWord),
 			asm.Add.Imm(asm.R0, delta),
-			asm.StoreMem(g.fp, off, asm.R0, asm.DWord),
+			g.stx(off, asm.R0, asm.DWord),
 		)
 		if e.Postfix {
 			g.emit(asm.Add.Imm(asm.R0, -delta))

@@ -15,13 +15,19 @@ import (
 // scratch buffers. The value is the probe's own (one program never runs
 // nested on one CPU), and R9 points past its end, so every slot keeps its
 // negative offset and every instruction its shape: only the base register
-// changes from R10 to R9.
+// changes from R10 to R9, for the values that are not integers, which
+// stay on the real stack (slots.go).
 //
 //	scratchFrame: a per-CPU array of one value, looked up at key 0
-//	              (frames up to 32 KiB, the largest per-CPU value).
+//	              (frames up to 32 KiB, the largest per-CPU value, less
+//	              512 bytes); R9 points 512 bytes past its end, so that
+//	              its offsets are below the real stack's.
 //	bigScratch:   an array of one value per CPU, looked up at the CPU's
 //	              number (frames up to 64 KiB); R9 then points 32 KiB
-//	              before the end, so offsets run from -32768 to 32767.
+//	              before the end, so offsets run from -32768 to 32767,
+//	              less the real stack's -512 to -1.
+//	bigFlat:      bigScratch with no real stack slots, for a value of
+//	              more than 32 KiB.
 //
 // Helpers that take a context for a callback (bpf_loop,
 // bpf_for_each_map_elem) want a stack pointer: the probe spills R9 at
@@ -48,17 +54,21 @@ const (
 func (g *gen) frameLimit() int {
 	switch g.mode {
 	case scratchFrame:
-		return scratchLimit
-	case bigScratch:
+		return scratchLimit - stackLimit // offsets down to -32768
+	case bigScratch, bigFlat:
 		return bigScratchLimit
 	}
 	return stackLimit
 }
 
-// frameBias is what alloc adds to the negated frame depth: 32 KiB when R9
-// points at the middle of a bigScratch value.
+// frameBias is what alloc adds to the negated frame depth: -512 below
+// the real stack's offsets in a scratchFrame value, 32 KiB when R9 points
+// at the middle of a bigScratch value.
 func (g *gen) frameBias() int {
-	if g.mode == bigScratch {
+	switch g.mode {
+	case scratchFrame:
+		return -stackLimit
+	case bigScratch, bigFlat:
 		return scratchLimit
 	}
 	return 0
@@ -119,7 +129,7 @@ func (g *gen) scratchFinish() {
 		ValueSize:  uint32(size),
 		MaxEntries: 1,
 	}
-	if g.mode == bigScratch {
+	if g.mode.big() {
 		if g.c.prog.NCPUs <= 0 {
 			// one value per CPU, or the probe would do nothing on the others
 			g.fail(g.probe.AST.Pos(), fmt.Errorf("%w: this probe needs %d bytes, past %d bytes it needs the number of possible CPUs (lang.Options.NCPUs)", ErrScratchLimit, g.maxSP, scratchLimit))
@@ -158,12 +168,13 @@ func (g *gen) callbackFrame(ctx asm.Register) {
 
 // zeroLoop clears the size bytes (a multiple of 8) at off with a loop the
 // verifier walks, eight stores an iteration (R1 the address, R2 the bytes
-// cleared), and the words left over after it.
+// cleared: registers, which the verifier tracks wherever the frame is),
+// and the words left over after it.
 func (g *gen) zeroLoop(off int16, size int) {
 	const chunk = 64
 	top := g.newLabel("zero")
 	g.emit(
-		asm.Mov.Reg(asm.R1, g.fp),
+		asm.Mov.Reg(asm.R1, g.base(off)),
 		asm.Add.Imm(asm.R1, int32(off)),
 		asm.Mov.Imm(asm.R2, 0),
 	)
@@ -200,7 +211,7 @@ func (g *gen) copyHelper(dstReg asm.Register, dst int16, srcReg asm.Register, sr
 func (c *compiler) compileFrame(newG func() *gen) (asm.Instructions, error) {
 	nPrintfs, nSites, nErrs := len(c.out.Printfs), len(c.out.HelperSites), len(c.out.RuntimeErrors)
 	var err error
-	for _, mode := range []frameMode{onStack, scratchFrame, bigScratch} {
+	for _, mode := range []frameMode{onStack, scratchFrame, bigScratch, bigFlat} {
 		c.out.Printfs, c.out.HelperSites, c.out.RuntimeErrors = c.out.Printfs[:nPrintfs], c.out.HelperSites[:nSites], c.out.RuntimeErrors[:nErrs]
 		for k, i := range c.printfs {
 			if i >= nPrintfs {

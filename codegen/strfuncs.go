@@ -22,7 +22,7 @@ func (g *gen) strlen(e *ast.Call) {
 	g.emit(asm.Mov.Imm(asm.R0, 0))
 	for i := 0; i < size; i++ {
 		g.emit(
-			asm.LoadMem(asm.R1, g.fp, off+int16(i), asm.Byte),
+			g.ldx(asm.R1, off+int16(i), asm.Byte),
 			asm.JEq.Imm(asm.R1, 0, done),
 			asm.Mov.Imm(asm.R0, int32(i+1)),
 		)
@@ -48,8 +48,8 @@ func (g *gen) strncmp(e *ast.Call) {
 	eq, ne, end := g.newLabel("streq"), g.newLabel("strne"), g.newLabel("strcmpend")
 	for i := 0; i < n; i++ {
 		g.emit(
-			asm.LoadMem(asm.R1, g.fp, a+int16(i), asm.Byte),
-			asm.LoadMem(asm.R2, g.fp, b+int16(i), asm.Byte),
+			g.ldx(asm.R1, a+int16(i), asm.Byte),
+			g.ldx(asm.R2, b+int16(i), asm.Byte),
 			asm.JNE.Reg(asm.R1, asm.R2, ne),
 			asm.JEq.Imm(asm.R1, 0, eq),
 		)
@@ -72,8 +72,8 @@ func (g *gen) memcmp(e *ast.Call) {
 	g.emit(asm.Mov.Imm(asm.R0, 0))
 	for i := 0; i < n; i++ {
 		g.emit(
-			asm.LoadMem(asm.R1, g.fp, a+int16(i), asm.Byte),
-			asm.LoadMem(asm.R2, g.fp, b+int16(i), asm.Byte),
+			g.ldx(asm.R1, a+int16(i), asm.Byte),
+			g.ldx(asm.R2, b+int16(i), asm.Byte),
 			asm.Mov.Reg(asm.R0, asm.R1),
 			asm.Sub.Reg(asm.R0, asm.R2),
 			asm.JNE.Imm(asm.R0, 0, end),
@@ -102,19 +102,19 @@ func (g *gen) strstr(e *ast.Call, contains bool) {
 	for i := 0; i < hs; i++ {
 		next := g.newLabel("strnext")
 		for j := 0; j < ns && i+j <= hs; j++ {
-			g.emit(asm.LoadMem(asm.R2, g.fp, nd+int16(j), asm.Byte))
+			g.emit(g.ldx(asm.R2, nd+int16(j), asm.Byte))
 			g.emit(asm.Mov.Imm(asm.R0, int32(i)), asm.JEq.Imm(asm.R2, 0, found))
 			if i+j == hs {
 				break
 			}
 			g.emit(
-				asm.LoadMem(asm.R1, g.fp, h+int16(i+j), asm.Byte),
+				g.ldx(asm.R1, h+int16(i+j), asm.Byte),
 				asm.JNE.Reg(asm.R1, asm.R2, next),
 			)
 		}
 		g.mark(next)
 		// the haystack ends here: no later match
-		g.emit(asm.LoadMem(asm.R1, g.fp, h+int16(i), asm.Byte), asm.JEq.Imm(asm.R1, 0, end))
+		g.emit(g.ldx(asm.R1, h+int16(i), asm.Byte), asm.JEq.Imm(asm.R1, 0, end))
 	}
 	g.mark(end)
 	g.emit(asm.Mov.Imm(asm.R0, -1), asm.Ja.Label(found+"_out"))
@@ -165,12 +165,12 @@ var ErrVerifierLimit = errors.New("too complex for the BPF verifier")
 // the bytes would leave the verifier one branch a byte to explore, more
 // than the 8,192 it keeps for a max_strlen of 9999.
 func (g *gen) strlenHelper(off int16, size int) {
-	last := g.alloc(8, g.stmtPos)
+	last := g.allocScalar(g.stmtPos)
 	done := g.newLabel("strlen")
 	g.emit(
-		asm.LoadMem(asm.R1, g.fp, off+int16(size-1), asm.Byte),
-		asm.StoreMem(g.fp, last, asm.R1, asm.DWord),
-		asm.Mov.Reg(asm.R1, g.fp),
+		g.ldx(asm.R1, off+int16(size-1), asm.Byte),
+		g.stx(last, asm.R1, asm.DWord),
+		asm.Mov.Reg(asm.R1, g.base(off)),
 		asm.Add.Imm(asm.R1, int32(off)),
 		asm.Mov.Reg(asm.R3, asm.R1),
 		asm.Mov.Imm(asm.R2, int32(size)),
@@ -178,8 +178,8 @@ func (g *gen) strlenHelper(off int16, size int) {
 		asm.Add.Imm(asm.R0, -1),
 		asm.JSLT.Imm(asm.R0, int32(size-1), done),
 		// the terminator is the last byte, or was written there
-		asm.LoadMem(asm.R1, g.fp, last, asm.DWord),
-		asm.StoreMem(g.fp, off+int16(size-1), asm.R1, asm.Byte),
+		g.ldx(asm.R1, last, asm.DWord),
+		g.stx(off+int16(size-1), asm.R1, asm.Byte),
 		asm.Mov.Imm(asm.R0, int32(size-1)),
 		asm.JEq.Imm(asm.R1, 0, done),
 		asm.Mov.Imm(asm.R0, int32(size)),
@@ -195,7 +195,7 @@ func (g *gen) strlenHelper(off int16, size int) {
 // leaves it.
 func (g *gen) strstrLoop(h, nd int16, hs, ns int, pos ast.Pos) {
 	res := g.alloc(8, pos)
-	g.emit(stImm(g.fp, res, -1))
+	g.emit(g.st(res, -1))
 	name := g.newLabel("strstr")
 	g.emit(
 		asm.Mov.Imm(asm.R1, int32(hs)),
@@ -205,7 +205,7 @@ func (g *gen) strstrLoop(h, nd int16, hs, ns int, pos ast.Pos) {
 	g.emit(
 		asm.Mov.Imm(asm.R4, 0),
 		asm.FnLoop.Call(),
-		asm.LoadMem(asm.R0, g.fp, res, asm.DWord),
+		g.ldx(asm.R0, res, asm.DWord),
 	)
 	g.rawCallback(name, loopProto, func() {
 		// R1: i; R7: j; R2: the needle's byte; R4: i+j.

@@ -217,14 +217,14 @@ func (c *compiler) syscallBody(g *gen, p *lang.Probe, probe *object.Probe) {
 		return
 	}
 	g.epilogue = func() {
-		slot := g.alloc(8, p.AST.Pos())
+		slot := g.allocScalar(p.AST.Pos())
 		g.syscallNr(asm.R0, slot)
-		g.emit(asm.StoreMem(g.fp, slot, asm.R0, asm.DWord))
+		g.emit(g.stx(slot, asm.R0, asm.DWord))
 		for l := layer + 1; l < n; l++ {
 			g.emit(
 				asm.Mov.Reg(asm.R1, rCtx),
 				asm.LoadMapPtr(asm.R2, 0).WithReference(syscallMapName(dir, l)),
-				asm.LoadMem(asm.R3, g.fp, slot, asm.DWord),
+				g.ldx(asm.R3, slot, asm.DWord),
 				asm.FnTailCall.Call(),
 			)
 		}
@@ -242,19 +242,19 @@ func (g *gen) syscallProbeName(e ast.Expr) (int16, bool) {
 	g.c.useSyscallNames(g.sysDir)
 	size := roundUp(g.info.TypeOf(e).Size, 8)
 	off := g.alloc(size, e.Pos())
-	key := g.alloc(8, e.Pos())
+	key := g.allocScalar(e.Pos())
 	g.syscallNr(asm.R0, key)
 	null := g.newLabel("noname")
 	done := g.newLabel("name")
 	g.emit(
-		asm.StoreMem(g.fp, key, asm.R0, asm.Word),
+		g.stx(key, asm.R0, asm.Word),
 		asm.LoadMapPtr(asm.R1, 0).WithReference(syscallNamesMap(g.sysDir)),
-		asm.Mov.Reg(asm.R2, g.fp),
+		asm.Mov.Reg(asm.R2, g.base(key)),
 		asm.Add.Imm(asm.R2, int32(key)),
 		asm.FnMapLookupElem.Call(),
 		asm.JEq.Imm(asm.R0, 0, null),
 	)
-	g.copyMem(g.fp, off, asm.R0, 0, size)
+	g.copyMem(g.base(off), off, asm.R0, 0, size)
 	g.emit(asm.Ja.Label(done))
 	g.mark(null)
 	g.zero(off, size)
@@ -303,7 +303,7 @@ func (g *gen) syscallNr(dst asm.Register, slot int16) {
 		return
 	}
 	g.readReg(slot, "orig_ax", ast.Pos{})
-	g.emit(asm.LoadMem(dst, g.fp, slot, asm.DWord))
+	g.emit(g.ldx(dst, slot, asm.DWord))
 }
 
 // readReg reads the pt_regs member reg of the syscall into the stack slot.
@@ -316,7 +316,7 @@ func (g *gen) readReg(slot int16, reg string, pos ast.Pos) {
 	g.emit(
 		asm.LoadMem(asm.R3, rCtx, 0, asm.DWord),
 		asm.Add.Imm(asm.R3, int32(off)),
-		asm.Mov.Reg(asm.R1, g.fp),
+		asm.Mov.Reg(asm.R1, g.base(slot)),
 		asm.Add.Imm(asm.R1, int32(slot)),
 		asm.Mov.Imm(asm.R2, 8),
 		asm.FnProbeReadKernel.Call(),
@@ -330,7 +330,7 @@ func (g *gen) readReg(slot int16, reg string, pos ast.Pos) {
 func (g *gen) syscallArg(f *types.Field, pos ast.Pos) {
 	switch {
 	case f.Offset == provider.SyscallNrOffset:
-		g.syscallNr(asm.R0, g.alloc(8, pos))
+		g.syscallNr(asm.R0, g.allocScalar(pos))
 	case f.Offset == provider.SyscallRetOffset && g.sysDir == provider.SysExit:
 		g.emit(asm.LoadMem(asm.R0, rCtx, 8, asm.DWord))
 	default:
@@ -339,9 +339,9 @@ func (g *gen) syscallArg(f *types.Field, pos ast.Pos) {
 			g.fail(pos, fmt.Errorf("field %s of a syscall tracepoint at offset %d is not a syscall argument", f.Name, f.Offset))
 			return
 		}
-		slot := g.alloc(8, pos)
+		slot := g.allocScalar(pos)
 		g.readReg(slot, reg, pos)
-		g.emit(asm.LoadMem(asm.R0, g.fp, slot, asm.DWord))
+		g.emit(g.ldx(asm.R0, slot, asm.DWord))
 	}
 	size := f.Type.Size
 	if f.Type.Kind != types.Int {

@@ -32,10 +32,10 @@ func (g *gen) usdtArg(loc *provider.USDTLocation, i int, pos ast.Pos) {
 			if a.Scale > 1 {
 				g.emit(asm.Mul.Imm(asm.R0, int32(a.Scale)))
 			}
-			tmp := g.alloc(8, pos)
-			g.emit(asm.StoreMem(g.fp, tmp, asm.R0, asm.DWord))
+			tmp := g.allocScalar(pos)
+			g.emit(g.stx(tmp, asm.R0, asm.DWord))
 			g.loadReg(a.Reg, pos)
-			g.emit(asm.LoadMem(asm.R1, g.fp, tmp, asm.DWord), asm.Add.Reg(asm.R0, asm.R1))
+			g.emit(g.ldx(asm.R1, tmp, asm.DWord), asm.Add.Reg(asm.R0, asm.R1))
 		} else {
 			g.loadReg(a.Reg, pos)
 		}
@@ -43,9 +43,9 @@ func (g *gen) usdtArg(loc *provider.USDTLocation, i int, pos ast.Pos) {
 			g.loadImm(asm.R1, a.Value)
 			g.emit(asm.Add.Reg(asm.R0, asm.R1))
 		}
-		dst := g.alloc(8, pos)
+		dst := g.allocScalar(pos)
 		g.readKernel(dst, a.Size, types.User)
-		g.emit(asm.LoadMem(asm.R0, g.fp, dst, asm.DWord))
+		g.emit(g.ldx(asm.R0, dst, asm.DWord))
 	}
 	g.extend(asm.R0, a.Size, a.Signed)
 }

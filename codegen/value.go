@@ -64,7 +64,7 @@ func (g *gen) load(reg asm.Register, v value) {
 	case locImm:
 		g.loadImm(reg, v.imm)
 	case locStack:
-		g.emit(asm.LoadMem(reg, g.fp, v.off, asm.DWord))
+		g.emit(g.ldx(reg, v.off, asm.DWord))
 	}
 }
 
@@ -82,7 +82,7 @@ func (g *gen) operands(x, y ast.Expr) {
 			g.scalar(x)
 			tmp := g.spill(x.Pos())
 			g.scalar(y)
-			g.emit(asm.Mov.Reg(asm.R1, asm.R0), asm.LoadMem(asm.R0, g.fp, tmp, asm.DWord))
+			g.emit(asm.Mov.Reg(asm.R1, asm.R0), g.ldx(asm.R0, tmp, asm.DWord))
 			return
 		}
 		g.scalar(y)
@@ -95,6 +95,6 @@ func (g *gen) operands(x, y ast.Expr) {
 	g.scalar(y)
 	g.emit(
 		asm.Mov.Reg(asm.R1, asm.R0),
-		asm.LoadMem(asm.R0, g.fp, tmp, asm.DWord),
+		g.ldx(asm.R0, tmp, asm.DWord),
 	)
 }

@@ -1,7 +1,10 @@
 package e2e
 
 import (
+	"fmt"
+	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -89,10 +92,10 @@ tracepoint:syscalls:sys_enter_execve /strncmp(str(args.filename), "/XXXX", 5) ==
 }
 
 // TestStringsInLoops: a bounded loop (for over a range, while) around
-// str() loads at the default max_strlen. With the 0.26 default of 1024
-// the probe's frame moved to a scratch map value, where the verifier does
-// not track the loop counter, and it refused the loop as infinite
-// (bpftrace's tools/opensnoop.bt).
+// str() loads at the default max_strlen of 1024, which puts the probe's
+// strings in a scratch map value: its loop counters stay on the stack,
+// where the verifier bounds the loops (kept in the map value, they were
+// refused as infinite loops, as in bpftrace's tools/opensnoop.bt).
 func TestStringsInLoops(t *testing.T) {
 	got := run(t, "-c", "/bin/true", "-e", `tracepoint:syscalls:sys_enter_execve /pid == cpid/ {
 		for ($i : 0..2) { printf("%d %s\n", $i, str(args.filename)); }
@@ -100,4 +103,73 @@ func TestStringsInLoops(t *testing.T) {
 		while ($j < 2) { printf("w%d %s\n", $j, str(args.filename)); $j++; }
 	}`)
 	wantOutput(t, got, "0 /bin/true\n1 /bin/true\nw0 /bin/true\nw1 /bin/true\n\n\n", 0)
+}
+
+// TestStrDefault: the default max_strlen is bpftrace 0.26's 1024: a
+// 1000-character string is read and printed whole, a longer one keeps
+// 1023 characters, and str() of a pointer is 1024 bytes.
+func TestStrDefault(t *testing.T) {
+	prefix := uniquePath("strdefault")
+	name := prefix + strings.Repeat("X", 1000-len(prefix))
+	s := startNoWait(t, "-e", `tracepoint:syscalls:sys_enter_execve /strncmp(str(args.filename), "`+prefix+`", `+strconv.Itoa(len(prefix))+`) == 0/ {
+	printf("%d %d %s\n", sizeof(str(args.filename)), strlen(str(args.filename)), str(args.filename));
+	if (strlen(str(args.filename)) > 1000) { exit(); }
+}`)
+	s.waitLinks(1, 20*time.Second)
+	_ = exec.Command(name).Run() // fails (ENAMETOOLONG) after the tracepoint
+	_ = exec.Command(name + strings.Repeat("Y", 100)).Run()
+	want := "1024 1000 " + name + "\n1024 1023 " + (name + strings.Repeat("Y", 100))[:1023] + "\n\n\n"
+	wantOutput(t, s.wait(), want, 0)
+}
+
+// TestScratchLoops: bounded loops in a probe whose strings are in its
+// scratch map value (str() at the default max_strlen): for over constant
+// ranges, nested, with break and continue; while with both; a for-map
+// body with loops of its own on the callback's stack, reading a variable
+// of the probe, and bpf_loop (for over a range known at run time) inside
+// it, whose bound comes from the callback; the probe's variable comes back
+// from the callbacks changed.
+func TestScratchLoops(t *testing.T) {
+	prefix := uniquePath("scratchloops")
+	name := prefix + strings.Repeat("X", 300-len(prefix))
+	s := startNoWait(t, "-e", `tracepoint:syscalls:sys_enter_execve /strncmp(str(args.filename), "`+prefix+`", `+strconv.Itoa(len(prefix))+`) == 0/ {
+	$s = str(args.filename);
+	$n = 0;
+	for ($i : 0..4) {
+		for ($j : 0..3) {
+			if ($j == 1) { continue; }
+			$n += $i * 10 + $j;
+		}
+		if ($i == 2) { break; }
+	}
+	$k = 0;
+	while ($k < 10) {
+		$k++;
+		if ($k % 2 == 0) { continue; }
+		if ($k > 7) { break; }
+		$n += $k;
+	}
+	@m[$s] = $n;
+	$lim = 3;
+	for ($kv : @m) {
+		$c = 0;
+		while ($c < $lim) { $c++; }
+		for ($x : 0..$c) { $w = 0; while ($w < $lim) { $w++; } $n += $x + $w; }
+		printf("%d %d %d %d\n", strlen($kv.0), $kv.1, $c, $n);
+	}
+	printf("%d %d %s\n", $n, strlen($s), $s);
+	exit();
+}`)
+	s.waitLinks(1, 20*time.Second)
+	_ = exec.Command(name).Run() // fails (ENOENT) after the tracepoint
+	// $n: 66 from the for loops, 82 after the while; the callback adds
+	// 0+3, 1+3, 2+3.
+	want := "300 82 3 94\n94 300 " + name + "\n\n\n@m[" + name + "]: 82\n"
+	wantOutput(t, s.wait(), want, 0)
+}
+
+// uniquePath is a path prefix no other process executes: the tracepoints
+// see every exec on the machine, other test runs' too.
+func uniquePath(name string) string {
+	return fmt.Sprintf("/gotrace-%s-%d-", name, os.Getpid())
 }

@@ -12,14 +12,12 @@ import (
 	"github.com/gotrace/gotrace/provider"
 )
 
-// DefaultMaxStrlen is the default string buffer size (max_strlen). It is
-// 64, not bpftrace 0.26's 1024: a probe whose values pass the 512-byte
-// stack moves its whole frame to a scratch map value, where the verifier
-// does not track loop counters, and a bounded loop ("for ($i : 0..3)",
-// while) in such a probe is refused as an infinite loop. Until scalar
-// variables stay on the stack, the default keeps ordinary scripts on it;
-// longer strings are marked with bpftrace's ".." trailer.
-const DefaultMaxStrlen = 64
+// DefaultMaxStrlen is the default string buffer size (max_strlen),
+// bpftrace 0.26's. A probe that holds such a string passes the 512-byte
+// BPF stack: its strings, tuples and keys move to a scratch map value,
+// and its integers stay on the stack, where the verifier bounds its loops
+// (codegen); a probe without strings is not affected.
+const DefaultMaxStrlen = 1024
 
 // MaxStrlenLimit is the largest max_strlen: strings past the 512-byte BPF
 // stack live in a probe's scratch map value, which holds at most 64 KiB

@@ -11,8 +11,8 @@ import (
 // TestBufSkbData traces reads from a unix stream socket as bpftrace's
 // tools/undump.bt does: the sk_buff that unix_stream_recvmsg copies out is
 // kept in a map at skb_copy_datagram_iter's entry and printed at its
-// return with buf() of its run-time length, at most max_strlen-4 (60)
-// bytes.
+// return with buf() of its run-time length, at most max_strlen-4 (1020
+// at the default max_strlen) bytes.
 func TestBufSkbData(t *testing.T) {
 	gotraceBin(t)
 	tid := lockThread(t)
@@ -30,17 +30,17 @@ END { clear(@recv); clear(@skbs); }`, strconv.Itoa(tid))
 	}
 	defer unix.Close(fds[0])
 	defer unix.Close(fds[1])
-	long := strings.Repeat("0123456789", 10)
-	for _, msg := range []string{"Hello, world\n", "123abc\x01\n", long} {
+	long, longer := strings.Repeat("0123456789", 10), strings.Repeat("0123456789", 110)
+	for _, msg := range []string{"Hello, world\n", "123abc\x01\n", long, longer} {
 		if _, err := unix.Write(fds[0], []byte(msg)); err != nil {
 			t.Fatal(err)
 		}
-		b := make([]byte, 200)
+		b := make([]byte, 2000)
 		if n, err := unix.Read(fds[1], b); err != nil || n != len(msg) {
 			t.Fatalf("read %d bytes (%v), want %d", n, err, len(msg))
 		}
 	}
-	want := "13 Hello, world\\x0a\n8 123abc\\x01\\x0a\n100 " + long[:60] + "\n"
+	want := "13 Hello, world\\x0a\n8 123abc\\x01\\x0a\n100 " + long + "\n1100 " + longer[:1020] + "\n"
 	tr.waitStdout(want)
 	out, errs := tr.stop()
 	wantStdout(t, out, want+"\n\n", errs)
