@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -212,29 +211,28 @@ func readSymbols(files KernelFiles) (*Symbols, error) {
 	}
 	defer f.Close()
 	s := &Symbols{text: make(map[string]textSym, 1<<16), modText: map[string]string{}, modSymsPath: files.ModuleSymbols}
+	// The table has some 200,000 lines, and the emulated guests spend
+	// seconds on it: lines are parsed in place, and only the names kept
+	// become strings.
 	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
+	sc.Buffer(make([]byte, 0, 256<<10), 1<<20)
 	for sc.Scan() {
-		// "ADDR TYPE NAME [MODULE]"
-		fl := strings.Fields(sc.Text())
-		if len(fl) < 3 || (fl[1] != "t" && fl[1] != "T") {
+		addr, typ, name, module, ok := kallsymsLine(sc.Bytes())
+		if !ok || (typ != 't' && typ != 'T') {
 			continue
 		}
-		if len(fl) == 4 {
-			if _, ok := s.modText[fl[2]]; !ok {
-				s.modText[fl[2]] = strings.Trim(fl[3], "[]")
+		if module != nil {
+			if _, ok := s.modText[string(name)]; !ok {
+				s.modText[string(name)] = string(bytes.Trim(module, "[]"))
 			}
 			continue
 		}
-		if len(fl) != 3 {
-			continue
-		}
-		ts := s.text[fl[2]]
-		if ts.n == 0 {
-			ts.addr, _ = strconv.ParseUint(fl[0], 16, 64)
+		ts, seen := s.text[string(name)]
+		if !seen {
+			ts.addr = parseHex(addr)
 		}
 		ts.n++
-		s.text[fl[2]] = ts
+		s.text[string(name)] = ts
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("read %s: %w", files.Kallsyms, err)
@@ -413,4 +411,41 @@ func NewSymbols(text, blacklist, ftrace []string, modular bool, moduleSymbols ma
 		}
 	}
 	return s
+}
+
+// kallsymsLine splits a line of /proc/kallsyms, "ADDR TYPE NAME" or
+// "ADDR TYPE NAME\t[MODULE]"; ok is false for any other shape.
+func kallsymsLine(line []byte) (addr []byte, typ byte, name, module []byte, ok bool) {
+	addr, rest, found := bytes.Cut(line, []byte{' '})
+	if !found || len(rest) < 3 || rest[1] != ' ' {
+		return nil, 0, nil, nil, false
+	}
+	typ, rest = rest[0], rest[2:]
+	i := bytes.IndexAny(rest, " \t")
+	if i < 0 {
+		return addr, typ, rest, nil, len(rest) > 0
+	}
+	name, module = rest[:i], bytes.TrimLeft(rest[i:], " \t")
+	if len(name) == 0 || len(module) == 0 || bytes.ContainsAny(module, " \t") {
+		return nil, 0, nil, nil, false
+	}
+	return addr, typ, name, module, true
+}
+
+// parseHex parses a kallsyms address; 0 for anything but hex digits.
+func parseHex(b []byte) uint64 {
+	var v uint64
+	for _, c := range b {
+		switch {
+		case c >= '0' && c <= '9':
+			v = v<<4 | uint64(c-'0')
+		case c >= 'a' && c <= 'f':
+			v = v<<4 | uint64(c-'a'+10)
+		case c >= 'A' && c <= 'F':
+			v = v<<4 | uint64(c-'A'+10)
+		default:
+			return 0
+		}
+	}
+	return v
 }

@@ -102,3 +102,34 @@ func TestKernelSymbolsFiles(t *testing.T) {
 		t.Errorf("KernelSymbols without files = %v, %v", syms, err)
 	}
 }
+
+// TestKallsymsLine: the in-place split of /proc/kallsyms lines keeps the
+// shapes the table has and rejects the others, as a split on white space
+// does.
+func TestKallsymsLine(t *testing.T) {
+	for _, tc := range []struct {
+		line               string
+		addr, name, module string
+		typ                byte
+		ok                 bool
+	}{
+		{line: "ffffffff81000000 T _text", addr: "ffffffff81000000", typ: 'T', name: "_text", ok: true},
+		{line: "0000000000000000 t do_one\t[ext4]", addr: "0000000000000000", typ: 't', name: "do_one", module: "[ext4]", ok: true},
+		{line: "ffffffffc0000000 t bar  [mod]", addr: "ffffffffc0000000", typ: 't', name: "bar", module: "[mod]", ok: true},
+		{line: "ffffffff81000000 T"},
+		{line: "ffffffff81000000 T "},
+		{line: "ffffffff81000000 TT name"},
+		{line: "ffffffff81000000 t a [m] extra"},
+		{line: ""},
+	} {
+		addr, typ, name, module, ok := kallsymsLine([]byte(tc.line))
+		if ok != tc.ok || string(addr) != tc.addr || typ != tc.typ || string(name) != tc.name || string(module) != tc.module {
+			t.Errorf("kallsymsLine(%q) = %q %q %q %q %v, want %q %q %q %q %v", tc.line, addr, typ, name, module, ok, tc.addr, tc.typ, tc.name, tc.module, tc.ok)
+		}
+	}
+	for s, want := range map[string]uint64{"ffffffff81000000": 0xffffffff81000000, "00ff": 0xff, "ABC": 0xabc, "xyz": 0, "": 0} {
+		if got := parseHex([]byte(s)); got != want {
+			t.Errorf("parseHex(%q) = %#x, want %#x", s, got, want)
+		}
+	}
+}
