@@ -107,8 +107,8 @@ func (g *gen) retval(e *ast.Ident) {
 	} else {
 		pt := g.probe.Points[0]
 		n := 0
-		if pt.Proto != nil {
-			n = len(pt.Proto.Params)
+		if proto := pt.FuncProto(); proto != nil {
+			n = len(proto.Params)
 		}
 		g.emit(asm.LoadMem(asm.R0, rCtx, int16(8*n), asm.DWord))
 	}

@@ -175,8 +175,8 @@ func (c *checker) RetvalType() (*types.Type, string) {
 	default:
 		return nil, fmt.Sprintf("retval is not available in %s probes", pt.Provider)
 	}
-	if len(c.probe.Points) == 1 && pt.Proto != nil {
-		if t := btfToType(pt.Proto.Return, types.Kernel); t != nil && (t.IsInt() || t.Kind == types.Pointer) {
+	if proto := pt.FuncProto(); len(c.probe.Points) == 1 && proto != nil {
+		if t := btfToType(proto.Return, types.Kernel); t != nil && (t.IsInt() || t.Kind == types.Pointer) {
 			return t, ""
 		}
 	}

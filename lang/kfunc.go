@@ -15,14 +15,15 @@ type FunctionLister = provider.FunctionLister
 // kfuncArgs builds the args record of a kernel-function probe from its BTF
 // prototype: field i is parameter i, at offset 8*i in the argument array.
 func (c *checker) kfuncArgs(pt *AttachPoint) (*types.Type, string) {
-	if pt.Proto == nil {
+	proto := pt.FuncProto()
+	if proto == nil {
 		if base, suffix, ok := provider.RenamedFunc(pt.Func); ok {
 			return nil, fmt.Sprintf("args is not available for %s: the compiler renamed %s (%s) and may have changed its arguments, and BTF has no prototype for a renamed function; read them with arg0, arg1, ...", pt.Name, base, suffix)
 		}
 		return nil, fmt.Sprintf("args is not available for %s: no BTF prototype", pt.Name)
 	}
 	rec := &types.Type{Kind: types.Record, Name: "args"}
-	for i, p := range pt.Proto.Params {
+	for i, p := range proto.Params {
 		// Without a __user tag the address space of an argument is unknown:
 		// it is read with the helpers that work for both (x86).
 		t := btfToType(p.Type, types.NoAS)

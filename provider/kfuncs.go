@@ -45,7 +45,8 @@ func funcProto(spec *btf.Spec, ix *btfnames.Index, name string) *btf.FuncProto {
 
 // protoByName returns the prototype of the BTF function name, found
 // through the spec's name index; ok is false when there is no such
-// function.
+// function. For one name this is cheaper than the raw BTF's name index
+// (internal/btfnames), which a wildcard needs anyway.
 //
 // cilium/ebpf indexes names without a CO-RE flavour suffix ("___..."): by
 // name, ___bpf_prog_run is not found and foo___bar would find foo. So only
@@ -176,6 +177,9 @@ func kfuncExpander(kind string, offsets, needBTF bool) func(ExpandEnv, string, [
 		}
 		var names []string
 		noFtrace := map[string]bool{}
+		// The prototypes: a wildcard's matches by ID, decoded when used;
+		// a single function's decoded.
+		ids := map[string]btf.TypeID{}
 		protos := map[string]*btf.FuncProto{}
 		switch {
 		case HasGlob(fn):
@@ -198,7 +202,9 @@ func kfuncExpander(kind string, offsets, needBTF bool) func(ExpandEnv, string, [
 			}
 			for _, n := range names {
 				if ix != nil {
-					protos[n] = funcProto(spec, ix, n)
+					if id, ok := ix.Func(n); ok {
+						ids[n] = id
+					}
 				}
 			}
 		case needBTF:
@@ -251,7 +257,11 @@ func kfuncExpander(kind string, offsets, needBTF bool) func(ExpandEnv, string, [
 			if offset != 0 {
 				pt.Name += fmt.Sprintf("+%d", offset)
 			}
-			pt.Proto = protos[n]
+			if id, ok := ids[n]; ok {
+				pt.setLazyProto(spec, id)
+			} else {
+				pt.SetProto(protos[n])
+			}
 			out = append(out, pt)
 		}
 		return out, nil

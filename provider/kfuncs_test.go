@@ -53,8 +53,8 @@ func TestExpandBTFWildcards(t *testing.T) {
 				continue
 			}
 			found = true
-			if p.Proto == nil || len(p.Proto.Params) != tc.args {
-				t.Errorf("%s: %s has prototype %v, want %d parameters", tc.raw, p.Name, p.Proto, tc.args)
+			if p.FuncProto() == nil || len(p.FuncProto().Params) != tc.args {
+				t.Errorf("%s: %s has prototype %v, want %d parameters", tc.raw, p.Name, p.FuncProto(), tc.args)
 			}
 		}
 		if !found {
@@ -66,5 +66,23 @@ func TestExpandBTFWildcards(t *testing.T) {
 		if _, err := provider.Lookup(kind).Expand(env, raw, []string{rest}); err == nil {
 			t.Errorf("%s: no error", raw)
 		}
+	}
+}
+
+// TestLazyProto: a point's prototype is decoded from its BTF ID when it is
+// first asked for, and a point set without one has none.
+func TestLazyProto(t *testing.T) {
+	var pt provider.Point
+	if pt.HasProto() || pt.FuncProto() != nil {
+		t.Fatal("a new point has a prototype")
+	}
+	proto := &btf.FuncProto{Params: []btf.FuncParam{{Name: "a"}}}
+	pt.SetProto(proto)
+	if !pt.HasProto() || pt.FuncProto() != proto {
+		t.Errorf("SetProto: got %v", pt.FuncProto())
+	}
+	pt.SetProto(nil)
+	if pt.HasProto() || pt.FuncProto() != nil {
+		t.Errorf("SetProto(nil): got %v", pt.FuncProto())
 	}
 }

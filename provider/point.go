@@ -1,6 +1,8 @@
 package provider
 
 import (
+	"sync"
+
 	"github.com/cilium/ebpf/btf"
 
 	"github.com/gotrace/gotrace/lang/ast"
@@ -18,13 +20,14 @@ type Point struct {
 	Format          *tracefs.Format
 
 	// kprobe, kretprobe, fentry, fexit: the kernel function, its module ("" for
-	// vmlinux), the kprobe offset, and its BTF prototype (nil without BTF).
-	// rawtracepoint: Func is the event and Proto its BTF prototype, without
+	// vmlinux), the kprobe offset, and its BTF prototype (FuncProto; nil
+	// without BTF). rawtracepoint: Func is the event and FuncProto its BTF
+	// prototype, without
 	// the leading context argument. uprobe, uretprobe: Module is the binary.
 	Func   string
 	Module string
 	Offset uint64
-	Proto  *btf.FuncProto
+	proto  *lazyProto
 	// NoFtrace: the kernel function has no ftrace location (it is not in
 	// available_filter_functions under any of its names), so only a kprobe
 	// of its own can attach, never kprobe_multi; the kernel decides.
@@ -38,4 +41,55 @@ type Point struct {
 	// usdt: the probe location (Module is the binary, Func is
 	// "NAMESPACE:PROBE").
 	USDT *USDTLocation
+}
+
+// lazyProto is a BTF prototype decoded on first use: decoding one pulls in
+// every type its parameters name, and a wildcard of a thousand functions
+// whose script never reads args would decode them all for nothing.
+type lazyProto struct {
+	once   sync.Once
+	decode func() *btf.FuncProto
+	proto  *btf.FuncProto
+}
+
+// FuncProto returns the point's BTF prototype, or nil.
+func (p *Point) FuncProto() *btf.FuncProto {
+	if p.proto == nil {
+		return nil
+	}
+	p.proto.once.Do(func() {
+		if p.proto.decode != nil {
+			p.proto.proto = p.proto.decode()
+		}
+	})
+	return p.proto.proto
+}
+
+// HasProto reports whether the point has a BTF prototype, without
+// decoding it.
+func (p *Point) HasProto() bool { return p.proto != nil }
+
+// SetProto sets the point's BTF prototype; nil leaves it without one.
+func (p *Point) SetProto(proto *btf.FuncProto) {
+	p.proto = nil
+	if proto != nil {
+		p.proto = &lazyProto{proto: proto}
+		p.proto.once.Do(func() {})
+	}
+}
+
+// setLazyProto sets the prototype of the BTF function id of spec, decoded
+// when it is first asked for.
+func (p *Point) setLazyProto(spec *btf.Spec, id btf.TypeID) {
+	p.proto = &lazyProto{decode: func() *btf.FuncProto {
+		t, err := spec.TypeByID(id)
+		if err != nil {
+			return nil
+		}
+		if f, ok := t.(*btf.Func); ok {
+			proto, _ := f.Type.(*btf.FuncProto)
+			return proto
+		}
+		return nil
+	}}
 }

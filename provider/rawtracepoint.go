@@ -129,7 +129,9 @@ func expandRawTracepoint(env ExpandEnv, raw string, parts []string) ([]*Point, e
 		}
 		p := *proto
 		p.Params = proto.Params[1:] // drop void *__data
-		out = append(out, &Point{Name: "rawtracepoint:" + name, Func: name, Proto: &p})
+		pt := &Point{Name: "rawtracepoint:" + name, Func: name}
+		pt.SetProto(&p)
+		out = append(out, pt)
 	}
 	for _, e := range ix.Typedefs("btf_trace_") {
 		name := strings.TrimPrefix(e.Name, "btf_trace_")

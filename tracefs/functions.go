@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -125,6 +126,16 @@ func readFuncs(root string, files KernelFiles) (syms *Symbols, funcs map[string]
 	// The kernel formats both lists line by line as they are read, which
 	// is most of their cost (about a second each in an emulated guest):
 	// the symbol table is read alongside available_filter_functions.
+	// The list is opened first: where it cannot be (no ftrace, a locked
+	// down kernel), the symbol table is not read at all.
+	affFile, err := os.Open(filepath.Join(root, "available_filter_functions"))
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) {
+			return nil, nil, false, nil
+		}
+		return nil, nil, false, fmt.Errorf("read traceable functions: %w", err)
+	}
+	defer affFile.Close()
 	symsDone := make(chan *Symbols, 1)
 	go func() {
 		// A symbol table that cannot be read leaves the kernel to
@@ -132,7 +143,7 @@ func readFuncs(root string, files KernelFiles) (syms *Symbols, funcs map[string]
 		s, _ := readSymbols(files)
 		symsDone <- s
 	}()
-	data, err := os.ReadFile(filepath.Join(root, "available_filter_functions"))
+	data, err := io.ReadAll(affFile)
 	if err != nil {
 		<-symsDone
 		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) {
