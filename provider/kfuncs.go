@@ -32,6 +32,11 @@ func funcProto(spec *btf.Spec, ix *btfnames.Index, name string) *btf.FuncProto {
 	if !ok {
 		return nil
 	}
+	return protoByID(spec, id)
+}
+
+// protoByID returns the prototype of the BTF function id, or nil.
+func protoByID(spec *btf.Spec, id btf.TypeID) *btf.FuncProto {
 	t, err := spec.TypeByID(id)
 	if err != nil {
 		return nil

@@ -81,15 +81,5 @@ func (p *Point) SetProto(proto *btf.FuncProto) {
 // setLazyProto sets the prototype of the BTF function id of spec, decoded
 // when it is first asked for.
 func (p *Point) setLazyProto(spec *btf.Spec, id btf.TypeID) {
-	p.proto = &lazyProto{decode: func() *btf.FuncProto {
-		t, err := spec.TypeByID(id)
-		if err != nil {
-			return nil
-		}
-		if f, ok := t.(*btf.Func); ok {
-			proto, _ := f.Type.(*btf.FuncProto)
-			return proto
-		}
-		return nil
-	}}
+	p.proto = &lazyProto{decode: func() *btf.FuncProto { return protoByID(spec, id) }}
 }
