@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gotrace/gotrace/internal/fuzzwatch"
 	"github.com/gotrace/gotrace/internal/hostfs"
 	"github.com/gotrace/gotrace/internal/testbtf"
 	"github.com/gotrace/gotrace/lang"
@@ -166,19 +167,21 @@ func FuzzCheck(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, src string) {
-		file, err := lang.Parse("f.bt", src)
-		if err != nil {
-			return
-		}
-		_, err = lang.Check(file, testEnv(t), lang.Options{Params: []string{"42", "hello"}})
-		if err == nil {
-			return
-		}
-		var list lang.ErrorList
-		if !errors.As(err, &list) || len(list) == 0 {
-			t.Fatalf("error %T %v is not a non-empty lang.ErrorList", err, err)
-		}
-		checkErrorPos(t, src, list)
+		fuzzwatch.Run(t, fuzzwatch.Default, len(src), func() {
+			file, err := lang.Parse("f.bt", src)
+			if err != nil {
+				return
+			}
+			_, err = lang.Check(file, testEnv(t), lang.Options{Params: []string{"42", "hello"}})
+			if err == nil {
+				return
+			}
+			var list lang.ErrorList
+			if !errors.As(err, &list) || len(list) == 0 {
+				t.Fatalf("error %T %v is not a non-empty lang.ErrorList", err, err)
+			}
+			checkErrorPos(t, src, list)
+		})
 	})
 }
 
