@@ -1,7 +1,11 @@
 package provider
 
 import (
+	"errors"
+	"strings"
 	"testing"
+
+	"github.com/cilium/ebpf/btf"
 )
 
 // TestHooks fails when a supported provider lacks a hook every stage
@@ -60,5 +64,33 @@ func TestNamesUnique(t *testing.T) {
 	}
 	if Lookup("nosuch") != nil {
 		t.Errorf("Lookup(nosuch) found a provider")
+	}
+}
+
+// noKernel is an ExpandEnv with no tracepoints and no BTF.
+type noKernel struct{}
+
+func (noKernel) Tracepoints(string) ([]string, error) { return nil, nil }
+func (noKernel) BTF() (*btf.Spec, error)              { return nil, errors.New("no BTF") }
+
+// TestExpandOddParts: every provider's Expand answers an attach point of
+// any shape with points or an error, never a panic ("u{}" gave uprobe no
+// parts at all, and it indexed them; FuzzCheck found it).
+func TestExpandOddParts(t *testing.T) {
+	shapes := [][]string{nil, {}, {""}, {"", ""}, {"", "", ""}, {"", "", "", ""}, {"x"}, {"x", ""}, {"", "x"}, {"*"}, {"*", "*", "*"}}
+	for _, p := range All() {
+		if p.Expand == nil {
+			continue
+		}
+		for _, parts := range shapes {
+			func() {
+				defer func() {
+					if r := recover(); r != nil {
+						t.Errorf("%s: Expand(%q) panics: %v", p.Name, parts, r)
+					}
+				}()
+				p.Expand(noKernel{}, p.Name+":"+strings.Join(parts, ":"), parts)
+			}()
+		}
 	}
 }

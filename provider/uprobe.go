@@ -98,6 +98,9 @@ func elfFunctions(b Binaries, file string) (map[string]bool, error) {
 // expandUprobe expands uprobe:BINARY:FUNC[+OFF], uprobe:BINARY:0xADDR and
 // wildcards over the binary's function symbols (uretprobe likewise).
 func expandUprobe(kind string, env ExpandEnv, raw string, parts []string) ([]*Point, error) {
+	if len(parts) == 0 {
+		return nil, fmt.Errorf("%s must be %s:BINARY:FUNCTION, got %q", kind, kind, raw)
+	}
 	if target, src, ok := strings.Cut(parts[0], "@"); ok && target != "" {
 		return expandSourceLine(kind, env, target, src, parts[1:])
 	}
