@@ -21,6 +21,16 @@ func scalarArg(i int) func(Emitter, *ast.Call) {
 	return func(g Emitter, e *ast.Call) { g.Scalar(e.Args[i]) }
 }
 
+// oneArg checks that e has exactly one argument and returns its type: nil
+// when it has not, or when the argument does not check (the checker has
+// reported why).
+func oneArg(c Checker, e *ast.Call) *types.Type {
+	if !c.WantArgs(e, 1, 1) {
+		return nil
+	}
+	return c.Expr(e.Args[0])
+}
+
 // constValue loads the value the checker computed.
 func constValue(g Emitter, e *ast.Call) {
 	cv, _ := g.ConstOf(e)
@@ -171,10 +181,7 @@ func init() {
 		// fentry arguments are).
 		&Func{Name: "socket_cookie", Result: types.Int,
 			Check: func(c Checker, e *ast.Call) *types.Type {
-				if !c.WantArgs(e, 1, 1) {
-					return nil
-				}
-				t := c.Expr(e.Args[0])
+				t := oneArg(c, e)
 				if t == nil {
 					return nil
 				}

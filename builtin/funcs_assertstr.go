@@ -11,10 +11,7 @@ import (
 func init() {
 	defFuncs(&Func{Name: "assert_str", Result: types.Void,
 		Check: func(c Checker, e *ast.Call) *types.Type {
-			if !c.WantArgs(e, 1, 1) {
-				return nil
-			}
-			t := c.Expr(e.Args[0])
+			t := oneArg(c, e)
 			if t == nil {
 				return nil
 			}

@@ -14,10 +14,7 @@ import (
 // typePredicate is a compile-time test of its argument's type.
 func typePredicate(pred func(t *types.Type) bool) func(Checker, *ast.Call) *types.Type {
 	return func(c Checker, e *ast.Call) *types.Type {
-		if !c.WantArgs(e, 1, 1) {
-			return nil
-		}
-		t := c.Expr(e.Args[0])
+		t := oneArg(c, e)
 		if t == nil {
 			return nil
 		}
@@ -53,7 +50,7 @@ func init() {
 		// is_literal: the argument is written as a literal (1, "a", true).
 		&Func{Name: "is_literal", Result: types.Bool, Emit: constValue,
 			Check: func(c Checker, e *ast.Call) *types.Type {
-				if !c.WantArgs(e, 1, 1) || c.Expr(e.Args[0]) == nil {
+				if oneArg(c, e) == nil {
 					return nil
 				}
 				switch e.Args[0].(type) {
@@ -69,10 +66,7 @@ func init() {
 		// IS_ERR).
 		&Func{Name: "is_err", Result: types.Bool,
 			Check: func(c Checker, e *ast.Call) *types.Type {
-				if !c.WantArgs(e, 1, 1) {
-					return nil
-				}
-				t := c.Expr(e.Args[0])
+				t := oneArg(c, e)
 				if t == nil {
 					return nil
 				}
@@ -97,10 +91,7 @@ func init() {
 		// so that the other may call fail().
 		&Func{Name: "comptime", Result: types.Bool, Emit: constValue,
 			Check: func(c Checker, e *ast.Call) *types.Type {
-				if !c.WantArgs(e, 1, 1) {
-					return nil
-				}
-				t := c.Expr(e.Args[0])
+				t := oneArg(c, e)
 				if t == nil {
 					return nil
 				}

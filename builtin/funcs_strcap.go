@@ -12,10 +12,7 @@ func init() {
 	// gotrace's strlen does not read through pointers yet.)
 	defFuncs(&Func{Name: "strcap", Result: types.Int, Emit: constValue,
 		Check: func(c Checker, e *ast.Call) *types.Type {
-			if !c.WantArgs(e, 1, 1) {
-				return nil
-			}
-			t := c.Expr(e.Args[0])
+			t := oneArg(c, e)
 			if t == nil {
 				return nil
 			}
