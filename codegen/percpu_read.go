@@ -50,15 +50,7 @@ func (g *gen) aggPerCPU(mi *object.Map, keyOff, valOff int16, pos ast.Pos) {
 		ncpus = maxCPUs
 	}
 	g.mark(top)
-	g.emit(asm.JGE.Imm(asm.R8, int32(ncpus), done))
-	g.mapPtr(asm.R1, mi)
-	g.emit(
-		asm.Mov.Reg(asm.R2, g.base(keyOff)),
-		asm.Add.Imm(asm.R2, int32(keyOff)),
-		asm.Mov.Reg(asm.R3, asm.R8),
-		asm.FnMapLookupPercpuElem.Call(),
-		asm.JEq.Imm(asm.R0, 0, done),
-	)
+	g.lookupCPU(mi, keyOff, ncpus, done)
 	next := g.newLabel("cpunext")
 	switch t.Kind {
 	case types.Avg:
@@ -116,14 +108,8 @@ func (g *gen) sumPerCPU(mi *object.Map, keyOff, valOff int16) {
 		asm.Mov.Imm(asm.R8, 0),
 	)
 	g.mark(top)
-	g.emit(asm.JGE.Imm(asm.R8, maxCPUs, done))
-	g.mapPtr(asm.R1, mi)
+	g.lookupCPU(mi, keyOff, maxCPUs, done)
 	g.emit(
-		asm.Mov.Reg(asm.R2, g.base(keyOff)),
-		asm.Add.Imm(asm.R2, int32(keyOff)),
-		asm.Mov.Reg(asm.R3, asm.R8),
-		asm.FnMapLookupPercpuElem.Call(),
-		asm.JEq.Imm(asm.R0, 0, done),
 		asm.LoadMem(asm.R1, asm.R0, 0, asm.DWord),
 		g.ldx(asm.R2, valOff, asm.DWord),
 		asm.Add.Reg(asm.R2, asm.R1),
@@ -132,4 +118,19 @@ func (g *gen) sumPerCPU(mi *object.Map, keyOff, valOff int16) {
 		asm.Ja.Label(top),
 	)
 	g.mark(done)
+}
+
+// lookupCPU is the head of a loop over the CPUs, R8 the CPU: it leaves in
+// R0 CPU R8's value of mi at the key at keyOff, and jumps to done past
+// bound CPUs or at the first CPU without one.
+func (g *gen) lookupCPU(mi *object.Map, keyOff int16, bound int, done string) {
+	g.emit(asm.JGE.Imm(asm.R8, int32(bound), done))
+	g.mapPtr(asm.R1, mi)
+	g.emit(
+		asm.Mov.Reg(asm.R2, g.base(keyOff)),
+		asm.Add.Imm(asm.R2, int32(keyOff)),
+		asm.Mov.Reg(asm.R3, asm.R8),
+		asm.FnMapLookupPercpuElem.Call(),
+		asm.JEq.Imm(asm.R0, 0, done),
+	)
 }
