@@ -73,16 +73,16 @@ func TestExpandBTFWildcards(t *testing.T) {
 // first asked for, and a point set without one has none.
 func TestLazyProto(t *testing.T) {
 	var pt provider.Point
-	if pt.HasProto() || pt.FuncProto() != nil {
+	if pt.FuncProto() != nil {
 		t.Fatal("a new point has a prototype")
 	}
 	proto := &btf.FuncProto{Params: []btf.FuncParam{{Name: "a"}}}
 	pt.SetProto(proto)
-	if !pt.HasProto() || pt.FuncProto() != proto {
+	if pt.FuncProto() != proto {
 		t.Errorf("SetProto: got %v", pt.FuncProto())
 	}
 	pt.SetProto(nil)
-	if pt.HasProto() || pt.FuncProto() != nil {
+	if pt.FuncProto() != nil {
 		t.Errorf("SetProto(nil): got %v", pt.FuncProto())
 	}
 }

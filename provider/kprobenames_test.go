@@ -81,7 +81,7 @@ func TestKprobeExactNames(t *testing.T) {
 			t.Errorf("%s: %v", tc.raw, err)
 			continue
 		}
-		if len(pts) != 1 || pts[0].Name != tc.raw || pts[0].NoFtrace != tc.noFtrace || pts[0].HasProto() != tc.proto {
+		if len(pts) != 1 || pts[0].Name != tc.raw || pts[0].NoFtrace != tc.noFtrace || (pts[0].FuncProto() != nil) != tc.proto {
 			t.Errorf("%s: got %+v, want NoFtrace %v, prototype %v", tc.raw, pts[0], tc.noFtrace, tc.proto)
 		}
 	}
@@ -125,7 +125,7 @@ func TestKprobeWildcardNames(t *testing.T) {
 		var s []string
 		for _, p := range pts {
 			s = append(s, p.Name)
-			if strings.Contains(p.Func, ".") && p.HasProto() {
+			if strings.Contains(p.Func, ".") && p.FuncProto() != nil {
 				t.Errorf("%s: renamed %s has a BTF prototype", raw, p.Func)
 			}
 		}

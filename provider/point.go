@@ -65,10 +65,6 @@ func (p *Point) FuncProto() *btf.FuncProto {
 	return p.proto.proto
 }
 
-// HasProto reports whether the point has a BTF prototype, without
-// decoding it.
-func (p *Point) HasProto() bool { return p.proto != nil }
-
 // SetProto sets the point's BTF prototype; nil leaves it without one.
 func (p *Point) SetProto(proto *btf.FuncProto) {
 	p.proto = nil
