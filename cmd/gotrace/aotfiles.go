@@ -2,7 +2,6 @@ package main
 
 import (
 	"io/fs"
-	"os"
 	"path/filepath"
 	"time"
 
@@ -58,7 +57,7 @@ func (d dirEntry) Type() fs.FileMode          { return d.typ }
 func (d dirEntry) Info() (fs.FileInfo, error) { return d.info, nil }
 
 // recordingEnv is the running kernel's environment, reading the script's
-// files from the host and recording what it read.
+// files as it does (from the host) and recording what it read.
 type recordingEnv struct {
 	*gotrace.KernelEnv
 	files *scriptFiles
@@ -70,7 +69,7 @@ func newRecordingEnv() recordingEnv {
 
 // ReadScriptFile reads a file and records its contents.
 func (e recordingEnv) ReadScriptFile(path string) ([]byte, error) {
-	data, err := os.ReadFile(path)
+	data, err := e.KernelEnv.ReadScriptFile(path)
 	if err == nil {
 		e.files.Reads[path] = data
 	}
@@ -79,7 +78,7 @@ func (e recordingEnv) ReadScriptFile(path string) ([]byte, error) {
 
 // StatScriptFile stats a file and records its description.
 func (e recordingEnv) StatScriptFile(path string) (fs.FileInfo, error) {
-	fi, err := os.Stat(path)
+	fi, err := e.KernelEnv.StatScriptFile(path)
 	if err == nil {
 		e.files.Stats[path] = fileStat{name: fi.Name(), size: fi.Size(), mode: fi.Mode(), modTime: fi.ModTime().UnixNano()}
 	}
@@ -88,7 +87,7 @@ func (e recordingEnv) StatScriptFile(path string) (fs.FileInfo, error) {
 
 // ReadScriptDir lists a directory and records its entries.
 func (e recordingEnv) ReadScriptDir(path string) ([]fs.DirEntry, error) {
-	entries, err := os.ReadDir(path)
+	entries, err := e.KernelEnv.ReadScriptDir(path)
 	if err == nil {
 		rec := make([]dirEntry, 0, len(entries))
 		for _, d := range entries {
