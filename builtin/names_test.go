@@ -50,8 +50,6 @@ var nameCompareAllowed = map[string]bool{
 	"lang/funcs_agg.go sum":            true,
 	"lang/funcs_stacks.go kstack":      true,
 	"lang/program.go comptime":         true,
-	"lang/scope.go exit":               true,
-	"lang/stmt.go exit":                true,
 	"lang/types/types.go ustack":       true,
 	"runtime/stacks.go ustack":         true,
 	"runtime/usyms.go uprobe":          true,
