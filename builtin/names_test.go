@@ -34,7 +34,6 @@ var nameCompareAllowed = map[string]bool{
 	"codegen/aggregations.go min":      true,
 	"codegen/aggregations.go sum":      true,
 	"codegen/expr.go args":             true,
-	"codegen/expr.go ustack":           true,
 	"codegen/syscalls.go args":         true,
 	"codegen/syscalls.go ctx":          true,
 	"codegen/syscalls.go printf":       true,
@@ -48,10 +47,7 @@ var nameCompareAllowed = map[string]bool{
 	"lang/funcs_agg.go max":            true,
 	"lang/funcs_agg.go min":            true,
 	"lang/funcs_agg.go sum":            true,
-	"lang/funcs_stacks.go kstack":      true,
 	"lang/program.go comptime":         true,
-	"lang/types/types.go ustack":       true,
-	"runtime/stacks.go ustack":         true,
 	"runtime/usyms.go uprobe":          true,
 	"runtime/usyms.go uretprobe":       true,
 }
