@@ -96,11 +96,8 @@ func (c *compiler) planSyscalls() {
 	// program, or single instances.
 	var groups [][]*lang.Probe
 	for i, p := range c.prog.Probes {
-		if p.Provider() != "tracepoint" || !c.features(p).SyscallRawTp {
-			continue
-		}
-		dir := provider.SyscallDirection(p.Points)
-		if dir == "" {
+		dir := p.Def().Dispatcher(p.Points)
+		if dir == "" || !c.features(p).SyscallRawTp {
 			continue
 		}
 		if n := len(groups); n > 0 && i > 0 {

@@ -110,6 +110,11 @@ type Provider struct {
 	// (kprobe_multi, direct BTF loads).
 	KernelFeatures bool
 
+	// Dispatch says which syscall dispatcher (SysEnter, SysExit) can
+	// serve the points of one instance with Features.SyscallRawTp, ""
+	// for none (syscalls.go); nil: none.
+	Dispatch func(pts []*Point) string
+
 	// Compile fills in the attach part of a compiled probe (targets,
 	// periods) for the expanded points of one instance and says which
 	// program to emit.
@@ -193,6 +198,15 @@ func (p *Provider) AttachPoints(probe *object.Probe) int {
 		return p.Count(probe)
 	}
 	return max(len(probe.Targets), 1)
+}
+
+// Dispatcher returns the syscall dispatcher (SysEnter, SysExit) that can
+// serve the points pts of the provider, "" for none.
+func (p *Provider) Dispatcher(pts []*Point) string {
+	if p == nil || p.Dispatch == nil {
+		return ""
+	}
+	return p.Dispatch(pts)
 }
 
 // ListingName returns the name -l with a program prints for the expanded
