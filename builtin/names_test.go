@@ -39,8 +39,6 @@ var nameCompareAllowed = map[string]bool{
 	"lang/funcs_agg.go min":       true,
 	"lang/funcs_agg.go sum":       true,
 	"lang/program.go comptime":    true,
-	"runtime/usyms.go uprobe":     true,
-	"runtime/usyms.go uretprobe":  true,
 }
 
 // notNames are string compares that spell a builtin's or a provider's name

@@ -98,6 +98,10 @@ type Provider struct {
 	// UserBinary: the point's Module is a user binary (uaddr, ustack
 	// symbols).
 	UserBinary bool
+	// Binaries lists the user binaries a compiled probe's targets are in,
+	// where the runtime looks up the addresses of processes that have
+	// exited; nil: none.
+	Binaries func(p *object.Probe) []string
 
 	// SharesProgram: attach points of this provider in one probe of the
 	// script can share one instance (one program or one set of checked
@@ -198,6 +202,15 @@ func (p *Provider) AttachPoints(probe *object.Probe) int {
 		return p.Count(probe)
 	}
 	return max(len(probe.Targets), 1)
+}
+
+// BinariesOf returns the user binaries the compiled probe p of the
+// provider attaches in.
+func (p *Provider) BinariesOf(probe *object.Probe) []string {
+	if p == nil || p.Binaries == nil {
+		return nil
+	}
+	return p.Binaries(probe)
 }
 
 // Dispatcher returns the syscall dispatcher (SysEnter, SysExit) that can
