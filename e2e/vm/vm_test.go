@@ -51,7 +51,7 @@ func haveKprobeMulti(t *testing.T) bool {
 	}
 	have := err == nil
 	switch k := os.Getenv("GOTRACE_VM_KERNEL"); k {
-	case "6.12":
+	case "6.12", "7.3":
 		if !have {
 			t.Fatalf("kernel %s: kprobe_multi should be available: %v", k, err)
 		}
