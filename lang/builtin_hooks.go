@@ -20,17 +20,18 @@ func (c *checker) Errorf(at ast.Spanned, format string, args ...any) { c.errorf(
 func (c *checker) Warnf(at ast.Spanned, format string, args ...any) {
 	c.warnf(at, format, args...)
 }
-func (c *checker) Expr(e ast.Expr) *types.Type               { return c.expr(e) }
-func (c *checker) SetConst(e ast.Expr, v Const)              { c.info.Consts[e] = v }
-func (c *checker) WantArgs(e *ast.Call, lo, hi int) bool     { return c.wantArgs(e, lo, hi) }
-func (c *checker) IntArg(e *ast.Call, i int) *types.Type     { return c.intArg(e, i) }
-func (c *checker) ConstInt(e *ast.Call, i int) (int64, bool) { return c.constInt(e, i) }
-func (c *checker) Provider() *provider.Provider              { return c.probe.Def() }
-func (c *checker) Points() []*provider.Point                 { return c.probe.Points }
-func (c *checker) Cpid() int                                 { return c.opts.Cpid }
-func (c *checker) NCPUs() int                                { return c.opts.NCPUs }
-func (c *checker) MaxStrlen() int                            { return c.opts.MaxStrlen }
-func (c *checker) StackMode() string                         { return c.prog.Config.StackMode }
+func (c *checker) Expr(e ast.Expr) *types.Type                   { return c.expr(e) }
+func (c *checker) OwnType(e ast.Expr, t *types.Type) *types.Type { return c.ownType(e, t) }
+func (c *checker) SetConst(e ast.Expr, v Const)                  { c.info.Consts[e] = v }
+func (c *checker) WantArgs(e *ast.Call, lo, hi int) bool         { return c.wantArgs(e, lo, hi) }
+func (c *checker) IntArg(e *ast.Call, i int) *types.Type         { return c.intArg(e, i) }
+func (c *checker) ConstInt(e *ast.Call, i int) (int64, bool)     { return c.constInt(e, i) }
+func (c *checker) Provider() *provider.Provider                  { return c.probe.Def() }
+func (c *checker) Points() []*provider.Point                     { return c.probe.Points }
+func (c *checker) Cpid() int                                     { return c.opts.Cpid }
+func (c *checker) NCPUs() int                                    { return c.opts.NCPUs }
+func (c *checker) MaxStrlen() int                                { return c.opts.MaxStrlen }
+func (c *checker) StackMode() string                             { return c.prog.Config.StackMode }
 
 func (c *checker) BTF() (*btf.Spec, error) { return c.env.BTF() }
 
