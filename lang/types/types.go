@@ -122,6 +122,9 @@ type Type struct {
 	AS       AddrSpace
 	BTF      btf.Type // the BTF type behind Struct, Pointer and Int values read from the kernel
 
+	// Args: a Record of a probe's arguments (the args builtin's type,
+	// kept by the values copied from it).
+	Args bool
 	// UserStack: a Stack of user-space frames (ustack), {id, pid}; else a
 	// kernel stack (kstack), {id}.
 	UserStack bool
