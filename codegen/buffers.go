@@ -61,6 +61,11 @@ func (g *gen) buffer(e ast.Expr) int16 {
 			return off
 		}
 		g.scalar(e.X)
+		if w, ok := g.info.CastWidths[e]; ok {
+			// the integer's own bytes, then zeros (the slot is zeroed)
+			g.emit(g.stx(off, asm.R0, sizeOf(&types.Type{Kind: types.Int, Size: w})))
+			return off
+		}
 		g.emit(g.stx(off, asm.R0, sizeOf(&types.Type{Kind: types.Int, Size: t.Size})))
 		return off
 	case *ast.Tuple:

@@ -75,10 +75,12 @@ func (c *checker) checkProbe(pr *Probe) {
 		Idents:      map[*ast.Ident]*Builtin{},
 		Members:     map[*ast.Field]types.Field{},
 		Records:     map[string]*ast.Tuple{},
+		CastWidths:  map[*ast.Cast]int{},
 	}
 	c.probe, c.info = pr, pr.Info
 	c.scopes = []map[string]int{{}}
 	c.nextVar = 0
+	c.declared = map[int]*types.Type{}
 	pt := pr.Points[0]
 	def := pr.Def()
 	if len(pr.Points) == 1 {
