@@ -177,7 +177,6 @@ type Checker interface {
 	CheckAddrFunc(k types.Kind, as types.AddrSpace, e *ast.Call) *types.Type
 	CheckStrftime(e *ast.Call) *types.Type
 	CheckGetopt(e *ast.Call) *types.Type
-	CheckKstack(e *ast.Call) *types.Type
 	CheckNtop(e *ast.Call) *types.Type
 	CheckKaddr(e *ast.Call) *types.Type
 	CheckJoin(e *ast.Call) *types.Type
@@ -190,7 +189,6 @@ type Checker interface {
 	CheckPath(e *ast.Call) *types.Type
 	CheckUaddr(e *ast.Call) *types.Type
 	CheckUsym(e *ast.Call) *types.Type
-	CheckUstack(e *ast.Call) *types.Type
 	CheckBuf(e *ast.Call) *types.Type
 	CheckPton(e *ast.Call) *types.Type
 	CheckMacaddr(e *ast.Call) *types.Type

@@ -364,7 +364,7 @@ func (g *gen) stackDepth(t *types.Type, idSlot, slot int16) {
 		elem, shift = object.BuildIDFrameSize, 5
 		flags |= 1 << 11 // BPF_F_USER_BUILD_ID
 	}
-	if t.Name == "ustack" {
+	if t.UserStack {
 		flags |= 1 << 8 // BPF_F_USER_STACK
 	}
 	done := g.newLabel("depth")
@@ -389,7 +389,7 @@ func (g *gen) stackDepth(t *types.Type, idSlot, slot int16) {
 // stackLen loads the number of frames of a stack value into R0 (see
 // lang.Program.StackLens).
 func (g *gen) stackLen(x ast.Expr) {
-	if g.info.TypeOf(x).Name == "ustack" {
+	if g.info.TypeOf(x).UserStack {
 		off := g.buffer(x)
 		g.emit(g.ldx(asm.R0, off+12, asm.Word))
 		return

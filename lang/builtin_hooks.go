@@ -114,8 +114,6 @@ func (c *checker) CheckStrftime(e *ast.Call) *types.Type { return checkStrftime(
 
 func (c *checker) CheckGetopt(e *ast.Call) *types.Type { return checkGetopt(c, e) }
 
-func (c *checker) CheckKstack(e *ast.Call) *types.Type { return checkKstack(c, e) }
-
 func (c *checker) CheckNtop(e *ast.Call) *types.Type { return checkNtop(c, e) }
 
 func (c *checker) CheckKaddr(e *ast.Call) *types.Type { return checkKaddr(c, e) }
@@ -137,8 +135,6 @@ func (c *checker) CheckPath(e *ast.Call) *types.Type { return checkPath(c, e) }
 func (c *checker) CheckUaddr(e *ast.Call) *types.Type { return checkUaddr(c, e) }
 
 func (c *checker) CheckUsym(e *ast.Call) *types.Type { return checkUsym(c, e) }
-
-func (c *checker) CheckUstack(e *ast.Call) *types.Type { return checkUstack(c, e) }
 
 func (c *checker) CheckBuf(e *ast.Call) *types.Type { return checkBuf(c, e) }
 

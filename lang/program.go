@@ -67,6 +67,12 @@ type Options struct {
 	// a keyless integer map (e.g. "@ts") that tseries() reads as its clock
 	// instead of the TAI time, so that tests control the intervals.
 	DummyTSMap string
+	// Maps are maps that exist before the script, by name ("@x"): the
+	// live maps of a session (runtime.Session) that later programs
+	// share. A use must agree with their types; a use that would change
+	// their layout (a longer string, another integer width) is an error
+	// at the use. The checked Program's Maps hold those the script uses.
+	Maps map[string]*MapType
 	// Host describes the tracer's own process (its PID namespace, its
 	// clocks); the zero value is the initial PID namespace and no TAI
 	// offset.

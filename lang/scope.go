@@ -1,6 +1,7 @@
 package lang
 
 import (
+	"github.com/gotrace/gotrace/builtin"
 	"github.com/gotrace/gotrace/lang/ast"
 	"github.com/gotrace/gotrace/lang/types"
 )
@@ -66,13 +67,20 @@ func StmtEnds(s ast.Stmt) bool {
 		return true
 	case *ast.ExprStmt:
 		c, ok := s.X.(*ast.Call)
-		return ok && c.Name == "exit"
+		return ok && callEnds(c)
 	case *ast.BlockStmt:
 		return BlockEnds(s.Body)
 	case *ast.IfStmt:
 		return s.Else != nil && BlockEnds(s.Then) && StmtEnds(s.Else)
 	}
 	return false
+}
+
+// callEnds reports whether a call leaves the probe (builtin.Func.Ends:
+// exit()).
+func callEnds(c *ast.Call) bool {
+	f := builtin.LookupFunc(c.Name)
+	return f != nil && f.Ends
 }
 
 // lookupVar finds the declaration a variable name refers to.

@@ -469,7 +469,7 @@ func leaves(b *ast.Block) bool {
 			case *ast.ReturnStmt:
 				found = true
 			case *ast.Call:
-				if m.Name == "exit" {
+				if callEnds(m) {
 					found = true
 				}
 			case *ast.WhileStmt:
