@@ -332,7 +332,7 @@ func (c *compiler) compileProbe(i int, p *lang.Probe) error {
 			s.Name = one.Function
 			s.AttachTo = target
 			if one.Program != probe.Program {
-				c.ownScratch(s, probe.Program)
+				c.ownScratch(s, one.Program, probe.Program)
 			}
 			c.out.Collection.Programs[one.Program] = s
 			c.out.Probes = append(c.out.Probes, &one)
