@@ -230,9 +230,9 @@ func (c *compiler) compileFrame(newG func() *gen) (asm.Instructions, error) {
 }
 
 // ownScratch gives the copy s of program from, named name in the
-// collection (one trampoline target of
-// a wildcard) a scratch map of its own: two programs may run at once on
-// one CPU (a preempted trampoline), one program only once.
+// collection (one trampoline target of a wildcard), a scratch map of its
+// own: two programs may run at once on one CPU (a preempted trampoline),
+// one program only once.
 func (c *compiler) ownScratch(s *ebpf.ProgramSpec, name, from string) {
 	shared, ok := c.out.Collection.Maps["scratch_"+from]
 	if !ok {
