@@ -77,6 +77,9 @@ func VerifierPosition(err error, prog *object.Program) *lang.Error {
 	if insn < 0 {
 		return nil
 	}
+	if e := helperRefusal(ve.Log, spec.Instructions, insn); e != nil {
+		return e
+	}
 	pos, ok := sourcePos(sourceAt(spec.Instructions, insn))
 	if !ok {
 		return nil
@@ -94,6 +97,46 @@ func VerifierPosition(err error, prog *object.Program) *lang.Error {
 		}
 	}
 	return &lang.Error{Pos: pos, Msg: fmt.Sprintf("the BPF verifier rejected the code generated here: %s", cause)}
+}
+
+// helperRefusalRe is the verifier's refusal of a helper in this kind of
+// program (bpf_d_path outside its allowed functions); helperCallRe is the
+// call it refuses, as the log prints it ("call bpf_d_path#147").
+var (
+	helperRefusalRe = regexp.MustCompile(`helper call is not allowed in probe|program of this type cannot use helper`)
+	helperCallRe    = regexp.MustCompile(` call ([a-z_0-9]+)#\d+`)
+)
+
+// helperRefusal is bpftrace's error for a helper the verifier refuses in
+// this program ("helper bpf_d_path not allowed in probe"), at the builtin
+// call that emitted the helper call at raw instruction offset insn, or nil.
+func helperRefusal(log []string, insns asm.Instructions, insn int) *lang.Error {
+	helper := ""
+	refused := false
+	for _, l := range log {
+		if m := helperCallRe.FindStringSubmatch(l); m != nil {
+			helper = m[1]
+		}
+		if helperRefusalRe.MatchString(l) {
+			refused = true
+			break
+		}
+	}
+	if !refused || helper == "" {
+		return nil
+	}
+	iter := insns.Iterate()
+	for iter.Next() {
+		if int(iter.Offset) != insn {
+			continue
+		}
+		sp, ok := iter.Ins.Metadata.Get(callSpan{}).(ast.Span)
+		if !ok {
+			return nil
+		}
+		return &lang.Error{Pos: sp.Start, End: sp.End, Msg: fmt.Sprintf("helper %s not allowed in probe", helper)}
+	}
+	return nil
 }
 
 var (
