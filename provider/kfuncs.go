@@ -113,8 +113,11 @@ func kfuncExpander(kind string, offsets, needBTF bool) func(ExpandEnv, string, [
 		default:
 			return nil, fmt.Errorf("%s must be %s:[module:]function, got %q", kind, kind, raw)
 		}
-		if module == "vmlinux" {
-			module = ""
+		if module == "vmlinux" || HasGlob(module) && matchGlob(module, "vmlinux") {
+			module = "" // vmlinu*:FUNCTION is the kernel's own function
+		}
+		if HasGlob(module) {
+			return nil, noMatch(fmt.Sprintf("No matches for %s %s:%s.", kind, module, fn))
 		}
 		if module != "" {
 			if ks, ok := env.(KernelSymbols); ok && !needBTF {
@@ -224,7 +227,7 @@ func kfuncExpander(kind string, offsets, needBTF bool) func(ExpandEnv, string, [
 						return nil, fmt.Errorf("kernel function %s not found in BTF: the compiler renamed it (%s), and BTF describes no renamed function; %s:%s attaches to it", fn, strings.Join(v, ", "), kp, v[0])
 					}
 				}
-				return nil, fmt.Errorf("kernel function %s not found in BTF", fn)
+				return nil, fmt.Errorf("No matches for %s %s.", kind, fn) // bpftrace's words: BTF has no such function
 			}
 			protos[fn] = proto
 			if traceable != nil && !traceable[fn] {

@@ -85,6 +85,13 @@ func TestKprobeExactNames(t *testing.T) {
 			t.Errorf("%s: got %+v, want NoFtrace %v, prototype %v", tc.raw, pts[0], tc.noFtrace, tc.proto)
 		}
 	}
+	// A module wildcard matching vmlinux is the kernel's own function.
+	for _, raw := range []string{"kprobe:vmlinu*:vfs_read", "fentry:vmlinu?:vfs_read"} {
+		pts, err := env.expand(raw)
+		if err != nil || len(pts) != 1 || pts[0].Func != "vfs_read" {
+			t.Errorf("%s: %v, %v", raw, pts, err)
+		}
+	}
 	for raw, want := range map[string]string{
 		"kprobe:lookup_fast":             `^No matches for kprobe lookup_fast: the compiler renamed the function; did you mean kprobe:lookup_fast\.constprop\.0\?$`,
 		"kretprobe:walk_component":       `did you mean kretprobe:walk_component\.isra\.0 or kretprobe:walk_component\.part\.0\?$`,
@@ -94,7 +101,10 @@ func TestKprobeExactNames(t *testing.T) {
 		"kprobe:dup_fn":                  `^kernel function dup_fn is ambiguous: /proc/kallsyms lists 2 functions of that name`,
 		"kprobe:kprobe_busy":             `^kernel function kprobe_busy is on the kprobe blacklist`,
 		"fentry:zz_renamed":              `^kernel function zz_renamed not found in BTF: the compiler renamed it \(zz_renamed\.isra\.0\), and BTF describes no renamed function; kprobe:zz_renamed\.isra\.0 attaches to it$`,
-		"fentry:copy_notrace":            `^kernel function copy_notrace not found in BTF$`,
+		"fentry:copy_notrace":            `^No matches for fentry copy_notrace\.$`,
+		"fentry:vmlinu*:copy_notrace":    `^No matches for fentry copy_notrace\.$`,
+		"kprobe:vmlinu?:nosuch_fn_*":     `^no kernel functions match nosuch_fn_\*$`,
+		"fentry:vmlinuz*:vfs_read":       `^No matches for fentry vmlinuz\*:vfs_read\.$`,
 		"kprobe:nosuch_fn_*":             `^no kernel functions match nosuch_fn_\*$`,
 		"kprobe:md_mod:md_flush_request": `^specified module md_mod in probe kprobe:md_mod:md_flush_request is not loaded\.$`,
 		"kprobe:zz_mod:zz_mod_fn":        `^kernel module functions are not supported yet \(zz_mod\)$`,
