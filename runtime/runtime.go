@@ -374,7 +374,7 @@ func (s *session) run(ctx context.Context) error {
 		n -= skipped
 	}
 	if n == 0 {
-		return errors.New("no probes to attach")
+		return errors.New("No probes to attach") // bpftrace's words
 	}
 	if !s.opts.Quiet && !s.json() {
 		fmt.Fprintln(s.stderr, attachedLine(n, time.Since(attachStart)))
