@@ -196,6 +196,9 @@ func (c *checker) checkFile(file *ast.File) {
 				// body still defines the maps other probes use, as in
 				// bpftrace, whose probes drop only when attaching.
 				dropped = append(dropped, &Probe{AST: p, Points: []*AttachPoint{stand}, Index: i})
+				if c.prog.Config.MissingProbes == "warn" {
+					c.prog.Warnings.Add(p.Attach[0], "Probe has no valid attach points. It is being removed which may cause issues with program behavior.")
+				}
 			}
 			continue
 		}

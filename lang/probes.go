@@ -27,9 +27,18 @@ func (c *checker) expandAttach(ap *ast.AttachPoint) []*AttachPoint {
 		env = provider.WithTarget(c.env, provider.Target{Pid: c.opts.Pid, Unsafe: c.opts.Unsafe})
 	}
 	points, err := p.Expand(env, ap.Raw, parts[1:])
+	var nt *provider.NotTraceable
+	if errors.As(err, &nt) {
+		c.prog.Warnings.Add(ap, "%s", nt.Warning()) // bpftrace warns, then says No matches
+	}
 	if err != nil {
-		if c.noMatchOK && errors.Is(err, provider.ErrNoMatch) {
-			c.noMatch = append(c.noMatch, noMatch{ap, err.Error()})
+		if errors.Is(err, provider.ErrNoMatch) {
+			if c.noMatchOK {
+				c.noMatch = append(c.noMatch, noMatch{ap, err.Error()})
+				return nil
+			}
+			// bpftrace's words for a probe whose one wildcard matches nothing
+			c.errorf(ap, "Probe has no valid attach points (%s).", err)
 			return nil
 		}
 		c.errorf(ap, "%s", err)
