@@ -204,7 +204,7 @@ func (c *checker) checkFile(file *ast.File) {
 		}
 		// Only tracepoints share one program between attach points, and only
 		// when the body does not depend on which one fired.
-		shared := !usesIdent(p, "args") && !usesIdent(p, "probe")
+		shared := !usesPerPoint(p)
 		var groups [][]*AttachPoint
 		byProvider := map[string]int{}
 		for _, pt := range points {
