@@ -32,9 +32,11 @@ func Check(file *ast.File, env Env, opts Options) (*Program, error) {
 		opts: opts,
 		prog: &Program{File: file, Maps: map[string]*MapType{}, MaxStrlen: opts.MaxStrlen, NCPUs: opts.NCPUs, MaxMapKeys: opts.MaxMapKeys, Host: opts.Host},
 	}
+	c.predeclare()
 	c.checkFile(file)
 	c.checkDummyTSMap()
 	c.unusedDecls()
+	c.settlePredeclared()
 	if len(c.errs) > 0 {
 		c.errs.Sort()
 		return nil, collapse(c.errs)

@@ -214,6 +214,30 @@ func buildLhist(vals map[uint64]uint64, lmin, lmax, step int64) histogram {
 
 func single(a, b histLabel) bool { return a.isInt && b.isInt && a.n+1 == b.n }
 
+// rowHeader is the label of row i: "[4, 8)", "[1]", "(..., 0)", "[1M, ...)".
+func (h *histogram) rowHeader(i int) string {
+	switch {
+	case i == 0 && h.lower == nil:
+		up := "..."
+		if len(h.labels) > 0 {
+			up = h.labels[0].text
+		}
+		return "(..., " + up + ")"
+	case i == 0 && len(h.labels) == 0:
+		return "[" + h.lower.text + ", ...)"
+	case i == 0 && single(*h.lower, h.labels[0]):
+		return "[" + h.lower.text + "]"
+	case i == 0:
+		return "[" + h.lower.text + ", " + h.labels[0].text + ")"
+	case i >= len(h.labels):
+		return "[" + h.labels[len(h.labels)-1].text + ", ...)"
+	case single(h.labels[i-1], h.labels[i]):
+		return "[" + h.labels[i-1].text + "]"
+	default:
+		return "[" + h.labels[i-1].text + ", " + h.labels[i].text + ")"
+	}
+}
+
 // histBarWidth is the width of the '@' bar.
 const histBarWidth = 52
 
@@ -227,27 +251,7 @@ func (h *histogram) write(w io.Writer) error {
 	}
 	var sb strings.Builder
 	for i, c := range h.counts {
-		var header string
-		switch {
-		case i == 0 && h.lower == nil:
-			up := "..."
-			if len(h.labels) > 0 {
-				up = h.labels[0].text
-			}
-			header = "(..., " + up + ")"
-		case i == 0 && len(h.labels) == 0:
-			header = "[" + h.lower.text + ", ...)"
-		case i == 0 && single(*h.lower, h.labels[0]):
-			header = "[" + h.lower.text + "]"
-		case i == 0:
-			header = "[" + h.lower.text + ", " + h.labels[0].text + ")"
-		case i >= len(h.labels):
-			header = "[" + h.labels[len(h.labels)-1].text + ", ...)"
-		case single(h.labels[i-1], h.labels[i]):
-			header = "[" + h.labels[i-1].text + "]"
-		default:
-			header = "[" + h.labels[i-1].text + ", " + h.labels[i].text + ")"
-		}
+		header := h.rowHeader(i)
 		bar := 0
 		if maxCount > 0 {
 			// bpftrace computes this in single precision and truncates.
