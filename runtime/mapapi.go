@@ -259,3 +259,7 @@ func asUint64(v any) (uint64, bool) {
 	}
 	return 0, false
 }
+
+// MapNames returns the names of the session's maps, sorted, without
+// reading them (Maps counts their entries).
+func (s *Session) MapNames() []string { return s.mapNames() }
