@@ -116,6 +116,10 @@ type RunOptions struct {
 	Formatter *output.Formatter
 	// Attached, when set, is called once every probe is attached.
 	Attached func()
+	// Opened, when set, is called with the run's session once it is
+	// open, before the script is added: the caller can read its maps
+	// while it runs.
+	Opened func(*runtime.Session)
 	// StackMode formats kstack and ustack: "bpftrace" (the default),
 	// "perf" or "raw"; the script's config block can set it too.
 	StackMode string
@@ -257,7 +261,7 @@ func (s *Script) runtimeOptions(opts RunOptions) runtime.Options {
 	ro := runtime.Options{
 		Stdout: opts.Stdout, Stderr: opts.Stderr, Quiet: opts.Quiet, Unsafe: s.unsafe, Pid: s.pid,
 		NoSignals: opts.NoSignals, NoExitMaps: opts.NoExitMaps, Formatter: opts.Formatter,
-		Attached: opts.Attached, StackMode: opts.StackMode, MaxCatBytes: opts.MaxCatBytes,
+		Attached: opts.Attached, Opened: opts.Opened, StackMode: opts.StackMode, MaxCatBytes: opts.MaxCatBytes,
 		Verbose: opts.Verbose, Format: opts.Format,
 		TracefsDir: s.env.TracefsDir(), BTFCache: s.env.BTFCache(),
 	}

@@ -113,6 +113,10 @@ type Options struct {
 	// events are read); embedders and tests use it to know when tracing
 	// has started.
 	Attached func()
+	// Opened, when set, is called by Run with its session once it is
+	// open, before the program is added: the caller can read the maps
+	// while the program runs (gotrace --metrics).
+	Opened func(*Session)
 	// StackMode formats kstack and ustack: "bpftrace" (the default, one
 	// symbol+offset a line), "perf" (address, symbol, object), or "raw"
 	// (addresses).
@@ -194,6 +198,9 @@ func Run(ctx context.Context, prog *object.Program, opts Options) (exitCode int,
 	sess, err := Open(ctx, opts)
 	if err != nil {
 		return 1, err
+	}
+	if opts.Opened != nil {
+		opts.Opened(sess)
 	}
 	h, err := sess.Add(prog)
 	if err != nil {
