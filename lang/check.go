@@ -179,7 +179,7 @@ func (c *checker) checkFile(file *ast.File) {
 			c.noMatchOK = len(p.Attach) > 1
 			pts, d := c.expandAttachMissing(&cp)
 			c.noMatchOK = false
-			c.countPrograms(&cp, len(pts), usesIdent(p, "probe"))
+			c.countPrograms(&cp, len(pts), usesPointName(p))
 			points = append(points, pts...)
 			stand = cmp.Or(stand, d)
 		}

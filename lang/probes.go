@@ -3,7 +3,6 @@ package lang
 import (
 	"cmp"
 	"errors"
-	"strings"
 
 	"github.com/gotrace/gotrace/lang/ast"
 	"github.com/gotrace/gotrace/provider"
@@ -73,16 +72,7 @@ func (c *checker) countPrograms(ap *ast.AttachPoint, n int, usesProbe bool) {
 	if def == nil || n == 0 {
 		return
 	}
-	wild := func(i int) bool { return i < len(parts) && strings.ContainsAny(parts[i], "*?[") }
-	full := usesProbe
-	switch def.Name {
-	case "tracepoint", "rawtracepoint", "fentry", "fexit", "iter":
-		full = full || wild(1) || wild(2)
-	case "kprobe", "kretprobe":
-		full = full || len(parts) > 2 && wild(1)
-	case "usdt":
-		full = full || wild(1) || wild(2) || wild(3) || len(parts) < 4 || c.opts.Pid != 0
-	}
+	full := usesProbe || def.ProgramPerMatch != nil && def.ProgramPerMatch(parts[1:], c.opts.Pid)
 	if !full {
 		return
 	}

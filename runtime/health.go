@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"os"
 	"time"
+
+	"github.com/gotrace/gotrace/provider"
 )
 
 // Health is a session's own counters, read from the kernel when asked.
@@ -127,7 +129,7 @@ func (s *entry) probeStats() []ProbeStats {
 	}
 	var out []ProbeStats
 	for _, p := range s.prog.Probes {
-		if p.Provider == "begin" || p.Provider == "end" || p.Dispatch != "" {
+		if def := provider.Lookup(p.Provider); def == nil || def.Phase != provider.Attached || p.Dispatch != "" {
 			continue
 		}
 		prog := s.coll.Programs[p.Program]
