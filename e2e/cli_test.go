@@ -370,6 +370,16 @@ func TestMissingProbeWarning(t *testing.T) {
 	if want := "stdin:1:1-29: ERROR: No matches for tracepoint nonsense:nonsense.\n"; got.code != 1 || !strings.HasPrefix(got.stderr, want) {
 		t.Errorf("exit %d, stderr %q, want prefix %q", got.code, got.stderr, want)
 	}
+	// A probe left without attach points is removed, with a warning; a
+	// program left without probes is an error.
+	got = run(t, "-e", `config = { missing_probes = "warn" } tracepoint:nonsense:nonsense { exit(); } BEGIN { exit(); }`)
+	if want := ": WARNING: Probe has no valid attach points. It is being removed which may cause issues with program behavior.\n"; got.code != 0 || !strings.Contains(got.stderr, want) {
+		t.Errorf("exit %d, stderr %q, want %q", got.code, got.stderr, want)
+	}
+	got = run(t, "-e", `config = { missing_probes = "ignore" } tracepoint:nonsense:nonsense { exit(); }`)
+	if want := "ERROR: No probes to attach\n"; got.code != 1 || got.stderr != want {
+		t.Errorf("exit %d, stderr %q, want %q", got.code, got.stderr, want)
+	}
 }
 
 // TestMacroErrorf: errorf() in a macro names the macro use it was

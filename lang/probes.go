@@ -1,7 +1,9 @@
 package lang
 
 import (
+	"cmp"
 	"errors"
+	"strings"
 
 	"github.com/gotrace/gotrace/lang/ast"
 	"github.com/gotrace/gotrace/provider"
@@ -25,9 +27,18 @@ func (c *checker) expandAttach(ap *ast.AttachPoint) []*AttachPoint {
 		env = provider.WithTarget(c.env, provider.Target{Pid: c.opts.Pid, Unsafe: c.opts.Unsafe})
 	}
 	points, err := p.Expand(env, ap.Raw, parts[1:])
+	var nt *provider.NotTraceable
+	if errors.As(err, &nt) {
+		c.prog.Warnings.Add(ap, "%s", nt.Warning()) // bpftrace warns, then says No matches
+	}
 	if err != nil {
-		if c.noMatchOK && errors.Is(err, provider.ErrNoMatch) {
-			c.noMatch = append(c.noMatch, noMatch{ap, err.Error()})
+		if errors.Is(err, provider.ErrNoMatch) {
+			if c.noMatchOK {
+				c.noMatch = append(c.noMatch, noMatch{ap, err.Error()})
+				return nil
+			}
+			// bpftrace's words for a probe whose one wildcard matches nothing
+			c.errorf(ap, "Probe has no valid attach points (%s).", err)
 			return nil
 		}
 		c.errorf(ap, "%s", err)
@@ -46,4 +57,42 @@ func (c *checker) expandAttach(ap *ast.AttachPoint) []*AttachPoint {
 type noMatch struct {
 	ap  *ast.AttachPoint
 	msg string
+}
+
+// DefaultMaxBPFProgs is bpftrace's default max_bpf_progs.
+const DefaultMaxBPFProgs = 1024
+
+// countPrograms counts the n matches of attach point ap toward config
+// max_bpf_progs when bpftrace gives each match a program of its own (a
+// wildcard tracepoint, rawtracepoint, fentry/fexit, iter or usdt, a kprobe
+// with a wildcard module; any attach point of a probe that reads the probe
+// builtin), and refuses the script past the limit, as bpftrace does.
+func (c *checker) countPrograms(ap *ast.AttachPoint, n int, usesProbe bool) {
+	parts := provider.SplitAttach(ap.Raw)
+	def := provider.Lookup(parts[0])
+	if def == nil || n == 0 {
+		return
+	}
+	wild := func(i int) bool { return i < len(parts) && strings.ContainsAny(parts[i], "*?[") }
+	full := usesProbe
+	switch def.Name {
+	case "tracepoint", "rawtracepoint", "fentry", "fexit", "iter":
+		full = full || wild(1) || wild(2)
+	case "kprobe", "kretprobe":
+		full = full || len(parts) > 2 && wild(1)
+	case "usdt":
+		full = full || wild(1) || wild(2) || wild(3) || len(parts) < 4 || c.opts.Pid != 0
+	}
+	if !full {
+		return
+	}
+	c.bpfProgs += n
+	if limit := cmp.Or(c.prog.Config.MaxBPFProgs, DefaultMaxBPFProgs); c.bpfProgs > limit {
+		if c.quiet {
+			return
+		}
+		c.errorf(ap, "Your program is trying to generate more than %d BPF programs, which exceeds the current limit of %d", c.bpfProgs, limit)
+		e := c.errs[len(c.errs)-1]
+		e.Hints = append(e.Hints, "You can increase the limit through the BPFTRACE_MAX_BPF_PROGS environment variable.")
+	}
 }

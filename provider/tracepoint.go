@@ -23,6 +23,7 @@ var tracepointProvider = &Provider{
 	ProbeType:     "tracepoint",
 	SharesProgram: true,
 	PidFilter:     true,
+	Dispatch:      SyscallDirection,
 	Compile: func(pts []*Point, f Features, probe *object.Probe) Program {
 		probe.Provider = "tracepoint"
 		for _, p := range pts {

@@ -352,7 +352,7 @@ func (s *entry) start() (drainOnly bool, err error) {
 		n -= skipped
 	}
 	if n == 0 {
-		return false, errors.New("no probes to attach")
+		return false, errors.New("No probes to attach") // bpftrace's words
 	}
 	s.nattached = n
 	for _, p := range prog.Probes {
