@@ -11,6 +11,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/gotrace/gotrace/lang/types"
 )
 
 // DefaultMaxSeries is the default of Options.MaxSeries.
@@ -60,6 +62,9 @@ type plan struct {
 	// every bound the map has shown, so that a series' layout only grows.
 	bounds []float64
 	seen   map[float64]bool
+	// mayAlias: two keys may print alike (a key component is neither an
+	// integer, a boolean nor a string), so entries must be merged.
+	mayAlias bool
 }
 
 // New returns a Collector over src. Every map of src.Maps() is planned
@@ -166,6 +171,11 @@ func (c *Collector) planMap(m MapInfo) error {
 		c.owners[f] = m.Name
 	}
 	p := &plan{info: m, shape: shape, labels: names, seen: map[float64]bool{}}
+	for _, l := range labels {
+		if k := l.Type.Kind; k != types.Int && k != types.Bool && k != types.String {
+			p.mayAlias = true
+		}
+	}
 	help := fmt.Sprintf("gotrace map %s: %s", m.Name, m.Value)
 	name := base
 	if shape == shapeCounter {
@@ -313,6 +323,9 @@ func (c *Collector) merge(p *plan, entries []Entry) []Entry {
 		if len(entries) > 1 {
 			entries = entries[:1]
 		}
+		return entries
+	}
+	if !p.mayAlias {
 		return entries
 	}
 	seen := make(map[string]int, len(entries))
