@@ -45,6 +45,9 @@ type Func struct {
 	MapNeedsHash bool
 	// Ends: a statement calling the function leaves the probe (exit).
 	Ends bool
+	// Decides: as the condition of an if, the call's compile-time value
+	// decides which branch is checked and compiled (comptime).
+	Decides bool
 	// FormatArgs: the first argument is a format and the others are
 	// evaluated at run time into the event (printf), never folded into
 	// constants of one attach point.

@@ -24,7 +24,6 @@ var nameCompareAllowed = map[string]bool{
 	"lang/eval/eval.go bswap":   true,
 	"lang/eval/eval.go strlen":  true,
 	"lang/eval/eval.go strncmp": true,
-	"lang/program.go comptime":  true,
 }
 
 // notNames are string compares that spell a builtin's or a provider's name
