@@ -1,6 +1,10 @@
 package e2e
 
-import "testing"
+import (
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
 
 // TestBeginExitOneLiner runs a tracepoint one-liner whose BEGIN calls
 // exit(): it stops at once with END's output and the Attached line
@@ -17,4 +21,21 @@ func TestBeginExitOneLiner(t *testing.T) {
 	if want := "Attached 3 probes\n"; r.stderr != want {
 		t.Errorf("stderr %q, want %q", r.stderr, want)
 	}
+}
+
+// TestExitKeepsCounting: after exit(), the probes stay attached until the
+// ring buffer has been quiet for a poll interval, as bpftrace polls before
+// it detaches: every call of a traced loop is counted, not only those
+// before gotrace saw the first exit() (it counted 1 to 67 of 221).
+func TestExitKeepsCounting(t *testing.T) {
+	cc, err := exec.LookPath("cc")
+	if err != nil {
+		t.Skip("no C compiler to build the traced program")
+	}
+	bin := filepath.Join(t.TempDir(), "add")
+	if out, err := exec.Command(cc, "-O1", "-o", bin, "testdata/uprobe/add.c").CombinedOutput(); err != nil {
+		t.Fatalf("cc: %v\n%s", err, out)
+	}
+	got := run(t, "-c", bin+" 500", "-e", `uretprobe:`+bin+`:add { @n = count(); @s = stats((int32)retval); exit(); }`)
+	wantOutput(t, got, "125250\n\n\n@n: 500\n@s: { .count = 500, .average = 250, .total = 125250 }\n", 0)
 }
