@@ -1,10 +1,6 @@
 package e2e
 
-import (
-	"os/exec"
-	"path/filepath"
-	"testing"
-)
+import "testing"
 
 // TestBeginExitOneLiner runs a tracepoint one-liner whose BEGIN calls
 // exit(): it stops at once with END's output and the Attached line
@@ -28,14 +24,7 @@ func TestBeginExitOneLiner(t *testing.T) {
 // it detaches: every call of a traced loop is counted, not only those
 // before gotrace saw the first exit() (it counted 1 to 67 of 221).
 func TestExitKeepsCounting(t *testing.T) {
-	cc, err := exec.LookPath("cc")
-	if err != nil {
-		t.Skip("no C compiler to build the traced program")
-	}
-	bin := filepath.Join(t.TempDir(), "add")
-	if out, err := exec.Command(cc, "-O1", "-o", bin, "testdata/uprobe/add.c").CombinedOutput(); err != nil {
-		t.Fatalf("cc: %v\n%s", err, out)
-	}
+	bin := buildAdd(t)
 	got := run(t, "-c", bin+" 500", "-e", `uretprobe:`+bin+`:add { @n = count(); @s = stats((int32)retval); exit(); }`)
 	wantOutput(t, got, "125250\n\n\n@n: 500\n@s: { .count = 500, .average = 250, .total = 125250 }\n", 0)
 }
