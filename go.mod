@@ -4,13 +4,10 @@ go 1.26.8
 
 require (
 	github.com/alecthomas/participle/v2 v2.1.4
+	github.com/chzyer/readline v1.5.1
 	github.com/cilium/ebpf v0.22.0
-	github.com/peterh/liner v1.2.3
 	golang.org/x/arch v0.33.0
 	golang.org/x/sys v0.48.0
 )
 
-require (
-	github.com/clipperhouse/uax29/v2 v2.7.0 // indirect
-	github.com/mattn/go-runewidth v0.0.31 // indirect
-)
+require github.com/creack/pty v1.1.24
