@@ -33,14 +33,20 @@ type completer struct {
 // the length of the word they complete.
 func (c *completer) Do(line []rune, pos int) ([][]rune, int) {
 	before := string(line[:pos])
-	start := strings.LastIndexAny(before, " \t{}();,=+-*/%!<>&|^~?[]\"") + 1
-	word := before[start:]
 	entry := ""
 	if c.r != nil {
 		c.r.mu.Lock()
 		entry = c.r.input
 		c.r.mu.Unlock()
 	}
+	// An attach point holds '/', '-' and '.' (uprobe:/bin/bash:...); an
+	// expression ends a word at an operator.
+	seps := " \t{}();,=+-*/%!<>&|^~?[]\""
+	if !inBlock(entry + before) {
+		seps = " \t,{"
+	}
+	start := strings.LastIndexAny(before, seps) + 1
+	word := before[start:]
 	var out [][]rune
 	for _, cand := range c.candidates(word, entry+before[:start]) {
 		if strings.HasPrefix(cand, word) && cand != word {
@@ -162,7 +168,7 @@ func (c *completer) attachPoints(word string) []string {
 	c.mu.Unlock()
 	if !ok {
 		var b bytes.Buffer
-		_ = def.List(&b, gotrace.NewKernelEnv(), pattern, false)
+		_ = def.List(&b, provider.WithListTarget(gotrace.NewKernelEnv(), provider.Target{}), pattern, false)
 		sc := bufio.NewScanner(&b)
 		sc.Buffer(make([]byte, 64<<10), 1<<20)
 		for sc.Scan() {
@@ -179,7 +185,13 @@ func (c *completer) attachPoints(word string) []string {
 	var out []string
 	for _, p := range all {
 		if !strings.HasPrefix(p, prefix) {
-			continue
+			// Kernel functions list as fentry:vmlinux:vfs_read; the
+			// module may be left out.
+			short := strings.Replace(p, ":vmlinux:", ":", 1)
+			if !strings.HasPrefix(short, prefix) {
+				continue
+			}
+			p = short
 		}
 		cand := p
 		if i := strings.IndexByte(p[len(prefix):], ':'); i >= 0 {
