@@ -418,7 +418,7 @@ func stackSig(t *types.Type) string {
 	}
 	switch {
 	case t.Kind == types.Stack:
-		return fmt.Sprintf("(%s %d %s)", t.Name, t.Len, t.StackMode)
+		return fmt.Sprintf("(%v %d %s)", t.UserStack, t.Len, t.StackMode)
 	case t.Elem != nil:
 		return stackSig(t.Elem)
 	}

@@ -175,6 +175,10 @@ type MapType struct {
 	// ownKeys are the key types bpftrace gives the map, before storage
 	// widens them (int8 for @m[1]), for its errors.
 	ownKeys []*types.Type
+	// ownValue is the value type bpftrace gives the map before storage
+	// widens it (int32 for @m = (int32)1, string[4] for @m = "abc"): what
+	// sizeof and strcap report.
+	ownValue *types.Type
 }
 
 // Probe is one instance of a probe: an AST probe together with the expanded

@@ -364,14 +364,15 @@ func (s *Session) errorf(format string, args ...any) {
 	fmt.Fprintf(s.stderr, "ERROR: "+format+"\n", args...)
 }
 
-// system runs cmd with sh -c and prints its output (stdout and stderr)
-// followed by a newline, as bpftrace's system() does.
+// system runs cmd with /bin/sh -c and prints its output (stdout and
+// stderr) followed by a newline, as bpftrace's system() does. The shell is
+// /bin/sh, as for system(3), not the first sh on $PATH.
 func (s *entry) system(cmd string) error {
 	if !s.opts.Unsafe {
 		s.errorf("system() not allowed in safe mode. Use '--unsafe'.")
 		return nil
 	}
-	c := exec.Command("sh", "-c", cmd)
+	c := exec.Command("/bin/sh", "-c", cmd)
 	var out bytes.Buffer
 	c.Stdout, c.Stderr = &out, &out
 	if err := c.Run(); err != nil {

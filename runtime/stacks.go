@@ -58,11 +58,11 @@ func (s *entry) withStacks(f *output.Formatter) *output.Formatter {
 				fmt.Fprintf(&b, "%x\n", addr)
 				continue
 			case "perf":
-				if t.Name == "ustack" && !s.opts.NoDebugInfo {
+				if t.UserStack && !s.opts.NoDebugInfo {
 					for _, f := range s.usyms.debugFrames(addr, pid, true) {
 						fmt.Fprintf(&b, "\t%x %s\n", addr, f)
 					}
-				} else if t.Name == "ustack" {
+				} else if t.UserStack {
 					fmt.Fprintf(&b, "\t%x %s\n", addr, s.usyms.perfFrame(addr, pid))
 				} else if name, off, ok := ksyms.Lookup(addr); ok {
 					fmt.Fprintf(&b, "\t%x %s+%d ([kernel.kallsyms])\n", addr, name, off)
@@ -72,7 +72,7 @@ func (s *entry) withStacks(f *output.Formatter) *output.Formatter {
 				continue
 			}
 			b.WriteString("        ")
-			if t.Name == "ustack" {
+			if t.UserStack {
 				if s.opts.NoDebugInfo {
 					b.WriteString(s.usyms.frame(addr, pid) + "\n")
 				} else {
