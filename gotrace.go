@@ -131,6 +131,9 @@ type RunOptions struct {
 	// Format is the output format (bpftrace -f): "" or output.FormatText,
 	// or output.FormatJSON.
 	Format output.OutputFormat
+	// ProbeStats enables the kernel's run-time statistics of BPF programs
+	// while a Session is open, for Handle.Hits (runtime.Options.ProbeStats).
+	ProbeStats bool
 }
 
 // Script is a compiled script, ready to run.
@@ -248,6 +251,9 @@ func syscallPoints(p *lang.Program) int {
 	return n
 }
 
+// Parsed returns the script's syntax tree as parsed, before checking.
+func (s *Script) Parsed() *ast.File { return s.file }
+
 // Warnings renders the script's warnings (e.g. skipped missing probes),
 // or "" when there are none.
 func (s *Script) Warnings() string {
@@ -262,7 +268,7 @@ func (s *Script) runtimeOptions(opts RunOptions) runtime.Options {
 		Stdout: opts.Stdout, Stderr: opts.Stderr, Quiet: opts.Quiet, Unsafe: s.unsafe, Pid: s.pid,
 		NoSignals: opts.NoSignals, NoExitMaps: opts.NoExitMaps, Formatter: opts.Formatter,
 		Attached: opts.Attached, Opened: opts.Opened, StackMode: opts.StackMode, MaxCatBytes: opts.MaxCatBytes,
-		Verbose: opts.Verbose, Format: opts.Format,
+		Verbose: opts.Verbose, Format: opts.Format, ProbeStats: opts.ProbeStats,
 		TracefsDir: s.env.TracefsDir(), BTFCache: s.env.BTFCache(),
 	}
 	cfg := s.Checked.Config

@@ -148,6 +148,10 @@ type Options struct {
 	// for text, output.FormatJSON for one JSON object per line on Stdout
 	// (see output/json.go).
 	Format output.OutputFormat
+	// ProbeStats enables the kernel's run-time statistics of BPF programs
+	// (BPF_ENABLE_STATS, Linux 5.8) while a Session is open, so that
+	// Handle.Hits counts how often each program ran. Run ignores it.
+	ProbeStats bool
 }
 
 // LoadError is returned by Run when the kernel refuses the collection. It
