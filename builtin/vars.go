@@ -91,7 +91,8 @@ func init() {
 		&Var{Name: "cpid", Result: types.Int,
 			Type: func(c Checker) (*types.Type, string) {
 				if c.Cpid() == 0 {
-					return nil, "cpid cannot be used without a child command (-c)"
+					// 0, as in bpftrace 0.26
+					return types.Uint32, "No child command (`-c`); cpid is zero"
 				}
 				return types.Uint32, ""
 			},

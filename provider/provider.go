@@ -103,6 +103,11 @@ type Provider struct {
 	// exited; nil: none.
 	Binaries func(p *object.Probe) []string
 
+	// ProgramPerMatch says whether bpftrace gives each match of an attach
+	// point (parts after the provider; pid is -p's, 0 for none) a BPF
+	// program of its own, which its max_bpf_progs counts; nil: never.
+	ProgramPerMatch func(parts []string, pid int) bool
+
 	// SharesProgram: attach points of this provider in one probe of the
 	// script can share one instance (one program or one set of checked
 	// instructions).
@@ -201,6 +206,20 @@ type Features struct {
 	// perf event each. Needs raw tracepoints (Linux 4.17) on x86-64.
 	SyscallRawTp bool
 }
+
+// wildAt reports whether any of the parts at the indexes holds a wildcard.
+func wildAt(parts []string, idx ...int) bool {
+	for _, i := range idx {
+		if i < len(parts) && strings.ContainsAny(parts[i], "*?[") {
+			return true
+		}
+	}
+	return false
+}
+
+// wildTarget is ProgramPerMatch for providers whose matches of a wildcard
+// in either of their two parts are programs of their own.
+func wildTarget(parts []string, _ int) bool { return wildAt(parts, 0, 1) }
 
 // MaxArgN is the most argN builtins a provider can have (usdt: 12, as
 // libbpf's USDT support).
