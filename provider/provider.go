@@ -62,6 +62,10 @@ const (
 type Provider struct {
 	Name    string
 	Aliases []string
+	// Bare is how a script writes the provider's one attach point when it
+	// takes no parts (BEGIN, END); "" for the providers written
+	// "name:...".
+	Bare string
 	// Needs says what a provider that gotrace does not support yet would
 	// need; such a provider has no hooks and is refused when expanded.
 	Needs string

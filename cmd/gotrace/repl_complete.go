@@ -112,9 +112,13 @@ func scratchVars(entry string) []string {
 
 // probeTypes lists the probe types as "kind:" (and BEGIN, END).
 func probeTypes() []string {
-	out := []string{"BEGIN", "END"}
+	var out []string
 	for _, p := range provider.All() {
-		if !p.Supported() || p.Name == "begin" || p.Name == "end" {
+		if !p.Supported() {
+			continue
+		}
+		if p.Bare != "" {
+			out = append(out, p.Bare)
 			continue
 		}
 		out = append(out, p.Name+":")
