@@ -231,17 +231,6 @@ func checkCgroupid(c *checker, e *ast.Call) *types.Type {
 	return types.Uint64
 }
 
-func checkOverride(c *checker, e *ast.Call) *types.Type {
-	if !c.wantArgs(e, 1, 1) || c.intArg(e, 0) == nil {
-		return nil
-	}
-	if !c.probe.Def().Override {
-		c.errorf(e, "override() is only available in kprobe probes (it needs bpf_override_return and CONFIG_BPF_KPROBE_OVERRIDE)")
-		return nil
-	}
-	return types.VoidT
-}
-
 // checkPath types path(struct path *[, size]) through bpf_d_path, which the
 // kernel allows only in some fentry/fexit functions.
 func checkPath(c *checker, e *ast.Call) *types.Type {
@@ -310,24 +299,4 @@ func (c *checker) kernelAddressable(e ast.Expr) bool {
 		return xt.Kind == types.Array && c.kernelAddressable(x.X)
 	}
 	return false
-}
-
-// checkCgroupPath types cgroup_path(id[, filter]): the id is resolved to
-// paths in user space when printed; filter is a wildcard over hierarchy
-// names ("unified" for cgroup v2).
-func checkCgroupPath(c *checker, e *ast.Call) *types.Type {
-	if !c.wantArgs(e, 1, 2) || c.intArg(e, 0) == nil {
-		return nil
-	}
-	t := &types.Type{Kind: types.CgroupPath, Size: 8, CgroupFilter: "*"}
-	if len(e.Args) == 2 {
-		lit, ok := e.Args[1].(*ast.StrLit)
-		if !ok {
-			c.errorf(e.Args[1], "cgroup_path() filter must be a string literal")
-			return nil
-		}
-		c.expr(lit)
-		t.CgroupFilter = lit.Value
-	}
-	return t
 }

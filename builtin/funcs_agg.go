@@ -1,0 +1,71 @@
+package builtin
+
+import (
+	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/types"
+)
+
+func checkHist(c Checker, e *ast.Call) *types.Type {
+	if !c.WantArgs(e, 1, 2) || c.IntArg(e, 0) == nil {
+		return nil
+	}
+	t := &types.Type{Kind: types.Hist, Size: 8}
+	if len(e.Args) == 2 {
+		bits, ok := c.ConstInt(e, 1)
+		if !ok {
+			return nil
+		}
+		if bits < 0 || bits > 5 {
+			c.Errorf(e.Args[1], "hist() bits must be between 0 and 5, got %d", bits)
+			return nil
+		}
+		t.Bits = int(bits)
+	}
+	return t
+}
+
+func checkLhist(c Checker, e *ast.Call) *types.Type {
+	if !c.WantArgs(e, 4, 4) || c.IntArg(e, 0) == nil {
+		return nil
+	}
+	lo, ok1 := c.ConstInt(e, 1)
+	hi, ok2 := c.ConstInt(e, 2)
+	step, ok3 := c.ConstInt(e, 3)
+	if !ok1 || !ok2 || !ok3 {
+		return nil
+	}
+	switch {
+	case lo < 0:
+		c.Errorf(e.Args[1], "lhist() min must be non-negative, got %d", lo)
+	case hi <= lo:
+		c.Errorf(e.Args[2], "lhist() max must be greater than min")
+	case step <= 0:
+		c.Errorf(e.Args[3], "lhist() step must be positive")
+	case (hi-lo)/step > 1000:
+		c.Errorf(e.Args[3], "lhist() has too many buckets: (max-min)/step must be at most 1000")
+	default:
+		return &types.Type{Kind: types.Lhist, Size: 8, LMin: lo, LMax: hi, LStep: step}
+	}
+	return nil
+}
+
+func aggCheck(k types.Kind, nargs int) func(Checker, *ast.Call) *types.Type {
+	return func(c Checker, e *ast.Call) *types.Type {
+		if !c.WantArgs(e, nargs, nargs) {
+			return nil
+		}
+		t := &types.Type{Kind: k, Size: types.AggValueSize(k), Signed: true}
+		if nargs == 1 {
+			at := c.IntArg(e, 0)
+			if at == nil {
+				return nil
+			}
+			if k == types.Sum {
+				t.Signed = types.Storage(at).Signed || at.Kind == types.Bool
+			}
+		} else {
+			t.Signed = false
+		}
+		return t
+	}
+}
