@@ -202,8 +202,6 @@ type Checker interface {
 	CheckPrint(e *ast.Call) *types.Type
 	CheckDelete(e *ast.Call) *types.Type
 	CheckHasKey(e *ast.Call) *types.Type
-	CheckReg(e *ast.Call) *types.Type
-	CheckSignal(e *ast.Call) *types.Type
 	CheckGetopt(e *ast.Call) *types.Type
 	CheckKaddr(e *ast.Call) *types.Type
 	CheckLen(e *ast.Call) *types.Type
@@ -211,8 +209,6 @@ type Checker interface {
 	CheckCgroupid(e *ast.Call) *types.Type
 	CheckPath(e *ast.Call) *types.Type
 	CheckUaddr(e *ast.Call) *types.Type
-	CheckBuf(e *ast.Call) *types.Type
-	CheckTseries(e *ast.Call) *types.Type
 }
 
 // Emitter is what the code generator (package codegen) offers a

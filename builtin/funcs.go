@@ -98,7 +98,7 @@ func init() {
 			Example: `BEGIN { printf("%d\n", strstr(comm, "go")) }`},
 		&Func{Name: "str_concat", Check: checkStrConcat, Buffer: Emitter.StrConcat, Result: types.String,
 			Example: `BEGIN { printf("%s\n", str_concat(comm, "x")) }`},
-		&Func{Name: "buf", Check: Checker.CheckBuf, Buffer: Emitter.Buf, Result: types.Array,
+		&Func{Name: "buf", Check: checkBuf, Buffer: Emitter.Buf, Result: types.Array,
 			Example: `tracepoint:syscalls:sys_enter_write { printf("%r\n", buf(args.buf, 4)) }`},
 		&Func{Name: "bswap", Check: checkBswap, Result: types.Int,
 			Emit: func(g Emitter, e *ast.Call) {
@@ -147,7 +147,7 @@ func init() {
 				return off
 			},
 			Example: `uprobe:libc:malloc { printf("%s\n", usym(reg("ip"))) }`},
-		&Func{Name: "reg", Check: Checker.CheckReg, Result: types.Int,
+		&Func{Name: "reg", Check: checkReg, Result: types.Int,
 			Emit: func(g Emitter, e *ast.Call) {
 				g.LoadReg(e.Args[0].(*ast.StrLit).Value, e.Pos())
 			},
@@ -156,7 +156,7 @@ func init() {
 
 	// The task and the system.
 	defFuncs(
-		&Func{Name: "signal", Unsafe: true, Check: Checker.CheckSignal, Result: types.Void,
+		&Func{Name: "signal", Unsafe: true, Check: checkSignal, Result: types.Void,
 			Emit: func(g Emitter, e *ast.Call) {
 				g.Scalar(e.Args[0])
 				g.Emit(asm.Mov.Reg(asm.R1, asm.R0), asm.FnSendSignal.Call())
@@ -164,7 +164,7 @@ func init() {
 			Example: `tracepoint:syscalls:sys_enter_getppid /comm == "nonexistent"/ { signal("SIGUSR1") }`},
 		// signal_thread: as signal, to the current thread only
 		// (bpf_send_signal_thread, Linux 5.5).
-		&Func{Name: "signal_thread", Unsafe: true, Check: Checker.CheckSignal, Result: types.Void,
+		&Func{Name: "signal_thread", Unsafe: true, Check: checkSignal, Result: types.Void,
 			Emit: func(g Emitter, e *ast.Call) {
 				g.Scalar(e.Args[0])
 				g.Emit(asm.Mov.Reg(asm.R1, asm.R0), asm.FnSendSignalThread.Call())
@@ -242,7 +242,7 @@ func init() {
 			Example: `BEGIN { @h = hist(2) }`},
 		&Func{Name: "lhist", Agg: true, Check: checkLhist, Result: types.Lhist,
 			Example: `BEGIN { @h = lhist(2, 0, 10, 1) }`},
-		&Func{Name: "tseries", Agg: true, Check: Checker.CheckTseries, Result: types.Tseries,
+		&Func{Name: "tseries", Agg: true, Check: checkTseries, Result: types.Tseries,
 			Example: `BEGIN { @t = tseries(2, 1s, 5) }`},
 	)
 }

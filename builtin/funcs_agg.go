@@ -69,3 +69,43 @@ func aggCheck(k types.Kind, nargs int) func(Checker, *ast.Call) *types.Type {
 		return t
 	}
 }
+
+// MaxTseriesIntervals bounds tseries()'s number of intervals.
+const MaxTseriesIntervals = 1000
+
+// checkTseries types tseries(n, interval, num_intervals[, agg]).
+func checkTseries(c Checker, e *ast.Call) *types.Type {
+	if !c.Unstable(e, "tseries", "unstable_tseries", "warn") {
+		return nil
+	}
+	if !c.WantArgs(e, 3, 4) {
+		return nil
+	}
+	nt := c.IntArg(e, 0)
+	interval, ok1 := c.ConstInt(e, 1)
+	n, ok2 := c.ConstInt(e, 2)
+	if nt == nil || !ok1 || !ok2 {
+		return nil
+	}
+	if interval <= 0 {
+		c.Errorf(e.Args[1], "tseries() interval must be positive")
+		return nil
+	}
+	if n <= 0 || n > MaxTseriesIntervals {
+		c.Errorf(e.Args[2], "tseries() number of intervals must be between 1 and %d", MaxTseriesIntervals)
+		return nil
+	}
+	agg := types.Invalid
+	if len(e.Args) == 4 {
+		lit, ok := e.Args[3].(*ast.StrLit)
+		if ok {
+			agg, ok = types.TseriesAggs[lit.Value]
+		}
+		if !ok {
+			c.Errorf(e.Args[3], "tseries() aggregation must be \"avg\", \"max\", \"min\" or \"sum\"")
+			return nil
+		}
+		c.Expr(lit)
+	}
+	return &types.Type{Kind: types.Tseries, Size: 24, Signed: types.Storage(nt).Signed || nt.Kind == types.Bool, LStep: interval, Len: int(n), Agg: agg}
+}

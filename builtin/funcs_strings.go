@@ -180,3 +180,62 @@ func checkStrPair(result *types.Type) func(Checker, *ast.Call) *types.Type {
 		return result
 	}
 }
+
+// bufferType is the type of buf(): bytes printed with %r.
+func bufferType(n int) *types.Type {
+	return &types.Type{Kind: types.Array, Size: n, Len: n, Elem: types.Uint8, Name: types.BufferName}
+}
+
+// checkBuf types buf(data[, length]): length bytes read from data (a
+// pointer, an array or a string). A constant length (or the array's
+// size) is part of the type, at most max_strlen; a length known only at
+// run time makes a Buf of max_strlen-4 bytes that carries the length, as
+// bpftrace 0.26's buffers do (a larger or negative length reads
+// max_strlen-4 bytes).
+func checkBuf(c Checker, e *ast.Call) *types.Type {
+	if !c.WantArgs(e, 1, 2) {
+		return nil
+	}
+	t := c.Expr(e.Args[0])
+	if t == nil {
+		return nil
+	}
+	n := 0
+	switch {
+	case len(e.Args) == 2:
+		if c.IntArg(e, 1) == nil {
+			return nil
+		}
+		cv, isConst := c.ConstOf(e.Args[1])
+		if !isConst {
+			n = -1 // known at run time
+			break
+		}
+		n = int(int64(cv.Int))
+		if n <= 0 || n > c.MaxStrlen() {
+			c.Errorf(e, "buf() length must be between 1 and max_strlen (%d)", c.MaxStrlen())
+			return nil
+		}
+	case t.Kind == types.Array || t.Kind == types.String:
+		n = t.Size
+	default:
+		c.Errorf(e, "buf() of %s needs a length", t)
+		return nil
+	}
+	if t.Kind != types.Pointer && !t.IsInt() && t.Kind != types.Array && t.Kind != types.String {
+		c.Errorf(e.Args[0], "buf() reads from a pointer or an array, not %s", t)
+		return nil
+	}
+	if n < 0 {
+		if c.MaxStrlen() <= types.BufHeader {
+			c.Errorf(e, "buf() of a run-time length needs max_strlen above %d", types.BufHeader)
+			return nil
+		}
+		return types.NewBuf(c.MaxStrlen() - types.BufHeader)
+	}
+	if n > c.MaxStrlen() {
+		c.Errorf(e, "buf() length must be between 1 and max_strlen (%d)", c.MaxStrlen())
+		return nil
+	}
+	return bufferType(n)
+}

@@ -88,10 +88,6 @@ func (c *checker) CheckDelete(e *ast.Call) *types.Type { return checkDelete(c, e
 
 func (c *checker) CheckHasKey(e *ast.Call) *types.Type { return checkHasKey(c, e) }
 
-func (c *checker) CheckReg(e *ast.Call) *types.Type { return checkReg(c, e) }
-
-func (c *checker) CheckSignal(e *ast.Call) *types.Type { return checkSignal(c, e) }
-
 func (c *checker) CheckGetopt(e *ast.Call) *types.Type { return checkGetopt(c, e) }
 
 func (c *checker) CheckKaddr(e *ast.Call) *types.Type { return checkKaddr(c, e) }
@@ -105,7 +101,3 @@ func (c *checker) CheckCgroupid(e *ast.Call) *types.Type { return checkCgroupid(
 func (c *checker) CheckPath(e *ast.Call) *types.Type { return checkPath(c, e) }
 
 func (c *checker) CheckUaddr(e *ast.Call) *types.Type { return checkUaddr(c, e) }
-
-func (c *checker) CheckBuf(e *ast.Call) *types.Type { return checkBuf(c, e) }
-
-func (c *checker) CheckTseries(e *ast.Call) *types.Type { return checkTseries(c, e) }
