@@ -273,13 +273,13 @@ type Emitter interface {
 	// packets carry (object.Packet.ID) and the name of the perf event
 	// array they are sent through.
 	Pcap(file string, offset int) (id int, perfMap string)
+	// Exit sends the exit event with the value of code, or the fixed code
+	// when code is nil, and ends the probe.
+	Exit(code ast.Expr, fixed int64, pos ast.Pos)
+	// Message sends a printf-style event of kind with the format and the
+	// checked arguments; errorf and warnf events point at the span.
+	Message(kind object.EventKind, format string, args []ast.Expr, at ast.Spanned)
 
-	Printf(kind object.EventKind, e *ast.Call)
-	Exit(e *ast.Call)
-	// ExitCode exits with a fixed code; Message sends a printf-style event
-	// of kind with the definition's format and checked arguments.
-	ExitCode(code int64, pos ast.Pos)
-	Message(kind object.EventKind, format string, args []ast.Expr, pos ast.Pos)
 	Print(e *ast.Call)
 	MapEvent(kind object.EventKind, e *ast.Call)
 	Time(e *ast.Call)
@@ -290,7 +290,6 @@ type Emitter interface {
 	LoadReg(name string, pos ast.Pos)
 	Strlen(e *ast.Call)
 	Strncmp(e *ast.Call)
-	Memcmp(e *ast.Call)
 	Strstr(e *ast.Call, contains bool)
 	Kstack(e ast.Expr)
 	Ustack(e ast.Expr) int16

@@ -12,7 +12,7 @@ import (
 
 // printfLike emits a printf-style call as an event of kind.
 func printfLike(kind object.EventKind) func(Emitter, *ast.Call) {
-	return func(g Emitter, e *ast.Call) { g.Printf(kind, e) }
+	return func(g Emitter, e *ast.Call) { g.Message(kind, e.Args[0].(*ast.StrLit).Value, e.Args[1:], e) }
 }
 
 // scalarArg evaluates argument i: the function's value is the argument's,
@@ -50,7 +50,7 @@ func init() {
 			Example: `BEGIN { system("true %d", 1) }`},
 		&Func{Name: "cat", Check: Checker.CheckPrintf, Emit: printfLike(object.EventCat), Result: types.Void,
 			Example: `BEGIN { cat("/proc/loadavg") }`},
-		&Func{Name: "exit", Ends: true, Check: checkExit, Emit: Emitter.Exit, Result: types.Void,
+		&Func{Name: "exit", Ends: true, Check: checkExit, Emit: emitExit, Result: types.Void,
 			Example: `BEGIN { exit(0) }`},
 		&Func{Name: "print", Check: Checker.CheckPrint, Emit: Emitter.Print, Result: types.Void,
 			Example: `BEGIN { @a = 1; print(@a); print(2) }`},
@@ -88,7 +88,7 @@ func init() {
 			Example: `BEGIN { printf("%d\n", strlen(comm)) }`},
 		&Func{Name: "strncmp", Check: checkStrncmp, Emit: Emitter.Strncmp, Result: types.Int,
 			Example: `BEGIN { printf("%d\n", strncmp(comm, "gotrace", 3)) }`},
-		&Func{Name: "memcmp", Check: checkMemcmp, Emit: Emitter.Memcmp, Result: types.Int,
+		&Func{Name: "memcmp", Check: checkMemcmp, Emit: emitMemcmp, Result: types.Int,
 			Example: `BEGIN { printf("%d\n", memcmp(comm, "gotrace", 3)) }`},
 		&Func{Name: "strcontains", Check: checkStrPair(types.BoolT), Result: types.Bool,
 			Emit:    func(g Emitter, e *ast.Call) { g.Strstr(e, true) },

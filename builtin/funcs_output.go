@@ -68,3 +68,13 @@ func checkJoin(c Checker, e *ast.Call) *types.Type {
 	}
 	return types.VoidT
 }
+
+// emitExit sends the exit event, with the code argument or 0, and ends the
+// probe, as in current bpftrace.
+func emitExit(g Emitter, e *ast.Call) {
+	var code ast.Expr
+	if len(e.Args) == 1 {
+		code = e.Args[0]
+	}
+	g.Exit(code, 0, e.Pos())
+}

@@ -1,6 +1,8 @@
 package builtin
 
 import (
+	"github.com/cilium/ebpf/asm"
+
 	"net/netip"
 
 	"github.com/gotrace/gotrace/lang/ast"
@@ -78,6 +80,26 @@ func checkNtop(c Checker, e *ast.Call) *types.Type {
 		return nil
 	}
 	return &types.Type{Kind: types.Inet, Size: 24}
+}
+
+// emitMemcmp compares count bytes of two buffers, unrolled: 0 when equal,
+// else the difference of the first differing bytes.
+func emitMemcmp(g Emitter, e *ast.Call) {
+	a := g.Buffer(e.Args[0])
+	b := g.Buffer(e.Args[1])
+	cv, _ := g.ConstOf(e.Args[2])
+	end := g.NewLabel("memcmpend")
+	g.Emit(asm.Mov.Imm(asm.R0, 0))
+	for i := range int16(cv.Int) {
+		g.Emit(
+			asm.LoadMem(asm.R1, g.Base(a+i), a+i, asm.Byte),
+			asm.LoadMem(asm.R2, g.Base(b+i), b+i, asm.Byte),
+			asm.Mov.Reg(asm.R0, asm.R1),
+			asm.Sub.Reg(asm.R0, asm.R2),
+			asm.JNE.Imm(asm.R0, 0, end),
+		)
+	}
+	g.Mark(end)
 }
 
 func checkMemcmp(c Checker, e *ast.Call) *types.Type {
