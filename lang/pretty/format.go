@@ -612,7 +612,6 @@ func isComparison(op string) bool {
 	return false
 }
 
-
 // expr formats an expression where it appears: in parentheses unless it is
 // primitive or bare is set (a position where no operator can bind to it),
 // with the comments inside it.
