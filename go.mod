@@ -6,6 +6,8 @@ require (
 	github.com/alecthomas/participle/v2 v2.1.4
 	github.com/cilium/ebpf v0.22.0
 	github.com/peterh/liner v1.2.3
+	github.com/sourcegraph/jsonrpc2 v0.2.3
+	github.com/tliron/glsp v0.2.2
 	golang.org/x/arch v0.33.0
 	golang.org/x/sys v0.48.0
 )
