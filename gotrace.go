@@ -13,6 +13,7 @@ import (
 	"github.com/gotrace/gotrace/codegen"
 	"github.com/gotrace/gotrace/internal/hostfs"
 	"github.com/gotrace/gotrace/lang"
+	"github.com/gotrace/gotrace/lang/ast"
 	"github.com/gotrace/gotrace/object"
 	"github.com/gotrace/gotrace/output"
 	"github.com/gotrace/gotrace/provider"
@@ -136,11 +137,18 @@ type Script struct {
 	env          Env
 	unsafe       bool
 	pid          int
+	file         *ast.File // as parsed, without a session's prelude
 }
 
 // Compile parses, checks and compiles a script. Errors in the script are
 // returned as a lang.ErrorList; render them with FormatError.
 func Compile(name, src string, opts Options) (*Script, error) {
+	return compile(name, src, opts, nil)
+}
+
+// compile is Compile, against the state of a session when st is not nil
+// (its maps, and what earlier entries defined).
+func compile(name, src string, opts Options, st *sessionState) (*Script, error) {
 	env := opts.Env
 	if env == nil {
 		env = NewKernelEnv()
@@ -149,8 +157,14 @@ func Compile(name, src string, opts Options) (*Script, error) {
 	if err != nil {
 		return nil, err
 	}
-	ncpus, _ := ebpf.PossibleCPU()
-	checked, err := lang.Check(file, env, lang.Options{Params: opts.Params, NamedParams: opts.NamedParams, MaxStrlen: opts.MaxStrlen, MaxMapKeys: opts.MaxMapKeys, ConfigEnv: opts.ConfigEnv, Unsafe: opts.Unsafe, NCPUs: ncpus, Cpid: opts.Cpid, Pid: opts.Pid, IncludeDirs: opts.IncludeDirs, Includes: opts.Includes, DummyTSMap: opts.DummyTSMap, Host: hostfs.Host()})
+	lopts := lang.Options{Params: opts.Params, NamedParams: opts.NamedParams, MaxStrlen: opts.MaxStrlen, MaxMapKeys: opts.MaxMapKeys, ConfigEnv: opts.ConfigEnv, Unsafe: opts.Unsafe, Cpid: opts.Cpid, Pid: opts.Pid, IncludeDirs: opts.IncludeDirs, Includes: opts.Includes, DummyTSMap: opts.DummyTSMap, Host: hostfs.Host()}
+	lopts.NCPUs, _ = ebpf.PossibleCPU()
+	checkedFile := file
+	if st != nil {
+		checkedFile = st.withPrelude(file)
+		lopts.Maps = st.mapTypes
+	}
+	checked, err := lang.Check(checkedFile, env, lopts)
 	if err != nil {
 		return nil, err
 	}
@@ -184,6 +198,9 @@ func Compile(name, src string, opts Options) (*Script, error) {
 		copts.BTF, _ = env.BTF()
 	}
 	copts.HelperWarnings = copts.HelperWarnings || opts.HelperWarnings
+	if st != nil {
+		copts.Maps, copts.HashMaps = st.mapSpecs, true
+	}
 	if copts.RingbufSize, err = runtime.RingbufSize(checked.Config.PerfRBPages); err != nil {
 		return nil, err
 	}
@@ -200,7 +217,7 @@ func Compile(name, src string, opts Options) (*Script, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Script{Name: name, Source: src, Checked: checked, Program: prog, env: env, unsafe: opts.Unsafe, pid: opts.Pid}, nil
+	return &Script{Name: name, Source: src, Checked: checked, Program: prog, env: env, unsafe: opts.Unsafe, pid: opts.Pid, file: file}, nil
 }
 
 // needsKernelFeatures reports whether a provider of the program compiles

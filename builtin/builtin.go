@@ -111,6 +111,10 @@ type Checker interface {
 	Warnf(at ast.Spanned, format string, args ...any)
 	// Expr checks and types an expression (nil after an error).
 	Expr(e ast.Expr) *types.Type
+	// OwnType is the type bpftrace gives the checked expression e of type
+	// t before storage widens it (int8 for 1, string[4] for a variable
+	// assigned "abc"): what sizeof and strcap report.
+	OwnType(e ast.Expr, t *types.Type) *types.Type
 	// ConstOf returns the compile-time value of a checked expression.
 	ConstOf(e ast.Expr) (Const, bool)
 	// SetConst records the compile-time value of an expression.
@@ -173,7 +177,6 @@ type Checker interface {
 	CheckAddrFunc(k types.Kind, as types.AddrSpace, e *ast.Call) *types.Type
 	CheckStrftime(e *ast.Call) *types.Type
 	CheckGetopt(e *ast.Call) *types.Type
-	CheckKstack(e *ast.Call) *types.Type
 	CheckNtop(e *ast.Call) *types.Type
 	CheckKaddr(e *ast.Call) *types.Type
 	CheckJoin(e *ast.Call) *types.Type
@@ -186,7 +189,6 @@ type Checker interface {
 	CheckPath(e *ast.Call) *types.Type
 	CheckUaddr(e *ast.Call) *types.Type
 	CheckUsym(e *ast.Call) *types.Type
-	CheckUstack(e *ast.Call) *types.Type
 	CheckBuf(e *ast.Call) *types.Type
 	CheckPton(e *ast.Call) *types.Type
 	CheckMacaddr(e *ast.Call) *types.Type

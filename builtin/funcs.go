@@ -152,12 +152,6 @@ func init() {
 				g.LoadReg(e.Args[0].(*ast.StrLit).Value, e.Pos())
 			},
 			Example: `kprobe:vfs_read { printf("%x\n", reg("ip")) }`},
-		&Func{Name: "kstack", Check: Checker.CheckKstack, Result: types.Stack,
-			Emit:    func(g Emitter, e *ast.Call) { g.Kstack(e) },
-			Example: `tracepoint:syscalls:sys_enter_getppid { @[kstack(3)] = count() }`},
-		&Func{Name: "ustack", Check: Checker.CheckUstack, Result: types.Stack,
-			Buffer:  func(g Emitter, e *ast.Call) int16 { return g.Ustack(e) },
-			Example: `tracepoint:syscalls:sys_enter_getppid { @[ustack(3)] = count() }`},
 	)
 
 	// The task and the system.

@@ -168,7 +168,7 @@ func init() {
 			Example: `BEGIN { printf("%s\n", probetype) }`},
 		&Var{Name: "ustack", Result: types.Stack,
 			Type: func(c Checker) (*types.Type, string) {
-				t := UstackType(MaxStackFrames)
+				t := types.NewStack(true, MaxStackFrames)
 				if c.StackMode() == "build_id" {
 					t.StackMode = "build_id"
 				}
@@ -178,7 +178,7 @@ func init() {
 			Example: `tracepoint:syscalls:sys_enter_getppid { @[ustack] = count() }`},
 		&Var{Name: "kstack", Result: types.Stack,
 			Type: func(c Checker) (*types.Type, string) {
-				t := &types.Type{Kind: types.Stack, Size: 8, Name: "kstack", Len: MaxStackFrames}
+				t := types.NewStack(false, MaxStackFrames)
 				if c.StackMode() == "build_id" {
 					// A warning: the type comes with a message.
 					t.StackMode = "raw"
@@ -284,9 +284,4 @@ func argN(c Checker, i int) (*types.Type, string) {
 		return types.Int64, ""
 	}
 	return types.Uint64, ""
-}
-
-// UstackType is the type of ustack with up to n frames.
-func UstackType(n int) *types.Type {
-	return &types.Type{Kind: types.Stack, Size: 16, Name: "ustack", Len: n}
 }

@@ -44,9 +44,11 @@ func Analyze(file *ast.File, env Env, opts Options) (*Program, ErrorList) {
 		opts: opts,
 		prog: &Program{File: file, Maps: map[string]*MapType{}, MaxStrlen: opts.MaxStrlen, NCPUs: opts.NCPUs, MaxMapKeys: opts.MaxMapKeys, Host: opts.Host},
 	}
+	c.predeclare()
 	c.checkFile(file)
 	c.checkDummyTSMap()
 	c.unusedDecls()
+	c.settlePredeclared()
 	if len(c.errs) > 0 {
 		c.errs.Sort()
 		return c.prog, collapse(c.errs)

@@ -131,9 +131,10 @@ func (c *checker) sizeof(e *ast.SizeofExpr) *types.Type {
 	if t == nil {
 		return nil
 	}
-	if v, ok := e.X.(*ast.Var); ok {
-		// a variable has the size of its own type: 1 for $x = 1
-		if own := c.ownType(v, t); own.Kind == t.Kind {
+	if e.X != nil {
+		// a value has the size of its own type: 1 for 1 and for $x = 1,
+		// 4 for @m = (int32)1
+		if own := c.ownType(e.X, t); own.Kind == t.Kind {
 			t = own
 		}
 	}

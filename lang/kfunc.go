@@ -13,7 +13,10 @@ import (
 type FunctionLister = provider.FunctionLister
 
 // kfuncArgs builds the args record of a kernel-function probe from its BTF
-// prototype: field i is parameter i, at offset 8*i in the argument array.
+// prototype: a field's offset is 8 times its argument slot (a trampoline's
+// context, provider.ArgSlots) or its register (pt_regs,
+// provider.ArgRegisters). A struct passed by value has no field, but takes
+// its slots or registers: the arguments after it move along.
 func (c *checker) kfuncArgs(pt *AttachPoint) (*types.Type, string) {
 	proto := pt.FuncProto()
 	if proto == nil {
@@ -21,6 +24,10 @@ func (c *checker) kfuncArgs(pt *AttachPoint) (*types.Type, string) {
 			return nil, fmt.Sprintf("args is not available for %s: the compiler renamed %s (%s) and may have changed its arguments, and BTF has no prototype for a renamed function; read them with arg0, arg1, ...", pt.Name, base, suffix)
 		}
 		return nil, fmt.Sprintf("args is not available for %s: no BTF prototype", pt.Name)
+	}
+	slots, _ := provider.ArgSlots(proto)
+	if provider.Lookup(pt.Provider).Ctx == provider.CtxPtRegs {
+		slots = provider.ArgRegisters(proto)
 	}
 	rec := &types.Type{Kind: types.Record, Name: "args"}
 	for i, p := range proto.Params {
@@ -31,14 +38,14 @@ func (c *checker) kfuncArgs(pt *AttachPoint) (*types.Type, string) {
 			// passed by value in several registers: not addressable as one slot
 			continue
 		}
-		if provider.Lookup(pt.Provider).Ctx == provider.CtxPtRegs && i >= len(argRegisters) {
-			break // only register arguments
+		if slots[i] < 0 {
+			continue // on the stack, not in a register
 		}
 		name := p.Name
 		if name == "" {
 			name = fmt.Sprintf("arg%d", i)
 		}
-		rec.Fields = append(rec.Fields, types.Field{Name: name, Type: t, Offset: 8 * i})
+		rec.Fields = append(rec.Fields, types.Field{Name: name, Type: t, Offset: 8 * slots[i]})
 	}
 	return rec, ""
 }

@@ -67,6 +67,12 @@ type Options struct {
 	// a keyless integer map (e.g. "@ts") that tseries() reads as its clock
 	// instead of the TAI time, so that tests control the intervals.
 	DummyTSMap string
+	// Maps are maps that exist before the script, by name ("@x"): the
+	// live maps of a session (runtime.Session) that later programs
+	// share. A use must agree with their types; a use that would change
+	// their layout (a longer string, another integer width) is an error
+	// at the use. The checked Program's Maps hold those the script uses.
+	Maps map[string]*MapType
 	// Host describes the tracer's own process (its PID namespace, its
 	// clocks); the zero value is the initial PID namespace and no TAI
 	// offset.
@@ -169,6 +175,10 @@ type MapType struct {
 	// ownKeys are the key types bpftrace gives the map, before storage
 	// widens them (int8 for @m[1]), for its errors.
 	ownKeys []*types.Type
+	// ownValue is the value type bpftrace gives the map before storage
+	// widens it (int32 for @m = (int32)1, string[4] for @m = "abc"): what
+	// sizeof and strcap report.
+	ownValue *types.Type
 }
 
 // Probe is one instance of a probe: an AST probe together with the expanded

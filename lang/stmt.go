@@ -359,6 +359,9 @@ func (c *checker) assign(s *ast.AssignStmt) {
 		}
 		mt := c.mapUse(l, storageType(rt), true)
 		if mt != nil && mt.Value != nil {
+			if s.Op == "=" {
+				mt.ownValue = promoteOwn(mt.ownValue, c.ownType(s.Rhs, rt))
+			}
 			c.info.Types[l] = mt.Value
 			if s.Op != "=" && !mt.Value.IsInt() && mt.Value.Kind != types.Pointer {
 				c.errorf(l, "%s needs an integer or pointer map, %s holds %s", s.Op, l.Name, mt.Value)
@@ -448,7 +451,7 @@ func leaves(b *ast.Block) bool {
 			case *ast.ReturnStmt:
 				found = true
 			case *ast.Call:
-				if m.Name == "exit" {
+				if callEnds(m) {
 					found = true
 				}
 			case *ast.WhileStmt:

@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"cmp"
 	"fmt"
 
 	"github.com/cilium/ebpf"
@@ -53,7 +54,11 @@ func trampoline(name string, aliases []string, at ebpf.AttachType) *Provider {
 			a.Push(l)
 			return max(len(p.Targets), 1), nil
 		},
-		List:          funcLister(name, true, exit),
+		List: funcLister(name, true, exit),
+		// Trampolines are listed with their module: fentry:vmlinux:vfs_read.
+		Listing: func(pt *Point) (string, bool) {
+			return name + ":" + cmp.Or(pt.Module, "vmlinux") + ":" + pt.Func, true
+		},
 		ListAll:       !exit, // bpftrace's kernel list has fentry, not fexit
 		AttachReverse: true,
 	}

@@ -134,6 +134,10 @@ type Provider struct {
 	// provider) the way bpftrace -l does, with arguments when verbose.
 	// nil when there is nothing to list (BEGIN, END).
 	List func(w io.Writer, env ListEnv, pattern string, verbose bool) error
+	// Listing is the name -l with a program prints for one of its expanded
+	// points, and false for a point it leaves out (BEGIN, END); nil: the
+	// point's Name.
+	Listing func(pt *Point) (string, bool)
 	// ListAll: -l without a provider (or with a wildcard one) lists it
 	// (bpftrace's kernel probe types).
 	ListAll bool
@@ -189,6 +193,24 @@ func (p *Provider) AttachPoints(probe *object.Probe) int {
 		return p.Count(probe)
 	}
 	return max(len(probe.Targets), 1)
+}
+
+// ListingName returns the name -l with a program prints for the expanded
+// point pt of the provider, and false when it leaves the point out.
+func (p *Provider) ListingName(pt *Point) (string, bool) {
+	if p != nil && p.Listing != nil {
+		return p.Listing(pt)
+	}
+	return pt.Name, true
+}
+
+// withoutPeriod is the Listing of timers and perf events: the name
+// without the period or rate ("interval:ms:"), as bpftrace lists them.
+func withoutPeriod(pt *Point) (string, bool) {
+	if i := strings.LastIndexByte(pt.Name, ':'); i >= 0 {
+		return pt.Name[:i+1], true
+	}
+	return pt.Name, true
 }
 
 // Supported reports whether gotrace implements the provider.

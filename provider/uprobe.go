@@ -20,7 +20,10 @@ import (
 var uprobeProvider = uprobe("uprobe", "u", false)
 
 // uretprobeProvider is uretprobe:BINARY:FUNCTION: retval in pt_regs.
-var uretprobeProvider = uprobe("uretprobe", "ur", true)
+var uretprobeProvider = uprobe(uretprobeKind, "ur", true)
+
+// uretprobeKind names the return probe, which takes no offset.
+const uretprobeKind = "uretprobe"
 
 func uprobe(name, alias string, ret bool) *Provider {
 	p := &Provider{
@@ -101,7 +104,11 @@ func expandUprobe(kind string, env ExpandEnv, raw string, parts []string) ([]*Po
 	if len(parts) == 0 {
 		return nil, fmt.Errorf("%s must be %s:BINARY:FUNCTION, got %q", kind, kind, raw)
 	}
+	ret := kind == uretprobeKind
 	if target, src, ok := strings.Cut(parts[0], "@"); ok && target != "" {
+		if ret {
+			return nil, fmt.Errorf("Source code location not allowed")
+		}
 		return expandSourceLine(kind, env, target, src, parts[1:])
 	}
 	if len(parts) != 2 || parts[0] == "" || parts[1] == "" {
@@ -126,6 +133,10 @@ func expandUprobe(kind string, env ExpandEnv, raw string, parts []string) ([]*Po
 	}
 	var offset uint64
 	if i := strings.IndexByte(fn, '+'); i >= 0 {
+		if ret {
+			// as bpftrace: a return probe is at a function's entry
+			return nil, fmt.Errorf("Offset not allowed")
+		}
 		v, err := strconv.ParseUint(fn[i+1:], 0, 64)
 		if err != nil {
 			return nil, fmt.Errorf("invalid uprobe offset %q", fn[i+1:])
@@ -267,7 +278,7 @@ func attachUprobe(a Attacher, p *object.Probe, prog *ebpf.Program, target string
 	// The probe's file offset is resolved here, with bpftrace's checks and
 	// messages (the symbol's bounds, --unsafe for a symbol without size).
 	if addr, ok := parseUprobeAddress(sym); ok {
-		if uopts.Address, err = syms.address(file, addr, a.Unsafe()); err != nil {
+		if uopts.Address, err = syms.address(file, addr, ret, a.Unsafe()); err != nil {
 			return err
 		}
 		if uopts.Address == 0 {
@@ -285,7 +296,7 @@ func attachUprobe(a Attacher, p *object.Probe, prog *ebpf.Program, target string
 			}
 			sym = sym[:j]
 		}
-		addr, err := syms.symbol(file, sym, off, a.Unsafe())
+		addr, err := syms.symbol(file, sym, off, ret, a.Unsafe())
 		if err != nil {
 			return err
 		}

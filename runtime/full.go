@@ -8,7 +8,7 @@ import (
 // reportFullMaps warns about every map that dropped updates because it was
 // full, with how many were dropped (summed over CPUs); the warning starts
 // with bpftrace's words, "Map full; can't update element".
-func (s *session) reportFullMaps() {
+func (s *entry) reportFullMaps() {
 	if s.prog.FullMap == "" || s.coll == nil {
 		return
 	}

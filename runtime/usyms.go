@@ -226,7 +226,7 @@ func fileOffset(f *elf.File, vaddr uint64) (uint64, bool) {
 }
 
 // withUsyms sets the formatter's hook for usym() values.
-func (s *session) withUsyms(f *output.Formatter) *output.Formatter {
+func (s *entry) withUsyms(f *output.Formatter) *output.Formatter {
 	if f.Usym != nil {
 		return f
 	}

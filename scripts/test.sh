@@ -4,7 +4,8 @@
 #   2. kernel e2e tests on this machine's kernel (tracepoints, interval,
 #      profile, software, tp_btf, BEGIN/END),
 #   3. each fuzz target for a short budget (GOTRACE_FUZZTIME, 20s),
-#   4. kernel e2e tests inside qemu on stock Debian kernels 6.12 and 6.1
+#   4. kernel e2e tests inside qemu on stock Debian kernels 6.12, 6.1 and
+#      7.3 (trixie-backports)
 #      (kprobe, kretprobe, kprobe_multi, fentry, fexit).
 # Usage: scripts/test.sh            (from anywhere in the repository)
 set -euo pipefail

@@ -36,7 +36,7 @@ const (
 	Timestamp        // uint64 nanoseconds, printed with strftime
 	Ksym             // uint64 kernel address, printed as a symbol
 	Usym             // {uint64 addr; uint64 pid}, a user address printed as a symbol
-	Stack            // {uint64 id} (kstack) or {uint64 id; uint64 pid} (ustack): Name says which
+	Stack            // {uint64 id} (kstack) or {uint64 id; uint64 pid} (ustack): UserStack says which
 	Errno            // int64 errno, printed as strerror(3) text (strerror())
 	SyscallName      // int64 syscall number, printed as its name (syscall_name())
 	Inet             // {uint64 family; [16]byte address}, printed as an IP address (ntop())
@@ -122,6 +122,9 @@ type Type struct {
 	AS       AddrSpace
 	BTF      btf.Type // the BTF type behind Struct, Pointer and Int values read from the kernel
 
+	// UserStack: a Stack of user-space frames (ustack), {id, pid}; else a
+	// kernel stack (kstack), {id}.
+	UserStack bool
 	// StackMode is how a Stack prints when its kstack/ustack call chose
 	// ("bpftrace", "perf", "raw"); "" follows the config.
 	StackMode string
@@ -188,9 +191,18 @@ func (t *Type) IsBuffer() bool {
 	case String, Tuple, Record, Array, Struct, Inet, Usym, Buf:
 		return true
 	case Stack:
-		return t.Name == "ustack"
+		return t.UserStack
 	}
 	return false
+}
+
+// NewStack returns the type of a stack of up to n frames: a user stack
+// (ustack) or a kernel stack (kstack).
+func NewStack(user bool, n int) *Type {
+	if user {
+		return &Type{Kind: Stack, Size: 16, UserStack: true, Len: n}
+	}
+	return &Type{Kind: Stack, Size: 8, Len: n}
 }
 
 // Align returns the alignment of t in BPF memory.
