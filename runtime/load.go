@@ -26,6 +26,7 @@ func (s *session) load() error {
 	}
 	// fentry/fexit programs are loaded one by one (kfunc.go).
 	stripped := withoutSources(s.prog.Collection)
+	s.chooseUprobeMulti(stripped)
 	spec, separate := splitSeparate(stripped)
 	copts := ebpf.CollectionOptions{Cache: cache}
 	if s.opts.Verbose != nil {

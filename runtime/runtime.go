@@ -243,6 +243,9 @@ type session struct {
 	lossChecked time.Time // when lost events were last checked
 
 	kf kfuncState // kernel-function probes (kfunc.go)
+	// uprobeMulti: the programs loaded for uprobe_multi links
+	// (uprobemulti.go).
+	uprobeMulti map[string]bool
 }
 
 func (s *session) closeAll() error {
