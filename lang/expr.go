@@ -436,7 +436,7 @@ func (c *checker) tuple(e *ast.Tuple) *types.Type {
 				return nil
 			}
 		}
-		elems = append(elems, c.tupleElem(x, t))
+		elems = append(elems, c.ownType(x, t))
 	}
 	return types.NewTuple(elems, e.Names)
 }
