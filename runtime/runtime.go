@@ -263,6 +263,9 @@ type entry struct {
 	loopErr  error         // what the loop returned (read after loopDone)
 
 	kf kfuncState // kernel-function probes (kfunc.go)
+	// uprobeMulti: the programs loaded for uprobe_multi links
+	// (uprobemulti.go).
+	uprobeMulti map[string]bool
 }
 
 // stopped reports whether the entry's event loop is asked to stop: the

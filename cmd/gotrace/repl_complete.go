@@ -110,7 +110,8 @@ func scratchVars(entry string) []string {
 	return out
 }
 
-// probeTypes lists the probe types as "kind:" (and BEGIN, END).
+// probeTypes lists the probe types as "kind:", and those written bare
+// (BEGIN, END) as they are written.
 func probeTypes() []string {
 	var out []string
 	for _, p := range provider.All() {
