@@ -76,24 +76,8 @@ type Options struct {
 	// Host describes the tracer's own process (its PID namespace, its
 	// clocks); the zero value is the initial PID namespace and no TAI
 	// offset.
-	Host Host
+	Host builtin.Host
 }
-
-// Host is what builtins compiled for the machine need to know about the
-// tracer's own process.
-type Host struct {
-	// PidNS is the tracer's PID namespace, zero in the initial one: pid and
-	// tid (and pid(curr_ns), tid(curr_ns)) are then read in it, as
-	// bpftrace does.
-	PidNS PidNS
-	// TAIOffset is CLOCK_TAI minus CLOCK_BOOTTIME in nanoseconds, added to
-	// the boot clock by nsecs(sw_tai).
-	TAIOffset int64
-}
-
-// PidNS names a PID namespace by the device and inode of its
-// /proc/PID/ns/pid file.
-type PidNS = builtin.PidNS
 
 // Program is a checked script: every probe expanded, every expression typed,
 // every map's key and value types fixed.
@@ -109,7 +93,7 @@ type Program struct {
 	// from this map.
 	DummyTSMap string
 	// Host is Options.Host.
-	Host       Host
+	Host       builtin.Host
 	MaxMapKeys int
 	Config     Config
 	// VMA holds the offsets uaddr() of a position-independent file

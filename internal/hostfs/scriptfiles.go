@@ -3,11 +3,7 @@ package hostfs
 import (
 	"io/fs"
 	"os"
-
-	"github.com/gotrace/gotrace/lang"
 )
-
-var _ lang.ScriptFiles = Files{}
 
 // ReadScriptFile reads a header or an imported file.
 func (Files) ReadScriptFile(path string) ([]byte, error) { return os.ReadFile(path) }
