@@ -21,42 +21,25 @@ import (
 // repository root). The list only shrinks: a stage that needs to know
 // something about a builtin or a provider asks its definition.
 var nameCompareAllowed = map[string]bool{
-	"codegen/aggregations.go avg":    true,
-	"codegen/aggregations.go max":    true,
-	"codegen/aggregations.go min":    true,
-	"codegen/aggregations.go sum":    true,
-	"codegen/expr.go args":           true,
-	"codegen/syscalls.go args":       true,
-	"codegen/syscalls.go ctx":        true,
-	"codegen/syscalls.go printf":     true,
-	"codegen/syscalls.go probe":      true,
-	"codegen/syscalls.go tracepoint": true,
-	"lang/eval/eval.go bswap":        true,
-	"lang/eval/eval.go strlen":       true,
-	"lang/eval/eval.go strncmp":      true,
-	"lang/fields.go args":            true,
-	"lang/funcs_agg.go avg":          true,
-	"lang/funcs_agg.go max":          true,
-	"lang/funcs_agg.go min":          true,
-	"lang/funcs_agg.go sum":          true,
-	"lang/program.go comptime":       true,
-	"runtime/usyms.go uprobe":        true,
-	"runtime/usyms.go uretprobe":     true,
+	"lang/eval/eval.go bswap":   true,
+	"lang/eval/eval.go strlen":  true,
+	"lang/eval/eval.go strncmp": true,
 }
 
 // notNames are string compares that spell a builtin's or a provider's name
 // but mean something else, with what they mean.
 var notNames = map[string]string{
-	"cmd/gotrace/main.go bench":   "the --mode value",
-	"cmd/gotrace/repl.go exit":    "the REPL's quit command",
-	"cmd/kbench/main.go fentry":   "a benchmark method",
-	"cmd/kbench/main.go kprobe":   "a benchmark method",
-	"lang/lex_top.go config":      "the config block's keyword",
-	"lang/literals.go u":          "a C integer suffix",
-	"lang/parse_expr.go comptime": "the comptime operator's keyword",
-	"runtime/features.go pid":     "a task_struct member",
-	"runtime/ksyms.go t":          "a kallsyms symbol type",
-	"runtime/ksyms.go w":          "a kallsyms symbol type",
+	"cmd/gotrace/main.go bench":      "the --mode value",
+	"cmd/gotrace/repl.go exit":       "the REPL's quit command",
+	"cmd/kbench/main.go fentry":      "a benchmark method",
+	"cmd/kbench/main.go kprobe":      "a benchmark method",
+	"lang/lex_top.go config":         "the config block's keyword",
+	"lang/literals.go u":             "a C integer suffix",
+	"lang/parse_expr.go comptime":    "the comptime operator's keyword",
+	"lang/pretty/format.go comptime": "the comptime operator's keyword, which the formatter writes as bpftrace does",
+	"runtime/features.go pid":        "a task_struct member",
+	"runtime/ksyms.go t":             "a kallsyms symbol type",
+	"runtime/ksyms.go w":             "a kallsyms symbol type",
 }
 
 // TestNoNameCompares checks that lang/, codegen/, runtime/ and cmd/ never

@@ -42,6 +42,7 @@ func (g *gen) buffer(e ast.Expr) int16 {
 		}
 	case *ast.Call:
 		if f := g.info.Calls[e]; f != nil && f.Buffer != nil {
+			defer g.markHelperCalls(e, len(g.insns))
 			return f.Buffer(g, e)
 		}
 	case *ast.Field:

@@ -6,6 +6,7 @@ import (
 
 	"github.com/cilium/ebpf/asm"
 
+	"github.com/gotrace/gotrace/builtin"
 	"github.com/gotrace/gotrace/lang/ast"
 	"github.com/gotrace/gotrace/lang/types"
 	"github.com/gotrace/gotrace/object"
@@ -179,11 +180,8 @@ func (g *gen) argsField(e *ast.Field) *types.Field {
 	return nil
 }
 
-// isArgs reports whether x is the args builtin.
-func isArgs(x ast.Expr) bool {
-	id, ok := x.(*ast.Ident)
-	return ok && id.Name == "args"
-}
+// isArgs reports whether x is the args builtin (builtin.Var.Fields).
+func isArgs(x ast.Expr) bool { return builtin.IsFields(x) }
 
 // isTupleField reports whether e selects an element of a tuple or record
 // value (rather than args or a kernel struct).

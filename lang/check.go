@@ -21,6 +21,18 @@ import (
 // expansion, the -p pid filter) change, and the Program refers to the clone
 // (Program.File, Probe.AST and the Info maps' keys).
 func Check(file *ast.File, env Env, opts Options) (*Program, error) {
+	prog, errs := Analyze(file, env, opts)
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	return prog, nil
+}
+
+// Analyze is Check for tools that read a script with errors (the language
+// server): it returns the Program as far as it was checked (every probe's
+// Info holds the types found) with every error, collapsed and sorted. A
+// Program with errors must not be compiled.
+func Analyze(file *ast.File, env Env, opts Options) (*Program, ErrorList) {
 	file = ast.Clone(file)
 	if opts.MaxStrlen <= 0 {
 		opts.MaxStrlen = DefaultMaxStrlen
@@ -40,7 +52,7 @@ func Check(file *ast.File, env Env, opts Options) (*Program, error) {
 	c.settlePredeclared()
 	if len(c.errs) > 0 {
 		c.errs.Sort()
-		return nil, collapse(c.errs)
+		return c.prog, collapse(c.errs)
 	}
 	return c.prog, nil
 }
@@ -179,7 +191,7 @@ func (c *checker) checkFile(file *ast.File) {
 			c.noMatchOK = len(p.Attach) > 1
 			pts, d := c.expandAttachMissing(&cp)
 			c.noMatchOK = false
-			c.countPrograms(&cp, len(pts), usesIdent(p, "probe"))
+			c.countPrograms(&cp, len(pts), usesPointName(p))
 			points = append(points, pts...)
 			stand = cmp.Or(stand, d)
 		}
@@ -196,12 +208,15 @@ func (c *checker) checkFile(file *ast.File) {
 				// body still defines the maps other probes use, as in
 				// bpftrace, whose probes drop only when attaching.
 				dropped = append(dropped, &Probe{AST: p, Points: []*AttachPoint{stand}, Index: i})
+				if c.prog.Config.MissingProbes == "warn" {
+					c.prog.Warnings.Add(p.Attach[0], "Probe has no valid attach points. It is being removed which may cause issues with program behavior.")
+				}
 			}
 			continue
 		}
 		// Only tracepoints share one program between attach points, and only
 		// when the body does not depend on which one fired.
-		shared := !usesIdent(p, "args") && !usesIdent(p, "probe")
+		shared := !usesPerPoint(p)
 		var groups [][]*AttachPoint
 		byProvider := map[string]int{}
 		for _, pt := range points {

@@ -3,7 +3,6 @@ package lang
 import (
 	"cmp"
 	"errors"
-	"strings"
 
 	"github.com/gotrace/gotrace/lang/ast"
 	"github.com/gotrace/gotrace/provider"
@@ -27,9 +26,18 @@ func (c *checker) expandAttach(ap *ast.AttachPoint) []*AttachPoint {
 		env = provider.WithTarget(c.env, provider.Target{Pid: c.opts.Pid, Unsafe: c.opts.Unsafe})
 	}
 	points, err := p.Expand(env, ap.Raw, parts[1:])
+	var nt *provider.NotTraceable
+	if errors.As(err, &nt) {
+		c.prog.Warnings.Add(ap, "%s", nt.Warning()) // bpftrace warns, then says No matches
+	}
 	if err != nil {
-		if c.noMatchOK && errors.Is(err, provider.ErrNoMatch) {
-			c.noMatch = append(c.noMatch, noMatch{ap, err.Error()})
+		if errors.Is(err, provider.ErrNoMatch) {
+			if c.noMatchOK {
+				c.noMatch = append(c.noMatch, noMatch{ap, err.Error()})
+				return nil
+			}
+			// bpftrace's words for a probe whose one wildcard matches nothing
+			c.errorf(ap, "Probe has no valid attach points (%s).", err)
 			return nil
 		}
 		c.errorf(ap, "%s", err)
@@ -64,16 +72,7 @@ func (c *checker) countPrograms(ap *ast.AttachPoint, n int, usesProbe bool) {
 	if def == nil || n == 0 {
 		return
 	}
-	wild := func(i int) bool { return i < len(parts) && strings.ContainsAny(parts[i], "*?[") }
-	full := usesProbe
-	switch def.Name {
-	case "tracepoint", "rawtracepoint", "fentry", "fexit", "iter":
-		full = full || wild(1) || wild(2)
-	case "kprobe", "kretprobe":
-		full = full || len(parts) > 2 && wild(1)
-	case "usdt":
-		full = full || wild(1) || wild(2) || wild(3) || len(parts) < 4 || c.opts.Pid != 0
-	}
+	full := usesProbe || def.ProgramPerMatch != nil && def.ProgramPerMatch(parts[1:], c.opts.Pid)
 	if !full {
 		return
 	}

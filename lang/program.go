@@ -278,7 +278,7 @@ func (in *Info) TypeOf(e ast.Expr) *types.Type { return in.Types[e] }
 // other branch is neither checked nor compiled.
 func (in *Info) Comptime(cond ast.Expr) (then, ok bool) {
 	call, isCall := cond.(*ast.Call)
-	if !isCall || call.Name != "comptime" || in.Calls[call] == nil {
+	if !isCall || in.Calls[call] == nil || !in.Calls[call].Decides {
 		return false, false
 	}
 	cv, ok := in.Consts[call]

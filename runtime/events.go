@@ -462,20 +462,8 @@ func (s *entry) reportLost(final bool) {
 		return
 	}
 	s.lossChecked = now
-	m := s.coll.Maps[s.prog.DroppedMap]
-	if m == nil {
-		return
-	}
-	var total uint64
-	if isPerCPU(m.Type()) {
-		vals := make([]uint64, s.ncpu)
-		if err := m.Lookup(uint32(0), vals); err != nil {
-			return
-		}
-		for _, v := range vals {
-			total += v
-		}
-	} else if err := m.Lookup(uint32(0), &total); err != nil {
+	total, ok := s.droppedEvents()
+	if !ok {
 		return
 	}
 	if total > s.lost {
