@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -167,6 +168,29 @@ func TestAOTGenerationErrors(t *testing.T) {
 	got := run(t, "-e", `begin { exit(); }`, "--aot", "/nonexistent/prog")
 	if got.code != 1 || got.stderr != "ERROR: failed to write '/nonexistent/prog': No such file or directory\n" {
 		t.Errorf("a missing directory: %+v", got)
+	}
+	// Nothing but a regular file is replaced: a device node or a FIFO at
+	// the path stays what it was.
+	dir := t.TempDir()
+	null, fifo := filepath.Join(dir, "null"), filepath.Join(dir, "fifo")
+	if err := syscall.Mknod(null, syscall.S_IFCHR|0o666, 1<<8|3); err != nil { // /dev/null's 1:3
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{null, fifo} {
+		fi, _ := os.Lstat(p)
+		got := run(t, "-e", `begin { exit(); }`, "--aot", p)
+		if got.code != 1 || got.stderr != "ERROR: failed to write '"+p+"': not a regular file\n" {
+			t.Errorf("--aot %s: %+v", p, got)
+		}
+		if now, err := os.Lstat(p); err != nil || now.Mode() != fi.Mode() {
+			t.Errorf("--aot %s: was %v, now %v %v", p, fi.Mode(), now.Mode(), err)
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 2 {
+		t.Errorf("files left in %s: %v", dir, entries)
 	}
 }
 

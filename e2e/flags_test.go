@@ -107,20 +107,21 @@ func TestOutputFileErrors(t *testing.T) {
 }
 
 // TestChildEnvIgnored: the variable that marks -c's stand-in process does
-// nothing on its own, whatever fd 3 is: a file, or a pipe without the run's
-// token.
+// nothing on its own, whatever fd 3 is: a file, a pipe without the run's
+// token, or a named FIFO holding it (the stand-in's fd 3 is an anonymous
+// pipe from its parent).
 func TestChildEnvIgnored(t *testing.T) {
 	bin := gotrace(t)
-	// fd3 opens what the process gets as fd 3.
-	fd3 := map[string]func() *os.File{
-		"a file": func() *os.File {
+	// fd3 opens what the process gets as fd 3 for a run whose token is tok.
+	fd3 := map[string]func(tok string) *os.File{
+		"a file": func(string) *os.File {
 			f, err := os.Open("/etc/passwd")
 			if err != nil {
 				t.Fatal(err)
 			}
 			return f
 		},
-		"a pipe with another token": func() *os.File {
+		"a pipe with another token": func(string) *os.File {
 			r, w, err := os.Pipe()
 			if err != nil {
 				t.Fatal(err)
@@ -131,10 +132,24 @@ func TestChildEnvIgnored(t *testing.T) {
 			}
 			return r
 		},
+		"a FIFO with the token": func(tok string) *os.File {
+			path := filepath.Join(t.TempDir(), "fifo")
+			if err := syscall.Mkfifo(path, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			f, err := os.OpenFile(path, os.O_RDWR, 0) // does not wait for a writer
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := f.WriteString(tok + "\x00/bin/echo\x00\x01"); err != nil {
+				t.Fatal(err)
+			}
+			return f
+		},
 	}
 	for what, open := range fd3 {
 		for _, value := range []string{"/bin/echo", "guess"} {
-			f := open()
+			f := open(value)
 			cmd := exec.Command(bin, "--version")
 			cmd.Env = append(os.Environ(), "GOTRACE_CHILD_EXEC="+value)
 			cmd.ExtraFiles = []*os.File{f}
@@ -166,9 +181,11 @@ func TestChildCommand(t *testing.T) {
 	got = run(t, "-c", "/bin/true", "-e", `tracepoint:syscalls:sys_enter_execve /pid == cpid/ { @execs = count(); }`)
 	wantOutput(t, got, "\n\n@execs: 1\n", 0)
 
-	got = run(t, "-e", `BEGIN { print(cpid); }`)
-	if got.code != 1 || !strings.Contains(got.stderr, "cpid cannot be used without a child command") {
-		t.Errorf("cpid without -c: exit %d, stderr %q", got.code, got.stderr)
+	// Without -c, cpid is 0 and a warning, as in bpftrace 0.26.
+	got = run(t, "-e", `BEGIN { print(cpid); exit(); }`)
+	wantOutput(t, got, "0\n\n\n", 0)
+	if !strings.Contains(got.stderr, "stdin:1:15-19: WARNING: No child command (`-c`); cpid is zero") {
+		t.Errorf("cpid without -c: stderr %q lacks the warning", got.stderr)
 	}
 	got = run(t, "-c", "/no/such/command", "-e", `BEGIN { exit(); }`)
 	if got.code != 1 || !strings.Contains(got.stderr, "Failed to fork child") {
@@ -227,6 +244,18 @@ func TestFlagErrors(t *testing.T) {
 	}
 	got := run(t, "--unsafe", "-q", "-f", "json", "-e", `BEGIN { system("echo a b c"); exit(); }`)
 	wantOutput(t, got, `{"type": "syscall", "data": "a b c\n"}`+"\n", 0)
+}
+
+// TestSystemShell: system() runs /bin/sh, as system(3), not an sh that
+// comes first on $PATH.
+func TestSystemShell(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "sh"), []byte("#!/bin/sh\necho impostor\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(gotrace(t), "--unsafe", "-q", "-e", `BEGIN { system("echo real"); exit(); }`)
+	cmd.Env = append(os.Environ(), "PATH="+dir+":"+os.Getenv("PATH"))
+	wantOutput(t, runCmd(t, cmd), "real\n\n\n\n", 0)
 }
 
 // TestOptionOrder: options go before or after the script, as with

@@ -202,9 +202,44 @@ func TestUprobeMidInstruction(t *testing.T) {
 	if got.code != 1 || !strings.HasPrefix(got.stderr, want) {
 		t.Errorf("add+1: exit %d, stderr %q, want prefix %q", got.code, got.stderr, want)
 	}
+	// the same place spelled as an address gets the same check
+	got = run(t, "-e", fmt.Sprintf(`uprobe:%s:0x%x { exit(); }`, bin, addr+1))
+	if got.code != 1 || !strings.HasPrefix(got.stderr, want) {
+		t.Errorf("0x%x (add+1): exit %d, stderr %q, want prefix %q", addr+1, got.code, got.stderr, want)
+	}
 	got = run(t, "-c", bin, "-e", fmt.Sprintf(`uprobe:%s:add+%d { printf("hit\n"); exit(); }`, bin, inst.Len))
 	// the traced program prints its sum to the same stdout
 	if got.code != 0 || !strings.Contains(got.stdout, "hit\n") {
 		t.Errorf("add+%d: exit %d, stdout %q, stderr %q", inst.Len, got.code, got.stdout, got.stderr)
+	}
+}
+
+// TestUretprobeOffset: as bpftrace, a uretprobe goes only on a function's
+// entry, --unsafe or not: at an offset (func+N, an address inside the
+// function, a source line) its return trampoline would overwrite whatever
+// the stack holds there instead of the return address.
+func TestUretprobeOffset(t *testing.T) {
+	bin := buildAdd(t)
+	addr, _ := elfFunc(t, bin, "add")
+	for _, tc := range []struct{ probe, want string }{
+		{bin + ":add+1", "ERROR: Offset not allowed\n"},
+		{bin + "@add.c:3", "ERROR: Source code location not allowed\n"},
+		{fmt.Sprintf("%s:0x%x", bin, addr+1), "ERROR: uretprobes cannot be attached at function offset. (address resolved to: add+1)\n"},
+	} {
+		for _, unsafe := range []bool{false, true} {
+			args := []string{"-e", "uretprobe:" + tc.probe + " { exit(); }"}
+			if unsafe {
+				args = append([]string{"--unsafe"}, args...)
+			}
+			got := run(t, args...)
+			if got.code != 1 || !strings.Contains(got.stderr, tc.want) {
+				t.Errorf("uretprobe:%s (unsafe %v): exit %d, stderr %q, want %q", tc.probe, unsafe, got.code, got.stderr, tc.want)
+			}
+		}
+	}
+	// the entry, by name or by address, attaches
+	got := run(t, "-c", bin+" 2", "-e", fmt.Sprintf(`uretprobe:%s:0x%x { printf("ret %%d\n", retval); exit(); }`, bin, addr))
+	if got.code != 0 || !strings.Contains(got.stdout, "ret 1\n") {
+		t.Errorf("uretprobe at add's address: exit %d, stdout %q, stderr %q", got.code, got.stdout, got.stderr)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/cilium/ebpf/btf"
 
 	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/types"
 	"github.com/gotrace/gotrace/provider"
 )
 
@@ -20,6 +21,18 @@ import (
 // expansion, the -p pid filter) change, and the Program refers to the clone
 // (Program.File, Probe.AST and the Info maps' keys).
 func Check(file *ast.File, env Env, opts Options) (*Program, error) {
+	prog, errs := Analyze(file, env, opts)
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	return prog, nil
+}
+
+// Analyze is Check for tools that read a script with errors (the language
+// server): it returns the Program as far as it was checked (every probe's
+// Info holds the types found) with every error, collapsed and sorted. A
+// Program with errors must not be compiled.
+func Analyze(file *ast.File, env Env, opts Options) (*Program, ErrorList) {
 	file = ast.Clone(file)
 	if opts.MaxStrlen <= 0 {
 		opts.MaxStrlen = DefaultMaxStrlen
@@ -32,12 +45,14 @@ func Check(file *ast.File, env Env, opts Options) (*Program, error) {
 		opts: opts,
 		prog: &Program{File: file, Maps: map[string]*MapType{}, MaxStrlen: opts.MaxStrlen, NCPUs: opts.NCPUs, MaxMapKeys: opts.MaxMapKeys, Host: opts.Host},
 	}
+	c.predeclare()
 	c.checkFile(file)
 	c.checkDummyTSMap()
 	c.unusedDecls()
+	c.settlePredeclared()
 	if len(c.errs) > 0 {
 		c.errs.Sort()
-		return nil, collapse(c.errs)
+		return c.prog, collapse(c.errs)
 	}
 	return c.prog, nil
 }
@@ -54,6 +69,9 @@ type checker struct {
 	// being errors (expandAttach).
 	noMatchOK bool
 	noMatch   []noMatch
+	// bpfProgs counts the programs bpftrace would generate one per match
+	// of a wildcard (countPrograms), for max_bpf_progs.
+	bpfProgs int
 	// warnedUnstable holds the unstable features already warned about.
 	warnedUnstable map[string]bool
 	// selfAssign names the map assigned by the statement whose right-hand
@@ -69,6 +87,9 @@ type checker struct {
 	// nextVar is the next declaration ID of the probe.
 	scopes  []map[string]int
 	nextVar int
+	// declared holds, by variable ID, the integer type a let gave a
+	// variable (let $a: uint16): what its assignments must fit.
+	declared map[int]*types.Type
 	// loops counts the loops enclosing the statement being checked.
 	loops int
 	// macros are the script's macros by name, one per arity.
@@ -153,6 +174,7 @@ func (c *checker) checkFile(file *ast.File) {
 	}
 	// Expand attach points and split probes into instances.
 	var dropped []*Probe
+	c.bpfProgs = 0
 	for i, p := range file.Probes {
 		var points []*AttachPoint
 		var stand *AttachPoint
@@ -169,6 +191,7 @@ func (c *checker) checkFile(file *ast.File) {
 			c.noMatchOK = len(p.Attach) > 1
 			pts, d := c.expandAttachMissing(&cp)
 			c.noMatchOK = false
+			c.countPrograms(&cp, len(pts), usesPointName(p))
 			points = append(points, pts...)
 			stand = cmp.Or(stand, d)
 		}
@@ -193,7 +216,7 @@ func (c *checker) checkFile(file *ast.File) {
 		}
 		// Only tracepoints share one program between attach points, and only
 		// when the body does not depend on which one fired.
-		shared := !usesIdent(p, "args") && !usesIdent(p, "probe")
+		shared := !usesPerPoint(p)
 		var groups [][]*AttachPoint
 		byProvider := map[string]int{}
 		for _, pt := range points {

@@ -34,7 +34,7 @@ func (c *checker) kfuncArgs(pt *AttachPoint) (*types.Type, string) {
 			}
 		}
 	}
-	rec := &types.Type{Kind: types.Record, Name: "args"}
+	rec := &types.Type{Kind: types.Record, Args: true}
 	for i, p := range proto.Params {
 		// Without a __user tag the address space of an argument is unknown:
 		// it is read with the helpers that work for both (x86).

@@ -1,6 +1,7 @@
 package lang
 
 import (
+	"cmp"
 	"errors"
 
 	"github.com/gotrace/gotrace/lang/ast"
@@ -62,4 +63,33 @@ func (c *checker) expandAttach(ap *ast.AttachPoint) []*AttachPoint {
 type noMatch struct {
 	ap  *ast.AttachPoint
 	msg string
+}
+
+// DefaultMaxBPFProgs is bpftrace's default max_bpf_progs.
+const DefaultMaxBPFProgs = 1024
+
+// countPrograms counts the n matches of attach point ap toward config
+// max_bpf_progs when bpftrace gives each match a program of its own (a
+// wildcard tracepoint, rawtracepoint, fentry/fexit, iter or usdt, a kprobe
+// with a wildcard module; any attach point of a probe that reads the probe
+// builtin), and refuses the script past the limit, as bpftrace does.
+func (c *checker) countPrograms(ap *ast.AttachPoint, n int, usesProbe bool) {
+	parts := provider.SplitAttach(ap.Raw)
+	def := provider.Lookup(parts[0])
+	if def == nil || n == 0 {
+		return
+	}
+	full := usesProbe || def.ProgramPerMatch != nil && def.ProgramPerMatch(parts[1:], c.opts.Pid)
+	if !full {
+		return
+	}
+	c.bpfProgs += n
+	if limit := cmp.Or(c.prog.Config.MaxBPFProgs, DefaultMaxBPFProgs); c.bpfProgs > limit {
+		if c.quiet {
+			return
+		}
+		c.errorf(ap, "Your program is trying to generate more than %d BPF programs, which exceeds the current limit of %d", c.bpfProgs, limit)
+		e := c.errs[len(c.errs)-1]
+		e.Hints = append(e.Hints, "You can increase the limit through the BPFTRACE_MAX_BPF_PROGS environment variable.")
+	}
 }

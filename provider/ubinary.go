@@ -129,10 +129,11 @@ func (c uprobeSymbols) funcs(file string) []elf.Symbol {
 }
 
 // symbol returns the file offset of function fn plus off in file, after
-// bpftrace's checks: the offset is inside the function, and a function
-// whose size the symbol table does not give needs --unsafe. 0 when the
-// symbol is not in the file's symbol tables.
-func (c uprobeSymbols) symbol(file, fn string, off uint64, unsafe bool) (uint64, error) {
+// bpftrace's checks: a uretprobe only at the function's entry, the offset
+// inside the function and on an instruction boundary, and a function whose
+// size the symbol table does not give needs --unsafe. 0 when the symbol is
+// not in the file's symbol tables.
+func (c uprobeSymbols) symbol(file, fn string, off uint64, ret, unsafe bool) (uint64, error) {
 	var sym *elf.Symbol
 	for i, s := range c.funcs(file) {
 		if s.Name == fn && (sym == nil || s.Size > sym.Size) {
@@ -140,7 +141,16 @@ func (c uprobeSymbols) symbol(file, fn string, off uint64, unsafe bool) (uint64,
 		}
 	}
 	if sym == nil {
+		if off != 0 && !unsafe {
+			// the library would resolve it without any of the checks
+			return 0, fmt.Errorf("Failed to check if uprobe is in proper place: %s:%s+%d (no such function symbol)%s", file, fn, off, hintUnsafe)
+		}
 		return 0, nil
+	}
+	if ret && off != 0 {
+		// a return probe's trampoline address overwrites what the stack
+		// holds there: only the entry has the return address on top
+		return 0, fmt.Errorf("uretprobes cannot be attached at function offset. (address resolved to: %s+%d)", fn, off)
 	}
 	if err := checkUprobeBounds(fn, sym.Size, off, unsafe); err != nil {
 		return 0, err
@@ -155,19 +165,22 @@ func (c uprobeSymbols) symbol(file, fn string, off uint64, unsafe bool) (uint64,
 	return addr + off, nil
 }
 
-// address returns the file offset of an address probe, which must land in
-// a function of the file (any address with --unsafe, or in a file that is
-// not ELF, a flat binary, whose addresses are file offsets).
-func (c uprobeSymbols) address(file string, addr uint64, unsafe bool) (uint64, error) {
+// address returns the file offset of an address probe. An address in a
+// function of the file is the function plus an offset, with every check of
+// that spelling (symbol); any other address needs --unsafe, except in a
+// file that is not ELF, a flat binary, whose addresses are file offsets.
+func (c uprobeSymbols) address(file string, addr uint64, ret, unsafe bool) (uint64, error) {
 	funcs := c.funcs(file)
-	found := unsafe || funcs == nil
-	for _, s := range funcs {
-		if addr >= s.Value && (addr < s.Value+s.Size || addr == s.Value) {
-			found = true
-			break
+	var in *elf.Symbol
+	for i, s := range funcs {
+		if addr >= s.Value && (addr < s.Value+s.Size || addr == s.Value) && (in == nil || s.Size > in.Size) {
+			in = &funcs[i]
 		}
 	}
-	if !found {
+	if in != nil {
+		return c.symbol(file, in.Name, addr-in.Value, ret, unsafe)
+	}
+	if !unsafe && funcs != nil {
 		return 0, fmt.Errorf("Could not resolve address: %s:0x%x", file, addr)
 	}
 	return fileOffset(file, addr)

@@ -20,7 +20,10 @@ import (
 var uprobeProvider = uprobe("uprobe", "u", false)
 
 // uretprobeProvider is uretprobe:BINARY:FUNCTION: retval in pt_regs.
-var uretprobeProvider = uprobe("uretprobe", "ur", true)
+var uretprobeProvider = uprobe(uretprobeKind, "ur", true)
+
+// uretprobeKind names the return probe, which takes no offset.
+const uretprobeKind = "uretprobe"
 
 func uprobe(name, alias string, ret bool) *Provider {
 	p := &Provider{
@@ -34,6 +37,7 @@ func uprobe(name, alias string, ret bool) *Provider {
 		UserArgs:      always, // pointers in registers are user memory
 		ProbeType:     name,
 		UserBinary:    true,
+		Binaries:      targetFiles,
 		SharesProgram: true,
 		Compile: func(pts []*Point, _ Features, probe *object.Probe) Program {
 			probe.Provider = name
@@ -75,6 +79,17 @@ func uprobe(name, alias string, ret bool) *Provider {
 	return p
 }
 
+// targetFiles are the files of a uprobe's targets (PATH:SYMBOL).
+func targetFiles(p *object.Probe) []string {
+	var out []string
+	for _, t := range p.Targets {
+		if i := strings.LastIndexByte(t, ':'); i > 0 {
+			out = append(out, t[:i])
+		}
+	}
+	return out
+}
+
 // binaries returns the environment's Binaries.
 func binaries(env ExpandEnv) (Binaries, error) {
 	if b, ok := env.(Binaries); ok {
@@ -104,7 +119,11 @@ func expandUprobe(kind string, env ExpandEnv, raw string, parts []string) ([]*Po
 	if len(parts) == 0 {
 		return nil, fmt.Errorf("%s must be %s:BINARY:FUNCTION, got %q", kind, kind, raw)
 	}
+	ret := kind == uretprobeKind
 	if target, src, ok := strings.Cut(parts[0], "@"); ok && target != "" {
+		if ret {
+			return nil, fmt.Errorf("Source code location not allowed")
+		}
 		return expandSourceLine(kind, env, target, src, parts[1:])
 	}
 	if len(parts) != 2 || parts[0] == "" || parts[1] == "" {
@@ -129,6 +148,10 @@ func expandUprobe(kind string, env ExpandEnv, raw string, parts []string) ([]*Po
 	}
 	var offset uint64
 	if i := strings.IndexByte(fn, '+'); i >= 0 {
+		if ret {
+			// as bpftrace: a return probe is at a function's entry
+			return nil, fmt.Errorf("Offset not allowed")
+		}
 		v, err := strconv.ParseUint(fn[i+1:], 0, 64)
 		if err != nil {
 			return nil, fmt.Errorf("invalid uprobe offset %q", fn[i+1:])
@@ -267,7 +290,7 @@ type uprobeTarget struct {
 // resolveUprobe resolves a target "PATH:SYMBOL", "PATH:SYMBOL+OFFSET" or
 // "PATH:0xADDRESS" of p, with bpftrace's checks and messages (the
 // symbol's bounds, --unsafe for a symbol without size).
-func resolveUprobe(a Attacher, p *object.Probe, target string, syms uprobeSymbols) (uprobeTarget, error) {
+func resolveUprobe(a Attacher, p *object.Probe, target string, ret bool, syms uprobeSymbols) (uprobeTarget, error) {
 	i := strings.LastIndexByte(target, ':')
 	if i <= 0 || i == len(target)-1 {
 		return uprobeTarget{}, fmt.Errorf("attach %s: bad uprobe target %q, want PATH:SYMBOL", p.Name, target)
@@ -277,7 +300,7 @@ func resolveUprobe(a Attacher, p *object.Probe, target string, syms uprobeSymbol
 	t := uprobeTarget{file: onDisk, opts: link.UprobeOptions{PID: a.Pid()}}
 	var err error
 	if addr, ok := parseUprobeAddress(sym); ok {
-		if t.opts.Address, err = syms.address(file, addr, a.Unsafe()); err != nil {
+		if t.opts.Address, err = syms.address(file, addr, ret, a.Unsafe()); err != nil {
 			return uprobeTarget{}, err
 		}
 		t.atZero = t.opts.Address == 0
@@ -290,7 +313,7 @@ func resolveUprobe(a Attacher, p *object.Probe, target string, syms uprobeSymbol
 		}
 		sym = sym[:j]
 	}
-	addr, err := syms.symbol(file, sym, off, a.Unsafe())
+	addr, err := syms.symbol(file, sym, off, ret, a.Unsafe())
 	if err != nil {
 		return uprobeTarget{}, err
 	}
@@ -308,7 +331,7 @@ func resolveUprobe(a Attacher, p *object.Probe, target string, syms uprobeSymbol
 // attachUprobe attaches to a target "PATH:SYMBOL", "PATH:SYMBOL+OFFSET" or
 // "PATH:0xADDRESS", for the -p process only when given.
 func attachUprobe(a Attacher, p *object.Probe, prog *ebpf.Program, target string, ret bool, syms uprobeSymbols) error {
-	t, err := resolveUprobe(a, p, target, syms)
+	t, err := resolveUprobe(a, p, target, ret, syms)
 	if err != nil {
 		return err
 	}

@@ -49,7 +49,7 @@ func attachUprobeMulti(a Attacher, p *object.Probe, prog *ebpf.Program, ret bool
 		return nil
 	}
 	for _, target := range p.Targets {
-		t, err := resolveUprobe(a, p, target, syms)
+		t, err := resolveUprobe(a, p, target, ret, syms)
 		if err != nil {
 			return 0, err
 		}

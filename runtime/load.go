@@ -8,13 +8,12 @@ import (
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/btf"
-	"golang.org/x/sys/unix"
 
 	"github.com/gotrace/gotrace/object"
 )
 
 // load creates the maps and programs of the collection.
-func (s *session) load() error {
+func (s *entry) load() error {
 	cache := s.opts.BTFCache
 	if cache == nil {
 		cache = btf.NewCache()
@@ -28,7 +27,7 @@ func (s *session) load() error {
 	stripped := withoutSources(s.prog.Collection)
 	s.chooseUprobeMulti(stripped)
 	spec, separate := splitSeparate(stripped)
-	copts := ebpf.CollectionOptions{Cache: cache}
+	copts := ebpf.CollectionOptions{Cache: cache, MapReplacements: s.replacements(spec)}
 	if s.opts.Verbose != nil {
 		copts.Programs.LogLevel = ebpf.LogLevelStats
 	}
@@ -53,6 +52,26 @@ func (s *session) load() error {
 	return s.loadSeparate(stripped, separate, cache)
 }
 
+// replacements returns the session's kernel maps that the program's maps
+// of the same name (user maps, and the stack maps the session shares)
+// are to be: the maps of a session outlive the programs that use them.
+func (s *entry) replacements(spec *ebpf.CollectionSpec) map[string]*ebpf.Map {
+	s.Session.mu.Lock()
+	defer s.Session.mu.Unlock()
+	repl := map[string]*ebpf.Map{}
+	for _, m := range s.prog.Maps {
+		if sm := s.maps[m.Name]; sm != nil && spec.Maps[m.BPFName] != nil {
+			repl[m.BPFName] = sm.bm
+		}
+	}
+	for role, name := range s.sharedNames() {
+		if bm := s.shared[role]; bm != nil && name != "" && spec.Maps[name] != nil && spec.Maps[name].Compatible(bm) == nil {
+			repl[name] = bm
+		}
+	}
+	return repl
+}
+
 // withoutSources returns a copy of spec whose instructions carry no source
 // tags. The tags would make the library build BTF line info (and probe the
 // kernel for it) on every start; the verifier's instruction numbers are
@@ -72,7 +91,7 @@ func withoutSources(spec *ebpf.CollectionSpec) *ebpf.CollectionSpec {
 
 // failedProgram finds which program an ebpf load error is about: the
 // library names it as `program NAME: ...`.
-func (s *session) failedProgram(err error) string {
+func (s *entry) failedProgram(err error) string {
 	msg := err.Error()
 	best := ""
 	for name := range s.prog.Collection.Programs {
@@ -84,7 +103,7 @@ func (s *session) failedProgram(err error) string {
 }
 
 // program returns the loaded program of a probe.
-func (s *session) program(p *object.Probe) (*ebpf.Program, error) {
+func (s *entry) program(p *object.Probe) (*ebpf.Program, error) {
 	bp := s.coll.Programs[p.Program]
 	if bp == nil {
 		return nil, fmt.Errorf("probe %s: program %q not in the collection", p.Name, p.Program)
@@ -93,7 +112,7 @@ func (s *session) program(p *object.Probe) (*ebpf.Program, error) {
 }
 
 // runOnce runs a BEGIN or END program once with BPF_PROG_TEST_RUN.
-func (s *session) runOnce(p *object.Probe) error {
+func (s *entry) runOnce(p *object.Probe) error {
 	bp, err := s.program(p)
 	if err != nil {
 		return err
@@ -105,7 +124,7 @@ func (s *session) runOnce(p *object.Probe) error {
 }
 
 // writeGlobals fills in the globals map.
-func (s *session) writeGlobals() error {
+func (s *entry) writeGlobals() error {
 	g := s.prog.Globals
 	if s.prog.GlobalsMap == "" {
 		return nil
@@ -119,24 +138,21 @@ func (s *session) writeGlobals() error {
 		size = int(m.ValueSize())
 	}
 	buf := make([]byte, size)
-	put := func(off int, clock int32) error {
+	// The session's start: elapsed counts from it in every program.
+	put := func(off int, ns uint64) error {
 		if off < 0 {
 			return nil
 		}
 		if off+8 > len(buf) {
 			return fmt.Errorf("globals: offset %d out of range", off)
 		}
-		var ts unix.Timespec
-		if err := unix.ClockGettime(clock, &ts); err != nil {
-			return fmt.Errorf("read clock: %w", err)
-		}
-		binary.NativeEndian.PutUint64(buf[off:], uint64(ts.Nano()))
+		binary.NativeEndian.PutUint64(buf[off:], ns)
 		return nil
 	}
-	if err := put(g.StartNsOffset, unix.CLOCK_MONOTONIC); err != nil {
+	if err := put(g.StartNsOffset, s.startMono); err != nil {
 		return err
 	}
-	if err := put(g.StartBootOffset, unix.CLOCK_BOOTTIME); err != nil {
+	if err := put(g.StartBootOffset, s.startBoot); err != nil {
 		return err
 	}
 	if err := m.Put(uint32(0), buf); err != nil {

@@ -11,7 +11,7 @@ import (
 // targets (provider.WantsUprobeMulti) for uprobe_multi links, where the
 // kernel has them (feature-probed): spec is the copy of the collection
 // that is loaded. Elsewhere each target keeps a perf event of its own.
-func (s *session) chooseUprobeMulti(spec *ebpf.CollectionSpec) {
+func (s *entry) chooseUprobeMulti(spec *ebpf.CollectionSpec) {
 	probed, have := false, false
 	for _, p := range s.prog.Probes {
 		ps := spec.Programs[p.Program]

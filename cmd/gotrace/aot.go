@@ -25,6 +25,8 @@ package main
 // runs.
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -68,8 +70,10 @@ func generateAOT(cfg *config, name, src string, stdout, stderr io.Writer) int {
 const selfExe = "/proc/self/exe"
 
 // writeAOT writes path: a copy of the running executable with payload and
-// its trailer appended, mode 0755. It writes a temporary file next to
-// path and renames it, so that path is never a partial binary.
+// its trailer appended, an executable file of mode 0777 less the umask. It
+// writes a temporary file next to path and renames it, so that path is
+// never a partial binary; it refuses to replace anything at path but a
+// regular file (a device, a FIFO, a directory).
 func writeAOT(path string, payload []byte) (err error) {
 	fail := func(err error) error {
 		var pe *fs.PathError
@@ -82,12 +86,15 @@ func writeAOT(path string, payload []byte) (err error) {
 		}
 		return fmt.Errorf("failed to write '%s': %w", path, err)
 	}
+	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
+		return fail(errNotRegular)
+	}
 	self, err := os.Open(selfExe)
 	if err != nil {
 		return fmt.Errorf("failed to read the gotrace executable: %w", err)
 	}
 	defer self.Close()
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	tmp, err := createExecutableTemp(path)
 	if err != nil {
 		return fail(err)
 	}
@@ -103,10 +110,6 @@ func writeAOT(path string, payload []byte) (err error) {
 	if _, err := tmp.Write(append(payload, trailer(payload)...)); err != nil {
 		return fail(err)
 	}
-	// An executable for everyone, whatever the umask.
-	if err := tmp.Chmod(0o755); err != nil {
-		return fail(err)
-	}
 	if err := tmp.Close(); err != nil {
 		return fail(err)
 	}
@@ -114,6 +117,28 @@ func writeAOT(path string, payload []byte) (err error) {
 		return fail(err)
 	}
 	return nil
+}
+
+// errNotRegular refuses to write an AOT binary over anything but a
+// regular file.
+var errNotRegular = errors.New("not a regular file")
+
+// createExecutableTemp creates a new file next to path, with a random
+// name, for writing and with mode 0777 less the umask (the kernel applies
+// it, as for any program a compiler writes).
+func createExecutableTemp(path string) (*os.File, error) {
+	dir, base := filepath.Dir(path), filepath.Base(path)
+	for range 100 {
+		var b [6]byte
+		if _, err := rand.Read(b[:]); err != nil {
+			return nil, err
+		}
+		f, err := os.OpenFile(filepath.Join(dir, "."+base+".tmp"+hex.EncodeToString(b[:])), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o777)
+		if !errors.Is(err, fs.ErrExist) {
+			return f, err
+		}
+	}
+	return nil, fs.ErrExist
 }
 
 // checkAOT refuses the options that --aot cannot take: -k, as bpftrace

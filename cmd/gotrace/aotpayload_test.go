@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"syscall"
 	"testing"
 )
 
@@ -141,9 +142,11 @@ func TestReadAOT(t *testing.T) {
 }
 
 // TestWriteAOT: the binary written is this executable with the payload
-// appended, mode 0755 whatever the umask, and no temporary file is left;
-// a failed write leaves nothing either.
+// appended, mode 0777 less the umask, and no temporary file is left; a
+// failed write leaves nothing either.
 func TestWriteAOT(t *testing.T) {
+	old := syscall.Umask(0o027)
+	defer syscall.Umask(old)
 	dir := t.TempDir()
 	path := filepath.Join(dir, "prog")
 	want := testPayload()
@@ -162,8 +165,8 @@ func TestWriteAOT(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fi.Mode().Perm() != 0o755 || fi.Size() != int64(len(self)+len(want.encode())+trailerSize) {
-		t.Errorf("mode %v size %d; want 0755 and %d", fi.Mode(), fi.Size(), len(self)+len(want.encode())+trailerSize)
+	if fi.Mode().Perm() != 0o750 || fi.Size() != int64(len(self)+len(want.encode())+trailerSize) {
+		t.Errorf("mode %v size %d; want 0750 and %d", fi.Mode(), fi.Size(), len(self)+len(want.encode())+trailerSize)
 	}
 	// Writing again replaces the file.
 	if err := writeAOT(path, (&aotPayload{Name: "y"}).encode()); err != nil {
@@ -183,8 +186,19 @@ func TestWriteAOT(t *testing.T) {
 	if err == nil {
 		t.Errorf("writing over a directory: no error")
 	}
+	// A FIFO in the way (anything but a regular file) stays.
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeAOT(fifo, nil); err == nil || err.Error() != "failed to write '"+fifo+"': not a regular file" {
+		t.Errorf("writing over a FIFO: %v", err)
+	}
+	if fi, err := os.Lstat(fifo); err != nil || fi.Mode().Type() != fs.ModeNamedPipe {
+		t.Errorf("the FIFO is now %v %v", fi, err)
+	}
 	entries, _ := os.ReadDir(dir)
-	if len(entries) != 2 {
+	if len(entries) != 3 {
 		t.Errorf("files left in %s: %v", dir, entries)
 	}
 	if err := writeAOT(filepath.Join(dir, "no", "such"), nil); err == nil || err.Error() != "failed to write '"+filepath.Join(dir, "no", "such")+"': No such file or directory" {

@@ -29,10 +29,11 @@ const gateFD = 3
 // (the cpid the script was compiled with). Otherwise it returns.
 //
 // The stand-in is recognised by a handshake, not by the environment: fd 3
-// must be a pipe that already holds the token of childEnv followed by the
-// command's path, which startChild writes before starting the process. A
-// stray childEnv, or one with a file or an empty pipe on fd 3, is removed
-// and ignored.
+// must be an anonymous pipe (made by its parent, not a FIFO anyone could
+// open) that already holds the token of childEnv followed by the command's
+// path, which startChild writes before starting the process. A stray
+// childEnv, or one with a file, a FIFO or an empty pipe on fd 3, is
+// removed and ignored.
 func childMain() {
 	token, ok := os.LookupEnv(childEnv)
 	if !ok {
@@ -63,13 +64,15 @@ func childMain() {
 // stand-in starts: the run's token and the command's path.
 func handshake(token, path string) []byte { return []byte(token + "\x00" + path + "\x00") }
 
-// readHandshake reads the handshake from fd without waiting: fd must be a
-// pipe whose buffered data starts with handshake(token, path). It returns
-// the path and whether the release byte followed already, and leaves fd
-// blocking for the release byte.
+// readHandshake reads the handshake from fd without waiting: fd must be an
+// anonymous pipe whose buffered data starts with handshake(token, path).
+// It returns the path and whether the release byte followed already, and
+// leaves fd blocking for the release byte.
 func readHandshake(fd int, token string) (path string, released, ok bool) {
 	var st unix.Stat_t
-	if token == "" || unix.Fstat(fd, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFIFO {
+	var sfs unix.Statfs_t
+	if token == "" || unix.Fstat(fd, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFIFO ||
+		unix.Fstatfs(fd, &sfs) != nil || sfs.Type != unix.PIPEFS_MAGIC { // a named FIFO lives on a file system
 		return "", false, false
 	}
 	if unix.SetNonblock(fd, true) != nil {

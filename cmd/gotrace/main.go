@@ -23,6 +23,9 @@ const version = "gotrace v0.1.0"
 
 func main() {
 	childMain() // the stand-in for a -c command: never returns
+	if len(os.Args) > 1 && os.Args[1] == "lsp" {
+		os.Exit(lspMain(os.Args[2:], os.Stdin, os.Stdout, os.Stderr))
+	}
 	// An AOT binary (--aot) is gotrace with a script appended.
 	p, err := readAOT(selfExe)
 	if err != nil {
@@ -54,12 +57,13 @@ OPTIONS:
     -h, --help     show this help message
     -V, --version  print the version
     --info         print information about the kernel's BPF support
+    --fmt          format the program and print it (with -o, write it to FILE)
     --probe-filter REGEX
                    only attach the probes whose name matches REGEX
                    (BEGIN and END always run)
     --aot FILE     write FILE, an executable that runs the program later
                    (its options: FILE --help)
-` + outputUsage + `
+` + outputUsage + metricsUsage + `
 TROUBLESHOOTING OPTIONS:
     --dry-run      parse, check and load the program without attaching it
     --mode MODE    run (the default), or bench: time the bench: probes
@@ -90,9 +94,11 @@ type config struct {
 	search      string // -l's pattern
 	repl        bool   // --repl, or no program with a terminal on stdin
 	info        bool   // --info
+	fmtMode     bool   // --fmt
 	probeFilter string // --probe-filter
 	debug       map[string]bool
 	out         outputFlags
+	metrics     metricsFlags // --metrics
 
 	// includeDirs and includes are -I and --include, in order.
 	includeDirs, includes []string
@@ -158,6 +164,7 @@ func (cfg *config) options(help, showVersion *bool) []option {
 		{short: 'h', long: "help", set: flag(help)},
 		{short: 'V', long: "version", set: flag(showVersion)},
 		{long: "info", set: flag(&cfg.info)},
+		{long: "fmt", set: flag(&cfg.fmtMode)},
 		{long: "probe-filter", hasArg: true, set: str(&cfg.probeFilter)},
 		// Kernel types come from BTF; user headers found through -I and
 		// --include give their #defines (lang.Options). -b is accepted
@@ -170,6 +177,7 @@ func (cfg *config) options(help, showVersion *bool) []option {
 		{long: "usdt-file-activation", set: ignore},
 		{long: "aot", hasArg: true, set: str(&cfg.aot)},
 	}
+	opts = append(opts, metricsOptions(&cfg.metrics)...)
 	return append(opts, outputOptions(&cfg.out)...)
 }
 
@@ -275,6 +283,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if done {
 		return code
 	}
+	if cfg.fmtMode {
+		release()
+		return formatProgram(cfg, stdin, stdout, stderr)
+	}
 	if cfg.info {
 		release()
 		// The feature probes load programs: without privileges every
@@ -371,6 +383,15 @@ func execute(ctx context.Context, cfg *config, name, src string, stdout, stderr 
 	}
 	if cfg.emit != "" {
 		return 0
+	}
+	srv, msrc, err := startMetrics(&cfg.metrics, script.Program, stderr, cfg.out.noWarnings)
+	if err != nil {
+		fmt.Fprintf(stderr, "ERROR: %v\n", err)
+		return 1
+	}
+	if srv != nil {
+		defer srv.Close()
+		opts.Opened = msrc.Set
 	}
 	exitCode, err := script.Run(ctx, opts)
 	if err != nil {
