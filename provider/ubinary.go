@@ -294,19 +294,15 @@ func parseUprobeAddress(fn string) (uint64, bool) {
 // uprobe PMU directly: for offset 0 (a flat binary's entry), which the
 // library's Executable takes as "no address" and resolves as a symbol.
 func attachUprobeAt(a Attacher, prog *ebpf.Program, path string, offset uint64, ret bool) error {
-	b, err := os.ReadFile("/sys/bus/event_source/devices/uprobe/type")
+	typ, err := pmuType("uprobe")
 	if err != nil {
-		return fmt.Errorf("uprobe PMU: %w", err)
-	}
-	typ, err := strconv.ParseUint(strings.TrimSpace(string(b)), 10, 32)
-	if err != nil {
-		return fmt.Errorf("uprobe PMU type: %w", err)
+		return err
 	}
 	pathPtr, err := unix.BytePtrFromString(path)
 	if err != nil {
 		return err
 	}
-	attr := unix.PerfEventAttr{Type: uint32(typ), Sample: 1, Wakeup: 1, Ext1: uint64(uintptr(unsafe.Pointer(pathPtr))), Ext2: offset}
+	attr := unix.PerfEventAttr{Type: typ, Sample: 1, Wakeup: 1, Ext1: uint64(uintptr(unsafe.Pointer(pathPtr))), Ext2: offset}
 	if ret {
 		attr.Config = 1 // format/retprobe: config:0
 	}

@@ -359,7 +359,7 @@ func (s *entry) start() (drainOnly bool, err error) {
 		n -= skipped
 	}
 	if n == 0 {
-		return false, errors.New("No probes to attach") // bpftrace's words
+		return false, ErrNoProbes
 	}
 	s.nattached = n
 	for _, p := range prog.Probes {

@@ -394,6 +394,10 @@ func execute(ctx context.Context, cfg *config, name, src string, stdout, stderr 
 		opts.Opened = msrc.Set
 	}
 	exitCode, err := script.Run(ctx, opts)
+	if errors.Is(err, runtime.ErrNoProbes) && !cfg.quiet {
+		fmt.Fprintln(stdout, err) // bpftrace says so on stdout
+		return 1
+	}
 	if err != nil {
 		reported = err
 		fmt.Fprint(stderr, script.FormatError(err))
