@@ -95,8 +95,10 @@ func (c *completer) complete() {
 		if strings.HasPrefix(strings.TrimSpace(head), "config") {
 			return
 		}
-		if !strings.Contains(head, "/") || strings.Count(head, "/") == strings.Count(head, "//")*2 {
-			c.attachPoints(head)
+		// An attach point has no spaces; after one, a predicate.
+		ap := head[strings.LastIndexAny(head, ",\n")+1:]
+		if !strings.ContainsAny(strings.TrimSpace(ap), " \t") {
+			c.attachPoints(ap)
 			return
 		}
 	}
@@ -149,9 +151,6 @@ func braceDepth(s string) int {
 // attachPoints completes the attach point being typed at the end of
 // head, a probe's header.
 func (c *completer) attachPoints(head string) {
-	if i := strings.LastIndexAny(head, ",\n"); i >= 0 {
-		head = head[i+1:]
-	}
 	ap := strings.TrimSpace(head)
 	parts := strings.Split(ap, ":")
 	if len(parts) == 1 {
@@ -402,7 +401,7 @@ func (c *completer) typeAt(src string, s, e int) *types.Type {
 	if f == nil {
 		return nil
 	}
-	prog, _ := analyzeFile(f, c.s.env, uriPath(c.d.uri))
+	prog, _ := analyzeFile(f, c.s.env)
 	if prog == nil {
 		return nil
 	}

@@ -214,10 +214,11 @@ func fileURI(path string) string {
 	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(path)}).String()
 }
 
-// docName is the name a document's errors carry: its file's base name.
+// docName is the name a document is parsed under: its file's path, which
+// its relative imports are found from.
 func docName(uri string) string {
 	if p := uriPath(uri); p != "" {
-		return filepath.Base(p)
+		return p
 	}
 	if i := strings.LastIndexByte(uri, '/'); i >= 0 {
 		return uri[i+1:]
