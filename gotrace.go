@@ -116,6 +116,10 @@ type RunOptions struct {
 	Formatter *output.Formatter
 	// Attached, when set, is called once every probe is attached.
 	Attached func()
+	// Opened, when set, is called with the run's session once it is
+	// open, before the script is added: the caller can read its maps
+	// while it runs.
+	Opened func(*runtime.Session)
 	// StackMode formats kstack and ustack: "bpftrace" (the default),
 	// "perf" or "raw"; the script's config block can set it too.
 	StackMode string
@@ -127,6 +131,9 @@ type RunOptions struct {
 	// Format is the output format (bpftrace -f): "" or output.FormatText,
 	// or output.FormatJSON.
 	Format output.OutputFormat
+	// ProbeStats enables the kernel's run-time statistics of BPF programs
+	// while a Session is open, for Handle.Hits (runtime.Options.ProbeStats).
+	ProbeStats bool
 }
 
 // Script is a compiled script, ready to run.
@@ -244,6 +251,9 @@ func syscallPoints(p *lang.Program) int {
 	return n
 }
 
+// Parsed returns the script's syntax tree as parsed, before checking.
+func (s *Script) Parsed() *ast.File { return s.file }
+
 // Warnings renders the script's warnings (e.g. skipped missing probes),
 // or "" when there are none.
 func (s *Script) Warnings() string {
@@ -257,8 +267,8 @@ func (s *Script) runtimeOptions(opts RunOptions) runtime.Options {
 	ro := runtime.Options{
 		Stdout: opts.Stdout, Stderr: opts.Stderr, Quiet: opts.Quiet, Unsafe: s.unsafe, Pid: s.pid,
 		NoSignals: opts.NoSignals, NoExitMaps: opts.NoExitMaps, Formatter: opts.Formatter,
-		Attached: opts.Attached, StackMode: opts.StackMode, MaxCatBytes: opts.MaxCatBytes,
-		Verbose: opts.Verbose, Format: opts.Format,
+		Attached: opts.Attached, Opened: opts.Opened, StackMode: opts.StackMode, MaxCatBytes: opts.MaxCatBytes,
+		Verbose: opts.Verbose, Format: opts.Format, ProbeStats: opts.ProbeStats,
 		TracefsDir: s.env.TracefsDir(), BTFCache: s.env.BTFCache(),
 	}
 	cfg := s.Checked.Config

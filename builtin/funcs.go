@@ -40,7 +40,7 @@ func constValue(g Emitter, e *ast.Call) {
 func init() {
 	// Output.
 	defFuncs(
-		&Func{Name: "printf", Check: Checker.CheckPrintf, Emit: printfLike(object.EventPrintf), Result: types.Void,
+		&Func{Name: "printf", FormatArgs: true, Check: Checker.CheckPrintf, Emit: printfLike(object.EventPrintf), Result: types.Void,
 			Example: `BEGIN { printf("%d %s\n", 1, "a") }`},
 		&Func{Name: "errorf", Check: Checker.CheckPrintf, Emit: printfLike(object.EventErrorf), Result: types.Void,
 			Example: `BEGIN { errorf("e %d", 1) }`},

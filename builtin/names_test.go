@@ -21,27 +21,9 @@ import (
 // repository root). The list only shrinks: a stage that needs to know
 // something about a builtin or a provider asks its definition.
 var nameCompareAllowed = map[string]bool{
-	"codegen/aggregations.go avg":    true,
-	"codegen/aggregations.go max":    true,
-	"codegen/aggregations.go min":    true,
-	"codegen/aggregations.go sum":    true,
-	"codegen/expr.go args":           true,
-	"codegen/syscalls.go args":       true,
-	"codegen/syscalls.go ctx":        true,
-	"codegen/syscalls.go printf":     true,
-	"codegen/syscalls.go probe":      true,
-	"codegen/syscalls.go tracepoint": true,
-	"lang/eval/eval.go bswap":        true,
-	"lang/eval/eval.go strlen":       true,
-	"lang/eval/eval.go strncmp":      true,
-	"lang/fields.go args":            true,
-	"lang/funcs_agg.go avg":          true,
-	"lang/funcs_agg.go max":          true,
-	"lang/funcs_agg.go min":          true,
-	"lang/funcs_agg.go sum":          true,
-	"lang/program.go comptime":       true,
-	"runtime/usyms.go uprobe":        true,
-	"runtime/usyms.go uretprobe":     true,
+	"lang/eval/eval.go bswap":   true,
+	"lang/eval/eval.go strlen":  true,
+	"lang/eval/eval.go strncmp": true,
 }
 
 // notNames are string compares that spell a builtin's or a provider's name

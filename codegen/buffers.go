@@ -42,6 +42,7 @@ func (g *gen) buffer(e ast.Expr) int16 {
 		}
 	case *ast.Call:
 		if f := g.info.Calls[e]; f != nil && f.Buffer != nil {
+			defer g.markHelperCalls(e, len(g.insns))
 			return f.Buffer(g, e)
 		}
 	case *ast.Field:
@@ -61,6 +62,11 @@ func (g *gen) buffer(e ast.Expr) int16 {
 			return off
 		}
 		g.scalar(e.X)
+		if w, ok := g.info.CastWidths[e]; ok {
+			// the integer's own bytes, then zeros (the slot is zeroed)
+			g.emit(g.stx(off, asm.R0, sizeOf(&types.Type{Kind: types.Int, Size: w})))
+			return off
+		}
 		g.emit(g.stx(off, asm.R0, sizeOf(&types.Type{Kind: types.Int, Size: t.Size})))
 		return off
 	case *ast.Tuple:

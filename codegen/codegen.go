@@ -347,7 +347,7 @@ func (c *compiler) compileProbe(i int, p *lang.Probe) error {
 		return err
 	}
 	spec := &ebpf.ProgramSpec{
-		Name:         probe.Program,
+		Name:         probe.Function, // the kernel's name (bpftool prog), as bpftrace's
 		Type:         typ,
 		AttachType:   attach,
 		Instructions: insns,
@@ -365,10 +365,10 @@ func (c *compiler) compileProbe(i int, p *lang.Probe) error {
 				one.Program = fmt.Sprintf("%s_%d", probe.Program, j)
 			}
 			s := spec.Copy()
-			s.Name = one.Program
+			s.Name = one.Function
 			s.AttachTo = target
 			if one.Program != probe.Program {
-				c.ownScratch(s, probe.Program)
+				c.ownScratch(s, one.Program, probe.Program)
 			}
 			c.out.Collection.Programs[one.Program] = s
 			c.out.Probes = append(c.out.Probes, &one)

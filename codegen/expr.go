@@ -6,6 +6,7 @@ import (
 
 	"github.com/cilium/ebpf/asm"
 
+	"github.com/gotrace/gotrace/builtin"
 	"github.com/gotrace/gotrace/lang/ast"
 	"github.com/gotrace/gotrace/lang/types"
 	"github.com/gotrace/gotrace/object"
@@ -145,9 +146,10 @@ func (g *gen) unary(e *ast.Unary) {
 	case "-":
 		g.emit(asm.Neg.Imm(asm.R0, 0))
 	}
-	if xt := g.info.TypeOf(e.X); xt.Kind == types.Int {
-		// bpftrace computes ~ and - in the operand's width
-		g.extend(asm.R0, xt.Size, xt.Signed)
+	if rt := g.info.TypeOf(e); rt.Kind == types.Int {
+		// bpftrace computes ~ and - in the operand's own width: the
+		// result's type (lang)
+		g.extend(asm.R0, rt.Size, rt.Signed)
 	}
 }
 
@@ -178,11 +180,8 @@ func (g *gen) argsField(e *ast.Field) *types.Field {
 	return nil
 }
 
-// isArgs reports whether x is the args builtin.
-func isArgs(x ast.Expr) bool {
-	id, ok := x.(*ast.Ident)
-	return ok && id.Name == "args"
-}
+// isArgs reports whether x is the args builtin (builtin.Var.Fields).
+func isArgs(x ast.Expr) bool { return builtin.IsFields(x) }
 
 // isTupleField reports whether e selects an element of a tuple or record
 // value (rather than args or a kernel struct).

@@ -79,6 +79,9 @@ func VerifierPosition(err error, prog *object.Program) *lang.Error {
 	if insn < 0 {
 		return nil
 	}
+	if e := helperRefusal(ve.Log, spec.Instructions, insn); e != nil {
+		return e
+	}
 	pos, ok := sourcePos(sourceAt(spec.Instructions, insn))
 	if !ok {
 		return nil
@@ -100,6 +103,46 @@ func VerifierPosition(err error, prog *object.Program) *lang.Error {
 
 // splitAdvice ends the messages for the verifier's limits on a whole probe.
 const splitAdvice = "split the probe's work across several probes"
+
+// helperRefusalRe is the verifier's refusal of a helper in this kind of
+// program (bpf_d_path outside its allowed functions); helperCallRe is the
+// call it refuses, as the log prints it ("call bpf_d_path#147").
+var (
+	helperRefusalRe = regexp.MustCompile(`helper call is not allowed in probe|program of this type cannot use helper`)
+	helperCallRe    = regexp.MustCompile(` call ([a-z_0-9]+)#\d+`)
+)
+
+// helperRefusal is bpftrace's error for a helper the verifier refuses in
+// this program ("helper bpf_d_path not allowed in probe"), at the builtin
+// call that emitted the helper call at raw instruction offset insn, or nil.
+func helperRefusal(log []string, insns asm.Instructions, insn int) *lang.Error {
+	helper := ""
+	refused := false
+	for _, l := range log {
+		if m := helperCallRe.FindStringSubmatch(l); m != nil {
+			helper = m[1]
+		}
+		if helperRefusalRe.MatchString(l) {
+			refused = true
+			break
+		}
+	}
+	if !refused || helper == "" {
+		return nil
+	}
+	iter := insns.Iterate()
+	for iter.Next() {
+		if int(iter.Offset) != insn {
+			continue
+		}
+		sp, ok := iter.Ins.Metadata.Get(callSpan{}).(ast.Span)
+		if !ok {
+			return nil
+		}
+		return &lang.Error{Pos: sp.Start, End: sp.End, Msg: fmt.Sprintf("helper %s not allowed in probe", helper)}
+	}
+	return nil
+}
 
 var (
 	tooLargeRe = regexp.MustCompile(`BPF program is too large\. Processed (\d+) insn`)

@@ -45,9 +45,9 @@ func (c *checker) field(e *ast.Field) *types.Type {
 		for _, f := range xt.Fields {
 			names = append(names, f.Name)
 		}
-		if why := c.argsUnplaced(e.Name); xt.Name == "args" && why != "" {
+		if why := c.argsUnplaced(e.Name); xt.Args && why != "" {
 			c.errorf(e, "%s", why)
-		} else if xt.Name == "args" {
+		} else if xt.Args {
 			what := "argument"
 			if c.probe.Def().Args == provider.ArgsTracepointFormat {
 				what = "field"
@@ -240,6 +240,5 @@ func isArgsField(x ast.Expr) bool {
 	if !ok {
 		return false
 	}
-	id, ok := f.X.(*ast.Ident)
-	return ok && id.Name == "args"
+	return builtin.IsFields(f.X)
 }

@@ -25,11 +25,16 @@ func (c *checker) kfuncArgs(pt *AttachPoint) (*types.Type, string) {
 		}
 		return nil, fmt.Sprintf("args is not available for %s: no BTF prototype", pt.Name)
 	}
-	slots, _ := provider.ArgSlots(proto)
+	slots, total := provider.ArgSlots(proto)
 	if provider.Lookup(pt.Provider).Ctx == provider.CtxPtRegs {
-		slots = provider.ArgRegisters(proto)
+		slots, total = provider.ArgRegisters(proto), 0
+		for i, r := range slots {
+			if r >= 0 {
+				total = r + provider.ArgWords(proto.Params[i].Type)
+			}
+		}
 	}
-	rec := &types.Type{Kind: types.Record, Name: "args"}
+	rec := &types.Type{Kind: types.Record, Args: true}
 	for i, p := range proto.Params {
 		// Without a __user tag the address space of an argument is unknown:
 		// it is read with the helpers that work for both (x86).
@@ -47,6 +52,9 @@ func (c *checker) kfuncArgs(pt *AttachPoint) (*types.Type, string) {
 		}
 		rec.Fields = append(rec.Fields, types.Field{Name: name, Type: t, Offset: 8 * slots[i]})
 	}
+	// args as a whole value (print(args), @ = args) is the slots copied
+	// out, a struct passed by value left as zeros without a field.
+	rec.Size = 8 * total
 	return rec, ""
 }
 

@@ -146,6 +146,7 @@ type Config struct {
 	StrTruncTrailer *string // str_trunc_trailer, nil for the default
 	MaxCatBytes     int     // max_cat_bytes, 0 for the default
 	MaxProbes       int     // max_probes, 0 for the default
+	MaxBPFProgs     int     // max_bpf_progs, 0 for the default (DefaultMaxBPFProgs)
 	PerfRBPages     uint64  // perf_rb_pages, 0 for the default (see runtime.RingbufSize)
 	LogSize         uint64  // log_size, 0 for the default (see runtime.Options.LogSize)
 	Other           []string
@@ -236,6 +237,10 @@ type Info struct {
 	// address depends on where the traced process loaded the file (the
 	// others are constants).
 	Uaddrs map[*ast.Call]Uaddr
+	// CastWidths holds, for an integer cast to a larger array ((int8[4])1,
+	// (uint16[2])$x with $x = -1), the bytes of the integer's own type the
+	// array starts with; the rest are zeros, as in bpftrace.
+	CastWidths map[*ast.Cast]int
 }
 
 // Uaddr is a symbol of a position-independent file: its address in the
@@ -273,7 +278,7 @@ func (in *Info) TypeOf(e ast.Expr) *types.Type { return in.Types[e] }
 // other branch is neither checked nor compiled.
 func (in *Info) Comptime(cond ast.Expr) (then, ok bool) {
 	call, isCall := cond.(*ast.Call)
-	if !isCall || call.Name != "comptime" || in.Calls[call] == nil {
+	if !isCall || in.Calls[call] == nil || !in.Calls[call].Decides {
 		return false, false
 	}
 	cv, ok := in.Consts[call]

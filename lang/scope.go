@@ -33,6 +33,20 @@ func (c *checker) warnOnce(pos ast.Pos, msg string) {
 	c.prog.Warnings = append(c.prog.Warnings, &Error{Pos: pos, Msg: msg})
 }
 
+// warnOnceSpan records a warning under a span, once however many passes
+// and probe instances check the statement.
+func (c *checker) warnOnceSpan(sp ast.Span, msg string) {
+	if c.quiet {
+		return
+	}
+	for _, w := range c.prog.Warnings {
+		if w.Pos == sp.Start && w.End == sp.End && w.Msg == msg {
+			return
+		}
+	}
+	c.prog.Warnings = append(c.prog.Warnings, &Error{Pos: sp.Start, End: sp.End, Msg: msg})
+}
+
 // BlockEnds reports whether a block always leaves through one of its
 // statements, so that the code after it is unreachable.
 func BlockEnds(b *ast.Block) bool {
@@ -135,6 +149,13 @@ func (c *checker) ownType(e ast.Expr, t *types.Type) *types.Type {
 		}
 	case *ast.Paren:
 		return c.ownType(x.X, t)
+	case *ast.Unary:
+		if (x.Op == "-" || x.Op == "~") && t.Kind == types.Int && !c.isLiteral(e) {
+			// computed in the operand's width, but a 64-bit value to
+			// bpftrace: sizeof(~(uint16)51) is 8, and $y = -$x holds
+			// a uint64
+			return types.NewInt(8, t.Signed)
+		}
 	}
 	return c.tupleElem(e, t)
 }

@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -12,7 +13,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/gotrace/gotrace/lang/types"
-	"github.com/gotrace/gotrace/output"
 )
 
 // DefaultMaxSeries is the default of Options.MaxSeries.
@@ -58,10 +58,13 @@ type plan struct {
 	labels []string
 	desc   *prometheus.Desc // the value; the summary; the histogram
 	avg    *prometheus.Desc // stats()'s average
-	// Histograms: the range of bucket indexes exported (lo..hi), which
-	// only grows; bounded says whether any bucket has been seen.
-	lo, hi  uint64
-	bounded bool
+	// bounds are a histogram's finite bucket bounds exported, ascending:
+	// every bound the map has shown, so that a series' layout only grows.
+	bounds []float64
+	seen   map[float64]bool
+	// mayAlias: two keys may print alike (a key component is neither an
+	// integer, a boolean nor a string), so entries must be merged.
+	mayAlias bool
 }
 
 // New returns a Collector over src. Every map of src.Maps() is planned
@@ -167,7 +170,12 @@ func (c *Collector) planMap(m MapInfo) error {
 	for _, f := range fams {
 		c.owners[f] = m.Name
 	}
-	p := &plan{info: m, shape: shape, labels: names}
+	p := &plan{info: m, shape: shape, labels: names, seen: map[float64]bool{}}
+	for _, l := range labels {
+		if k := l.Type.Kind; k != types.Int && k != types.Bool && k != types.String {
+			p.mayAlias = true
+		}
+	}
 	help := fmt.Sprintf("gotrace map %s: %s", m.Name, m.Value)
 	name := base
 	if shape == shapeCounter {
@@ -317,6 +325,9 @@ func (c *Collector) merge(p *plan, entries []Entry) []Entry {
 		}
 		return entries
 	}
+	if !p.mayAlias {
+		return entries
+	}
 	seen := make(map[string]int, len(entries))
 	out := entries[:0:0]
 	for _, e := range entries {
@@ -349,89 +360,53 @@ func (c *Collector) merge(p *plan, entries []Entry) []Entry {
 	return out
 }
 
-// bucketBounds widens the plan's bucket range to the buckets of entries
-// and returns, for each index from lo to hi whose bound is finite, the
-// index and its inclusive upper bound.
-func (p *plan) bucketBounds(entries []Entry) []bound {
+// bucketBounds adds the finite bucket bounds of entries to the plan's
+// and returns them.
+func (p *plan) bucketBounds(entries []Entry) []float64 {
 	if p.shape != shapeHistogram {
 		return nil
 	}
+	n := len(p.bounds)
 	for _, e := range entries {
 		for _, b := range e.Value.Buckets {
-			if b.Count == 0 {
-				continue
+			if !math.IsInf(b.Le, 1) && !p.seen[b.Le] {
+				p.seen[b.Le] = true
+				p.bounds = append(p.bounds, b.Le)
 			}
-			if !p.bounded || b.Index < p.lo {
-				p.lo = b.Index
-			}
-			if !p.bounded || b.Index > p.hi {
-				p.hi = b.Index
-			}
-			p.bounded = true
 		}
 	}
-	if !p.bounded {
-		return nil
+	if len(p.bounds) > n {
+		slices.Sort(p.bounds)
 	}
-	var out []bound
-	for i := p.lo; i <= p.hi; i++ {
-		if le, ok := upperBound(p.info.Value, i); ok {
-			out = append(out, bound{index: i, le: le})
-		}
-	}
-	return out
-}
-
-// bound is a histogram bucket index and its inclusive upper bound.
-type bound struct {
-	index uint64
-	le    float64
-}
-
-// upperBound returns the inclusive upper bound of bucket index of
-// histogram type t, or false for the open-ended top bucket (+Inf). The
-// values are integers: bucket [lo, hi) is le = hi-1.
-func upperBound(t *types.Type, index uint64) (float64, bool) {
-	if t.Kind == types.Hist {
-		top := uint64(64-min(max(t.Bits, 0), output.MaxHistBits)) << uint(min(max(t.Bits, 0), output.MaxHistBits))
-		if index >= top {
-			return 0, false
-		}
-		return float64(output.HistBound(index, t.Bits)) - 1, true
-	}
-	if t.LStep <= 0 {
-		return 0, false
-	}
-	n := uint64((t.LMax - t.LMin) / t.LStep)
-	if index > n {
-		return 0, false
-	}
-	return float64(t.LMin+int64(index)*t.LStep) - 1, true
+	return p.bounds
 }
 
 // cumulative returns the total count of buckets and the cumulative count
 // at each bound.
-func cumulative(buckets []Bucket, bounds []bound) (uint64, map[float64]uint64) {
+func cumulative(buckets []Bucket, bounds []float64) (uint64, map[float64]uint64) {
+	sorted := slices.SortedFunc(slices.Values(buckets), func(a, b Bucket) int { return cmp.Compare(a.Le, b.Le) })
 	cum := make(map[float64]uint64, len(bounds))
-	var total uint64
-	for _, b := range buckets {
-		total += b.Count
-	}
-	for _, bd := range bounds {
-		var n uint64
-		for _, b := range buckets {
-			if b.Index <= bd.index {
-				n += b.Count
-			}
+	var n uint64
+	i := 0
+	for _, le := range bounds {
+		for ; i < len(sorted) && sorted[i].Le <= le; i++ {
+			n += sorted[i].Count
 		}
-		cum[bd.le] = n
+		cum[le] = n
 	}
-	return total, cum
+	for ; i < len(sorted); i++ {
+		n += sorted[i].Count
+	}
+	return n, cum
 }
 
 // collectHealth sends gotrace's own metrics.
 func (c *Collector) collectHealth(ch chan<- prometheus.Metric) {
-	h := c.src.Health()
+	ch <- prometheus.MustNewConstMetric(c.droppedDesc, prometheus.CounterValue, float64(c.dropped))
+	h, ok := c.src.Health()
+	if !ok {
+		return
+	}
 	ch <- prometheus.MustNewConstMetric(c.lost, prometheus.CounterValue, float64(h.LostEvents))
 	names := make([]string, 0, len(h.MapFull))
 	for n := range h.MapFull {
@@ -462,5 +437,4 @@ func (c *Collector) collectHealth(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(c.runs, prometheus.CounterValue, float64(byName[n].runs), validUTF8(n))
 		ch <- prometheus.MustNewConstMetric(c.runTime, prometheus.CounterValue, byName[n].secs, validUTF8(n))
 	}
-	ch <- prometheus.MustNewConstMetric(c.droppedDesc, prometheus.CounterValue, float64(c.dropped))
 }

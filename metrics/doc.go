@@ -22,13 +22,12 @@
 //   - stats(): a summary without quantiles (PREFIX_name_count and
 //     PREFIX_name_sum) and a gauge PREFIX_name_avg.
 //   - hist() and lhist(): a histogram PREFIX_name with the bucket bounds
-//     bpftrace prints. A bucket [lo, hi) of integers is le="hi-1"
-//     (Prometheus' bounds are inclusive); lhist's overflow bucket is
-//     +Inf. The buckets exported are those from the lowest to the highest
-//     that has ever held a value in the map, so that a series' layout only
-//     grows. _sum is the sum of the recorded values when the source keeps
-//     it (Value.HasSum), and NaN otherwise: bpftrace's histograms do not
-//     keep one.
+//     gotrace prints. A row [lo, hi) of integers is le="hi-1"
+//     (Prometheus' bounds are inclusive); lhist's open top row is +Inf.
+//     The buckets exported are every row the map has shown since the
+//     start, so that a series' layout only grows. _sum is the sum of the
+//     recorded values when the source keeps it (Value.HasSum), and NaN
+//     otherwise: bpftrace's histograms do not keep one.
 //   - other values (strings, stacks, tseries, ...) cannot be exported:
 //     the map is skipped and named in one warning. So is a map with a key
 //     that cannot be a label value (stacks, structs, arrays, buffers).

@@ -1,9 +1,8 @@
 package metrics
 
 import (
-	"time"
-
 	"github.com/gotrace/gotrace/lang/types"
+	"github.com/gotrace/gotrace/runtime"
 )
 
 // Source is what the Collector reads at scrape time: a running script's
@@ -14,8 +13,10 @@ type Source interface {
 	Maps() []MapInfo
 	// Read returns the entries of the named map ("@name") now.
 	Read(name string) ([]Entry, error)
-	// Health returns gotrace's own counters.
-	Health() Health
+	// Health returns gotrace's own counters, or false when they cannot
+	// be read now (the collector then leaves them out of the scrape
+	// rather than report them as 0).
+	Health() (Health, bool)
 }
 
 // MapInfo describes a map as the script declares it.
@@ -44,35 +45,25 @@ type Value struct {
 	// Count and Total are stats()'s number of values and their sum.
 	Count uint64
 	Total float64
-	// Buckets are the non-empty buckets of hist() and lhist(), in any
-	// order; Sum is the sum of the values they recorded, when HasSum.
+	// Buckets are the buckets of hist() and lhist(), as gotrace prints
+	// them (from the first to the last non-empty one), in any order; Sum
+	// is the sum of the values they recorded, when HasSum.
 	Buckets []Bucket
 	Sum     float64
 	HasSum  bool
 }
 
-// Bucket is one histogram bucket: its index as bpftrace numbers them
-// (output.HistBucket, output.LhistBucket) and its count.
+// Bucket is one histogram bucket: the largest value it holds (the values
+// are integers: bpftrace's row [4, 8) has Le 7), or +Inf for the open top
+// row of lhist ("[100, ...)"), and its count.
 type Bucket struct {
-	Index uint64
+	Le    float64
 	Count uint64
 }
 
-// Health is gotrace's own state.
-type Health struct {
-	// LostEvents counts events dropped because the ring buffer was full.
-	LostEvents uint64
-	// MapFull counts, by map name, the updates dropped because the map
-	// was full.
-	MapFull map[string]uint64
-	// Probes are the kernel's run statistics of each probe's program;
-	// nil when the kernel keeps none (kernel.bpf_stats_enabled is 0).
-	Probes []ProbeStats
-}
+// Health is gotrace's own state: events lost, map-full drops and the
+// kernel's run statistics of each probe (see runtime.Health).
+type Health = runtime.Health
 
-// ProbeStats are the kernel's statistics of one probe's program.
-type ProbeStats struct {
-	Probe   string // the probe as written after expansion
-	Runs    uint64
-	RunTime time.Duration
-}
+// ProbeStats are the kernel's run statistics of one probe's program.
+type ProbeStats = runtime.ProbeStats

@@ -13,7 +13,7 @@ func ArgSlots(proto *btf.FuncProto) (slots []int, total int) {
 	slots = make([]int, len(proto.Params))
 	for i, p := range proto.Params {
 		slots[i] = total
-		total += paramWords(p.Type)
+		total += ArgWords(p.Type)
 	}
 	return slots, total
 }
@@ -30,7 +30,7 @@ func ArgRegisters(proto *btf.FuncProto) []int {
 	next := 0
 	for i, p := range proto.Params {
 		regs[i] = -1
-		n := paramWords(p.Type)
+		n := ArgWords(p.Type)
 		if n > 2 || next+n > nregs {
 			continue
 		}
@@ -40,9 +40,9 @@ func ArgRegisters(proto *btf.FuncProto) []int {
 	return regs
 }
 
-// paramWords is the number of 8-byte words a parameter of type t takes:
+// ArgWords is the number of 8-byte words a parameter of type t takes:
 // its size rounded up, at least one (a varargs marker or an unsized type).
-func paramWords(t btf.Type) int {
+func ArgWords(t btf.Type) int {
 	size, err := btf.Sizeof(t)
 	if err != nil || size <= 8 {
 		return 1

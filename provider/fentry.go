@@ -23,19 +23,20 @@ var fexitProvider = trampoline("fexit", []string{"fr", "kretfunc"}, ebpf.AttachT
 func trampoline(name string, aliases []string, at ebpf.AttachType) *Provider {
 	exit := at == ebpf.AttachTraceFExit
 	p := &Provider{
-		Name:           name,
-		Aliases:        aliases,
-		Expand:         kfuncExpander(name, false, true),
-		Args:           ArgsFuncProto,
-		Ctx:            CtxBTFArgs,
-		Func:           true,
-		UserArgs:       never,
-		ProbeType:      name,
-		DPath:          true,
-		Kfuncs:         true,
-		SharesProgram:  true,
-		PidFilter:      true,
-		KernelFeatures: true,
+		Name:            name,
+		Aliases:         aliases,
+		Expand:          kfuncExpander(name, false, true),
+		ProgramPerMatch: wildTarget,
+		Args:            ArgsFuncProto,
+		Ctx:             CtxBTFArgs,
+		Func:            true,
+		UserArgs:        never,
+		ProbeType:       name,
+		DPath:           true,
+		Kfuncs:          true,
+		SharesProgram:   true,
+		PidFilter:       true,
+		KernelFeatures:  true,
 		Compile: func(pts []*Point, f Features, probe *object.Probe) Program {
 			probe.Provider = name
 			probe.Targets = funcTargets(pts)

@@ -101,6 +101,43 @@ func (s *entry) loop(drainOnly bool, wake <-chan struct{}) error {
 			return fmt.Errorf("read events: %w", err)
 		}
 	}
+	if s.finalizing && !drainOnly {
+		return s.settleAfterExit()
+	}
+	return nil
+}
+
+// exitSettleMax bounds settleAfterExit, so that a storm of events cannot
+// hold the run open.
+const exitSettleMax = time.Second
+
+// settleAfterExit keeps the probes attached after exit() until the ring
+// buffer has been quiet for a poll interval (at most exitSettleMax), as
+// bpftrace polls until a poll finds nothing before it detaches: what the
+// probes count meanwhile is in the maps printed at the end (a traced
+// program's calls right after the one that called exit()). Events are
+// read and dropped (handle ignores them after exit()).
+func (s *entry) settleAfterExit() error {
+	var rec ringbuf.Record
+	end := time.Now().Add(exitSettleMax)
+	for !s.stopped() {
+		now := time.Now()
+		if !now.Before(end) {
+			return nil
+		}
+		s.reader.SetDeadline(now.Add(min(pollInterval, end.Sub(now))))
+		err := s.reader.ReadInto(&rec)
+		switch {
+		case err == nil:
+			if err := s.handle(rec.RawSample); err != nil {
+				return err
+			}
+		case errors.Is(err, os.ErrDeadlineExceeded), errors.Is(err, ringbuf.ErrFlushed):
+			return nil
+		default:
+			return fmt.Errorf("read events: %w", err)
+		}
+	}
 	return nil
 }
 
@@ -425,20 +462,8 @@ func (s *entry) reportLost(final bool) {
 		return
 	}
 	s.lossChecked = now
-	m := s.coll.Maps[s.prog.DroppedMap]
-	if m == nil {
-		return
-	}
-	var total uint64
-	if isPerCPU(m.Type()) {
-		vals := make([]uint64, s.ncpu)
-		if err := m.Lookup(uint32(0), vals); err != nil {
-			return
-		}
-		for _, v := range vals {
-			total += v
-		}
-	} else if err := m.Lookup(uint32(0), &total); err != nil {
+	total, ok := s.droppedEvents()
+	if !ok {
 		return
 	}
 	if total > s.lost {

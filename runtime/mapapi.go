@@ -99,15 +99,20 @@ func (m *Map) use(f func(bm *ebpf.Map) error) error {
 // Read returns the map's entries decoded, in the order print() prints
 // them, per-CPU values reduced as bpftrace reduces them.
 func (m *Map) Read() ([]MapEntry, error) {
-	var raw []output.Entry
-	err := m.use(func(bm *ebpf.Map) (err error) {
-		raw, err = m.s.readMap(bm)
-		return err
-	})
+	raw, err := m.readRaw()
 	if err != nil {
 		return nil, err
 	}
 	return m.sm.fmt.opts.Formatter.Decode(m.sm.meta, raw)
+}
+
+// readRaw returns the map's entries as read from the kernel.
+func (m *Map) readRaw() (raw []output.Entry, err error) {
+	err = m.use(func(bm *ebpf.Map) (err error) {
+		raw, err = m.s.readMap(bm)
+		return err
+	})
+	return raw, err
 }
 
 // Print prints the map on w as print(@m, top, div) does (top and div 0
@@ -258,4 +263,42 @@ func asUint64(v any) (uint64, bool) {
 		return 0, true
 	}
 	return 0, false
+}
+
+// MapNames returns the names of the session's maps, sorted, without
+// reading them (Maps counts their entries).
+func (s *Session) MapNames() []string { return s.mapNames() }
+
+// ReadFields is Read with the fields of a single tuple or record key
+// decoded one by one: each entry's Key holds one element per field
+// (@m[(comm, pid)] reads as @m[comm, pid]). Other maps read as Read
+// reads them.
+func (m *Map) ReadFields() ([]MapEntry, error) {
+	raw, err := m.readRaw()
+	if err != nil {
+		return nil, err
+	}
+	return m.sm.fmt.opts.Formatter.Decode(flatKey(m.sm.meta), raw)
+}
+
+// flatKey returns m with a single tuple or record key split into its
+// fields, or m itself.
+func flatKey(m *object.Map) *object.Map {
+	if len(m.Keys) != 1 || m.Keys[0].Kind != types.Tuple && m.Keys[0].Kind != types.Record ||
+		m.Key == nil || m.Key.Kind != types.Tuple && m.Key.Kind != types.Record || len(m.Key.Fields) == 0 {
+		return m
+	}
+	outer := m.Key.Fields[0]
+	flat := *m
+	key := *m.Key
+	key.Fields = nil
+	flat.Keys = nil
+	for _, f := range m.Keys[0].Fields {
+		f.Offset += outer.Offset
+		key.Fields = append(key.Fields, f)
+		flat.Keys = append(flat.Keys, f.Type)
+	}
+	key.Fields = append(key.Fields, m.Key.Fields[1:]...)
+	flat.Key = &key
+	return &flat
 }

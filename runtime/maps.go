@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
+	"unsafe"
 
 	"github.com/cilium/ebpf"
 
@@ -35,6 +37,9 @@ func (s *entry) bpfMap(m *object.Map) (*ebpf.Map, error) {
 // readMap returns every entry of a map, with one value per possible CPU
 // for per-CPU maps.
 func (s *Session) readMap(bm *ebpf.Map) ([]output.Entry, error) {
+	if entries, ok := s.readBatch(bm); ok {
+		return entries, nil
+	}
 	perCPU := isPerCPU(bm.Type())
 	var (
 		entries []output.Entry
@@ -217,4 +222,57 @@ func (s *Session) zeroBPFMap(bm *ebpf.Map) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// batchSize is how many entries a BPF_MAP_LOOKUP_BATCH asks for at once.
+const batchSize = 4096
+
+// readBatch reads every entry of a hash map with BPF_MAP_LOOKUP_BATCH
+// (Linux 5.6): a few system calls instead of two a key. It returns false
+// when the kernel or the map type does not have it, or the read fails:
+// the caller then iterates.
+func (s *Session) readBatch(bm *ebpf.Map) ([]output.Entry, bool) {
+	switch bm.Type() {
+	case ebpf.Hash, ebpf.PerCPUHash, ebpf.LRUHash, ebpf.LRUCPUHash:
+	default:
+		return nil, false
+	}
+	ks, vs := int(bm.KeySize()), int(bm.ValueSize())
+	ncpu := 1
+	if isPerCPU(bm.Type()) {
+		ncpu = s.ncpu
+	}
+	count := min(int(bm.MaxEntries()), batchSize)
+	var (
+		entries []output.Entry
+		cursor  ebpf.MapBatchCursor
+	)
+	for {
+		// Keys and values go to slices of [size]byte, whose memory holds
+		// them in a row (per-CPU values one a CPU: the kernel pads them to
+		// 8 bytes, the library removes the padding).
+		keysOut, keys := byteRows(count, ks)
+		valsOut, backing := byteRows(count*ncpu, vs)
+		values := make([][]byte, count*ncpu)
+		for i := range values {
+			values[i] = backing[i*vs : (i+1)*vs : (i+1)*vs]
+		}
+		n, err := bm.BatchLookup(&cursor, keysOut, valsOut, nil)
+		for i := range n {
+			entries = append(entries, output.Entry{Key: keys[i*ks : (i+1)*ks : (i+1)*ks], Values: values[i*ncpu : (i+1)*ncpu : (i+1)*ncpu]})
+		}
+		if errors.Is(err, ebpf.ErrKeyNotExist) {
+			return entries, true
+		}
+		if err != nil || n == 0 {
+			return nil, false
+		}
+	}
+}
+
+// byteRows returns a slice of n [size]byte arrays, for the library to
+// fill, and the bytes of its memory.
+func byteRows(n, size int) (any, []byte) {
+	rows := reflect.MakeSlice(reflect.SliceOf(reflect.ArrayOf(size, reflect.TypeFor[byte]())), n, n)
+	return rows.Interface(), unsafe.Slice((*byte)(rows.UnsafePointer()), n*size)
 }

@@ -113,6 +113,10 @@ type Options struct {
 	// events are read); embedders and tests use it to know when tracing
 	// has started.
 	Attached func()
+	// Opened, when set, is called by Run with its session once it is
+	// open, before the program is added: the caller can read the maps
+	// while the program runs (gotrace --metrics).
+	Opened func(*Session)
 	// StackMode formats kstack and ustack: "bpftrace" (the default, one
 	// symbol+offset a line), "perf" (address, symbol, object), or "raw"
 	// (addresses).
@@ -144,6 +148,10 @@ type Options struct {
 	// for text, output.FormatJSON for one JSON object per line on Stdout
 	// (see output/json.go).
 	Format output.OutputFormat
+	// ProbeStats enables the kernel's run-time statistics of BPF programs
+	// (BPF_ENABLE_STATS, Linux 5.8) while a Session is open, so that
+	// Handle.Hits counts how often each program ran. Run ignores it.
+	ProbeStats bool
 }
 
 // LoadError is returned by Run when the kernel refuses the collection. It
@@ -194,6 +202,9 @@ func Run(ctx context.Context, prog *object.Program, opts Options) (exitCode int,
 	sess, err := Open(ctx, opts)
 	if err != nil {
 		return 1, err
+	}
+	if opts.Opened != nil {
+		opts.Opened(sess)
 	}
 	h, err := sess.Add(prog)
 	if err != nil {
@@ -252,6 +263,9 @@ type entry struct {
 	loopErr  error         // what the loop returned (read after loopDone)
 
 	kf kfuncState // kernel-function probes (kfunc.go)
+	// uprobeMulti: the programs loaded for uprobe_multi links
+	// (uprobemulti.go).
+	uprobeMulti map[string]bool
 }
 
 // stopped reports whether the entry's event loop is asked to stop: the
@@ -345,7 +359,7 @@ func (s *entry) start() (drainOnly bool, err error) {
 		n -= skipped
 	}
 	if n == 0 {
-		return false, errors.New("no probes to attach")
+		return false, errors.New("No probes to attach") // bpftrace's words
 	}
 	s.nattached = n
 	for _, p := range prog.Probes {

@@ -65,9 +65,10 @@ func (s *entry) withStacks(f *output.Formatter) *output.Formatter {
 				} else if t.UserStack {
 					fmt.Fprintf(&b, "\t%x %s\n", addr, s.usyms.perfFrame(addr, pid))
 				} else if name, off, ok := ksyms.Lookup(addr); ok {
-					fmt.Fprintf(&b, "\t%x %s+%d ([kernel.kallsyms])\n", addr, name, off)
+					// no " ([kernel.kallsyms])" suffix: bpftrace 0.26 gives none
+					fmt.Fprintf(&b, "\t%x %s+%d\n", addr, name, off)
 				} else {
-					fmt.Fprintf(&b, "\t%x [unknown] ([kernel.kallsyms])\n", addr)
+					fmt.Fprintf(&b, "\t%x 0x%x\n", addr, addr)
 				}
 				continue
 			}

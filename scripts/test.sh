@@ -27,6 +27,10 @@ command -v bpftrace >/dev/null 2>&1 || need+=(bpftrace)
 # usdt e2e tests.
 command -v gcc >/dev/null 2>&1 || need+=(gcc)
 [ -e /usr/include/stdlib.h ] || need+=(libc6-dev)
+# prometheus (server and promtool) for the --metrics e2e test and the
+# lint of scrapes; kubectl validates deploy/kubernetes offline.
+command -v prometheus >/dev/null 2>&1 || need+=(prometheus)
+command -v kubectl >/dev/null 2>&1 || need+=(kubernetes-client)
 # neovim drives the language server in e2e/lsp_nvim_test.go; man renders
 # docs/gotrace.1 (docs/docs_test.go), which go-md2man makes.
 command -v nvim >/dev/null 2>&1 || need+=(neovim)
