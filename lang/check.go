@@ -69,6 +69,11 @@ type checker struct {
 	// nextVar is the next declaration ID of the probe.
 	scopes  []map[string]int
 	nextVar int
+	// literals caches isLiteral's answers for the operations of info.
+	literals struct {
+		info *Info
+		of   map[ast.Expr]bool
+	}
 	// loops counts the loops enclosing the statement being checked.
 	loops int
 	// macros are the script's macros by name, one per arity.
