@@ -389,29 +389,6 @@ func (s *session) system(cmd string) error {
 	return s.write(out.String() + "\n")
 }
 
-// cat prints the first MaxCatBytes bytes of a file.
-func (s *session) cat(name string) error {
-	f, err := os.Open(name)
-	if err != nil {
-		reason := err.Error()
-		var pe *os.PathError
-		if errors.As(err, &pe) {
-			reason = strerror(pe.Err)
-		}
-		s.errorf("failed to open file '%s' (%s)", name, reason)
-		return nil
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, int64(s.opts.MaxCatBytes)))
-	if err != nil {
-		s.errorf("read '%s': %v", name, err)
-	}
-	if s.json() {
-		return s.write(output.JSONCat(string(b)))
-	}
-	return s.write(string(b))
-}
-
 // reportLost reports events the programs could not queue since the last
 // report ("Lost N events" on stderr, as bpftrace does), at most once per
 // lossInterval unless final is set.
