@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -50,6 +51,37 @@ func (s *session) load() error {
 	s.others.push(closerFunc(func() error { coll.Close(); return nil }))
 	s.printVerbose(spec)
 	return s.loadSeparate(stripped, separate, cache)
+}
+
+// errStopped is loadOrStop's answer to a stop that came first.
+var errStopped = errors.New("stopped before the program started")
+
+// loadOrStop loads as load does, unless ctx is done first: then it returns
+// errStopped at once. A load in the kernel (the verifier) cannot be
+// interrupted: it goes on in the background, and what it made is closed
+// when it ends (Run's deferred close waits on s.loading).
+func (s *session) loadOrStop(ctx context.Context) error {
+	if ctx.Err() != nil {
+		return errStopped
+	}
+	done := make(chan error, 1)
+	go func() { done <- s.load() }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		s.loading = done
+		return errStopped
+	}
+}
+
+// endUnstarted ends a run stopped before its BEGIN probes ran: no probe
+// runs, and the output ends as a run without events ends.
+func (s *session) endUnstarted() error {
+	if s.json() {
+		return nil
+	}
+	return s.write("\n\n")
 }
 
 // withoutSources returns a copy of spec whose instructions carry no source

@@ -203,7 +203,10 @@ func Run(ctx context.Context, prog *object.Program, opts Options) (exitCode int,
 		if ferr := s.flush(); ferr != nil && err == nil {
 			err = ferr
 		}
-		if cerr := s.closeAll(); cerr != nil && err == nil {
+		if s.loading != nil {
+			// a load abandoned on a stop: closed once it ends (loadOrStop)
+			go func() { <-s.loading; s.closeAll() }()
+		} else if cerr := s.closeAll(); cerr != nil && err == nil {
 			err = cerr
 		}
 		if err != nil {
@@ -243,6 +246,8 @@ type session struct {
 	lossChecked time.Time // when lost events were last checked
 
 	kf kfuncState // kernel-function probes (kfunc.go)
+
+	loading chan error // a load still running after a stop (loadOrStop)
 }
 
 func (s *session) closeAll() error {
@@ -250,6 +255,14 @@ func (s *session) closeAll() error {
 }
 
 func (s *session) run(ctx context.Context) error {
+	// Signals are caught from the start: one during the load stops the
+	// run before BEGIN. They stay caught until Run returns, so that a
+	// repeated one does not lose the output (StopOnSignals).
+	if !s.opts.NoSignals {
+		var release func()
+		ctx, release = StopOnSignals(ctx, s.rawStderr)
+		defer release()
+	}
 	prog := s.prog
 	if prog == nil || prog.Collection == nil {
 		return errors.New("runtime: no program")
@@ -295,7 +308,10 @@ func (s *session) run(ctx context.Context) error {
 			"You can increase the limit through the BPFTRACE_MAX_PROBES environment variable, "+
 			"but BE CAREFUL since a high number of probes attached can cause your system to crash.", n, limit)
 	}
-	if err := s.load(); err != nil {
+	if err := s.loadOrStop(ctx); err != nil {
+		if errors.Is(err, errStopped) {
+			return s.endUnstarted()
+		}
 		return err
 	}
 	if err := s.writeGlobals(); err != nil {
@@ -320,13 +336,6 @@ func (s *session) run(ctx context.Context) error {
 	}
 
 	// Stop requests: ctx and signals set s.stop and wake the reader.
-	// Signals stay caught until Run returns, so that a repeated one does
-	// not lose the output (StopOnSignals).
-	if !s.opts.NoSignals {
-		var release func()
-		ctx, release = StopOnSignals(ctx, s.rawStderr)
-		defer release()
-	}
 	wake := make(chan struct{}, 1)
 	quit := make(chan struct{})
 	var wg sync.WaitGroup
@@ -353,6 +362,9 @@ func (s *session) run(ctx context.Context) error {
 	})
 	defer stopWatcher()
 
+	if ctx.Err() != nil {
+		return s.endUnstarted() // stopped before BEGIN: nothing runs
+	}
 	for _, p := range begins {
 		if err := s.runOnce(p); err != nil {
 			return err
