@@ -61,13 +61,22 @@ func (s *session) loop(drainOnly bool, wake <-chan struct{}) error {
 	flushArmed := false // the deadline is flushDelay after the ring drained
 	batch := batchSleep(s.reader.BufferSize())
 	var lastDrain time.Time
-	n := 0
+	n, read := 0, 0 // events handled; since the last drain
 	for !s.stop.Load() && !s.finalizing {
 		err := s.reader.ReadInto(&rec)
 		switch {
 		case err == nil:
 			if err := s.handle(rec.RawSample); err != nil {
 				return err
+			}
+			read++
+			// Line mode writes what the events read at once printed as
+			// soon as they are handled: one event at a time unless
+			// they come faster than they are handled.
+			if s.opts.LineBuffered && rec.Remaining == 0 && s.out.Buffered() > 0 {
+				if err := s.flush(); err != nil {
+					return err
+				}
 			}
 			if rec.Remaining == 0 && !drainOnly {
 				now := time.Now()
@@ -76,13 +85,15 @@ func (s *session) loop(drainOnly bool, wake <-chan struct{}) error {
 					s.reader.SetDeadline(now.Add(flushDelay))
 					flushArmed = true
 				}
-				if batch > 0 && now.Sub(lastDrain) < busyInterval {
+				// In line mode a drain of one event is no storm: the
+				// next event's line would wait out the sleep.
+				if batch > 0 && now.Sub(lastDrain) < busyInterval && (read > 1 || !s.opts.LineBuffered) {
 					// A storm: let events gather instead of being woken
 					// up for each one.
 					time.Sleep(batch)
 					now = time.Now()
 				}
-				lastDrain = now
+				lastDrain, read = now, 0
 			}
 			if n++; n%lossCheckEvery == 0 {
 				s.reportLost(false)

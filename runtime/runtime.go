@@ -91,6 +91,10 @@ type Options struct {
 	Quiet bool
 	// Unsafe allows system() (bpftrace --unsafe).
 	Unsafe bool
+	// LineBuffered writes each event's output to Stdout as soon as the
+	// event is handled (bpftrace's -B line and -B none); otherwise output
+	// is written when the events read at once are handled.
+	LineBuffered bool
 	// NoSignals leaves SIGINT and SIGTERM alone. By default Run stops
 	// cleanly (END probes, maps) on the first SIGINT or SIGTERM and keeps
 	// catching them until it returns, so that only a deliberate repeat

@@ -369,7 +369,8 @@ func execute(ctx context.Context, cfg *config, name, src string, stdout, stderr 
 		return code
 	}
 	opts := gotrace.RunOptions{Stdout: stdout, Stderr: stderr, Quiet: cfg.quiet,
-		Format: cfg.out.fmt, Attached: sess.attached, NoSignals: true}
+		Format: cfg.out.fmt, Attached: sess.attached, NoSignals: true,
+		LineBuffered: cfg.out.buffer != "full"}
 	if cfg.out.verbose || cfg.debug["verifier"] {
 		opts.Verbose = stderr
 	}
