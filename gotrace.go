@@ -13,6 +13,7 @@ import (
 	"github.com/gotrace/gotrace/codegen"
 	"github.com/gotrace/gotrace/internal/hostfs"
 	"github.com/gotrace/gotrace/lang"
+	"github.com/gotrace/gotrace/lang/ast"
 	"github.com/gotrace/gotrace/object"
 	"github.com/gotrace/gotrace/output"
 	"github.com/gotrace/gotrace/provider"
@@ -115,6 +116,10 @@ type RunOptions struct {
 	Formatter *output.Formatter
 	// Attached, when set, is called once every probe is attached.
 	Attached func()
+	// Opened, when set, is called with the run's session once it is
+	// open, before the script is added: the caller can read its maps
+	// while it runs.
+	Opened func(*runtime.Session)
 	// StackMode formats kstack and ustack: "bpftrace" (the default),
 	// "perf" or "raw"; the script's config block can set it too.
 	StackMode string
@@ -129,6 +134,9 @@ type RunOptions struct {
 	// Format is the output format (bpftrace -f): "" or output.FormatText,
 	// or output.FormatJSON.
 	Format output.OutputFormat
+	// ProbeStats enables the kernel's run-time statistics of BPF programs
+	// while a Session is open, for Handle.Hits (runtime.Options.ProbeStats).
+	ProbeStats bool
 }
 
 // Script is a compiled script, ready to run.
@@ -139,11 +147,18 @@ type Script struct {
 	env          Env
 	unsafe       bool
 	pid          int
+	file         *ast.File // as parsed, without a session's prelude
 }
 
 // Compile parses, checks and compiles a script. Errors in the script are
 // returned as a lang.ErrorList; render them with FormatError.
 func Compile(name, src string, opts Options) (*Script, error) {
+	return compile(name, src, opts, nil)
+}
+
+// compile is Compile, against the state of a session when st is not nil
+// (its maps, and what earlier entries defined).
+func compile(name, src string, opts Options, st *sessionState) (*Script, error) {
 	env := opts.Env
 	if env == nil {
 		env = NewKernelEnv()
@@ -152,8 +167,14 @@ func Compile(name, src string, opts Options) (*Script, error) {
 	if err != nil {
 		return nil, err
 	}
-	ncpus, _ := ebpf.PossibleCPU()
-	checked, err := lang.Check(file, env, lang.Options{Params: opts.Params, NamedParams: opts.NamedParams, MaxStrlen: opts.MaxStrlen, MaxMapKeys: opts.MaxMapKeys, ConfigEnv: opts.ConfigEnv, Unsafe: opts.Unsafe, NCPUs: ncpus, Cpid: opts.Cpid, Pid: opts.Pid, IncludeDirs: opts.IncludeDirs, Includes: opts.Includes, DummyTSMap: opts.DummyTSMap, Host: hostfs.Host()})
+	lopts := lang.Options{Params: opts.Params, NamedParams: opts.NamedParams, MaxStrlen: opts.MaxStrlen, MaxMapKeys: opts.MaxMapKeys, ConfigEnv: opts.ConfigEnv, Unsafe: opts.Unsafe, Cpid: opts.Cpid, Pid: opts.Pid, IncludeDirs: opts.IncludeDirs, Includes: opts.Includes, DummyTSMap: opts.DummyTSMap, Host: hostfs.Host()}
+	lopts.NCPUs, _ = ebpf.PossibleCPU()
+	checkedFile := file
+	if st != nil {
+		checkedFile = st.withPrelude(file)
+		lopts.Maps = st.mapTypes
+	}
+	checked, err := lang.Check(checkedFile, env, lopts)
 	if err != nil {
 		return nil, err
 	}
@@ -187,6 +208,9 @@ func Compile(name, src string, opts Options) (*Script, error) {
 		copts.BTF, _ = env.BTF()
 	}
 	copts.HelperWarnings = copts.HelperWarnings || opts.HelperWarnings
+	if st != nil {
+		copts.Maps, copts.HashMaps = st.mapSpecs, true
+	}
 	if copts.RingbufSize, err = runtime.RingbufSize(checked.Config.PerfRBPages); err != nil {
 		return nil, err
 	}
@@ -203,7 +227,7 @@ func Compile(name, src string, opts Options) (*Script, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Script{Name: name, Source: src, Checked: checked, Program: prog, env: env, unsafe: opts.Unsafe, pid: opts.Pid}, nil
+	return &Script{Name: name, Source: src, Checked: checked, Program: prog, env: env, unsafe: opts.Unsafe, pid: opts.Pid, file: file}, nil
 }
 
 // needsKernelFeatures reports whether a provider of the program compiles
@@ -230,6 +254,9 @@ func syscallPoints(p *lang.Program) int {
 	return n
 }
 
+// Parsed returns the script's syntax tree as parsed, before checking.
+func (s *Script) Parsed() *ast.File { return s.file }
+
 // Warnings renders the script's warnings (e.g. skipped missing probes),
 // or "" when there are none.
 func (s *Script) Warnings() string {
@@ -243,8 +270,8 @@ func (s *Script) runtimeOptions(opts RunOptions) runtime.Options {
 	ro := runtime.Options{
 		Stdout: opts.Stdout, Stderr: opts.Stderr, Quiet: opts.Quiet, Unsafe: s.unsafe, Pid: s.pid,
 		NoSignals: opts.NoSignals, NoExitMaps: opts.NoExitMaps, Formatter: opts.Formatter,
-		Attached: opts.Attached, StackMode: opts.StackMode, MaxCatBytes: opts.MaxCatBytes,
-		Verbose: opts.Verbose, Format: opts.Format, LineBuffered: opts.LineBuffered,
+		Attached: opts.Attached, Opened: opts.Opened, StackMode: opts.StackMode, MaxCatBytes: opts.MaxCatBytes,
+		Verbose: opts.Verbose, Format: opts.Format, ProbeStats: opts.ProbeStats, LineBuffered: opts.LineBuffered,
 		TracefsDir: s.env.TracefsDir(), BTFCache: s.env.BTFCache(),
 	}
 	cfg := s.Checked.Config

@@ -45,6 +45,13 @@ type Func struct {
 	MapNeedsHash bool
 	// Ends: a statement calling the function leaves the probe (exit).
 	Ends bool
+	// Decides: as the condition of an if, the call's compile-time value
+	// decides which branch is checked and compiled (comptime).
+	Decides bool
+	// FormatArgs: the first argument is a format and the others are
+	// evaluated at run time into the event (printf), never folded into
+	// constants of one attach point.
+	FormatArgs bool
 
 	// Check validates a call (arity and arguments) and returns its result
 	// type, or nil after reporting an error.
@@ -78,9 +85,30 @@ func (f *Func) UnsafeError() string {
 	return f.Name + "() is unsafe. To use you need the --unsafe flag"
 }
 
+// PointDep says how a builtin variable differs between the expanded attach
+// points of one probe.
+type PointDep uint8
+
+// Dependencies on the attach point.
+const (
+	SamePoint PointDep = iota // the same in every point
+	PointName                 // the value is the point's name (probe); one program serves several points only where it is read at run time
+	PointType                 // the type is the point's own (args): points cannot share a program
+)
+
 // Var is a builtin variable.
 type Var struct {
 	Name string
+	// PerPoint says whether the variable differs between the points of a
+	// probe, which then get a program each.
+	PerPoint PointDep
+	// Fields: the variable is a record whose fields are read in place
+	// (args), from the context or kernel memory at the offsets the
+	// checker resolved, unless the whole record is copied into a value.
+	Fields bool
+	// IsCtx: the value is the program's context itself (ctx), whose shape
+	// is the mechanism's that runs the program.
+	IsCtx bool
 	// Type returns the variable's type in the probe being checked, or a
 	// message saying why the probe does not provide it; a message with a
 	// type is a warning.
@@ -111,6 +139,10 @@ type Checker interface {
 	Warnf(at ast.Spanned, format string, args ...any)
 	// Expr checks and types an expression (nil after an error).
 	Expr(e ast.Expr) *types.Type
+	// OwnType is the type bpftrace gives the checked expression e of type
+	// t before storage widens it (int8 for 1, string[4] for a variable
+	// assigned "abc"): what sizeof and strcap report.
+	OwnType(e ast.Expr, t *types.Type) *types.Type
 	// ConstOf returns the compile-time value of a checked expression.
 	ConstOf(e ast.Expr) (Const, bool)
 	// SetConst records the compile-time value of an expression.
@@ -173,7 +205,6 @@ type Checker interface {
 	CheckAddrFunc(k types.Kind, as types.AddrSpace, e *ast.Call) *types.Type
 	CheckStrftime(e *ast.Call) *types.Type
 	CheckGetopt(e *ast.Call) *types.Type
-	CheckKstack(e *ast.Call) *types.Type
 	CheckNtop(e *ast.Call) *types.Type
 	CheckKaddr(e *ast.Call) *types.Type
 	CheckJoin(e *ast.Call) *types.Type
@@ -186,7 +217,6 @@ type Checker interface {
 	CheckPath(e *ast.Call) *types.Type
 	CheckUaddr(e *ast.Call) *types.Type
 	CheckUsym(e *ast.Call) *types.Type
-	CheckUstack(e *ast.Call) *types.Type
 	CheckBuf(e *ast.Call) *types.Type
 	CheckPton(e *ast.Call) *types.Type
 	CheckMacaddr(e *ast.Call) *types.Type
@@ -330,6 +360,21 @@ func LookupFunc(name string) *Func { return funcs[name] }
 
 // LookupVar returns the builtin variable name, or nil.
 func LookupVar(name string) *Var { return vars[name] }
+
+// VarOf returns the builtin variable that the identifier x names, or nil.
+func VarOf(x ast.Node) *Var {
+	if id, ok := x.(*ast.Ident); ok {
+		return vars[id.Name]
+	}
+	return nil
+}
+
+// IsFields reports whether x names a builtin variable whose fields are
+// read in place (Var.Fields: args).
+func IsFields(x ast.Expr) bool {
+	v := VarOf(x)
+	return v != nil && v.Fields
+}
 
 // Funcs returns every builtin function, sorted by name.
 func Funcs() []*Func {

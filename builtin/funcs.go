@@ -40,7 +40,7 @@ func constValue(g Emitter, e *ast.Call) {
 func init() {
 	// Output.
 	defFuncs(
-		&Func{Name: "printf", Check: Checker.CheckPrintf, Emit: printfLike(object.EventPrintf), Result: types.Void,
+		&Func{Name: "printf", FormatArgs: true, Check: Checker.CheckPrintf, Emit: printfLike(object.EventPrintf), Result: types.Void,
 			Example: `BEGIN { printf("%d %s\n", 1, "a") }`},
 		&Func{Name: "errorf", Check: Checker.CheckPrintf, Emit: printfLike(object.EventErrorf), Result: types.Void,
 			Example: `BEGIN { errorf("e %d", 1) }`},
@@ -152,12 +152,6 @@ func init() {
 				g.LoadReg(e.Args[0].(*ast.StrLit).Value, e.Pos())
 			},
 			Example: `kprobe:vfs_read { printf("%x\n", reg("ip")) }`},
-		&Func{Name: "kstack", Check: Checker.CheckKstack, Result: types.Stack,
-			Emit:    func(g Emitter, e *ast.Call) { g.Kstack(e) },
-			Example: `tracepoint:syscalls:sys_enter_getppid { @[kstack(3)] = count() }`},
-		&Func{Name: "ustack", Check: Checker.CheckUstack, Result: types.Stack,
-			Buffer:  func(g Emitter, e *ast.Call) int16 { return g.Ustack(e) },
-			Example: `tracepoint:syscalls:sys_enter_getppid { @[ustack(3)] = count() }`},
 	)
 
 	// The task and the system.

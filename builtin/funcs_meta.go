@@ -89,7 +89,7 @@ func init() {
 		// compile time; as the condition of an if (bpftrace 0.26's `if
 		// comptime x`) it decides which branch is checked and compiled,
 		// so that the other may call fail().
-		&Func{Name: "comptime", Result: types.Bool, Emit: constValue,
+		&Func{Name: "comptime", Result: types.Bool, Emit: constValue, Decides: true,
 			Check: func(c Checker, e *ast.Call) *types.Type {
 				t := oneArg(c, e)
 				if t == nil {

@@ -16,6 +16,7 @@ func init() {
 			if t == nil {
 				return nil
 			}
+			t = c.OwnType(e.Args[0], t) // string[4] for $s = "abc", not its 8-byte slot
 			switch t.Kind {
 			case types.String:
 				c.SetConst(e, Const{Int: uint64(t.Size)})

@@ -91,7 +91,8 @@ func init() {
 		&Var{Name: "cpid", Result: types.Int,
 			Type: func(c Checker) (*types.Type, string) {
 				if c.Cpid() == 0 {
-					return nil, "cpid cannot be used without a child command (-c)"
+					// 0, as in bpftrace 0.26
+					return types.Uint32, "No child command (`-c`); cpid is zero"
 				}
 				return types.Uint32, ""
 			},
@@ -131,19 +132,19 @@ func init() {
 			Emit:    helperVar(asm.FnGetPrandomU32),
 			Example: `BEGIN { printf("%d\n", rand) }`},
 		Comm,
-		&Var{Name: "probe", Result: types.String,
+		&Var{Name: "probe", Result: types.String, PerPoint: PointName,
 			Type: func(c Checker) (*types.Type, string) {
 				return types.NewString(len(c.Points()[0].Name) + 1), ""
 			},
 			Const:   func(c Checker, _ *types.Type) (Const, bool) { return Const{IsStr: true, Str: c.Points()[0].Name}, true },
 			Example: `BEGIN { printf("%s\n", probe) }`},
-		&Var{Name: "args", Result: types.Record,
+		&Var{Name: "args", Result: types.Record, PerPoint: PointType, Fields: true,
 			Type:    func(c Checker) (*types.Type, string) { return c.ArgsType() },
 			Example: `tracepoint:syscalls:sys_enter_getppid { printf("%d\n", args.__syscall_nr) }`},
 		&Var{Name: "jiffies", Type: fixed(types.Uint64), Result: types.Int,
 			Emit:    helperVar(asm.FnJiffies64),
 			Example: `BEGIN { printf("%d\n", jiffies) }`},
-		&Var{Name: "ctx", Result: types.Pointer,
+		&Var{Name: "ctx", Result: types.Pointer, IsCtx: true,
 			Type: func(c Checker) (*types.Type, string) {
 				if c.Provider().Ctx == provider.CtxNone {
 					return nil, fmt.Sprintf("ctx is not available in %s probes", c.Points()[0].Provider)
@@ -168,7 +169,7 @@ func init() {
 			Example: `BEGIN { printf("%s\n", probetype) }`},
 		&Var{Name: "ustack", Result: types.Stack,
 			Type: func(c Checker) (*types.Type, string) {
-				t := UstackType(MaxStackFrames)
+				t := types.NewStack(true, MaxStackFrames)
 				if c.StackMode() == "build_id" {
 					t.StackMode = "build_id"
 				}
@@ -178,7 +179,7 @@ func init() {
 			Example: `tracepoint:syscalls:sys_enter_getppid { @[ustack] = count() }`},
 		&Var{Name: "kstack", Result: types.Stack,
 			Type: func(c Checker) (*types.Type, string) {
-				t := &types.Type{Kind: types.Stack, Size: 8, Name: "kstack", Len: MaxStackFrames}
+				t := types.NewStack(false, MaxStackFrames)
 				if c.StackMode() == "build_id" {
 					// A warning: the type comes with a message.
 					t.StackMode = "raw"
@@ -284,9 +285,4 @@ func argN(c Checker, i int) (*types.Type, string) {
 		return types.Int64, ""
 	}
 	return types.Uint64, ""
-}
-
-// UstackType is the type of ustack with up to n frames.
-func UstackType(n int) *types.Type {
-	return &types.Type{Kind: types.Stack, Size: 16, Name: "ustack", Len: n}
 }

@@ -275,22 +275,22 @@ func (g *gen) tseries(mi *object.Map, key, arg int16, t *types.Type, pos ast.Pos
 	)
 	g.mark(ready)
 	g.emit(g.ldx(asm.R2, arg, asm.DWord))
-	switch t.Name {
-	case "sum":
+	switch t.Agg {
+	case types.Sum:
 		g.emit(asm.LoadMem(asm.R1, rPtr, 0, asm.DWord), asm.Add.Reg(asm.R1, asm.R2), asm.StoreMem(rPtr, 0, asm.R1, asm.DWord))
-	case "avg":
+	case types.Avg:
 		g.emit(
 			asm.LoadMem(asm.R1, rPtr, 0, asm.DWord), asm.Add.Reg(asm.R1, asm.R2), asm.StoreMem(rPtr, 0, asm.R1, asm.DWord),
 			asm.LoadMem(asm.R1, rPtr, 8, asm.DWord), asm.Add.Imm(asm.R1, 1), asm.StoreMem(rPtr, 8, asm.R1, asm.DWord),
 		)
-	case "min", "max":
+	case types.Min, types.Max:
 		set, done := g.newLabel("tsset"), g.newLabel("tsdone")
 		better := asm.JSLT
-		if t.Name == "max" {
+		if t.Agg == types.Max {
 			better = asm.JSGT
 		}
 		if !t.Signed {
-			better = map[string]asm.JumpOp{"min": asm.JLT, "max": asm.JGT}[t.Name]
+			better = map[types.Kind]asm.JumpOp{types.Min: asm.JLT, types.Max: asm.JGT}[t.Agg]
 		}
 		g.emit(
 			asm.LoadMem(asm.R1, rPtr, 8, asm.DWord),

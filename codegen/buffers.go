@@ -42,6 +42,7 @@ func (g *gen) buffer(e ast.Expr) int16 {
 		}
 	case *ast.Call:
 		if f := g.info.Calls[e]; f != nil && f.Buffer != nil {
+			defer g.markHelperCalls(e, len(g.insns))
 			return f.Buffer(g, e)
 		}
 	case *ast.Field:
@@ -61,6 +62,11 @@ func (g *gen) buffer(e ast.Expr) int16 {
 			return off
 		}
 		g.scalar(e.X)
+		if w, ok := g.info.CastWidths[e]; ok {
+			// the integer's own bytes, then zeros (the slot is zeroed)
+			g.emit(g.stx(off, asm.R0, sizeOf(&types.Type{Kind: types.Int, Size: w})))
+			return off
+		}
 		g.emit(g.stx(off, asm.R0, sizeOf(&types.Type{Kind: types.Int, Size: t.Size})))
 		return off
 	case *ast.Tuple:
@@ -364,7 +370,8 @@ func (g *gen) buildInto(dst int16, size int, e ast.Expr) bool {
 // fieldBuffer reads a string field of a tracepoint record.
 func (g *gen) fieldBuffer(e *ast.Field) int16 {
 	if g.isTupleField(e) {
-		return g.buffer(e.X) + int16(g.info.Members[e].Offset)
+		f := g.info.Members[e]
+		return g.elemBuffer(g.place(e.X), g.info.TypeOf(e.X), f.Offset, f.Type, e.Pos())
 	}
 	if !isArgs(e.X) {
 		return g.memberBuffer(e)
@@ -397,6 +404,56 @@ func (g *gen) fieldBuffer(e *ast.Field) int16 {
 		)
 	}
 	return off
+}
+
+// place returns the stack slot of the buffer expression e where it lies:
+// an element of a tuple, record, struct or array value in BPF memory is
+// at its offset in its parent's slot, not padded (for reads of exactly
+// its bytes); anything else is buffer(e).
+func (g *gen) place(e ast.Expr) int16 {
+	switch x := e.(type) {
+	case *ast.Paren:
+		return g.place(x.X)
+	case *ast.Field:
+		if g.isTupleField(x) {
+			return g.place(x.X) + int16(g.info.Members[x].Offset)
+		}
+	case *ast.Index:
+		xt := g.info.TypeOf(x.X)
+		if cv, ok := g.info.Consts[x.Index]; ok && xt.Kind == types.Tuple {
+			return g.place(x.X) + int16(xt.Fields[cv.Int].Offset)
+		}
+		if cv, ok := g.info.Consts[x.Index]; ok && g.inBPF(x.X) {
+			return g.place(x.X) + int16(int(cv.Int)*xt.Elem.Size)
+		}
+	}
+	return g.buffer(e)
+}
+
+// elemBuffer returns a buffer (zero-padded to a multiple of 8 bytes, as
+// buffer promises) holding the element of type t at byte off of the
+// tuple, record or struct value of type xt at stack slot base. An element
+// that starts on 8 bytes and whose padding no other field shares is used
+// in place; another (a packed tuple's string after a uint8, a string[6]
+// followed by a field) is copied to its own slot, since reading or
+// comparing its padded size would take the next field's bytes.
+func (g *gen) elemBuffer(base int16, xt *types.Type, off int, t *types.Type, pos ast.Pos) int16 {
+	end := roundUp(xt.Size, 8) // the value's own buffer is zero-padded
+	if xt.Kind == types.Array {
+		end = min(end, off+t.Size)
+	}
+	for _, f := range xt.Fields {
+		if f.Offset > off && f.Offset < end {
+			end = f.Offset
+		}
+	}
+	if (int(base)+off)%8 == 0 && off+roundUp(t.Size, 8) <= end {
+		return base + int16(off)
+	}
+	dst := g.alloc(t.Size, pos)
+	g.copyBytes(dst, base+int16(off), t.Size)
+	g.zeroBytes(dst+int16(t.Size), roundUp(t.Size, 8)-t.Size)
+	return dst
 }
 
 // ustack records the user stack of the current task: {stack id, pid}; in

@@ -20,11 +20,27 @@ func (g *gen) call(e *ast.Call) {
 	case f == nil:
 		g.fail(e.Pos(), fmt.Errorf("%s() not supported by the code generator", e.Name))
 	case f.Emit != nil:
+		defer g.markHelperCalls(e, len(g.insns))
 		f.Emit(g, e)
 	case f.Buffer != nil:
 		g.buffer(e)
 	default:
 		g.fail(e.Pos(), fmt.Errorf("%s() not supported by the code generator", e.Name))
+	}
+}
+
+// callSpan is the metadata key of a helper call instruction emitted for
+// a builtin function call: its value is the call's ast.Span, where a
+// verifier's refusal of the helper is reported (VerifierPosition).
+type callSpan struct{}
+
+// markHelperCalls gives the helper calls emitted for e since instruction
+// start, and not already marked by a call inside e, e's span.
+func (g *gen) markHelperCalls(e *ast.Call, start int) {
+	for i := start; i < len(g.insns); i++ {
+		if in := &g.insns[i]; in.IsBuiltinCall() && in.Metadata.Get(callSpan{}) == nil {
+			in.Metadata.Set(callSpan{}, e.Span)
+		}
 	}
 }
 

@@ -56,6 +56,16 @@ type Options struct {
 	// (btfnames.MemberOffset reads it from the raw blob in a few
 	// milliseconds); 0 means unknown, and it is then looked up in BTF.
 	ThreadStatusOffset int
+	// Maps are the kernel layouts of maps that exist before the program
+	// (a session's live maps, lang.Options.Maps), by name ("@x"): a map
+	// of the program with that name gets the same layout, so that the
+	// runtime can give it the live map. A use that needs another kind
+	// of map is an error.
+	Maps map[string]*ebpf.MapSpec
+	// HashMaps keeps every user map a hash (no per-CPU array for a keyless
+	// aggregation; see arrayEntries), so that programs added to a session
+	// later can use it any way.
+	HashMaps bool
 }
 
 // Map names used in the collection for the runtime's own maps.
@@ -190,6 +200,11 @@ func (c *compiler) declareMap(mt *lang.MapType) error {
 		m.Key = types.Uint32
 		spec.Type, spec.KeySize, spec.MaxEntries = ebpf.PerCPUArray, 4, uint32(n)
 	}
+	if live := c.opts.Maps[mt.Name]; live != nil {
+		if err := c.liveLayout(mt, m, spec, live); err != nil {
+			return err
+		}
+	}
 	c.mapIndex[mt.Name] = len(c.out.Maps)
 	c.out.Maps = append(c.out.Maps, m)
 	c.out.Collection.Maps[m.BPFName] = spec
@@ -212,7 +227,7 @@ func (c *compiler) declareMap(mt *lang.MapType) error {
 // the entry, printing 0), delete(), len(), has_key() or for would see
 // differently.
 func (c *compiler) arrayEntries(mt *lang.MapType) int {
-	if len(mt.Keys) > 0 || mt.Decl != "" || c.needHash[mt.Name] {
+	if len(mt.Keys) > 0 || mt.Decl != "" || c.needHash[mt.Name] || c.opts.HashMaps {
 		return 0
 	}
 	switch v := mt.Value; v.Kind {
@@ -228,6 +243,27 @@ func (c *compiler) arrayEntries(mt *lang.MapType) int {
 		}
 	}
 	return 0
+}
+
+// liveLayout gives map m (spec) the layout of live, the existing map of the
+// same name (Options.Maps).
+func (c *compiler) liveLayout(mt *lang.MapType, m *object.Map, spec, live *ebpf.MapSpec) error {
+	if live.Type == ebpf.PerCPUArray && spec.Type != ebpf.PerCPUArray {
+		if c.needHash[mt.Name] {
+			return &Error{Pos: mt.Pos, Err: fmt.Errorf("%s is a per-CPU array in this session: zero(), delete(), len(), has_key() and for need a hash map", mt.Name)}
+		}
+		m.Key = types.Uint32
+		spec.KeySize = 4
+	}
+	if live.Type != ebpf.PerCPUArray && spec.Type == ebpf.PerCPUArray {
+		m.Key = mapKeyType(mt.Keys, mt.Value)
+		spec.KeySize = uint32(m.Key.Size)
+	}
+	spec.Type, spec.MaxEntries = live.Type, live.MaxEntries
+	if spec.KeySize != live.KeySize || spec.ValueSize != live.ValueSize {
+		return &Error{Pos: mt.Pos, Err: fmt.Errorf("%s is a map of this session with %d-byte keys and %d-byte values, not %d and %d", mt.Name, live.KeySize, live.ValueSize, spec.KeySize, spec.ValueSize)}
+	}
+	return nil
 }
 
 // isArray reports whether a user map is a per-CPU array (arrayEntries).
@@ -311,7 +347,7 @@ func (c *compiler) compileProbe(i int, p *lang.Probe) error {
 		return err
 	}
 	spec := &ebpf.ProgramSpec{
-		Name:         probe.Program,
+		Name:         probe.Function, // the kernel's name (bpftool prog), as bpftrace's
 		Type:         typ,
 		AttachType:   attach,
 		Instructions: insns,
@@ -329,10 +365,10 @@ func (c *compiler) compileProbe(i int, p *lang.Probe) error {
 				one.Program = fmt.Sprintf("%s_%d", probe.Program, j)
 			}
 			s := spec.Copy()
-			s.Name = one.Program
+			s.Name = one.Function
 			s.AttachTo = target
 			if one.Program != probe.Program {
-				c.ownScratch(s, probe.Program)
+				c.ownScratch(s, one.Program, probe.Program)
 			}
 			c.out.Collection.Programs[one.Program] = s
 			c.out.Probes = append(c.out.Probes, &one)
@@ -382,7 +418,7 @@ func stackSig(t *types.Type) string {
 	}
 	switch {
 	case t.Kind == types.Stack:
-		return fmt.Sprintf("(%s %d %s)", t.Name, t.Len, t.StackMode)
+		return fmt.Sprintf("(%v %d %s)", t.UserStack, t.Len, t.StackMode)
 	case t.Elem != nil:
 		return stackSig(t.Elem)
 	}

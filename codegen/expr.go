@@ -6,6 +6,7 @@ import (
 
 	"github.com/cilium/ebpf/asm"
 
+	"github.com/gotrace/gotrace/builtin"
 	"github.com/gotrace/gotrace/lang/ast"
 	"github.com/gotrace/gotrace/lang/types"
 	"github.com/gotrace/gotrace/object"
@@ -178,11 +179,8 @@ func (g *gen) argsField(e *ast.Field) *types.Field {
 	return nil
 }
 
-// isArgs reports whether x is the args builtin.
-func isArgs(x ast.Expr) bool {
-	id, ok := x.(*ast.Ident)
-	return ok && id.Name == "args"
-}
+// isArgs reports whether x is the args builtin (builtin.Var.Fields).
+func isArgs(x ast.Expr) bool { return builtin.IsFields(x) }
 
 // isTupleField reports whether e selects an element of a tuple or record
 // value (rather than args or a kernel struct).
@@ -197,7 +195,7 @@ func (g *gen) isTupleField(e *ast.Field) bool {
 func (g *gen) fieldScalar(e *ast.Field) {
 	if g.isTupleField(e) {
 		f := g.info.Members[e]
-		off := g.buffer(e.X) + int16(f.Offset)
+		off := g.place(e.X) + int16(f.Offset)
 		if f.Type.Kind == types.Pointer {
 			g.emit(g.ldx(asm.R0, off, asm.DWord))
 			return
@@ -254,10 +252,10 @@ func (g *gen) inBPF(x ast.Expr) bool {
 func (g *gen) indexBuffer(e *ast.Index) int16 {
 	t := g.info.TypeOf(e)
 	if cv, ok := g.info.Consts[e.Index]; ok && g.inBPF(e.X) {
-		return g.buffer(e.X) + int16(int(cv.Int)*t.Size)
+		return g.elemBuffer(g.place(e.X), g.info.TypeOf(e.X), int(cv.Int)*t.Size, t, e.Pos())
 	}
 	if xt := g.info.TypeOf(e.X); xt.Kind == types.Tuple {
-		return g.buffer(e.X) + int16(xt.Fields[g.info.Consts[e.Index].Int].Offset)
+		return g.elemBuffer(g.place(e.X), xt, xt.Fields[g.info.Consts[e.Index].Int].Offset, t, e.Pos())
 	}
 	off := g.alloc(t.Size, e.Pos())
 	as := g.info.TypeOf(e.X).AS
@@ -273,7 +271,7 @@ func (g *gen) indexScalar(e *ast.Index) {
 	xt := g.info.TypeOf(e.X)
 	t := g.info.TypeOf(e)
 	if xt.Kind == types.String {
-		off := g.buffer(e.X)
+		off := g.place(e.X)
 		if cv, ok := g.info.Consts[e.Index]; ok {
 			g.emit(g.ldx(asm.R0, off+int16(cv.Int), asm.Byte))
 			return
@@ -293,7 +291,7 @@ func (g *gen) indexScalar(e *ast.Index) {
 	}
 	if xt.Kind == types.Tuple {
 		// $t[i]: field i of a tuple
-		off := g.buffer(e.X) + int16(xt.Fields[g.info.Consts[e.Index].Int].Offset)
+		off := g.place(e.X) + int16(xt.Fields[g.info.Consts[e.Index].Int].Offset)
 		if t.Kind == types.Pointer {
 			g.emit(g.ldx(asm.R0, off, asm.DWord))
 			return
@@ -306,7 +304,7 @@ func (g *gen) indexScalar(e *ast.Index) {
 	}
 	if cv, ok := g.info.Consts[e.Index]; ok && g.inBPF(e.X) {
 		// an array value in BPF memory (a cast, pton(), buf())
-		off := g.buffer(e.X) + int16(int(cv.Int)*xt.Elem.Size)
+		off := g.place(e.X) + int16(int(cv.Int)*xt.Elem.Size)
 		g.emit(g.ldx(asm.R0, off, sizeOf(t)))
 		g.extend(asm.R0, t.Size, t.Signed)
 		return
@@ -364,7 +362,7 @@ func (g *gen) stackDepth(t *types.Type, idSlot, slot int16) {
 		elem, shift = object.BuildIDFrameSize, 5
 		flags |= 1 << 11 // BPF_F_USER_BUILD_ID
 	}
-	if t.Name == "ustack" {
+	if t.UserStack {
 		flags |= 1 << 8 // BPF_F_USER_STACK
 	}
 	done := g.newLabel("depth")
@@ -389,7 +387,7 @@ func (g *gen) stackDepth(t *types.Type, idSlot, slot int16) {
 // stackLen loads the number of frames of a stack value into R0 (see
 // lang.Program.StackLens).
 func (g *gen) stackLen(x ast.Expr) {
-	if g.info.TypeOf(x).Name == "ustack" {
+	if g.info.TypeOf(x).UserStack {
 		off := g.buffer(x)
 		g.emit(g.ldx(asm.R0, off+12, asm.Word))
 		return

@@ -106,9 +106,9 @@ func (g *gen) retval(e *ast.Ident) {
 		g.loadReg("ax", e.Pos())
 	} else {
 		pt := g.probe.Points[0]
-		n := 0
+		n := 0 // the slot after the arguments' slots
 		if proto := pt.FuncProto(); proto != nil {
-			n = len(proto.Params)
+			_, n = provider.ArgSlots(proto)
 		}
 		g.emit(asm.LoadMem(asm.R0, rCtx, int16(8*n), asm.DWord))
 	}

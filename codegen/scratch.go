@@ -229,16 +229,17 @@ func (c *compiler) compileFrame(newG func() *gen) (asm.Instructions, error) {
 	return nil, err
 }
 
-// ownScratch gives the copy s of program from (one trampoline target of
-// a wildcard) a scratch map of its own: two programs may run at once on
-// one CPU (a preempted trampoline), one program only once.
-func (c *compiler) ownScratch(s *ebpf.ProgramSpec, from string) {
+// ownScratch gives the copy s of program from, named name in the
+// collection (one trampoline target of a wildcard), a scratch map of its
+// own: two programs may run at once on one CPU (a preempted trampoline),
+// one program only once.
+func (c *compiler) ownScratch(s *ebpf.ProgramSpec, name, from string) {
 	shared, ok := c.out.Collection.Maps["scratch_"+from]
 	if !ok {
 		return
 	}
 	own := shared.Copy()
-	own.Name = "scratch_" + s.Name
+	own.Name = "scratch_" + name
 	c.out.Collection.Maps[own.Name] = own
 	for i := range s.Instructions {
 		if s.Instructions[i].Reference() == shared.Name {

@@ -7,6 +7,7 @@ import (
 	"github.com/cilium/ebpf/asm"
 	"github.com/cilium/ebpf/btf"
 
+	"github.com/gotrace/gotrace/builtin"
 	"github.com/gotrace/gotrace/lang"
 	"github.com/gotrace/gotrace/lang/ast"
 	"github.com/gotrace/gotrace/lang/types"
@@ -72,7 +73,7 @@ func syscallSafe(p *lang.Probe) bool {
 	ast.Inspect(p.AST, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.Ident:
-			if n.Name == "ctx" {
+			if v := builtin.VarOf(n); v != nil && v.IsCtx {
 				ok = false
 			}
 		case *ast.Field:
@@ -96,11 +97,8 @@ func (c *compiler) planSyscalls() {
 	// program, or single instances.
 	var groups [][]*lang.Probe
 	for i, p := range c.prog.Probes {
-		if p.Provider() != "tracepoint" || !c.features(p).SyscallRawTp {
-			continue
-		}
-		dir := provider.SyscallDirection(p.Points)
-		if dir == "" {
+		dir := p.Def().Dispatcher(p.Points)
+		if dir == "" || !c.features(p).SyscallRawTp {
 			continue
 		}
 		if n := len(groups); n > 0 && i > 0 {
@@ -158,18 +156,19 @@ func (c *compiler) planSyscalls() {
 func shareable(p *lang.Probe) bool {
 	uses, allowed := 0, 0
 	isProbe := func(e ast.Expr) bool {
-		id, ok := e.(*ast.Ident)
-		return ok && id.Name == "probe"
+		v := builtin.VarOf(e)
+		return v != nil && v.PerPoint == builtin.PointName
 	}
 	ok := true
 	ast.Inspect(p.AST, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.Ident:
-			switch n.Name {
-			case "probe":
-				uses++
-			case "args", "ctx":
+			switch v := builtin.VarOf(n); {
+			case v == nil:
+			case v.PerPoint == builtin.PointType || v.IsCtx:
 				ok = false
+			case v.PerPoint == builtin.PointName:
+				uses++
 			}
 		case *ast.MapRef:
 			for _, k := range n.Keys {
@@ -178,7 +177,7 @@ func shareable(p *lang.Probe) bool {
 				}
 			}
 		case *ast.Call:
-			if n.Name == "printf" && len(n.Args) > 0 {
+			if f := builtin.LookupFunc(n.Name); f != nil && f.FormatArgs && len(n.Args) > 0 {
 				for _, a := range n.Args[1:] {
 					if isProbe(a) {
 						allowed++
@@ -235,8 +234,7 @@ func (c *compiler) syscallBody(g *gen, p *lang.Probe, probe *object.Probe) {
 // of a wildcard, from the names map at the syscall number into a stack
 // buffer of its type's size, and returns its offset.
 func (g *gen) syscallProbeName(e ast.Expr) (int16, bool) {
-	id, ok := e.(*ast.Ident)
-	if !ok || id.Name != "probe" || !g.sysNames {
+	if v := builtin.VarOf(e); v == nil || v.PerPoint != builtin.PointName || !g.sysNames {
 		return 0, false
 	}
 	g.c.useSyscallNames(g.sysDir)

@@ -26,8 +26,9 @@ var (
 // the script: it finds the program named in the error, the last instruction
 // the verifier looked at, and the source tag of the instruction group it
 // belongs to. The verifier's limits on a whole program (instructions
-// explored, pending branches) and its EFAULT failures, which come without a
-// log, are reported in plain words at the first statement of the probe. It
+// explored, pending branches), whichever errno and wording the kernel picks
+// for them (E2BIG with a log line, or EFAULT without a log), are reported
+// in plain words at the first statement of the probe. It
 // returns nil when err is not a load failure of a known program or no
 // position can be found.
 func VerifierPosition(err error, prog *object.Program) *lang.Error {
@@ -52,20 +53,21 @@ func VerifierPosition(err error, prog *object.Program) *lang.Error {
 	}
 	var ve *ebpf.VerifierError
 	if !errors.As(err, &ve) {
-		if errors.Is(err, unix.EFAULT) {
-			return probeError(spec.Instructions, "the kernel's BPF verifier failed on this probe's program (bad address): "+
-				"this happens when a probe is too large or branches too much for it; split the probe's work across several probes")
+		// Past the pending-branch limit some kernels fail the load with
+		// EFAULT and no log; others say E2BIG with the jump-sequence line.
+		if errors.Is(err, unix.EFAULT) || errors.Is(err, unix.E2BIG) {
+			return probeError(spec.Instructions, "this probe is too large or has too many branches for the kernel's BPF verifier; "+splitAdvice)
 		}
 		return nil
 	}
 	for _, l := range ve.Log {
 		if m := tooLargeRe.FindStringSubmatch(l); m != nil {
 			return probeError(spec.Instructions, fmt.Sprintf("this probe is too complex for the kernel's BPF verifier: it explored %s instructions without finishing (its limit is 1000000); "+
-				"use fewer branches (if/else chains, ?:, loops) in one probe, or split them across probes", m[1]))
+				"use fewer branches (if/else chains, ?:, loops) in one probe, or "+splitAdvice, m[1]))
 		}
 		if m := jumpSeqRe.FindStringSubmatch(l); m != nil {
-			return probeError(spec.Instructions, fmt.Sprintf("this probe has too many branches in a row for the kernel's BPF verifier (%s pending, its limit is 8192); "+
-				"split the probe's work across several probes", m[1]))
+			return probeError(spec.Instructions, fmt.Sprintf("this probe has too many branches for the kernel's BPF verifier (%s pending in a row, its limit is 8192); "+
+				splitAdvice, m[1]))
 		}
 	}
 	insn := -1
@@ -76,6 +78,9 @@ func VerifierPosition(err error, prog *object.Program) *lang.Error {
 	}
 	if insn < 0 {
 		return nil
+	}
+	if e := helperRefusal(ve.Log, spec.Instructions, insn); e != nil {
+		return e
 	}
 	pos, ok := sourcePos(sourceAt(spec.Instructions, insn))
 	if !ok {
@@ -94,6 +99,49 @@ func VerifierPosition(err error, prog *object.Program) *lang.Error {
 		}
 	}
 	return &lang.Error{Pos: pos, Msg: fmt.Sprintf("the BPF verifier rejected the code generated here: %s", cause)}
+}
+
+// splitAdvice ends the messages for the verifier's limits on a whole probe.
+const splitAdvice = "split the probe's work across several probes"
+
+// helperRefusalRe is the verifier's refusal of a helper in this kind of
+// program (bpf_d_path outside its allowed functions); helperCallRe is the
+// call it refuses, as the log prints it ("call bpf_d_path#147").
+var (
+	helperRefusalRe = regexp.MustCompile(`helper call is not allowed in probe|program of this type cannot use helper`)
+	helperCallRe    = regexp.MustCompile(` call ([a-z_0-9]+)#\d+`)
+)
+
+// helperRefusal is bpftrace's error for a helper the verifier refuses in
+// this program ("helper bpf_d_path not allowed in probe"), at the builtin
+// call that emitted the helper call at raw instruction offset insn, or nil.
+func helperRefusal(log []string, insns asm.Instructions, insn int) *lang.Error {
+	helper := ""
+	refused := false
+	for _, l := range log {
+		if m := helperCallRe.FindStringSubmatch(l); m != nil {
+			helper = m[1]
+		}
+		if helperRefusalRe.MatchString(l) {
+			refused = true
+			break
+		}
+	}
+	if !refused || helper == "" {
+		return nil
+	}
+	iter := insns.Iterate()
+	for iter.Next() {
+		if int(iter.Offset) != insn {
+			continue
+		}
+		sp, ok := iter.Ins.Metadata.Get(callSpan{}).(ast.Span)
+		if !ok {
+			return nil
+		}
+		return &lang.Error{Pos: sp.Start, End: sp.End, Msg: fmt.Sprintf("helper %s not allowed in probe", helper)}
+	}
+	return nil
 }
 
 var (

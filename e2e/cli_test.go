@@ -191,7 +191,7 @@ func TestREPL(t *testing.T) {
 	if strings.Contains(string(out), "not reached") {
 		t.Errorf("\\q did not quit:\n%s", out)
 	}
-	if !strings.Contains(stderr.String(), "<repl>:1:") || !strings.Contains(stderr.String(), "ERROR: unexpected token") {
+	if !strings.Contains(stderr.String(), "stdin:1:") || !strings.Contains(stderr.String(), "ERROR: unexpected token") {
 		t.Errorf("stderr lacks the positioned error:\n%s", stderr.String())
 	}
 }
@@ -314,7 +314,7 @@ func TestREPLUnsafe(t *testing.T) {
 		t.Errorf("without --unsafe: stdout %q, stderr %q", got.stdout, got.stderr)
 	}
 	got = repl("--unsafe")
-	if !strings.Contains(got.stdout, "gotrace> from-system\n") || strings.Contains(strings.ToLower(got.stderr), "error") {
+	if !strings.Contains(got.stdout, "from-system\n") || strings.Contains(strings.ToLower(got.stderr), "error") {
 		t.Errorf("with --unsafe: stdout %q, stderr %q", got.stdout, got.stderr)
 	}
 }
@@ -369,6 +369,16 @@ func TestMissingProbeWarning(t *testing.T) {
 	got = run(t, "-e", `tracepoint:nonsense:nonsense { exit(); }`)
 	if want := "stdin:1:1-29: ERROR: No matches for tracepoint nonsense:nonsense.\n"; got.code != 1 || !strings.HasPrefix(got.stderr, want) {
 		t.Errorf("exit %d, stderr %q, want prefix %q", got.code, got.stderr, want)
+	}
+	// A probe left without attach points is removed, with a warning; a
+	// program left without probes is an error.
+	got = run(t, "-e", `config = { missing_probes = "warn" } tracepoint:nonsense:nonsense { exit(); } BEGIN { exit(); }`)
+	if want := ": WARNING: Probe has no valid attach points. It is being removed which may cause issues with program behavior.\n"; got.code != 0 || !strings.Contains(got.stderr, want) {
+		t.Errorf("exit %d, stderr %q, want %q", got.code, got.stderr, want)
+	}
+	got = run(t, "-e", `config = { missing_probes = "ignore" } tracepoint:nonsense:nonsense { exit(); }`)
+	if want := "ERROR: No probes to attach\n"; got.code != 1 || got.stderr != want {
+		t.Errorf("exit %d, stderr %q, want %q", got.code, got.stderr, want)
 	}
 }
 

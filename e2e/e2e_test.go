@@ -57,7 +57,13 @@ type result struct {
 // run runs gotrace to completion with a timeout.
 func run(t *testing.T, args ...string) result {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	return runFor(t, 30*time.Second, args...)
+}
+
+// runFor runs gotrace to completion, giving up after timeout.
+func runFor(t *testing.T, timeout time.Duration, args ...string) result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	got := runCmd(t, exec.CommandContext(ctx, gotrace(t), args...))
 	if ctx.Err() != nil {

@@ -44,3 +44,26 @@ func TestRawTracepointBTF(t *testing.T) {
 		t.Errorf("curtask->pid did not always equal tid:\n%s", got.stdout)
 	}
 }
+
+// TestRawTracepointArgsValue: args as a whole value of a BTF probe: printed,
+// a map value and a map key, each a record of the prototype's arguments.
+func TestRawTracepointArgsValue(t *testing.T) {
+	script := `rawtracepoint:sys_enter /pid == $1 && args.id == 110/ { print(args); @v = args; @k[args] = count(); }`
+	s := startNoWait(t, "-e", script, fmt.Sprint(os.Getpid()))
+	s.waitLinks(1, 20*time.Second)
+	getppidN(3)
+	got := s.stop(syscall.SIGINT)
+	if got.code != 0 {
+		t.Fatalf("exit %d, stderr:\n%s", got.code, got.stderr)
+	}
+	rec := `\{ \.regs = 0x[0-9a-f]+, \.id = 110 \}`
+	for _, re := range []string{
+		`(?m)^` + rec + `$`,
+		`(?m)^@v: ` + rec + `$`,
+		`(?m)^@k\[` + rec + `\]: [1-3]$`,
+	} {
+		if !regexp.MustCompile(re).MatchString(got.stdout) {
+			t.Errorf("output lacks %s:\n%s", re, got.stdout)
+		}
+	}
+}

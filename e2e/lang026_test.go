@@ -35,6 +35,24 @@ func TestTuples(t *testing.T) {
 	wantOutput(t, got, `{"type": "attached_probes", "count": 1, "data": {"probes": 1}}`+"\n"+`{"type": "value", "data": [1]}`+"\n"+`{"type": "value", "data": []}`+"\n", 0)
 }
 
+// TestTupleElements: string elements of packed tuples and records (a
+// string after a uint8, a string[6] followed by a field) read, compared,
+// printed and used as map keys and values exactly, as bpftrace 0.27 does:
+// they were compared with the next field's bytes (false) or read past the
+// tuple's end (refused by the verifier).
+func TestTupleElements(t *testing.T) {
+	script := `begin {
+  $t = ("hello", 1); print($t.0 == "hello");
+  $u = (1, "two", 3); printf("%s|%d\n", $u.1, $u.2);
+  $a = (1, "hello"); print($a[1]);
+  $r = (a=1, b="hello"); print($r.b); print($r);
+  $n = (1, ("ab", 2), "xyz"); print($n.1.0); print($n.2); print($n.1 == ("ab", 2));
+  @m[$u.1] = $t.0;
+  exit();
+}`
+	wantOutput(t, run(t, "-e", script), "true\ntwo|3\nhello\nhello\n{ .a = 1, .b = hello }\nab\nxyz\ntrue\n\n\n@m[two]: hello\n", 0)
+}
+
 // TestComptimeFail: if comptime compiles only the branch taken, so the
 // other may call fail(); fail() reached is a compile-time error under the
 // call, its message formatted from literals.

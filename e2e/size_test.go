@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestManyOutputs runs one probe with 6000 printf calls. Each event output
@@ -43,19 +44,21 @@ func TestManyOutputs(t *testing.T) {
 
 // TestVerifierLimits: programs past the verifier's limits on a whole
 // program get one plain-language error at the probe's first statement,
-// not the kernel's errno ("bad address") or a verifier log line.
+// not the kernel's errno or a verifier log line. Kernels differ in how
+// they report the same limit (past 8192 pending branches Linux 6.18 says
+// E2BIG and "The sequence of 8193 jumps is too complex", others EFAULT
+// with no log), so only what gotrace promises whichever they pick is
+// asserted: the position, the verifier named, the advice, no kernel text.
 func TestVerifierLimits(t *testing.T) {
 	for _, tc := range []struct {
 		name, stmt string
 		n          int
-		want       string
 	}{
-		// Each if leaves a pending branch: past 8192 the kernel fails
-		// the load with EFAULT and no log.
-		{"pending branches", "if (nsecs > 5) { @x = 1; }", 9000, "too large or branches too much"},
+		// Each if leaves a pending branch.
+		{"pending branches", "if (nsecs > 5) { @x = 1; }", 9000},
 		// Each if doubles the states the verifier must tell apart: it
 		// gives up after exploring a million instructions.
-		{"explored instructions", "if (nsecs > 5) { $c = $c + 1; }", 5000, "explored 1000001 instructions"},
+		{"explored instructions", "if (nsecs > 5) { $c = $c + 1; }", 5000},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var b strings.Builder
@@ -68,10 +71,16 @@ func TestVerifierLimits(t *testing.T) {
 			if err := os.WriteFile(file, []byte(b.String()), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			got := run(t, file)
+			// The verifier explores a million instructions before it
+			// gives up: slow on a loaded machine.
+			got := runFor(t, 5*time.Minute, file)
 			first, _, _ := strings.Cut(got.stderr, "\n")
-			if got.code != 1 || !strings.HasPrefix(first, file+":1:9-10: ERROR: ") || !strings.Contains(first, tc.want) {
-				t.Fatalf("exit %d, want 1 and a positioned error saying %q; stderr:\n%.2000s", got.code, tc.want, got.stderr)
+			plain := strings.Contains(first, "for the kernel's BPF verifier") && strings.HasSuffix(first, "split the probe's work across several probes")
+			for _, kernel := range []string{"bad address", "argument list too long", "jumps is too complex", "insn"} {
+				plain = plain && !strings.Contains(first, kernel)
+			}
+			if got.code != 1 || !strings.HasPrefix(first, file+":1:9-10: ERROR: ") || !plain {
+				t.Fatalf("exit %d, want 1 and a plain error at the probe; stderr:\n%.2000s", got.code, got.stderr)
 			}
 		})
 	}

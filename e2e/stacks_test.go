@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -147,5 +148,25 @@ func TestUaddrPIE(t *testing.T) {
 	got := run(t, "-e", `uprobe:`+lib+`:lib_fn { printf("0x%x\n", *uaddr("LIB_G")); exit(); }`, "-c", bin)
 	if want := "0x2a2a2a2a\n"; got.code != 0 || !strings.Contains(got.stdout, want) {
 		t.Errorf("library: exit %d, stdout %q, want a line %q; stderr:\n%s", got.code, got.stdout, want, got.stderr)
+	}
+}
+
+// TestKstackPerf: kstack(perf) prints each frame as a tab, the address in
+// hex and symbol+offset, with no " ([kernel.kallsyms])" after it, as
+// bpftrace does.
+func TestKstackPerf(t *testing.T) {
+	s := startNoWait(t, "-e", `tracepoint:syscalls:sys_enter_getppid { print(kstack(perf, 2)); exit(); }`)
+	s.waitLinks(1, 20*time.Second)
+	getppidN(1)
+	got := s.wait()
+	frame := regexp.MustCompile(`^\t[0-9a-f]+ (\w[\w.]*\+\d+|0x[0-9a-f]+)$`)
+	lines := strings.Split(strings.Trim(got.stdout, "\n"), "\n")
+	if got.code != 0 || len(lines) != 2 {
+		t.Fatalf("exit %d, stdout %q, want two frames; stderr:\n%s", got.code, got.stdout, got.stderr)
+	}
+	for _, l := range lines {
+		if !frame.MatchString(l) {
+			t.Errorf("frame %q is not \"\\t<hex> sym+off\"", l)
+		}
 	}
 }

@@ -74,6 +74,14 @@ func TestArrayCasts(t *testing.T) {
 	wantOutput(t, got, "[104,101,108,108,111,0]\nbyte: 39\n[57,48]\n[25185,99]\n636261\n\n\n", 0)
 }
 
+// TestArrayCastWiden: an integer whose own type is smaller than an array
+// of at most 8 bytes fills its first bytes, the rest zeros, as bpftrace
+// 0.27 does ((int8[8])-1 is -1 then seven zeros: -1 is an int8).
+func TestArrayCastWiden(t *testing.T) {
+	got := run(t, "-e", `BEGIN { print((int8[4])1); print((int16[2])258); print((int8[8])-1); print((uint16[2])-1); print((int8[8])(int32)-1); $x = -1; print((int8[4])$x); exit(); }`)
+	wantOutput(t, got, "[1,0,0,0]\n[258,0]\n[-1,0,0,0,0,0,0,0]\n[255,0]\n[-1,-1,-1,-1,0,0,0,0]\n[-1,0,0,0]\n\n\n", 0)
+}
+
 // TestStructBitfieldValue: a struct with bitfields read by value from a
 // variable's slot prints each bitfield.
 func TestStructBitfieldValue(t *testing.T) {

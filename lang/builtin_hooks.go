@@ -20,17 +20,18 @@ func (c *checker) Errorf(at ast.Spanned, format string, args ...any) { c.errorf(
 func (c *checker) Warnf(at ast.Spanned, format string, args ...any) {
 	c.warnf(at, format, args...)
 }
-func (c *checker) Expr(e ast.Expr) *types.Type               { return c.expr(e) }
-func (c *checker) SetConst(e ast.Expr, v Const)              { c.info.Consts[e] = v }
-func (c *checker) WantArgs(e *ast.Call, lo, hi int) bool     { return c.wantArgs(e, lo, hi) }
-func (c *checker) IntArg(e *ast.Call, i int) *types.Type     { return c.intArg(e, i) }
-func (c *checker) ConstInt(e *ast.Call, i int) (int64, bool) { return c.constInt(e, i) }
-func (c *checker) Provider() *provider.Provider              { return c.probe.Def() }
-func (c *checker) Points() []*provider.Point                 { return c.probe.Points }
-func (c *checker) Cpid() int                                 { return c.opts.Cpid }
-func (c *checker) NCPUs() int                                { return c.opts.NCPUs }
-func (c *checker) MaxStrlen() int                            { return c.opts.MaxStrlen }
-func (c *checker) StackMode() string                         { return c.prog.Config.StackMode }
+func (c *checker) Expr(e ast.Expr) *types.Type                   { return c.expr(e) }
+func (c *checker) OwnType(e ast.Expr, t *types.Type) *types.Type { return c.ownType(e, t) }
+func (c *checker) SetConst(e ast.Expr, v Const)                  { c.info.Consts[e] = v }
+func (c *checker) WantArgs(e *ast.Call, lo, hi int) bool         { return c.wantArgs(e, lo, hi) }
+func (c *checker) IntArg(e *ast.Call, i int) *types.Type         { return c.intArg(e, i) }
+func (c *checker) ConstInt(e *ast.Call, i int) (int64, bool)     { return c.constInt(e, i) }
+func (c *checker) Provider() *provider.Provider                  { return c.probe.Def() }
+func (c *checker) Points() []*provider.Point                     { return c.probe.Points }
+func (c *checker) Cpid() int                                     { return c.opts.Cpid }
+func (c *checker) NCPUs() int                                    { return c.opts.NCPUs }
+func (c *checker) MaxStrlen() int                                { return c.opts.MaxStrlen }
+func (c *checker) StackMode() string                             { return c.prog.Config.StackMode }
 
 func (c *checker) BTF() (*btf.Spec, error) { return c.env.BTF() }
 
@@ -113,8 +114,6 @@ func (c *checker) CheckStrftime(e *ast.Call) *types.Type { return checkStrftime(
 
 func (c *checker) CheckGetopt(e *ast.Call) *types.Type { return checkGetopt(c, e) }
 
-func (c *checker) CheckKstack(e *ast.Call) *types.Type { return checkKstack(c, e) }
-
 func (c *checker) CheckNtop(e *ast.Call) *types.Type { return checkNtop(c, e) }
 
 func (c *checker) CheckKaddr(e *ast.Call) *types.Type { return checkKaddr(c, e) }
@@ -136,8 +135,6 @@ func (c *checker) CheckPath(e *ast.Call) *types.Type { return checkPath(c, e) }
 func (c *checker) CheckUaddr(e *ast.Call) *types.Type { return checkUaddr(c, e) }
 
 func (c *checker) CheckUsym(e *ast.Call) *types.Type { return checkUsym(c, e) }
-
-func (c *checker) CheckUstack(e *ast.Call) *types.Type { return checkUstack(c, e) }
 
 func (c *checker) CheckBuf(e *ast.Call) *types.Type { return checkBuf(c, e) }
 

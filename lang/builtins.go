@@ -207,7 +207,7 @@ func (c *checker) tracepointArgs(pt *AttachPoint) *types.Type {
 	if pt.Category == "syscalls" {
 		as = types.User
 	}
-	rec := &types.Type{Kind: types.Record, Name: "args"}
+	rec := &types.Type{Kind: types.Record, Args: true}
 	for _, fl := range f.Fields {
 		rec.Fields = append(rec.Fields, types.Field{Name: fl.Name, Type: c.tracepointFieldType(fl, as), Offset: fl.Offset})
 	}

@@ -254,7 +254,9 @@ func intTypeByName(name string) *types.Type {
 }
 
 // arrayCast types (T[N])x: the bytes of an integer (or of another array or
-// string of the same size) seen as an array, e.g. (uint8[4])$addr.
+// string of the same size) seen as an array, e.g. (uint8[4])$addr; an
+// integer whose own type is smaller than an array of at most 8 bytes
+// fills its first bytes.
 func (c *checker) arrayCast(e *ast.Cast, t *types.Type) *types.Type {
 	te := e.Type
 	elem := c.resolveType(&ast.TypeExpr{Span: te.Span, Name: te.Name, Pointers: te.Pointers})
@@ -282,7 +284,15 @@ func (c *checker) arrayCast(e *ast.Cast, t *types.Type) *types.Type {
 		t = c.tupleElem(e.X, t)
 	}
 	size := elem.Size * n
+	if own := c.ownType(e.X, t); t.IsInt() && own.IsInt() && own.Size < size && size <= 8 {
+		// (int8[4])1: the integer's own bytes (int8 for 1), then zeros
+		c.info.CastWidths[e] = own.Size
+		src = size
+	}
 	if !(t.IsInt() || t.Kind == types.Array || t.Kind == types.String) || src != size {
+		if own := c.ownType(e.X, t); t.IsInt() && own.IsInt() {
+			t, src = own, own.Size // bpftrace names the literal's own type: int32 for 1000000
+		}
 		c.errorf(e, "cannot cast %s (%d bytes) to %s (%d bytes): the sizes must match", t, src, typeExprString(te), size)
 		return nil
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/cilium/ebpf/btf"
 
 	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/types"
 	"github.com/gotrace/gotrace/provider"
 )
 
@@ -32,9 +33,11 @@ func Check(file *ast.File, env Env, opts Options) (*Program, error) {
 		opts: opts,
 		prog: &Program{File: file, Maps: map[string]*MapType{}, MaxStrlen: opts.MaxStrlen, NCPUs: opts.NCPUs, MaxMapKeys: opts.MaxMapKeys, Host: opts.Host},
 	}
+	c.predeclare()
 	c.checkFile(file)
 	c.checkDummyTSMap()
 	c.unusedDecls()
+	c.settlePredeclared()
 	if len(c.errs) > 0 {
 		c.errs.Sort()
 		return nil, collapse(c.errs)
@@ -54,6 +57,9 @@ type checker struct {
 	// being errors (expandAttach).
 	noMatchOK bool
 	noMatch   []noMatch
+	// bpfProgs counts the programs bpftrace would generate one per match
+	// of a wildcard (countPrograms), for max_bpf_progs.
+	bpfProgs int
 	// warnedUnstable holds the unstable features already warned about.
 	warnedUnstable map[string]bool
 	// selfAssign names the map assigned by the statement whose right-hand
@@ -74,6 +80,9 @@ type checker struct {
 		info *Info
 		of   map[ast.Expr]bool
 	}
+	// declared holds, by variable ID, the integer type a let gave a
+	// variable (let $a: uint16): what its assignments must fit.
+	declared map[int]*types.Type
 	// loops counts the loops enclosing the statement being checked.
 	loops int
 	// macros are the script's macros by name, one per arity.
@@ -158,6 +167,7 @@ func (c *checker) checkFile(file *ast.File) {
 	}
 	// Expand attach points and split probes into instances.
 	var dropped []*Probe
+	c.bpfProgs = 0
 	for i, p := range file.Probes {
 		var points []*AttachPoint
 		var stand *AttachPoint
@@ -174,6 +184,7 @@ func (c *checker) checkFile(file *ast.File) {
 			c.noMatchOK = len(p.Attach) > 1
 			pts, d := c.expandAttachMissing(&cp)
 			c.noMatchOK = false
+			c.countPrograms(&cp, len(pts), usesPointName(p))
 			points = append(points, pts...)
 			stand = cmp.Or(stand, d)
 		}
@@ -190,12 +201,15 @@ func (c *checker) checkFile(file *ast.File) {
 				// body still defines the maps other probes use, as in
 				// bpftrace, whose probes drop only when attaching.
 				dropped = append(dropped, &Probe{AST: p, Points: []*AttachPoint{stand}, Index: i})
+				if c.prog.Config.MissingProbes == "warn" {
+					c.prog.Warnings.Add(p.Attach[0], "Probe has no valid attach points. It is being removed which may cause issues with program behavior.")
+				}
 			}
 			continue
 		}
 		// Only tracepoints share one program between attach points, and only
 		// when the body does not depend on which one fired.
-		shared := !usesIdent(p, "args") && !usesIdent(p, "probe")
+		shared := !usesPerPoint(p)
 		var groups [][]*AttachPoint
 		byProvider := map[string]int{}
 		for _, pt := range points {

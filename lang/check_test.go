@@ -27,9 +27,14 @@ func testEnv(t testing.TB) lang.Env {
 
 var annotRe = regexp.MustCompile(`### "((?:[^"\\]|\\.)*)"`)
 
+// warnRe annotates a line with a warning the checker must report there
+// (warnings not annotated are not checked).
+var warnRe = regexp.MustCompile(`#W# "((?:[^"\\]|\\.)*)"`)
+
 // TestCheckErrors checks every testdata/check/*.bt file: each error must be
 // reported on a line annotated with ### "regexp" matching its message, and
-// each annotation must match an error on its line. Chunks of one file are
+// each annotation must match an error on its line; each #W# "regexp" must
+// match a warning on its line. Chunks of one file are
 // separated by lines of "---" and checked as separate scripts.
 func TestCheckErrors(t *testing.T) {
 	files, err := filepath.Glob("testdata/check/*.bt")
@@ -58,18 +63,33 @@ func TestCheckErrors(t *testing.T) {
 
 func checkChunk(t *testing.T, name, src string, firstLine int) {
 	t.Helper()
-	want := map[int][]*regexp.Regexp{}
+	want, wantWarn := map[int][]*regexp.Regexp{}, map[int][]*regexp.Regexp{}
 	for i, l := range strings.Split(src, "\n") {
 		for _, m := range annotRe.FindAllStringSubmatch(l, -1) {
 			want[i+1] = append(want[i+1], regexp.MustCompile(strings.ReplaceAll(m[1], `\"`, `"`)))
 		}
+		for _, m := range warnRe.FindAllStringSubmatch(l, -1) {
+			wantWarn[i+1] = append(wantWarn[i+1], regexp.MustCompile(strings.ReplaceAll(m[1], `\"`, `"`)))
+		}
 	}
 	// Annotations are comments for the parser.
 	src = annotRe.ReplaceAllStringFunc(src, func(s string) string { return "//" + s[2:] })
+	src = warnRe.ReplaceAllStringFunc(src, func(s string) string { return "//" + s[2:] })
 	file, err := lang.Parse(name, src)
 	if err == nil {
 		before := ast.Dump(file)
-		_, err = lang.Check(file, testEnv(t), lang.Options{Params: []string{"42", "hello"}})
+		var prog *lang.Program
+		prog, err = lang.Check(file, testEnv(t), lang.Options{Params: []string{"42", "hello"}})
+		if prog != nil {
+			for _, w := range prog.Warnings {
+				for i, rx := range wantWarn[w.Pos.Line] {
+					if rx != nil && rx.MatchString(w.Msg) {
+						wantWarn[w.Pos.Line][i] = nil
+						break
+					}
+				}
+			}
+		}
 		if after := ast.Dump(file); after != before {
 			t.Errorf("%s:%d: Check modified its input:\n%s\nbecame\n%s", name, firstLine, before, after)
 		}
@@ -100,6 +120,13 @@ func checkChunk(t *testing.T, name, src string, firstLine int) {
 		for _, rx := range rxs {
 			if rx != nil {
 				t.Errorf("%s:%d: missing error matching %q", name, line, rx)
+			}
+		}
+	}
+	for line, rxs := range wantWarn {
+		for _, rx := range rxs {
+			if rx != nil {
+				t.Errorf("%s:%d: missing warning matching %q", name, line, rx)
 			}
 		}
 	}

@@ -111,8 +111,16 @@ func (c *checker) checkConfig(cfg *ast.Config) {
 				continue
 			}
 			c.prog.Config.Other = append(c.prog.Config.Other, key+"="+val)
-		case "max_bpf_progs", "on_stack_limit", "cpp_demangle", "lazy_symbolication", "symbol_source", "max_type_res_iterations",
-			"unstable_map_decl", "unstable_import", "unstable_macro":
+		case "symbol_source", "max_type_res_iterations", "unstable_addr", "unstable_import", "unstable_macro", "unstable_map_decl":
+			// bpftrace 0.27 no longer reads these
+			c.warnf(e, "%s is deprecated and has no effect", key)
+		case "max_bpf_progs":
+			if v, ok := e.Value.(*ast.IntLit); ok && v.Value > 0 {
+				c.prog.Config.MaxBPFProgs = int(v.Value)
+				continue
+			}
+			c.errorf(e.Value, "max_bpf_progs must be a positive integer")
+		case "on_stack_limit", "cpp_demangle", "lazy_symbolication":
 			// Accepted: these affect output details gotrace does not vary.
 			c.prog.Config.Other = append(c.prog.Config.Other, key+"="+val)
 		default:
@@ -173,7 +181,7 @@ func (c *checker) configRecord() *types.Type {
 	boolean("use_blazesym", false)
 	boolean("show_debug_info", !cfg.NoDebugInfo)
 	integer("log_size", or(cfg.LogSize, 1000000))
-	integer("max_bpf_progs", 1024)
+	integer("max_bpf_progs", or(uint64(cfg.MaxBPFProgs), DefaultMaxBPFProgs))
 	integer("max_cat_bytes", or(uint64(cfg.MaxCatBytes), 10240))
 	integer("max_map_keys", uint64(c.opts.MaxMapKeys))
 	integer("max_probes", or(uint64(cfg.MaxProbes), 1024))

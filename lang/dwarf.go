@@ -46,7 +46,7 @@ func (c *checker) dwarfArgs(pt *AttachPoint) (*types.Type, string) {
 		}
 		return nil, fmt.Sprintf("args: %v", err)
 	}
-	rec := &types.Type{Kind: types.Record, Name: "args"}
+	rec := &types.Type{Kind: types.Record, Args: true}
 	c.info.ArgsUnplaced = map[string]string{}
 	reg := 0
 	for i, p := range fn.Params {

@@ -45,9 +45,9 @@ func (c *checker) field(e *ast.Field) *types.Type {
 		for _, f := range xt.Fields {
 			names = append(names, f.Name)
 		}
-		if why := c.argsUnplaced(e.Name); xt.Name == "args" && why != "" {
+		if why := c.argsUnplaced(e.Name); xt.Args && why != "" {
 			c.errorf(e, "%s", why)
-		} else if xt.Name == "args" {
+		} else if xt.Args {
 			what := "argument"
 			if c.probe.Def().Args == provider.ArgsTracepointFormat {
 				what = "field"
@@ -131,9 +131,10 @@ func (c *checker) sizeof(e *ast.SizeofExpr) *types.Type {
 	if t == nil {
 		return nil
 	}
-	if v, ok := e.X.(*ast.Var); ok {
-		// a variable has the size of its own type: 1 for $x = 1
-		if own := c.ownType(v, t); own.Kind == t.Kind {
+	if e.X != nil {
+		// a value has the size of its own type: 1 for 1 and for $x = 1,
+		// 4 for @m = (int32)1
+		if own := c.ownType(e.X, t); own.Kind == t.Kind {
 			t = own
 		}
 	}
@@ -239,6 +240,5 @@ func isArgsField(x ast.Expr) bool {
 	if !ok {
 		return false
 	}
-	id, ok := f.X.(*ast.Ident)
-	return ok && id.Name == "args"
+	return builtin.IsFields(f.X)
 }

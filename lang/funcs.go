@@ -18,7 +18,7 @@ func (c *checker) call(e *ast.Call) *types.Type {
 			t := c.ident(id)
 			if t != nil {
 				c.info.Types[id] = t
-				c.info.Calls[e] = varCall(b)
+				c.info.Calls[e] = varCall(b, id)
 				if cv, ok := c.info.Consts[id]; ok {
 					c.info.Consts[e] = cv // cpid(), ncpus(), probe(): constants too
 				}
@@ -37,14 +37,15 @@ func (c *checker) call(e *ast.Call) *types.Type {
 }
 
 // varCall is the function form of a builtin variable (pid()): its value
-// is the variable's.
-func varCall(b *builtin.Var) *Func {
+// is the variable's, emitted for id, the identifier checked in the call's
+// place (its type is recorded: retval's width comes from it).
+func varCall(b *builtin.Var, id *ast.Ident) *Func {
 	f := &Func{Name: b.Name, Result: b.Result}
 	if b.Emit != nil {
-		f.Emit = func(g builtin.Emitter, e *ast.Call) { b.Emit(g, &ast.Ident{Span: e.Span, Name: e.Name}) }
+		f.Emit = func(g builtin.Emitter, _ *ast.Call) { b.Emit(g, id) }
 	}
 	if b.Buffer != nil {
-		f.Buffer = func(g builtin.Emitter, e *ast.Call) int16 { return b.Buffer(g, &ast.Ident{Span: e.Span, Name: e.Name}) }
+		f.Buffer = func(g builtin.Emitter, _ *ast.Call) int16 { return b.Buffer(g, id) }
 	}
 	return f
 }

@@ -95,17 +95,19 @@ func checkTseries(c *checker, e *ast.Call) *types.Type {
 		c.errorf(e.Args[2], "tseries() number of intervals must be between 1 and %d", MaxTseriesIntervals)
 		return nil
 	}
-	agg := ""
+	agg := types.Invalid
 	if len(e.Args) == 4 {
 		lit, ok := e.Args[3].(*ast.StrLit)
-		if !ok || (lit.Value != "avg" && lit.Value != "max" && lit.Value != "min" && lit.Value != "sum") {
+		if ok {
+			agg, ok = types.TseriesAggs[lit.Value]
+		}
+		if !ok {
 			c.errorf(e.Args[3], "tseries() aggregation must be \"avg\", \"max\", \"min\" or \"sum\"")
 			return nil
 		}
 		c.expr(lit)
-		agg = lit.Value
 	}
-	return &types.Type{Kind: types.Tseries, Size: 24, Signed: storageType(nt).Signed || nt.Kind == types.Bool, LStep: interval, Len: int(n), Name: agg}
+	return &types.Type{Kind: types.Tseries, Size: 24, Signed: storageType(nt).Signed || nt.Kind == types.Bool, LStep: interval, Len: int(n), Agg: agg}
 }
 
 // checkDummyTSMap checks the map named by Options.DummyTSMap (bpftrace's

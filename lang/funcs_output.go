@@ -97,7 +97,7 @@ func checkStrftime(c *checker, e *ast.Call) *types.Type {
 	if c.intArg(e, 1) == nil {
 		return nil
 	}
-	return &types.Type{Kind: types.Timestamp, Size: 8, Name: lit.Value}
+	return &types.Type{Kind: types.Timestamp, Size: 8, Strftime: lit.Value}
 }
 
 // MaxJoinArgs is how many array elements join() reads, as in bpftrace.

@@ -34,48 +34,6 @@ func checkAddrFunc(k types.Kind, as types.AddrSpace) func(*checker, *ast.Call) *
 // PERF_MAX_STACK_DEPTH).
 const MaxStackFrames = builtin.MaxStackFrames
 
-// checkKstack types kstack([mode,] [limit]) and ustack's arguments: a
-// stack printed with at most limit frames, in the mode's format
-// (bpftrace, perf or raw; build_id for ustack, from the config's
-// stack_mode too, since it records other frames).
-func checkKstack(c *checker, e *ast.Call) *types.Type {
-	if !c.wantArgs(e, 0, 2) {
-		return nil
-	}
-	limit := int64(MaxStackFrames)
-	mode := ""
-	if c.prog.Config.StackMode == "build_id" {
-		mode = "build_id"
-	}
-	args := e.Args
-	if len(args) > 0 {
-		if id, ok := args[0].(*ast.Ident); ok && (id.Name == "bpftrace" || id.Name == "perf" || id.Name == "raw" || id.Name == "build_id") {
-			mode, args = id.Name, args[1:]
-		}
-	}
-	if len(args) == 2 || (len(args) == 1 && len(e.Args) == 2 && args[0] == e.Args[0]) {
-		c.errorf(e, "%s() takes an optional mode (bpftrace, perf, raw, build_id) and an optional limit", e.Name)
-		return nil
-	}
-	if mode == "build_id" && e.Name == "kstack" {
-		c.errorf(e, "'build_id' stack mode can only be used for ustack")
-		return nil
-	}
-	if len(args) == 1 {
-		i := len(e.Args) - 1
-		v, ok := c.constInt(e, i)
-		if !ok {
-			return nil
-		}
-		if v < 1 || v > MaxStackFrames {
-			c.errorf(e.Args[i], "%s() limit must be between 1 and %d", e.Name, MaxStackFrames)
-			return nil
-		}
-		limit = v
-	}
-	return &types.Type{Kind: types.Stack, Size: 8, Name: "kstack", Len: int(limit), StackMode: mode}
-}
-
 // checkKaddr resolves kaddr("symbol") to the symbol's address at compile
 // time.
 func checkKaddr(c *checker, e *ast.Call) *types.Type {
@@ -113,22 +71,6 @@ func (c *checker) constString(x ast.Expr) (string, bool) {
 	}
 	cv, ok := c.info.Consts[x]
 	return cv.Str, ok && cv.IsStr
-}
-
-// ustackType is the type of ustack: {stack id, pid}.
-func ustackType(limit int) *types.Type {
-	return builtin.UstackType(limit)
-}
-
-// checkUstack types ustack(limit).
-func checkUstack(c *checker, e *ast.Call) *types.Type {
-	t := checkKstack(c, e)
-	if t == nil {
-		return nil
-	}
-	ut := ustackType(t.Len)
-	ut.StackMode = t.StackMode
-	return ut
 }
 
 // checkUsym types usym(addr): an address of the current process, printed

@@ -319,7 +319,7 @@ func checkCgroupPath(c *checker, e *ast.Call) *types.Type {
 	if !c.wantArgs(e, 1, 2) || c.intArg(e, 0) == nil {
 		return nil
 	}
-	t := &types.Type{Kind: types.CgroupPath, Size: 8, Name: "*"}
+	t := &types.Type{Kind: types.CgroupPath, Size: 8, CgroupFilter: "*"}
 	if len(e.Args) == 2 {
 		lit, ok := e.Args[1].(*ast.StrLit)
 		if !ok {
@@ -327,7 +327,7 @@ func checkCgroupPath(c *checker, e *ast.Call) *types.Type {
 			return nil
 		}
 		c.expr(lit)
-		t.Name = lit.Value
+		t.CgroupFilter = lit.Value
 	}
 	return t
 }

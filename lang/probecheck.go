@@ -1,6 +1,7 @@
 package lang
 
 import (
+	"github.com/gotrace/gotrace/builtin"
 	"github.com/gotrace/gotrace/lang/ast"
 	"github.com/gotrace/gotrace/lang/types"
 	"github.com/gotrace/gotrace/provider"
@@ -45,12 +46,24 @@ func (c *checker) missingProbe(ap *ast.AttachPoint, msg string) (dropped *Attach
 	return dropped
 }
 
-// usesIdent reports whether the probe's predicate or body mentions the bare
-// identifier name.
-func usesIdent(p *ast.Probe, name string) bool {
+// usesPerPoint reports whether the probe's predicate or body uses a builtin
+// variable that differs between its attach points (builtin.Var.PerPoint).
+func usesPerPoint(p *ast.Probe) bool {
+	return usesPointDep(p, func(d builtin.PointDep) bool { return d != builtin.SamePoint })
+}
+
+// usesPointName reports whether the probe reads a builtin whose value is
+// the attach point's name (probe).
+func usesPointName(p *ast.Probe) bool {
+	return usesPointDep(p, func(d builtin.PointDep) bool { return d == builtin.PointName })
+}
+
+// usesPointDep reports whether the probe's predicate or body uses a builtin
+// variable whose dependence on the attach point satisfies dep.
+func usesPointDep(p *ast.Probe, dep func(builtin.PointDep) bool) bool {
 	found := false
 	ast.Inspect(p, func(n ast.Node) bool {
-		if id, ok := n.(*ast.Ident); ok && id.Name == name {
+		if v := builtin.VarOf(n); v != nil && dep(v.PerPoint) {
 			found = true
 		}
 		return !found
@@ -75,10 +88,12 @@ func (c *checker) checkProbe(pr *Probe) {
 		Idents:      map[*ast.Ident]*Builtin{},
 		Members:     map[*ast.Field]types.Field{},
 		Records:     map[string]*ast.Tuple{},
+		CastWidths:  map[*ast.Cast]int{},
 	}
 	c.probe, c.info = pr, pr.Info
 	c.scopes = []map[string]int{{}}
 	c.nextVar = 0
+	c.declared = map[int]*types.Type{}
 	pt := pr.Points[0]
 	def := pr.Def()
 	if len(pr.Points) == 1 {

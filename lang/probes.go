@@ -1,6 +1,7 @@
 package lang
 
 import (
+	"cmp"
 	"errors"
 
 	"github.com/gotrace/gotrace/lang/ast"
@@ -25,9 +26,18 @@ func (c *checker) expandAttach(ap *ast.AttachPoint) []*AttachPoint {
 		env = provider.WithTarget(c.env, provider.Target{Pid: c.opts.Pid, Unsafe: c.opts.Unsafe})
 	}
 	points, err := p.Expand(env, ap.Raw, parts[1:])
+	var nt *provider.NotTraceable
+	if errors.As(err, &nt) {
+		c.prog.Warnings.Add(ap, "%s", nt.Warning()) // bpftrace warns, then says No matches
+	}
 	if err != nil {
-		if c.noMatchOK && errors.Is(err, provider.ErrNoMatch) {
-			c.noMatch = append(c.noMatch, noMatch{ap, err.Error()})
+		if errors.Is(err, provider.ErrNoMatch) {
+			if c.noMatchOK {
+				c.noMatch = append(c.noMatch, noMatch{ap, err.Error()})
+				return nil
+			}
+			// bpftrace's words for a probe whose one wildcard matches nothing
+			c.errorf(ap, "Probe has no valid attach points (%s).", err)
 			return nil
 		}
 		c.errorf(ap, "%s", err)
@@ -46,4 +56,33 @@ func (c *checker) expandAttach(ap *ast.AttachPoint) []*AttachPoint {
 type noMatch struct {
 	ap  *ast.AttachPoint
 	msg string
+}
+
+// DefaultMaxBPFProgs is bpftrace's default max_bpf_progs.
+const DefaultMaxBPFProgs = 1024
+
+// countPrograms counts the n matches of attach point ap toward config
+// max_bpf_progs when bpftrace gives each match a program of its own (a
+// wildcard tracepoint, rawtracepoint, fentry/fexit, iter or usdt, a kprobe
+// with a wildcard module; any attach point of a probe that reads the probe
+// builtin), and refuses the script past the limit, as bpftrace does.
+func (c *checker) countPrograms(ap *ast.AttachPoint, n int, usesProbe bool) {
+	parts := provider.SplitAttach(ap.Raw)
+	def := provider.Lookup(parts[0])
+	if def == nil || n == 0 {
+		return
+	}
+	full := usesProbe || def.ProgramPerMatch != nil && def.ProgramPerMatch(parts[1:], c.opts.Pid)
+	if !full {
+		return
+	}
+	c.bpfProgs += n
+	if limit := cmp.Or(c.prog.Config.MaxBPFProgs, DefaultMaxBPFProgs); c.bpfProgs > limit {
+		if c.quiet {
+			return
+		}
+		c.errorf(ap, "Your program is trying to generate more than %d BPF programs, which exceeds the current limit of %d", c.bpfProgs, limit)
+		e := c.errs[len(c.errs)-1]
+		e.Hints = append(e.Hints, "You can increase the limit through the BPFTRACE_MAX_BPF_PROGS environment variable.")
+	}
 }

@@ -67,6 +67,12 @@ type Options struct {
 	// a keyless integer map (e.g. "@ts") that tseries() reads as its clock
 	// instead of the TAI time, so that tests control the intervals.
 	DummyTSMap string
+	// Maps are maps that exist before the script, by name ("@x"): the
+	// live maps of a session (runtime.Session) that later programs
+	// share. A use must agree with their types; a use that would change
+	// their layout (a longer string, another integer width) is an error
+	// at the use. The checked Program's Maps hold those the script uses.
+	Maps map[string]*MapType
 	// Host describes the tracer's own process (its PID namespace, its
 	// clocks); the zero value is the initial PID namespace and no TAI
 	// offset.
@@ -140,6 +146,7 @@ type Config struct {
 	StrTruncTrailer *string // str_trunc_trailer, nil for the default
 	MaxCatBytes     int     // max_cat_bytes, 0 for the default
 	MaxProbes       int     // max_probes, 0 for the default
+	MaxBPFProgs     int     // max_bpf_progs, 0 for the default (DefaultMaxBPFProgs)
 	PerfRBPages     uint64  // perf_rb_pages, 0 for the default (see runtime.RingbufSize)
 	LogSize         uint64  // log_size, 0 for the default (see runtime.Options.LogSize)
 	Other           []string
@@ -169,6 +176,10 @@ type MapType struct {
 	// ownKeys are the key types bpftrace gives the map, before storage
 	// widens them (int8 for @m[1]), for its errors.
 	ownKeys []*types.Type
+	// ownValue is the value type bpftrace gives the map before storage
+	// widens it (int32 for @m = (int32)1, string[4] for @m = "abc"): what
+	// sizeof and strcap report.
+	ownValue *types.Type
 }
 
 // Probe is one instance of a probe: an AST probe together with the expanded
@@ -226,6 +237,10 @@ type Info struct {
 	// address depends on where the traced process loaded the file (the
 	// others are constants).
 	Uaddrs map[*ast.Call]Uaddr
+	// CastWidths holds, for an integer cast to a larger array ((int8[4])1,
+	// (uint16[2])$x with $x = -1), the bytes of the integer's own type the
+	// array starts with; the rest are zeros, as in bpftrace.
+	CastWidths map[*ast.Cast]int
 }
 
 // Uaddr is a symbol of a position-independent file: its address in the
@@ -263,7 +278,7 @@ func (in *Info) TypeOf(e ast.Expr) *types.Type { return in.Types[e] }
 // other branch is neither checked nor compiled.
 func (in *Info) Comptime(cond ast.Expr) (then, ok bool) {
 	call, isCall := cond.(*ast.Call)
-	if !isCall || call.Name != "comptime" || in.Calls[call] == nil {
+	if !isCall || in.Calls[call] == nil || !in.Calls[call].Decides {
 		return false, false
 	}
 	cv, ok := in.Consts[call]

@@ -1,6 +1,7 @@
 package lang
 
 import (
+	"github.com/gotrace/gotrace/builtin"
 	"github.com/gotrace/gotrace/lang/ast"
 	"github.com/gotrace/gotrace/lang/types"
 )
@@ -32,6 +33,20 @@ func (c *checker) warnOnce(pos ast.Pos, msg string) {
 	c.prog.Warnings = append(c.prog.Warnings, &Error{Pos: pos, Msg: msg})
 }
 
+// warnOnceSpan records a warning under a span, once however many passes
+// and probe instances check the statement.
+func (c *checker) warnOnceSpan(sp ast.Span, msg string) {
+	if c.quiet {
+		return
+	}
+	for _, w := range c.prog.Warnings {
+		if w.Pos == sp.Start && w.End == sp.End && w.Msg == msg {
+			return
+		}
+	}
+	c.prog.Warnings = append(c.prog.Warnings, &Error{Pos: sp.Start, End: sp.End, Msg: msg})
+}
+
 // BlockEnds reports whether a block always leaves through one of its
 // statements, so that the code after it is unreachable.
 func BlockEnds(b *ast.Block) bool {
@@ -52,13 +67,20 @@ func StmtEnds(s ast.Stmt) bool {
 		return true
 	case *ast.ExprStmt:
 		c, ok := s.X.(*ast.Call)
-		return ok && c.Name == "exit"
+		return ok && callEnds(c)
 	case *ast.BlockStmt:
 		return BlockEnds(s.Body)
 	case *ast.IfStmt:
 		return s.Else != nil && BlockEnds(s.Then) && StmtEnds(s.Else)
 	}
 	return false
+}
+
+// callEnds reports whether a call leaves the probe (builtin.Func.Ends:
+// exit()).
+func callEnds(c *ast.Call) bool {
+	f := builtin.LookupFunc(c.Name)
+	return f != nil && f.Ends
 }
 
 // lookupVar finds the declaration a variable name refers to.
@@ -116,10 +138,17 @@ var poisoned = &types.Type{Kind: types.Invalid}
 // storage widens it: the smallest type holding an integer literal, a
 // variable's own type, else t.
 func (c *checker) ownType(e ast.Expr, t *types.Type) *types.Type {
-	if v, ok := e.(*ast.Var); ok {
-		if id, ok := c.info.VarIDs[v]; ok && id < len(c.info.VarOwnTypes) && c.info.VarOwnTypes[id] != nil {
+	switch x := e.(type) {
+	case *ast.Var:
+		if id, ok := c.info.VarIDs[x]; ok && id < len(c.info.VarOwnTypes) && c.info.VarOwnTypes[id] != nil {
 			return c.info.VarOwnTypes[id]
 		}
+	case *ast.MapRef:
+		if mt := c.prog.Maps[x.Name]; mt != nil && mt.ownValue != nil && mt.ownValue.Kind == t.Kind {
+			return mt.ownValue
+		}
+	case *ast.Paren:
+		return c.ownType(x.X, t)
 	}
 	return c.tupleElem(e, t)
 }
@@ -127,13 +156,20 @@ func (c *checker) ownType(e ast.Expr, t *types.Type) *types.Type {
 // assignOwnType unifies the own type of variable id with t, the own type
 // of a value assigned to it, as bpftrace promotes a variable's type.
 func (c *checker) assignOwnType(id int, t *types.Type) {
-	if old := c.info.VarOwnTypes[id]; old != nil {
-		var ok bool
-		if old.Kind == types.Int && t.Kind == types.Int {
-			t = promoteInt(old, t)
-		} else if t, ok = unify(old, t); !ok {
-			return
-		}
+	c.info.VarOwnTypes[id] = promoteOwn(c.info.VarOwnTypes[id], t)
+}
+
+// promoteOwn is the own type of a variable or map of own type old (nil
+// before its first assignment) after a value of own type t is assigned.
+func promoteOwn(old, t *types.Type) *types.Type {
+	if old == nil {
+		return t
 	}
-	c.info.VarOwnTypes[id] = t
+	if old.Kind == types.Int && t.Kind == types.Int {
+		return promoteInt(old, t)
+	}
+	if u, ok := unify(old, t); ok {
+		return u
+	}
+	return old
 }

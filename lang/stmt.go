@@ -1,6 +1,7 @@
 package lang
 
 import (
+	"fmt"
 	"github.com/gotrace/gotrace/builtin"
 	"github.com/gotrace/gotrace/lang/ast"
 	"github.com/gotrace/gotrace/lang/types"
@@ -137,9 +138,15 @@ func (c *checker) let(s *ast.LetStmt) {
 			return
 		}
 	}
+	if declared != nil && declared.IsInt() && rt != nil && !c.fitsInt(s, s.Var.Name, s.Init, rt, declared) {
+		return
+	}
 	id := c.declareVar(s.Var, t)
 	c.info.Types[s.Var] = t
 	c.info.VarOwnTypes[id] = own
+	if declared != nil && declared.IsInt() {
+		c.declared[id] = declared
+	}
 }
 
 func (c *checker) forRange(s *ast.ForRangeStmt) {
@@ -359,6 +366,9 @@ func (c *checker) assign(s *ast.AssignStmt) {
 		}
 		mt := c.mapUse(l, storageType(rt), true)
 		if mt != nil && mt.Value != nil {
+			if s.Op == "=" {
+				mt.ownValue = promoteOwn(mt.ownValue, c.ownType(s.Rhs, rt))
+			}
 			c.info.Types[l] = mt.Value
 			if s.Op != "=" && !mt.Value.IsInt() && mt.Value.Kind != types.Pointer {
 				c.errorf(l, "%s needs an integer or pointer map, %s holds %s", s.Op, l.Name, mt.Value)
@@ -366,6 +376,17 @@ func (c *checker) assign(s *ast.AssignStmt) {
 		}
 	case *ast.Var:
 		c.assignVar(l, rt, c.ownType(s.Rhs, rt), s.Op, s.Rhs.Pos())
+		if id, ok := c.info.VarIDs[l]; ok && s.Op == "=" {
+			// its declared type, else its values' types promoted (all of
+			// them: pass 1 kept them)
+			target := c.declared[id]
+			if target == nil && id < len(c.info.VarOwnTypes) {
+				target = c.info.VarOwnTypes[id]
+			}
+			if target != nil {
+				c.fitsInt(s, l.Name, s.Rhs, rt, target)
+			}
+		}
 	case *ast.Discard:
 		c.info.Types[l] = rt
 	default:
@@ -448,7 +469,7 @@ func leaves(b *ast.Block) bool {
 			case *ast.ReturnStmt:
 				found = true
 			case *ast.Call:
-				if m.Name == "exit" {
+				if callEnds(m) {
 					found = true
 				}
 			case *ast.WhileStmt:
@@ -466,4 +487,54 @@ func leaves(b *ast.Block) bool {
 	}
 	walk(b, false)
 	return found
+}
+
+// fitsInt checks a value assigned to the variable name whose type is
+// target, as bpftrace does: an integer literal that the type cannot hold
+// is an error at the assignment; another integer whose own type does not
+// fit in it (a signed value into an unsigned variable, uint64 into int64)
+// is converted with a warning at the value.
+func (c *checker) fitsInt(stmt ast.Spanned, name string, rhs ast.Expr, rt, target *types.Type) bool {
+	if !target.IsInt() || !rt.IsInt() || target.Kind == types.Bool || rt.Kind == types.Bool {
+		return true
+	}
+	own := c.ownType(rhs, rt)
+	if c.isLiteral(rhs) {
+		if !literalFits(c.info.Consts[rhs].Int, own.Signed, target) {
+			c.errorf(stmt, "Type mismatch for %s: trying to assign value of type '%s' when variable already has a type '%s'", name, own, target)
+			return false
+		}
+		return true
+	}
+	if !intFitsInto(own, target) {
+		sp := rhs.GetSpan()
+		c.warnOnceSpan(sp, fmt.Sprintf("Expression of type: %s being cast to type: %s. This may cause unexpected results. Use an explicit cast to suppress this warning.", own, target))
+	}
+	return true
+}
+
+// literalFits reports whether the integer literal v (negative when signed
+// and its top bit is set) is in the range of t.
+func literalFits(v uint64, signed bool, t *types.Type) bool {
+	bits := uint(8 * t.Size)
+	neg := signed && int64(v) < 0
+	switch {
+	case neg && !t.Signed:
+		return false
+	case neg:
+		return bits == 64 || int64(v) >= -1<<(bits-1)
+	case t.Signed:
+		return v <= 1<<(bits-1)-1
+	default:
+		return bits == 64 || v <= 1<<bits-1
+	}
+}
+
+// intFitsInto is bpftrace's SizedType::FitsInto for integers: same sign
+// (or a flexible one) and no larger, or unsigned into a larger signed type.
+func intFitsInto(a, b *types.Type) bool {
+	if a.Signed == b.Signed || a.Flexible {
+		return a.Size <= b.Size
+	}
+	return !a.Signed && a.Size < b.Size
 }

@@ -7,10 +7,11 @@ import (
 	"github.com/gotrace/gotrace/lang/ast"
 )
 
-// TestTypeof checks the type typeof(x) names in a declaration, as bpftrace 0.26
-// gives it: a variable's own type (not the 64 bits it is stored in), a
+// TestTypeof checks the type typeof(x) names in a declaration, as bpftrace
+// 0.27 gives it: a variable's own type (not the 64 bits it is stored in), a
 // literal's smallest type, a keyed map's key type (the tuple of its keys
-// when it has several), a scalar map's value type.
+// when it has several), a map value's own type (uint16 for @s =
+// (uint16)1, as sizeof(@s) is 2).
 func TestTypeof(t *testing.T) {
 	tests := []struct{ stmts, of, want, after string }{
 		{"$x = (uint16)1;", "$x", "uint16", ""},
@@ -24,12 +25,13 @@ func TestTypeof(t *testing.T) {
 		{"$t = (1, (int16)2);", "$t", "(int8,int16)", ""},
 		{"@m[(uint8)1] = 1;", "@m", "uint8", ""},
 		{`@m[(uint8)1, "a"] = 1;`, "@m", "(uint8,string[2])", ""},
-		{"@m[1] = 1;", "@m[1]", "int64", ""},
-		{"@s = (uint16)1;", "@s", "uint64", ""},
+		{"@m[1] = 1;", "@m[1]", "int8", ""},
+		{"@s = (uint16)1;", "@s", "uint16", ""},
+		{"@s = (uint16)1; @s = -1;", "@s", "int32", ""},
 		{"", "{ 1 }", "int8", ""},
 		// a map typed after the typeof (the first pass types it)
 		{"", "@m", "(uint8,string[3])", `@m[(uint8)1, "ab"] = 1;`},
-		{"", "@s", "uint64", "@s = (uint16)1;"},
+		{"", "@s", "uint16", "@s = (uint16)1;"},
 	}
 	for _, tt := range tests {
 		src := "BEGIN { " + tt.stmts + " let $r: typeof(" + tt.of + "); " + tt.after + " }"

@@ -137,28 +137,37 @@ func buildHist(vals map[uint64]uint64, div uint32, k int) histogram {
 	if div == 0 {
 		div = 1
 	}
-	direct := 2 << uint(k) // indexes up to this one hold a single value
 	if lo != 0 {
-		var l histLabel
-		if lo-1 <= direct {
-			l = intLabel(int64(lo - 1))
-		} else {
-			l = histIndexLabel(uint64(lo-1), k)
-		}
+		l := histBoundLabel(uint64(lo-1), k)
 		h.lower = &l
 	}
 	for i := lo; i <= hi; i++ {
-		switch {
-		case i == 0:
-			h.labels = append(h.labels, intLabel(0))
-		case i <= direct:
-			h.labels = append(h.labels, intLabel(int64(i)))
-		default:
-			h.labels = append(h.labels, histIndexLabel(uint64(i), k))
-		}
+		h.labels = append(h.labels, histBoundLabel(uint64(i), k))
 		h.counts = append(h.counts, vals[uint64(i)]/uint64(div))
 	}
 	return h
+}
+
+// histDirect is the largest log2 bucket index, with k bits, whose bound
+// is the index itself (the buckets below it hold a single value each).
+func histDirect(k int) uint64 { return 2 << uint(k) }
+
+// histBoundLabel is the label of the exclusive upper bound of log2 bucket
+// index with k bits: the index itself up to histDirect, a power-of-1024
+// label above.
+func histBoundLabel(index uint64, k int) histLabel {
+	if index <= histDirect(k) {
+		return intLabel(int64(index))
+	}
+	return histIndexLabel(index, k)
+}
+
+// HistBound returns the exclusive upper bound of bucket index of a log2
+// histogram with k bits (hist(v, k)): the bucket holds the values v with
+// HistBound(index-1) <= v < HistBound(index), and bucket 0 the negative
+// values (HistBound(0) is 0). It is the bound bpftrace prints.
+func HistBound(index uint64, k int) uint64 {
+	return uint64(histBoundLabel(index, min(max(k, 0), MaxHistBits)).n)
 }
 
 // lhistLabel renders a linear histogram bound; steps that are multiples of
@@ -205,6 +214,30 @@ func buildLhist(vals map[uint64]uint64, lmin, lmax, step int64) histogram {
 
 func single(a, b histLabel) bool { return a.isInt && b.isInt && a.n+1 == b.n }
 
+// rowHeader is the label of row i: "[4, 8)", "[1]", "(..., 0)", "[1M, ...)".
+func (h *histogram) rowHeader(i int) string {
+	switch {
+	case i == 0 && h.lower == nil:
+		up := "..."
+		if len(h.labels) > 0 {
+			up = h.labels[0].text
+		}
+		return "(..., " + up + ")"
+	case i == 0 && len(h.labels) == 0:
+		return "[" + h.lower.text + ", ...)"
+	case i == 0 && single(*h.lower, h.labels[0]):
+		return "[" + h.lower.text + "]"
+	case i == 0:
+		return "[" + h.lower.text + ", " + h.labels[0].text + ")"
+	case i >= len(h.labels):
+		return "[" + h.labels[len(h.labels)-1].text + ", ...)"
+	case single(h.labels[i-1], h.labels[i]):
+		return "[" + h.labels[i-1].text + "]"
+	default:
+		return "[" + h.labels[i-1].text + ", " + h.labels[i].text + ")"
+	}
+}
+
 // histBarWidth is the width of the '@' bar.
 const histBarWidth = 52
 
@@ -218,27 +251,7 @@ func (h *histogram) write(w io.Writer) error {
 	}
 	var sb strings.Builder
 	for i, c := range h.counts {
-		var header string
-		switch {
-		case i == 0 && h.lower == nil:
-			up := "..."
-			if len(h.labels) > 0 {
-				up = h.labels[0].text
-			}
-			header = "(..., " + up + ")"
-		case i == 0 && len(h.labels) == 0:
-			header = "[" + h.lower.text + ", ...)"
-		case i == 0 && single(*h.lower, h.labels[0]):
-			header = "[" + h.lower.text + "]"
-		case i == 0:
-			header = "[" + h.lower.text + ", " + h.labels[0].text + ")"
-		case i >= len(h.labels):
-			header = "[" + h.labels[len(h.labels)-1].text + ", ...)"
-		case single(h.labels[i-1], h.labels[i]):
-			header = "[" + h.labels[i-1].text + "]"
-		default:
-			header = "[" + h.labels[i-1].text + ", " + h.labels[i].text + ")"
-		}
+		header := h.rowHeader(i)
 		bar := 0
 		if maxCount > 0 {
 			// bpftrace computes this in single precision and truncates.

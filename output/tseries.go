@@ -29,7 +29,7 @@ type tsSlot struct {
 
 // reduceBucket combines a bucket's per-CPU slots as bpftrace does: only
 // slots of the same epoch combine, and the latest epoch's value is kept.
-func reduceBucket(slots []tsSlot, agg string, signed bool) (uint64, int64, bool) {
+func reduceBucket(slots []tsSlot, agg types.Kind, signed bool) (uint64, int64, bool) {
 	byEpoch := map[uint64]tsSlot{}
 	var latest uint64
 	for _, s := range slots {
@@ -43,15 +43,15 @@ func reduceBucket(slots []tsSlot, agg string, signed bool) (uint64, int64, bool)
 			continue
 		}
 		switch agg {
-		case "avg", "sum":
+		case types.Avg, types.Sum:
 			cur.value += s.value
 			cur.meta += s.meta
-		case "min", "max":
+		case types.Min, types.Max:
 			less := s.value < cur.value
 			if !signed {
 				less = uint64(s.value) < uint64(cur.value)
 			}
-			if less == (agg == "min") {
+			if less == (agg == types.Min) {
 				cur.value = s.value
 			}
 		default: // the most recently set value wins
@@ -65,7 +65,7 @@ func reduceBucket(slots []tsSlot, agg string, signed bool) (uint64, int64, bool)
 		return 0, 0, false
 	}
 	v := byEpoch[latest]
-	if agg == "avg" && v.meta != 0 {
+	if agg == types.Avg && v.meta != 0 {
 		v.value /= v.meta
 	}
 	return latest, v.value, true
@@ -115,7 +115,7 @@ func tseriesItems(m *object.Map, entries []Entry) ([]keyField, []tsSeries, error
 			}
 			slots = append(slots, tsSlot{int64(readUint(v, 8)), int64(readUint(v[8:], 8)), readUint(v[16:], 8)})
 		}
-		if ep, val, ok := reduceBucket(slots, vt.Name, vt.Signed); ok {
+		if ep, val, ok := reduceBucket(slots, vt.Agg, vt.Signed); ok {
 			s.byEp[ep] = val
 			s.latest = max(s.latest, ep)
 		} else if _, seen := s.byEp[0]; !seen {

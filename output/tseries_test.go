@@ -27,7 +27,7 @@ func tsEntry(bucket uint64, slots ...[3]uint64) Entry {
 // TestTseriesChart checks the reduction of per-CPU slots and bpftrace's
 // chart layout (times depend on the clock, so they are matched loosely).
 func TestTseriesChart(t *testing.T) {
-	vt := &types.Type{Kind: types.Tseries, Size: 24, Signed: true, LStep: 100e6, Len: 4, Name: "sum"}
+	vt := &types.Type{Kind: types.Tseries, Size: 24, Signed: true, LStep: 100e6, Len: 4, Agg: types.Sum}
 	m := &object.Map{Name: "@", Key: types.Uint64, Value: vt, PerCPU: true}
 	epoch := uint64(17000000000) // 100 ms intervals
 	entries := []Entry{

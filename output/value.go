@@ -217,7 +217,7 @@ func (f *Formatter) writeValue(sb *strings.Builder, t *types.Type, b []byte, dep
 	case types.Inet:
 		sb.WriteString(inetString(readUint(b, 8), slice(b, 8, 16)))
 	case types.CgroupPath:
-		sb.WriteString(cgroupPath(readUint(b, 8), t.Name))
+		sb.WriteString(cgroupPath(readUint(b, 8), t.CgroupFilter))
 	case types.MacAddr:
 		m := slice(b, 0, 6)
 		fmt.Fprintf(sb, "%02X:%02X:%02X:%02X:%02X:%02X", m[0], m[1], m[2], m[3], m[4], m[5])

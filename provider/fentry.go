@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"cmp"
 	"fmt"
 
 	"github.com/cilium/ebpf"
@@ -22,19 +23,20 @@ var fexitProvider = trampoline("fexit", []string{"fr", "kretfunc"}, ebpf.AttachT
 func trampoline(name string, aliases []string, at ebpf.AttachType) *Provider {
 	exit := at == ebpf.AttachTraceFExit
 	p := &Provider{
-		Name:           name,
-		Aliases:        aliases,
-		Expand:         kfuncExpander(name, false, true),
-		Args:           ArgsFuncProto,
-		Ctx:            CtxBTFArgs,
-		Func:           true,
-		UserArgs:       never,
-		ProbeType:      name,
-		DPath:          true,
-		Kfuncs:         true,
-		SharesProgram:  true,
-		PidFilter:      true,
-		KernelFeatures: true,
+		Name:            name,
+		Aliases:         aliases,
+		Expand:          kfuncExpander(name, false, true),
+		ProgramPerMatch: wildTarget,
+		Args:            ArgsFuncProto,
+		Ctx:             CtxBTFArgs,
+		Func:            true,
+		UserArgs:        never,
+		ProbeType:       name,
+		DPath:           true,
+		Kfuncs:          true,
+		SharesProgram:   true,
+		PidFilter:       true,
+		KernelFeatures:  true,
 		Compile: func(pts []*Point, f Features, probe *object.Probe) Program {
 			probe.Provider = name
 			probe.Targets = funcTargets(pts)
@@ -53,7 +55,11 @@ func trampoline(name string, aliases []string, at ebpf.AttachType) *Provider {
 			a.Push(l)
 			return max(len(p.Targets), 1), nil
 		},
-		List:          funcLister(name, true, exit),
+		List: funcLister(name, true, exit),
+		// Trampolines are listed with their module: fentry:vmlinux:vfs_read.
+		Listing: func(pt *Point) (string, bool) {
+			return name + ":" + cmp.Or(pt.Module, "vmlinux") + ":" + pt.Func, true
+		},
 		ListAll:       !exit, // bpftrace's kernel list has fentry, not fexit
 		AttachReverse: true,
 	}

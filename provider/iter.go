@@ -20,14 +20,15 @@ import (
 // unless PIN is absolute), for reading it later with cat. The run ends
 // once the iteration's events are printed (provider.RunsOnce).
 var iterProvider = &Provider{
-	Name:      "iter",
-	Aliases:   []string{"it"},
-	Expand:    expandIter,
-	Ctx:       CtxIter,
-	CtxStruct: func(pt *Point) string { return iterStructPrefix + pt.Event },
-	UserArgs:  never,
-	ProbeType: "iter",
-	Kfuncs:    true,
+	Name:            "iter",
+	ProgramPerMatch: wildTarget,
+	Aliases:         []string{"it"},
+	Expand:          expandIter,
+	Ctx:             CtxIter,
+	CtxStruct:       func(pt *Point) string { return iterStructPrefix + pt.Event },
+	UserArgs:        never,
+	ProbeType:       "iter",
+	Kfuncs:          true,
 	Compile: func(pts []*Point, _ Features, probe *object.Probe) Program {
 		probe.Provider = "iter"
 		for _, pt := range pts {

@@ -113,8 +113,11 @@ func kfuncExpander(kind string, offsets, needBTF bool) func(ExpandEnv, string, [
 		default:
 			return nil, fmt.Errorf("%s must be %s:[module:]function, got %q", kind, kind, raw)
 		}
-		if module == "vmlinux" {
-			module = ""
+		if module == "vmlinux" || HasGlob(module) && matchGlob(module, "vmlinux") {
+			module = "" // vmlinu*:FUNCTION is the kernel's own function
+		}
+		if HasGlob(module) {
+			return nil, noMatch(fmt.Sprintf("No matches for %s %s:%s.", kind, module, fn))
 		}
 		if module != "" {
 			if ks, ok := env.(KernelSymbols); ok && !needBTF {
@@ -224,7 +227,7 @@ func kfuncExpander(kind string, offsets, needBTF bool) func(ExpandEnv, string, [
 						return nil, fmt.Errorf("kernel function %s not found in BTF: the compiler renamed it (%s), and BTF describes no renamed function; %s:%s attaches to it", fn, strings.Join(v, ", "), kp, v[0])
 					}
 				}
-				return nil, fmt.Errorf("kernel function %s not found in BTF", fn)
+				return nil, fmt.Errorf("No matches for %s %s.", kind, fn) // bpftrace's words: BTF has no such function
 			}
 			protos[fn] = proto
 			if traceable != nil && !traceable[fn] {
@@ -242,7 +245,16 @@ func kfuncExpander(kind string, offsets, needBTF bool) func(ExpandEnv, string, [
 			// kernel decides at attach.
 			if !traceable[fn] && (traceable != nil || !inBTF) {
 				if err := checkKprobeFunc(kind, fn, offset, kernelSyms()); err != nil {
-					return nil, err
+					var nt *NotTraceable
+					if !errors.As(err, &nt) {
+						return nil, err
+					}
+					nt.Msg = fmt.Sprintf("No matches for %s %s.", kind, strings.Join(parts, ":"))
+					if !TargetOf(env).Unsafe {
+						return nil, nt
+					}
+					// --unsafe: the kernel is asked all the same, as
+					// bpftrace does, and refuses at attach.
 				}
 			}
 			switch {
@@ -366,10 +378,22 @@ func missingFuncError(kind, fn string, offset uint64, syms *tracefs.Symbols) err
 	if m := syms.Module(fn); m != "" {
 		return fmt.Errorf("No matches for %s %s: the function is in kernel module %s, which is not loaded.", kind, fn, m)
 	}
-	if syms.Modular() {
-		return fmt.Errorf("No matches for %s %s: /proc/kallsyms has no such function; it is probably in a kernel module that is not loaded (or it was inlined everywhere).", kind, fn)
-	}
-	return fmt.Errorf("No matches for %s %s: /proc/kallsyms has no such function (it does not exist in this kernel, or it was inlined everywhere).", kind, fn)
+	return &NotTraceable{Func: fn, Msg: fmt.Sprintf("No matches for %s %s.", kind, fn)}
+}
+
+// NotTraceable is the error of a kernel function that /proc/kallsyms does
+// not list: bpftrace's checker warns that Func "is not traceable (either
+// non-existing, inlined, or marked as "notrace")" and then errors with
+// Msg, "No matches for kprobe NAME.", as the missing_probes config says.
+type NotTraceable struct {
+	Func, Msg string
+}
+
+func (e *NotTraceable) Error() string { return e.Msg }
+
+// Warning is bpftrace's warning for e, said before its error.
+func (e *NotTraceable) Warning() string {
+	return fmt.Sprintf(`%s is not traceable (either non-existing, inlined, or marked as "notrace"); attaching to it will likely fail`, e.Func)
 }
 
 // renamedVariants returns the functions kallsyms lists once that are fn

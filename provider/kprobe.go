@@ -21,16 +21,18 @@ var kretprobeProvider = kprobe("kretprobe", "kr", true)
 
 func kprobe(name, alias string, ret bool) *Provider {
 	p := &Provider{
-		Name:           name,
-		Aliases:        []string{alias},
-		Expand:         kfuncExpander(name, !ret, false),
-		Ctx:            CtxPtRegs,
-		Func:           true,
-		UserArgs:       never,
-		ProbeType:      name,
-		SharesProgram:  true,
-		PidFilter:      true,
-		KernelFeatures: true,
+		Name:    name,
+		Aliases: []string{alias},
+		Expand:  kfuncExpander(name, !ret, false),
+		// A module-qualified wildcard is one program per match.
+		ProgramPerMatch: func(parts []string, _ int) bool { return len(parts) > 1 && wildAt(parts, 0) },
+		Ctx:             CtxPtRegs,
+		Func:            true,
+		UserArgs:        never,
+		ProbeType:       name,
+		SharesProgram:   true,
+		PidFilter:       true,
+		KernelFeatures:  true,
 		Compile: func(pts []*Point, f Features, probe *object.Probe) Program {
 			probe.Provider = name
 			probe.Targets = funcTargets(pts)

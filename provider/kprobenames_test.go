@@ -1,6 +1,7 @@
 package provider_test
 
 import (
+	"errors"
 	"regexp"
 	"strings"
 	"testing"
@@ -85,29 +86,44 @@ func TestKprobeExactNames(t *testing.T) {
 			t.Errorf("%s: got %+v, want NoFtrace %v, prototype %v", tc.raw, pts[0], tc.noFtrace, tc.proto)
 		}
 	}
+	// A module wildcard matching vmlinux is the kernel's own function.
+	for _, raw := range []string{"kprobe:vmlinu*:vfs_read", "fentry:vmlinu?:vfs_read"} {
+		pts, err := env.expand(raw)
+		if err != nil || len(pts) != 1 || pts[0].Func != "vfs_read" {
+			t.Errorf("%s: %v, %v", raw, pts, err)
+		}
+	}
 	for raw, want := range map[string]string{
-		"kprobe:lookup_fast":             `^No matches for kprobe lookup_fast: the compiler renamed the function; did you mean kprobe:lookup_fast\.constprop\.0\?$`,
-		"kretprobe:walk_component":       `did you mean kretprobe:walk_component\.isra\.0 or kretprobe:walk_component\.part\.0\?$`,
-		"kprobe:lookup_fast+8":           `did you mean kprobe:lookup_fast\.constprop\.0\+8\?$`,
-		"kprobe:md_flush_request":        `^No matches for kprobe md_flush_request: the function is in kernel module md_mod, which is not loaded\.$`,
-		"kprobe:raid5_make_request":      `^No matches for kprobe raid5_make_request: /proc/kallsyms has no such function; it is probably in a kernel module that is not loaded \(or it was inlined everywhere\)\.$`,
-		"kprobe:dup_fn":                  `^kernel function dup_fn is ambiguous: /proc/kallsyms lists 2 functions of that name`,
-		"kprobe:kprobe_busy":             `^kernel function kprobe_busy is on the kprobe blacklist`,
-		"fentry:zz_renamed":              `^kernel function zz_renamed not found in BTF: the compiler renamed it \(zz_renamed\.isra\.0\), and BTF describes no renamed function; kprobe:zz_renamed\.isra\.0 attaches to it$`,
-		"fentry:copy_notrace":            `^kernel function copy_notrace not found in BTF$`,
-		"kprobe:nosuch_fn_*":             `^no kernel functions match nosuch_fn_\*$`,
-		"kprobe:md_mod:md_flush_request": `^specified module md_mod in probe kprobe:md_mod:md_flush_request is not loaded\.$`,
-		"kprobe:zz_mod:zz_mod_fn":        `^kernel module functions are not supported yet \(zz_mod\)$`,
-		"kprobe:lookup_fast.cold":        `^No matches for kprobe lookup_fast\.cold: /proc/kallsyms has no such function`,
+		"kprobe:lookup_fast":                `^No matches for kprobe lookup_fast: the compiler renamed the function; did you mean kprobe:lookup_fast\.constprop\.0\?$`,
+		"kretprobe:walk_component":          `did you mean kretprobe:walk_component\.isra\.0 or kretprobe:walk_component\.part\.0\?$`,
+		"kprobe:lookup_fast+8":              `did you mean kprobe:lookup_fast\.constprop\.0\+8\?$`,
+		"kprobe:md_flush_request":           `^No matches for kprobe md_flush_request: the function is in kernel module md_mod, which is not loaded\.$`,
+		"kprobe:raid5_make_request":         `^No matches for kprobe raid5_make_request\.$`,
+		"kprobe:vmlinux:raid5_make_request": `^No matches for kprobe vmlinux:raid5_make_request\.$`,
+		"kprobe:dup_fn":                     `^kernel function dup_fn is ambiguous: /proc/kallsyms lists 2 functions of that name`,
+		"kprobe:kprobe_busy":                `^kernel function kprobe_busy is on the kprobe blacklist`,
+		"fentry:zz_renamed":                 `^kernel function zz_renamed not found in BTF: the compiler renamed it \(zz_renamed\.isra\.0\), and BTF describes no renamed function; kprobe:zz_renamed\.isra\.0 attaches to it$`,
+		"fentry:copy_notrace":               `^No matches for fentry copy_notrace\.$`,
+		"fentry:vmlinu*:copy_notrace":       `^No matches for fentry copy_notrace\.$`,
+		"kprobe:vmlinu?:nosuch_fn_*":        `^no kernel functions match nosuch_fn_\*$`,
+		"fentry:vmlinuz*:vfs_read":          `^No matches for fentry vmlinuz\*:vfs_read\.$`,
+		"kprobe:nosuch_fn_*":                `^no kernel functions match nosuch_fn_\*$`,
+		"kprobe:md_mod:md_flush_request":    `^specified module md_mod in probe kprobe:md_mod:md_flush_request is not loaded\.$`,
+		"kprobe:zz_mod:zz_mod_fn":           `^kernel module functions are not supported yet \(zz_mod\)$`,
+		"kprobe:lookup_fast.cold":           `^No matches for kprobe lookup_fast\.cold\.$`,
 	} {
 		_, err := env.expand(raw)
 		if err == nil || !regexp.MustCompile(want).MatchString(err.Error()) {
 			t.Errorf("%s: error %v, want %s", raw, err, want)
 		}
 	}
-	// A kernel that loads no modules does not suggest one.
+	// A kernel that loads no modules does not suggest one; a function
+	// kallsyms lacks is bpftrace's "not traceable".
 	plain := symsEnv{spec: env.spec, syms: tracefs.NewSymbols([]string{"vfs_read"}, nil, nil, false, nil)}
-	if _, err := plain.expand("kprobe:md_flush_request"); err == nil || !strings.HasSuffix(err.Error(), "/proc/kallsyms has no such function (it does not exist in this kernel, or it was inlined everywhere).") {
+	_, err := plain.expand("kprobe:md_flush_request")
+	var nt *provider.NotTraceable
+	if !errors.As(err, &nt) || nt.Error() != "No matches for kprobe md_flush_request." ||
+		nt.Warning() != `md_flush_request is not traceable (either non-existing, inlined, or marked as "notrace"); attaching to it will likely fail` {
 		t.Errorf("kprobe:md_flush_request without modules: %v", err)
 	}
 }

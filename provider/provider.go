@@ -98,6 +98,15 @@ type Provider struct {
 	// UserBinary: the point's Module is a user binary (uaddr, ustack
 	// symbols).
 	UserBinary bool
+	// Binaries lists the user binaries a compiled probe's targets are in,
+	// where the runtime looks up the addresses of processes that have
+	// exited; nil: none.
+	Binaries func(p *object.Probe) []string
+
+	// ProgramPerMatch says whether bpftrace gives each match of an attach
+	// point (parts after the provider; pid is -p's, 0 for none) a BPF
+	// program of its own, which its max_bpf_progs counts; nil: never.
+	ProgramPerMatch func(parts []string, pid int) bool
 
 	// SharesProgram: attach points of this provider in one probe of the
 	// script can share one instance (one program or one set of checked
@@ -109,6 +118,11 @@ type Provider struct {
 	// KernelFeatures: compiling needs the kernel's BTF and features
 	// (kprobe_multi, direct BTF loads).
 	KernelFeatures bool
+
+	// Dispatch says which syscall dispatcher (SysEnter, SysExit) can
+	// serve the points of one instance with Features.SyscallRawTp, ""
+	// for none (syscalls.go); nil: none.
+	Dispatch func(pts []*Point) string
 
 	// Compile fills in the attach part of a compiled probe (targets,
 	// periods) for the expanded points of one instance and says which
@@ -134,6 +148,10 @@ type Provider struct {
 	// provider) the way bpftrace -l does, with arguments when verbose.
 	// nil when there is nothing to list (BEGIN, END).
 	List func(w io.Writer, env ListEnv, pattern string, verbose bool) error
+	// Listing is the name -l with a program prints for one of its expanded
+	// points, and false for a point it leaves out (BEGIN, END); nil: the
+	// point's Name.
+	Listing func(pt *Point) (string, bool)
 	// ListAll: -l without a provider (or with a wildcard one) lists it
 	// (bpftrace's kernel probe types).
 	ListAll bool
@@ -170,6 +188,20 @@ type Features struct {
 	SyscallRawTp bool
 }
 
+// wildAt reports whether any of the parts at the indexes holds a wildcard.
+func wildAt(parts []string, idx ...int) bool {
+	for _, i := range idx {
+		if i < len(parts) && strings.ContainsAny(parts[i], "*?[") {
+			return true
+		}
+	}
+	return false
+}
+
+// wildTarget is ProgramPerMatch for providers whose matches of a wildcard
+// in either of their two parts are programs of their own.
+func wildTarget(parts []string, _ int) bool { return wildAt(parts, 0, 1) }
+
 // MaxArgN is the most argN builtins a provider can have (usdt: 12, as
 // libbpf's USDT support).
 const MaxArgN = 12
@@ -189,6 +221,42 @@ func (p *Provider) AttachPoints(probe *object.Probe) int {
 		return p.Count(probe)
 	}
 	return max(len(probe.Targets), 1)
+}
+
+// BinariesOf returns the user binaries the compiled probe p of the
+// provider attaches in.
+func (p *Provider) BinariesOf(probe *object.Probe) []string {
+	if p == nil || p.Binaries == nil {
+		return nil
+	}
+	return p.Binaries(probe)
+}
+
+// Dispatcher returns the syscall dispatcher (SysEnter, SysExit) that can
+// serve the points pts of the provider, "" for none.
+func (p *Provider) Dispatcher(pts []*Point) string {
+	if p == nil || p.Dispatch == nil {
+		return ""
+	}
+	return p.Dispatch(pts)
+}
+
+// ListingName returns the name -l with a program prints for the expanded
+// point pt of the provider, and false when it leaves the point out.
+func (p *Provider) ListingName(pt *Point) (string, bool) {
+	if p != nil && p.Listing != nil {
+		return p.Listing(pt)
+	}
+	return pt.Name, true
+}
+
+// withoutPeriod is the Listing of timers and perf events: the name
+// without the period or rate ("interval:ms:"), as bpftrace lists them.
+func withoutPeriod(pt *Point) (string, bool) {
+	if i := strings.LastIndexByte(pt.Name, ':'); i >= 0 {
+		return pt.Name[:i+1], true
+	}
+	return pt.Name, true
 }
 
 // Supported reports whether gotrace implements the provider.

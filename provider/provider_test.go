@@ -94,3 +94,28 @@ func TestExpandOddParts(t *testing.T) {
 		}
 	}
 }
+
+// TestListingName checks the names -l with a program prints: BEGIN and END
+// left out, timers and perf events without their period, trampolines with
+// their module, the others as expanded.
+func TestListingName(t *testing.T) {
+	for _, c := range []struct {
+		pt   Point
+		want string
+	}{
+		{Point{Provider: "begin", Name: "begin"}, ""},
+		{Point{Provider: "end", Name: "end"}, ""},
+		{Point{Provider: "interval", Name: "interval:s:1"}, "interval:s:"},
+		{Point{Provider: "profile", Name: "profile:hz:99"}, "profile:hz:"},
+		{Point{Provider: "software", Name: "software:cpu-clock:1000"}, "software:cpu-clock:"},
+		{Point{Provider: "hardware", Name: "hardware:cache-misses:100"}, "hardware:cache-misses:"},
+		{Point{Provider: "fentry", Name: "fentry:vfs_read", Func: "vfs_read"}, "fentry:vmlinux:vfs_read"},
+		{Point{Provider: "fexit", Name: "fexit:ext4:ext4_sync_fs", Module: "ext4", Func: "ext4_sync_fs"}, "fexit:ext4:ext4_sync_fs"},
+		{Point{Provider: "tracepoint", Name: "tracepoint:sched:sched_switch"}, "tracepoint:sched:sched_switch"},
+	} {
+		got, listed := Lookup(c.pt.Provider).ListingName(&c.pt)
+		if got != c.want || listed != (c.want != "") {
+			t.Errorf("%s: listed as %q (%v), want %q", c.pt.Name, got, listed, c.want)
+		}
+	}
+}

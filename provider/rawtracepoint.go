@@ -21,18 +21,19 @@ import (
 // rawTracepointProvider is rawtracepoint:[vmlinux:]EVENT: a BTF raw
 // tracepoint (tp_btf) whose arguments are typed by btf_trace_EVENT.
 var rawTracepointProvider = &Provider{
-	Name:           "rawtracepoint",
-	Aliases:        []string{"rt"},
-	Expand:         expandRawTracepoint,
-	Args:           ArgsFuncProto,
-	Ctx:            CtxBTFArgs,
-	ArgN:           true,
-	UserArgs:       never,
-	ProbeType:      "rawtracepoint",
-	Kfuncs:         true,
-	SharesProgram:  true,
-	PidFilter:      true,
-	KernelFeatures: true,
+	Name:            "rawtracepoint",
+	Aliases:         []string{"rt"},
+	Expand:          expandRawTracepoint,
+	Args:            ArgsFuncProto,
+	Ctx:             CtxBTFArgs,
+	ArgN:            true,
+	UserArgs:        never,
+	ProbeType:       "rawtracepoint",
+	Kfuncs:          true,
+	SharesProgram:   true,
+	ProgramPerMatch: wildTarget,
+	PidFilter:       true,
+	KernelFeatures:  true,
 	Compile: func(pts []*Point, _ Features, probe *object.Probe) Program {
 		probe.Provider = "rawtracepoint"
 		probe.Targets = funcTargets(pts)

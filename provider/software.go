@@ -72,6 +72,7 @@ func perfEventProvider(name, alias string, typ uint32, events []perfEvent) *Prov
 		Ctx:       CtxPerfSample,
 		UserArgs:  never,
 		ProbeType: name,
+		Listing:   withoutPeriod,
 		Compile: func(pts []*Point, _ Features, probe *object.Probe) Program {
 			probe.Provider = name
 			ev, _ := findEvent(events, pts[0].Event)

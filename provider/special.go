@@ -26,6 +26,7 @@ func special(name, alias string, phase Phase) *Provider {
 		UserArgs:  never,
 		ProbeType: "special",
 		Phase:     phase,
+		Listing:   func(*Point) (string, bool) { return "", false },
 		Compile: func(_ []*Point, _ Features, probe *object.Probe) Program {
 			probe.Provider = name
 			return Program{Type: ebpf.RawTracepoint, Ctx: CtxNone}

@@ -31,6 +31,7 @@ func timer(name, alias string, everyCPU bool) *Provider {
 		Ctx:       CtxPerfSample,
 		UserArgs:  never,
 		ProbeType: name,
+		Listing:   withoutPeriod,
 		Compile: func(pts []*Point, _ Features, probe *object.Probe) Program {
 			probe.Provider = name
 			pt := pts[0]

@@ -14,15 +14,17 @@ import (
 // tracepointProvider is tracepoint:CATEGORY:EVENT, a perf-event
 // tracepoint whose args are the fields of its format file.
 var tracepointProvider = &Provider{
-	Name:          "tracepoint",
-	Aliases:       []string{"t"},
-	Expand:        expandTracepoint,
-	Args:          ArgsTracepointFormat,
-	Ctx:           CtxTracepointRecord,
-	UserArgs:      func(pt *Point) bool { return pt.Category == "syscalls" },
-	ProbeType:     "tracepoint",
-	SharesProgram: true,
-	PidFilter:     true,
+	Name:            "tracepoint",
+	Aliases:         []string{"t"},
+	Expand:          expandTracepoint,
+	Args:            ArgsTracepointFormat,
+	Ctx:             CtxTracepointRecord,
+	UserArgs:        func(pt *Point) bool { return pt.Category == "syscalls" },
+	ProbeType:       "tracepoint",
+	SharesProgram:   true,
+	ProgramPerMatch: wildTarget,
+	PidFilter:       true,
+	Dispatch:        SyscallDirection,
 	Compile: func(pts []*Point, f Features, probe *object.Probe) Program {
 		probe.Provider = "tracepoint"
 		for _, p := range pts {

@@ -37,6 +37,7 @@ func uprobe(name, alias string, ret bool) *Provider {
 		UserArgs:      always, // pointers in registers are user memory
 		ProbeType:     name,
 		UserBinary:    true,
+		Binaries:      targetFiles,
 		SharesProgram: true,
 		Compile: func(pts []*Point, _ Features, probe *object.Probe) Program {
 			probe.Provider = name
@@ -73,6 +74,17 @@ func uprobe(name, alias string, ret bool) *Provider {
 		p.ArgsErr = "args needs DWARF debug information: the binary has none (build it with -g, or give its debug file with --debuginfo): use arg0...arg5"
 	}
 	return p
+}
+
+// targetFiles are the files of a uprobe's targets (PATH:SYMBOL).
+func targetFiles(p *object.Probe) []string {
+	var out []string
+	for _, t := range p.Targets {
+		if i := strings.LastIndexByte(t, ':'); i > 0 {
+			out = append(out, t[:i])
+		}
+	}
+	return out
 }
 
 // binaries returns the environment's Binaries.

@@ -26,11 +26,16 @@ import (
 var usdtProvider = &Provider{
 	AttachReverse: true,
 	Name:          "usdt",
-	Aliases:       []string{"U"},
-	Expand:        expandUSDT,
-	ArgsErr:       "args is not available in usdt probes: use arg0...argN",
-	Ctx:           CtxPtRegs,
-	ArgN:          true,
+	// usdt probes without a full target, or with -p, are one program per
+	// match.
+	ProgramPerMatch: func(parts []string, pid int) bool {
+		return wildAt(parts, 0, 1, 2) || len(parts) < 3 || pid != 0
+	},
+	Aliases: []string{"U"},
+	Expand:  expandUSDT,
+	ArgsErr: "args is not available in usdt probes: use arg0...argN",
+	Ctx:     CtxPtRegs,
+	ArgN:    true,
 	// argN are longs, up to 12, as bpftrace reads them with libbpf.
 	ArgNMax:    MaxArgN,
 	ArgNSigned: true,

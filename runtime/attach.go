@@ -17,12 +17,12 @@ import (
 // The session is the provider.Attacher of its probes: each provider's
 // Attach hook (package provider) attaches its kind, and pushes what it
 // attached on s.attached.
-var _ provider.Attacher = (*session)(nil)
+var _ provider.Attacher = (*entry)(nil)
 
 // require checks, before anything is loaded, that the kernel has what each
 // provider of the program needs (tracefs for tracepoints, kprobes), so
 // that a missing feature is reported as one line naming it.
-func (s *session) require() error {
+func (s *entry) require() error {
 	for _, p := range s.prog.Probes {
 		def := provider.Lookup(p.Provider)
 		if def == nil || def.Require == nil {
@@ -39,7 +39,7 @@ func (s *session) require() error {
 // returns how many attach points it counts for in "Attached N probes": one
 // per target (one for interval, profile and software probes, however many
 // CPUs they run on).
-func (s *session) attach(p *object.Probe) (int, error) {
+func (s *entry) attach(p *object.Probe) (int, error) {
 	bp, err := s.program(p)
 	if err != nil {
 		return 0, err
@@ -52,11 +52,11 @@ func (s *session) attach(p *object.Probe) (int, error) {
 }
 
 // Push implements provider.Attacher.
-func (s *session) Push(c io.Closer) { s.attached.push(c) }
+func (s *entry) Push(c io.Closer) { s.attached.push(c) }
 
 // Tracefs implements provider.Attacher: the tracefs environment, mounting
 // tracefs when Options.TracefsDir is "".
-func (s *session) Tracefs() (*tracefs.Env, error) {
+func (s *entry) Tracefs() (*tracefs.Env, error) {
 	if s.env != nil {
 		return s.env, nil
 	}
@@ -72,20 +72,20 @@ func (s *session) Tracefs() (*tracefs.Env, error) {
 }
 
 // OnlineCPUs implements provider.Attacher.
-func (s *session) OnlineCPUs() ([]int, error) { return onlineCPUs() }
+func (s *entry) OnlineCPUs() ([]int, error) { return onlineCPUs() }
 
 // Pid implements provider.Attacher.
-func (s *session) Pid() int { return s.opts.Pid }
+func (s *entry) Pid() int { return s.opts.Pid }
 
 // Stdout implements provider.Attacher.
-func (s *session) Stdout() io.Writer { return s.stdout }
+func (s *entry) Stdout() io.Writer { return s.stdout }
 
 // Unsafe implements provider.Attacher.
-func (s *session) Unsafe() bool { return s.opts.Unsafe }
+func (s *entry) Unsafe() bool { return s.opts.Unsafe }
 
 // AttachType implements provider.Attacher: the attach type the program was
 // loaded with.
-func (s *session) AttachType(p *object.Probe) ebpf.AttachType {
+func (s *entry) AttachType(p *object.Probe) ebpf.AttachType {
 	if ps := s.prog.Collection.Programs[p.Program]; ps != nil {
 		return ps.AttachType
 	}
@@ -93,7 +93,7 @@ func (s *session) AttachType(p *object.Probe) ebpf.AttachType {
 }
 
 // Map implements provider.Attacher.
-func (s *session) Map(name string) *ebpf.Map { return s.coll.Maps[name] }
+func (s *entry) Map(name string) *ebpf.Map { return s.coll.Maps[name] }
 
 // onlineCPUs lists the online CPUs.
 func onlineCPUs() ([]int, error) {

@@ -16,7 +16,7 @@ import (
 // concurrently, the others in order. It returns how many attach points of
 // the "Attached N probes" count were skipped because the kernel refused
 // their probe (config missing_probes = warn or ignore).
-func (s *session) attachProbes(probes []*object.Probe) (skipped int, err error) {
+func (s *entry) attachProbes(probes []*object.Probe) (skipped int, err error) {
 	var tracing []*object.Probe
 	// Kinds whose handlers run in reverse attach order attach last to
 	// first, after the others, so that probes on one event run in script
@@ -33,7 +33,7 @@ func (s *session) attachProbes(probes []*object.Probe) (skipped int, err error) 
 		ordered = append(ordered, reversed[i])
 	}
 	for _, p := range ordered {
-		if s.stop.Load() {
+		if s.stopped() {
 			return skipped, nil
 		}
 		if _, refused := s.kf.refused[p.Program]; refused {
@@ -70,7 +70,7 @@ func (s *session) attachProbes(probes []*object.Probe) (skipped int, err error) 
 // refused handles the kernel's refusal to attach probe p as config
 // missing_probes says, as bpftrace 0.26 does: the error when it is "error",
 // else nil after a warning ("warn") or quietly ("ignore").
-func (s *session) refused(p *object.Probe, err error) error {
+func (s *entry) refused(p *object.Probe, err error) error {
 	switch s.prog.MissingProbes {
 	case "warn":
 		fmt.Fprintf(s.stderr, "WARNING: %v\nWARNING: Unable to attach probe: %s. Skipping.\n", err, p.Name)
@@ -84,7 +84,7 @@ func (s *session) refused(p *object.Probe, err error) error {
 // attachTracing attaches one-target Tracing programs (fentry, fexit, tp_btf)
 // concurrently. Their links are detached concurrently too. It returns how
 // many attach points were skipped (see attachProbes).
-func (s *session) attachTracing(probes []*object.Probe) (skipped int, err error) {
+func (s *entry) attachTracing(probes []*object.Probe) (skipped int, err error) {
 	if len(probes) == 0 {
 		return 0, nil
 	}

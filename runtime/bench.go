@@ -32,7 +32,7 @@ var benchInput = make([]byte, 14)
 // time per run is printed (a table, or one JSON object per bench). What
 // the programs print while being timed is dropped; a program that returns
 // non-zero skips its benchmark.
-func (s *session) runBenches(benches []*object.Probe) error {
+func (s *entry) runBenches(benches []*object.Probe) error {
 	names := make([]string, len(benches))
 	width := len("Benchmark")
 	width = max(width, 40)

@@ -17,7 +17,7 @@ const catChunk = 64 << 10
 // and read without waiting: a FIFO without a writer, or one whose writer
 // has nothing more yet, ends the output where a read would block, and a
 // stop request (a signal) ends a long read (/dev/zero) between chunks.
-func (s *session) cat(name string) error {
+func (s *entry) cat(name string) error {
 	fd, err := unix.Open(name, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
 	if err != nil {
 		s.errorf("failed to open file '%s' (%s)", name, strerror(err))
@@ -36,7 +36,7 @@ func (s *session) cat(name string) error {
 	}
 	buf := make([]byte, catChunk)
 	held := 0 // bytes of an incomplete UTF-8 sequence kept for the next chunk
-	for left := s.opts.MaxCatBytes; left > 0 && !s.stop.Load(); {
+	for left := s.opts.MaxCatBytes; left > 0 && !s.stopped(); {
 		n, err := unix.Read(fd, buf[held:held+min(left, catChunk-held)])
 		if err == unix.EINTR {
 			continue
@@ -69,7 +69,7 @@ func (s *session) cat(name string) error {
 
 // catWrite prints a piece of cat()'s output: as it is, or as the inside of
 // a JSON string.
-func (s *session) catWrite(b []byte) error {
+func (s *entry) catWrite(b []byte) error {
 	if len(b) == 0 {
 		return nil
 	}

@@ -21,7 +21,7 @@ func Load(prog *object.Program, opts Options) error {
 	if err := raiseMemlock(); err != nil {
 		return err
 	}
-	s := &session{prog: prog, opts: opts, dryRun: true}
+	s := &entry{Session: &Session{opts: opts}, prog: prog, opts: opts, dryRun: true}
 	// What the kernel lacks to attach the probes is reported after
 	// every program it can load is loaded.
 	cannot := s.require()

@@ -28,7 +28,7 @@ import (
 // and before anything goes to stderr. Lost events are checked every
 // lossCheckEvery events and whenever the ring is idle, and reported at
 // most once per lossInterval while they happen (reportLost).
-func (s *session) loop(drainOnly bool, wake <-chan struct{}) error {
+func (s *entry) loop(drainOnly bool, wake <-chan struct{}) error {
 	if err := s.flush(); err != nil {
 		return err
 	}
@@ -40,7 +40,7 @@ func (s *session) loop(drainOnly bool, wake <-chan struct{}) error {
 		// events like the reading loop does.
 		t := time.NewTicker(pollInterval)
 		defer t.Stop()
-		for !s.stop.Load() {
+		for !s.stopped() {
 			select {
 			case <-wake:
 			case <-t.C:
@@ -62,7 +62,7 @@ func (s *session) loop(drainOnly bool, wake <-chan struct{}) error {
 	batch := batchSleep(s.reader.BufferSize())
 	var lastDrain time.Time
 	n, read := 0, 0 // events handled; since the last drain
-	for !s.stop.Load() && !s.finalizing {
+	for !s.stopped() && !s.finalizing {
 		err := s.reader.ReadInto(&rec)
 		switch {
 		case err == nil:
@@ -112,6 +112,43 @@ func (s *session) loop(drainOnly bool, wake <-chan struct{}) error {
 			return fmt.Errorf("read events: %w", err)
 		}
 	}
+	if s.finalizing && !drainOnly {
+		return s.settleAfterExit()
+	}
+	return nil
+}
+
+// exitSettleMax bounds settleAfterExit, so that a storm of events cannot
+// hold the run open.
+const exitSettleMax = time.Second
+
+// settleAfterExit keeps the probes attached after exit() until the ring
+// buffer has been quiet for a poll interval (at most exitSettleMax), as
+// bpftrace polls until a poll finds nothing before it detaches: what the
+// probes count meanwhile is in the maps printed at the end (a traced
+// program's calls right after the one that called exit()). Events are
+// read and dropped (handle ignores them after exit()).
+func (s *entry) settleAfterExit() error {
+	var rec ringbuf.Record
+	end := time.Now().Add(exitSettleMax)
+	for !s.stopped() {
+		now := time.Now()
+		if !now.Before(end) {
+			return nil
+		}
+		s.reader.SetDeadline(now.Add(min(pollInterval, end.Sub(now))))
+		err := s.reader.ReadInto(&rec)
+		switch {
+		case err == nil:
+			if err := s.handle(rec.RawSample); err != nil {
+				return err
+			}
+		case errors.Is(err, os.ErrDeadlineExceeded), errors.Is(err, ringbuf.ErrFlushed):
+			return nil
+		default:
+			return fmt.Errorf("read events: %w", err)
+		}
+	}
 	return nil
 }
 
@@ -135,7 +172,7 @@ const drainBudget = time.Second
 // drain reads every event already in the ring buffer, handling them or,
 // with discard, dropping them. Past drainBudget the rest is dropped and
 // counted on stderr.
-func (s *session) drain(discard bool) error {
+func (s *entry) drain(discard bool) error {
 	if s.reader == nil {
 		return nil
 	}
@@ -171,11 +208,12 @@ func (s *session) drain(discard bool) error {
 // handle processes one ring buffer record. Problems with one event are
 // reported on stderr and do not stop the run; only write errors on stdout
 // are returned.
-func (s *session) handle(rec []byte) error {
+func (s *entry) handle(rec []byte) error {
 	if s.finalizing {
 		// bpftrace ignores what comes after exit().
 		return nil
 	}
+	s.events.Add(1)
 	if len(rec) < object.EventHeaderSize {
 		s.errorf("malformed event of %d bytes", len(rec))
 		return nil
@@ -223,7 +261,7 @@ func (s *session) handle(rec []byte) error {
 			return s.cat(str)
 		}
 	case object.EventExit:
-		s.exitCode = int(int32(id))
+		s.exitCode, s.exited = int(int32(id)), true
 		// An iterator's whole output is printed, as bpftrace prints the
 		// whole seq file: exit() there only ends the run afterwards.
 		s.finalizing = !s.iterOnly
@@ -335,7 +373,7 @@ func (s *session) handle(rec []byte) error {
 	return nil
 }
 
-func (s *session) printf(kind object.EventKind, id uint64) *object.Printf {
+func (s *entry) printf(kind object.EventKind, id uint64) *object.Printf {
 	if id >= uint64(len(s.prog.Printfs)) || s.prog.Printfs[id] == nil {
 		s.errorf("event kind %d with bad id %d", kind, id)
 		return nil
@@ -343,7 +381,7 @@ func (s *session) printf(kind object.EventKind, id uint64) *object.Printf {
 	return s.prog.Printfs[id]
 }
 
-func (s *session) userMap(kind object.EventKind, id uint64) *object.Map {
+func (s *entry) userMap(kind object.EventKind, id uint64) *object.Map {
 	if id >= uint64(len(s.prog.Maps)) || s.prog.Maps[id] == nil {
 		s.errorf("event kind %d with bad map id %d", kind, id)
 		return nil
@@ -352,7 +390,7 @@ func (s *session) userMap(kind object.EventKind, id uint64) *object.Map {
 }
 
 // write writes str to stdout.
-func (s *session) write(str string) error {
+func (s *entry) write(str string) error {
 	if _, err := io.WriteString(s.stdout, str); err != nil {
 		return fmt.Errorf("write output: %w", err)
 	}
@@ -370,14 +408,14 @@ func strerror(err error) string {
 }
 
 // errorf reports a runtime problem on stderr the way bpftrace logs errors.
-func (s *session) errorf(format string, args ...any) {
+func (s *Session) errorf(format string, args ...any) {
 	fmt.Fprintf(s.stderr, "ERROR: "+format+"\n", args...)
 }
 
 // system runs cmd with /bin/sh -c and prints its output (stdout and
 // stderr) followed by a newline, as bpftrace's system() does. The shell is
 // /bin/sh, as for system(3), not the first sh on $PATH.
-func (s *session) system(cmd string) error {
+func (s *entry) system(cmd string) error {
 	if !s.opts.Unsafe {
 		s.errorf("system() not allowed in safe mode. Use '--unsafe'.")
 		return nil
@@ -403,7 +441,7 @@ func (s *session) system(cmd string) error {
 // reportLost reports events the programs could not queue since the last
 // report ("Lost N events" on stderr, as bpftrace does), at most once per
 // lossInterval unless final is set.
-func (s *session) reportLost(final bool) {
+func (s *entry) reportLost(final bool) {
 	if s.prog.DroppedMap == "" || s.coll == nil {
 		return
 	}
@@ -412,20 +450,8 @@ func (s *session) reportLost(final bool) {
 		return
 	}
 	s.lossChecked = now
-	m := s.coll.Maps[s.prog.DroppedMap]
-	if m == nil {
-		return
-	}
-	var total uint64
-	if isPerCPU(m.Type()) {
-		vals := make([]uint64, s.ncpu)
-		if err := m.Lookup(uint32(0), vals); err != nil {
-			return
-		}
-		for _, v := range vals {
-			total += v
-		}
-	} else if err := m.Lookup(uint32(0), &total); err != nil {
+	total, ok := s.droppedEvents()
+	if !ok {
 		return
 	}
 	if total > s.lost {
@@ -441,7 +467,7 @@ func (s *session) reportLost(final bool) {
 
 // join prints the strings of a join() event separated by the separator
 // (Format), one line.
-func (s *session) join(id uint64, rec []byte) error {
+func (s *entry) join(id uint64, rec []byte) error {
 	p := s.printf(object.EventJoin, id)
 	if p == nil || len(rec) < object.EventHeaderSize+8 {
 		return nil

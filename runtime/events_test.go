@@ -22,8 +22,8 @@ func TestHandlePrintfNoAllocs(t *testing.T) {
 	binary.NativeEndian.PutUint64(rec[16:], 1234567890123)
 	copy(rec[24:], "getppid-loop")
 	var sink bytes.Buffer
-	s := &session{prog: &object.Program{Printfs: []*object.Printf{p}}, opts: Options{Formatter: output.NewFormatter()}}
-	s.out = bufio.NewWriterSize(&sink, outBufSize)
+	s := &entry{Session: &Session{}, prog: &object.Program{Printfs: []*object.Printf{p}}, opts: Options{Formatter: output.NewFormatter()}}
+	s.out = &outWriter{buf: bufio.NewWriterSize(&sink, outBufSize)}
 	s.stdout = s.out
 	allocs := testing.AllocsPerRun(10000, func() {
 		if err := s.handle(rec); err != nil {

@@ -42,7 +42,7 @@ func (k *kfuncState) skip(fn string) {
 // p belongs to a group of more than one target (a kprobe with several
 // targets, or one of the programs of a trampoline wildcard). A single
 // explicit target that fails is an error.
-func (s *session) isWildcard(p *object.Probe) bool {
+func (s *entry) isWildcard(p *object.Probe) bool {
 	return p.Group.Wildcard()
 }
 

@@ -30,7 +30,7 @@ func splitOffset(target string) (string, uint64, error) {
 // through one kprobe_multi link when the program was loaded for it, else
 // one kprobe per target, attached by a bounded pool of goroutines and
 // detached the same way.
-func (s *session) AttachKprobes(p *object.Probe, bp *ebpf.Program, ret bool) (int, error) {
+func (s *entry) AttachKprobes(p *object.Probe, bp *ebpf.Program, ret bool) (int, error) {
 	if s.AttachType(p) == ebpf.AttachTraceKprobeMulti {
 		return s.attachKprobeMulti(p, bp, ret)
 	}

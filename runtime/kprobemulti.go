@@ -15,7 +15,7 @@ import (
 // attachKprobeMulti attaches every target through one kprobe_multi link.
 // When the kernel refuses the set, the functions it refuses are found by
 // bisection, skipped, and the rest attached in one link.
-func (s *session) attachKprobeMulti(p *object.Probe, bp *ebpf.Program, ret bool) (int, error) {
+func (s *entry) attachKprobeMulti(p *object.Probe, bp *ebpf.Program, ret bool) (int, error) {
 	start := time.Now()
 	try := func(syms []string) (link.Link, error) {
 		opts := link.KprobeMultiOptions{Symbols: syms}

@@ -1,7 +1,6 @@
 package runtime
 
 import (
-	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -9,13 +8,12 @@ import (
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/btf"
-	"golang.org/x/sys/unix"
 
 	"github.com/gotrace/gotrace/object"
 )
 
 // load creates the maps and programs of the collection.
-func (s *session) load() error {
+func (s *entry) load() error {
 	cache := s.opts.BTFCache
 	if cache == nil {
 		cache = btf.NewCache()
@@ -28,7 +26,7 @@ func (s *session) load() error {
 	// fentry/fexit programs are loaded one by one (kfunc.go).
 	stripped := withoutSources(s.prog.Collection)
 	spec, separate := splitSeparate(stripped)
-	copts := ebpf.CollectionOptions{Cache: cache}
+	copts := ebpf.CollectionOptions{Cache: cache, MapReplacements: s.replacements(spec)}
 	if s.opts.Verbose != nil {
 		copts.Programs.LogLevel = ebpf.LogLevelStats
 	}
@@ -53,35 +51,52 @@ func (s *session) load() error {
 	return s.loadSeparate(stripped, separate, cache)
 }
 
-// errStopped is loadOrStop's answer to a stop that came first.
-var errStopped = errors.New("stopped before the program started")
+// ErrStopped is returned by Session.Add when the session was asked to stop
+// (a signal, its context) before the program's BEGIN probes ran: nothing
+// of the program ran.
+var ErrStopped = errors.New("runtime: stopped before the program started")
 
-// loadOrStop loads as load does, unless ctx is done first: then it returns
-// errStopped at once. A load in the kernel (the verifier) cannot be
-// interrupted: it goes on in the background, and what it made is closed
-// when it ends (Run's deferred close waits on s.loading).
-func (s *session) loadOrStop(ctx context.Context) error {
-	if ctx.Err() != nil {
-		return errStopped
+// loadOrStop loads as load does, unless the session is asked to stop
+// first: then it returns ErrStopped at once. A load in the kernel (the
+// verifier) cannot be interrupted: it goes on in the background, and what
+// it made is closed when it ends (s.loading, Session.AddWithOptions).
+func (s *entry) loadOrStop() error {
+	if s.stopped() {
+		return ErrStopped
 	}
 	done := make(chan error, 1)
 	go func() { done <- s.load() }()
-	select {
-	case err := <-done:
-		return err
-	case <-ctx.Done():
-		s.loading = done
-		return errStopped
+	for {
+		select {
+		case err := <-done:
+			return err
+		case <-s.wake: // stopAll wakes the entries it stops
+			if s.stopped() {
+				s.loading = done
+				return ErrStopped
+			}
+		}
 	}
 }
 
-// endUnstarted ends a run stopped before its BEGIN probes ran: no probe
-// runs, and the output ends as a run without events ends.
-func (s *session) endUnstarted() error {
-	if s.json() {
-		return nil
+// replacements returns the session's kernel maps that the program's maps
+// of the same name (user maps, and the stack maps the session shares)
+// are to be: the maps of a session outlive the programs that use them.
+func (s *entry) replacements(spec *ebpf.CollectionSpec) map[string]*ebpf.Map {
+	s.Session.mu.Lock()
+	defer s.Session.mu.Unlock()
+	repl := map[string]*ebpf.Map{}
+	for _, m := range s.prog.Maps {
+		if sm := s.maps[m.Name]; sm != nil && spec.Maps[m.BPFName] != nil {
+			repl[m.BPFName] = sm.bm
+		}
 	}
-	return s.write("\n\n")
+	for role, name := range s.sharedNames() {
+		if bm := s.shared[role]; bm != nil && name != "" && spec.Maps[name] != nil && spec.Maps[name].Compatible(bm) == nil {
+			repl[name] = bm
+		}
+	}
+	return repl
 }
 
 // withoutSources returns a copy of spec whose instructions carry no source
@@ -103,7 +118,7 @@ func withoutSources(spec *ebpf.CollectionSpec) *ebpf.CollectionSpec {
 
 // failedProgram finds which program an ebpf load error is about: the
 // library names it as `program NAME: ...`.
-func (s *session) failedProgram(err error) string {
+func (s *entry) failedProgram(err error) string {
 	msg := err.Error()
 	best := ""
 	for name := range s.prog.Collection.Programs {
@@ -115,7 +130,7 @@ func (s *session) failedProgram(err error) string {
 }
 
 // program returns the loaded program of a probe.
-func (s *session) program(p *object.Probe) (*ebpf.Program, error) {
+func (s *entry) program(p *object.Probe) (*ebpf.Program, error) {
 	bp := s.coll.Programs[p.Program]
 	if bp == nil {
 		return nil, fmt.Errorf("probe %s: program %q not in the collection", p.Name, p.Program)
@@ -124,7 +139,7 @@ func (s *session) program(p *object.Probe) (*ebpf.Program, error) {
 }
 
 // runOnce runs a BEGIN or END program once with BPF_PROG_TEST_RUN.
-func (s *session) runOnce(p *object.Probe) error {
+func (s *entry) runOnce(p *object.Probe) error {
 	bp, err := s.program(p)
 	if err != nil {
 		return err
@@ -136,7 +151,7 @@ func (s *session) runOnce(p *object.Probe) error {
 }
 
 // writeGlobals fills in the globals map.
-func (s *session) writeGlobals() error {
+func (s *entry) writeGlobals() error {
 	g := s.prog.Globals
 	if s.prog.GlobalsMap == "" {
 		return nil
@@ -150,24 +165,21 @@ func (s *session) writeGlobals() error {
 		size = int(m.ValueSize())
 	}
 	buf := make([]byte, size)
-	put := func(off int, clock int32) error {
+	// The session's start: elapsed counts from it in every program.
+	put := func(off int, ns uint64) error {
 		if off < 0 {
 			return nil
 		}
 		if off+8 > len(buf) {
 			return fmt.Errorf("globals: offset %d out of range", off)
 		}
-		var ts unix.Timespec
-		if err := unix.ClockGettime(clock, &ts); err != nil {
-			return fmt.Errorf("read clock: %w", err)
-		}
-		binary.NativeEndian.PutUint64(buf[off:], uint64(ts.Nano()))
+		binary.NativeEndian.PutUint64(buf[off:], ns)
 		return nil
 	}
-	if err := put(g.StartNsOffset, unix.CLOCK_MONOTONIC); err != nil {
+	if err := put(g.StartNsOffset, s.startMono); err != nil {
 		return err
 	}
-	if err := put(g.StartBootOffset, unix.CLOCK_BOOTTIME); err != nil {
+	if err := put(g.StartBootOffset, s.startBoot); err != nil {
 		return err
 	}
 	if err := m.Put(uint32(0), buf); err != nil {

@@ -43,7 +43,7 @@ func (e *LogSizeError) Unwrap() error { return unix.ENOSPC }
 // so the programs did load; but a kernel given a buffer of LogSize bytes
 // refuses a program whose log (with its terminating NUL) is longer, and
 // so does this, for the first such program in script order.
-func (s *session) checkLogSize(coll *ebpf.Collection) error {
+func (s *entry) checkLogSize(coll *ebpf.Collection) error {
 	size := s.opts.LogSize
 	if size <= 0 {
 		size = DefaultLogSize

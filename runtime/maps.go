@@ -3,6 +3,9 @@ package runtime
 import (
 	"errors"
 	"fmt"
+	"io"
+	"reflect"
+	"unsafe"
 
 	"github.com/cilium/ebpf"
 
@@ -23,7 +26,7 @@ func isArray(t ebpf.MapType) bool {
 }
 
 // bpfMap returns the kernel map of a user map.
-func (s *session) bpfMap(m *object.Map) (*ebpf.Map, error) {
+func (s *entry) bpfMap(m *object.Map) (*ebpf.Map, error) {
 	bm := s.coll.Maps[m.BPFName]
 	if bm == nil {
 		return nil, fmt.Errorf("map %s: %q not in the collection", m.Name, m.BPFName)
@@ -33,7 +36,10 @@ func (s *session) bpfMap(m *object.Map) (*ebpf.Map, error) {
 
 // readMap returns every entry of a map, with one value per possible CPU
 // for per-CPU maps.
-func (s *session) readMap(bm *ebpf.Map) ([]output.Entry, error) {
+func (s *Session) readMap(bm *ebpf.Map) ([]output.Entry, error) {
+	if entries, ok := s.readBatch(bm); ok {
+		return entries, nil
+	}
 	perCPU := isPerCPU(bm.Type())
 	var (
 		entries []output.Entry
@@ -87,12 +93,24 @@ func allZero(values [][]byte) bool {
 
 // printMap prints a map with output.WriteMap. At exit, maps without
 // entries are skipped.
-func (s *session) printMap(m *object.Map, mo output.MapOptions, atExit bool) error {
+func (s *entry) printMap(m *object.Map, mo output.MapOptions, atExit bool) error {
 	bm, err := s.bpfMap(m)
 	if err != nil {
 		s.errorf("%v", err)
 		return nil
 	}
+	return s.writeMap(s.stdout, s.opts.Formatter, m, bm, mo, atExit)
+}
+
+// printSessionMap prints a map of the session as printMap does.
+func (s *Session) printSessionMap(w io.Writer, sm *sessionMap, mo output.MapOptions, atExit bool) error {
+	return s.writeMap(w, sm.fmt.opts.Formatter, sm.meta, sm.bm, mo, atExit)
+}
+
+// writeMap reads bm, the kernel map of m, and prints it on w in the
+// session's format. Problems reading it or with its entries are reported
+// on stderr; only write errors are returned.
+func (s *Session) writeMap(w io.Writer, f *output.Formatter, m *object.Map, bm *ebpf.Map, mo output.MapOptions, atExit bool) error {
 	entries, err := s.readMap(bm)
 	if err != nil {
 		s.errorf("print %s: %v", m.Name, err)
@@ -104,11 +122,11 @@ func (s *session) printMap(m *object.Map, mo output.MapOptions, atExit bool) err
 	if len(entries) == 0 {
 		entries = emptyScalar(m)
 	}
-	write := s.opts.Formatter.WriteMap
-	if s.json() {
-		write = s.opts.Formatter.WriteMapJSON
+	write := f.WriteMap
+	if s.jsonOut() {
+		write = f.WriteMapJSON
 	}
-	if err := write(s.stdout, m, entries, mo); err != nil {
+	if err := write(w, m, entries, mo); err != nil {
 		if errors.Is(err, output.ErrBadEntry) {
 			s.errorf("print %s: %v", m.Name, err)
 			return nil
@@ -145,11 +163,16 @@ func keys(bm *ebpf.Map) ([][]byte, error) {
 
 // clearMap deletes every entry of a map (clear()); array maps, whose
 // entries cannot be deleted, are zeroed.
-func (s *session) clearMap(m *object.Map) error {
+func (s *entry) clearMap(m *object.Map) error {
 	bm, err := s.bpfMap(m)
 	if err != nil {
 		return err
 	}
+	return s.clearBPFMap(bm)
+}
+
+// clearBPFMap deletes every entry of a kernel map, or zeroes an array.
+func (s *Session) clearBPFMap(bm *ebpf.Map) error {
 	if isArray(bm.Type()) {
 		return s.zeroBPFMap(bm)
 	}
@@ -167,7 +190,7 @@ func (s *session) clearMap(m *object.Map) error {
 }
 
 // zeroMap sets every value of a map to zero (zero()).
-func (s *session) zeroMap(m *object.Map) error {
+func (s *entry) zeroMap(m *object.Map) error {
 	bm, err := s.bpfMap(m)
 	if err != nil {
 		return err
@@ -175,7 +198,7 @@ func (s *session) zeroMap(m *object.Map) error {
 	return s.zeroBPFMap(bm)
 }
 
-func (s *session) zeroBPFMap(bm *ebpf.Map) error {
+func (s *Session) zeroBPFMap(bm *ebpf.Map) error {
 	ks, err := keys(bm)
 	if err != nil {
 		return err
@@ -196,4 +219,57 @@ func (s *session) zeroBPFMap(bm *ebpf.Map) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// batchSize is how many entries a BPF_MAP_LOOKUP_BATCH asks for at once.
+const batchSize = 4096
+
+// readBatch reads every entry of a hash map with BPF_MAP_LOOKUP_BATCH
+// (Linux 5.6): a few system calls instead of two a key. It returns false
+// when the kernel or the map type does not have it, or the read fails:
+// the caller then iterates.
+func (s *Session) readBatch(bm *ebpf.Map) ([]output.Entry, bool) {
+	switch bm.Type() {
+	case ebpf.Hash, ebpf.PerCPUHash, ebpf.LRUHash, ebpf.LRUCPUHash:
+	default:
+		return nil, false
+	}
+	ks, vs := int(bm.KeySize()), int(bm.ValueSize())
+	ncpu := 1
+	if isPerCPU(bm.Type()) {
+		ncpu = s.ncpu
+	}
+	count := min(int(bm.MaxEntries()), batchSize)
+	var (
+		entries []output.Entry
+		cursor  ebpf.MapBatchCursor
+	)
+	for {
+		// Keys and values go to slices of [size]byte, whose memory holds
+		// them in a row (per-CPU values one a CPU: the kernel pads them to
+		// 8 bytes, the library removes the padding).
+		keysOut, keys := byteRows(count, ks)
+		valsOut, backing := byteRows(count*ncpu, vs)
+		values := make([][]byte, count*ncpu)
+		for i := range values {
+			values[i] = backing[i*vs : (i+1)*vs : (i+1)*vs]
+		}
+		n, err := bm.BatchLookup(&cursor, keysOut, valsOut, nil)
+		for i := range n {
+			entries = append(entries, output.Entry{Key: keys[i*ks : (i+1)*ks : (i+1)*ks], Values: values[i*ncpu : (i+1)*ncpu : (i+1)*ncpu]})
+		}
+		if errors.Is(err, ebpf.ErrKeyNotExist) {
+			return entries, true
+		}
+		if err != nil || n == 0 {
+			return nil, false
+		}
+	}
+}
+
+// byteRows returns a slice of n [size]byte arrays, for the library to
+// fill, and the bytes of its memory.
+func byteRows(n, size int) (any, []byte) {
+	rows := reflect.MakeSlice(reflect.SliceOf(reflect.ArrayOf(size, reflect.TypeFor[byte]())), n, n)
+	return rows.Interface(), unsafe.Slice((*byte)(rows.UnsafePointer()), n*size)
 }

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/cilium/ebpf"
 
@@ -16,7 +17,7 @@ import (
 )
 
 // json reports whether the session prints bpftrace's JSON output (-f json).
-func (s *session) json() bool { return s.opts.Format == output.FormatJSON }
+func (s *entry) json() bool { return s.opts.Format == output.FormatJSON }
 
 // emptyScalar returns the entries print(@m) shows for a map without keys
 // and without a value: bpftrace prints such a map with a zero value
@@ -42,7 +43,7 @@ func emptyScalar(m *object.Map) []output.Entry {
 
 // printVerbose writes, for -v, every map and program of the loaded
 // collection with the verifier's statistics.
-func (s *session) printVerbose(spec *ebpf.CollectionSpec) {
+func (s *entry) printVerbose(spec *ebpf.CollectionSpec) {
 	w := s.opts.Verbose
 	if w == nil || s.coll == nil {
 		return
@@ -72,7 +73,7 @@ func (s *session) printVerbose(spec *ebpf.CollectionSpec) {
 }
 
 // flush writes out what the session buffered for stdout.
-func (s *session) flush() error {
+func (s *entry) flush() error {
 	if s.out == nil {
 		return nil
 	}
@@ -82,14 +83,50 @@ func (s *session) flush() error {
 	return nil
 }
 
+// jsonOut reports whether the session prints bpftrace's JSON output.
+func (s *Session) jsonOut() bool { return s.opts.Format == output.FormatJSON }
+
+// outWriter is the session's buffered stdout, safe for the event loops of
+// several programs and the callers of the Map API: every write and flush
+// holds its lock.
+type outWriter struct {
+	mu  sync.Mutex
+	buf *bufio.Writer
+}
+
+func (o *outWriter) Write(p []byte) (int, error) {
+	o.mu.Lock()
+	n, err := o.buf.Write(p)
+	o.mu.Unlock()
+	return n, err
+}
+
+// Flush writes out what is buffered.
+func (o *outWriter) Flush() error {
+	o.mu.Lock()
+	err := o.buf.Flush()
+	o.mu.Unlock()
+	return err
+}
+
+// Buffered returns the number of bytes buffered.
+func (o *outWriter) Buffered() int {
+	o.mu.Lock()
+	n := o.buf.Buffered()
+	o.mu.Unlock()
+	return n
+}
+
 // flushFirst is the session's stderr: it flushes the buffered stdout before
 // each write, so that stdout and stderr keep their order.
 type flushFirst struct {
-	out *bufio.Writer
+	out *outWriter
 	w   io.Writer
 }
 
 func (f flushFirst) Write(p []byte) (int, error) {
-	_ = f.out.Flush() // a write error on stdout is reported by the next flush
+	f.out.mu.Lock()
+	defer f.out.mu.Unlock()
+	_ = f.out.buf.Flush() // a write error on stdout is reported by the next flush
 	return f.w.Write(p)
 }

@@ -94,7 +94,7 @@ func startPcaps(prog *object.Program, m *ebpf.Map, perCPU int) (*pcapWriter, err
 
 // startPcaps opens the program's pcap files and reads its PacketMap into
 // them, with per-CPU buffers that share the events ring buffer's size.
-func (s *session) startPcaps() error {
+func (s *entry) startPcaps() error {
 	m := s.coll.Maps[s.prog.PacketMap]
 	if m == nil {
 		return fmt.Errorf("packet map %q not in the collection", s.prog.PacketMap)
@@ -115,7 +115,7 @@ func (s *session) startPcaps() error {
 // stopPcaps writes the packets still buffered once the probes are
 // detached, closes the files, and reports packets the kernel dropped
 // ("Lost N events", as for other events).
-func (s *session) stopPcaps() error {
+func (s *entry) stopPcaps() error {
 	if s.pcaps == nil {
 		return nil
 	}

@@ -1,7 +1,6 @@
 package runtime
 
 import (
-	"bufio"
 	"cmp"
 	"context"
 	"encoding/binary"
@@ -10,7 +9,6 @@ import (
 	"io"
 	"os"
 	"slices"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -21,7 +19,6 @@ import (
 	"github.com/gotrace/gotrace/object"
 	"github.com/gotrace/gotrace/output"
 	"github.com/gotrace/gotrace/provider"
-	"github.com/gotrace/gotrace/tracefs"
 )
 
 // DefaultMaxCatBytes is bpftrace's default max_cat_bytes: how much of a file
@@ -120,6 +117,10 @@ type Options struct {
 	// events are read); embedders and tests use it to know when tracing
 	// has started.
 	Attached func()
+	// Opened, when set, is called by Run with its session once it is
+	// open, before the program is added: the caller can read the maps
+	// while the program runs (gotrace --metrics).
+	Opened func(*Session)
 	// StackMode formats kstack and ustack: "bpftrace" (the default, one
 	// symbol+offset a line), "perf" (address, symbol, object), or "raw"
 	// (addresses).
@@ -151,6 +152,10 @@ type Options struct {
 	// for text, output.FormatJSON for one JSON object per line on Stdout
 	// (see output/json.go).
 	Format output.OutputFormat
+	// ProbeStats enables the kernel's run-time statistics of BPF programs
+	// (BPF_ENABLE_STATS, Linux 5.8) while a Session is open, so that
+	// Handle.Hits counts how often each program ran. Run ignores it.
+	ProbeStats bool
 }
 
 // LoadError is returned by Run when the kernel refuses the collection. It
@@ -179,118 +184,129 @@ func (e *LoadError) Unwrap() error { return e.Err }
 // maps. exitCode is the argument of exit(), 0 otherwise; when err is not nil
 // exitCode is 1.
 //
-// Every kernel object Run creates (programs, maps, links, perf events, the
-// ring buffer reader) is closed before it returns, on every path.
+// Run is a Session with one entry: Open, Add the whole program, wait for
+// the end, Close. Every kernel object Run creates (programs, maps, links,
+// perf events, the ring buffer reader) is closed before it returns, on
+// every path.
 //
 // Run needs root (CAP_BPF, CAP_PERFMON, and CAP_SYS_ADMIN to mount tracefs);
 // see the package documentation for the kernel versions each feature needs.
 func Run(ctx context.Context, prog *object.Program, opts Options) (exitCode int, err error) {
-	s := &session{prog: prog, opts: opts, rawStderr: opts.Stderr}
-	stdout := opts.Stdout
-	if stdout == nil {
-		stdout = os.Stdout
+	if prog == nil || prog.Collection == nil {
+		return 1, errors.New("runtime: no program")
 	}
-	if s.rawStderr == nil {
-		s.rawStderr = os.Stderr
+	// Stop requests: ctx and signals stop the session's event loops.
+	// Signals stay caught until Run returns, so that a repeated one does
+	// not lose the output (StopOnSignals).
+	if !opts.NoSignals {
+		var release func()
+		ctx, release = StopOnSignals(ctx, cmp.Or[io.Writer](opts.Stderr, os.Stderr))
+		defer release()
 	}
-	// Stdout is buffered (see loop); whatever goes to stderr flushes it
-	// first, so that the two streams keep their order.
-	s.out = bufio.NewWriterSize(stdout, outBufSize)
-	s.stdout = s.out
-	s.stderr = flushFirst{s.out, s.rawStderr}
-	s.usyms = &usymResolver{execs: uprobeExecs(s.prog)}
-	s.opts.Formatter = s.withUsyms(s.withStacks(withTimestamps(withKsyms(s.opts.Formatter))))
-	if s.opts.MaxCatBytes <= 0 {
-		s.opts.MaxCatBytes = DefaultMaxCatBytes
-	}
-	defer func() {
-		if ferr := s.flush(); ferr != nil && err == nil {
-			err = ferr
-		}
-		if s.loading != nil {
-			// a load abandoned on a stop: closed once it ends (loadOrStop)
-			go func() { <-s.loading; s.closeAll() }()
-		} else if cerr := s.closeAll(); cerr != nil && err == nil {
-			err = cerr
-		}
-		if err != nil {
-			exitCode = 1
-		}
-	}()
-	if err := s.run(ctx); err != nil {
+	sess, err := Open(ctx, opts)
+	if err != nil {
 		return 1, err
 	}
-	return s.exitCode, nil
+	if opts.Opened != nil {
+		opts.Opened(sess)
+	}
+	h, err := sess.Add(prog)
+	if errors.Is(err, ErrStopped) {
+		// stopped before BEGIN: the output ends as a run without events
+		if !sess.jsonOut() {
+			_, _ = io.WriteString(sess.stdout, "\n\n")
+		}
+		if err := sess.abort(); err != nil {
+			return 1, err
+		}
+		return 0, nil
+	}
+	if err != nil {
+		_ = sess.abort() // nothing is left to close but the output
+		return 1, err
+	}
+	select {
+	case <-ctx.Done():
+	case <-h.Done():
+	}
+	if err := h.e.loopErr; err != nil {
+		_ = sess.abort() // the output failed already
+		return 1, err
+	}
+	if err := sess.Close(); err != nil {
+		return 1, err
+	}
+	return h.e.exitCode, nil
 }
 
-// session is the state of one Run.
-type session struct {
-	usyms          *usymResolver // user symbols for usym() and ustack
-	prog           *object.Program
-	opts           Options
-	stdout, stderr io.Writer // stdout is out; stderr flushes out first
-	out            *bufio.Writer
-	rawStderr      io.Writer // Options.Stderr, for other goroutines
-	buf            []byte    // printf's reused formatting buffer
+// entry is one program added to a Session: its collection, its ring
+// buffer and event loop, its links, and what decoding its events needs.
+// It is the provider.Attacher of its probes.
+type entry struct {
+	*Session
+	id    int
+	usyms *usymResolver // user symbols for usym() and ustack
+	prog  *object.Program
+	// opts are the session's options for this entry, with its formatter
+	// (stacks, user symbols) and its config.
+	opts Options
+	buf  []byte // printf's reused formatting buffer
 
 	coll     *ebpf.Collection
 	dryRun   bool // Load: load without the attach preflight checks
 	reader   *ringbuf.Reader
 	pcaps    *pcapWriter // skboutput's files (pcap.go); nil when unused
-	env      *tracefs.Env
-	ncpu     int         // possible CPUs: the length of per-CPU values
 	attached closerStack // links and perf events, closed when detaching
 	others   closerStack // reader and collection, closed last
 
-	stop        atomic.Bool // exit requested by a signal or ctx
+	ends      []*object.Probe // END probes, in order
+	points    []string        // the attach points, for Handle.Probes
+	nattached int             // attach points counted in "Attached N probes"
+
+	detaching   atomic.Bool // Detach: stop reading
 	finalizing  bool        // exit() seen: ignore further events
 	iterOnly    bool        // only iterators attached: exit() does not cut their output (bench.go)
+	exited      bool        // exit() was called
 	exitCode    int
-	lost        uint64    // lost events reported so far
-	lossChecked time.Time // when lost events were last checked
+	events      atomic.Uint64 // events handled
+	lost        uint64        // lost events reported so far
+	lossChecked time.Time     // when lost events were last checked
+
+	wake     chan struct{} // wakes a loop without a ring buffer
+	loopDone chan struct{} // closed when the event loop returned
+	loopErr  error         // what the loop returned (read after loopDone)
 
 	kf kfuncState // kernel-function probes (kfunc.go)
 
 	loading chan error // a load still running after a stop (loadOrStop)
 }
 
-func (s *session) closeAll() error {
+// stopped reports whether the entry's event loop is asked to stop: the
+// session stops or the entry is being detached.
+func (s *entry) stopped() bool { return s.stop.Load() || s.detaching.Load() }
+
+// closeAll closes everything of the entry.
+func (s *entry) closeAll() error {
 	return errors.Join(s.attached.closeAll(), s.others.closeAll())
 }
 
-func (s *session) run(ctx context.Context) error {
-	// Signals are caught from the start: one during the load stops the
-	// run before BEGIN. They stay caught until Run returns, so that a
-	// repeated one does not lose the output (StopOnSignals).
-	if !s.opts.NoSignals {
-		var release func()
-		ctx, release = StopOnSignals(ctx, s.rawStderr)
-		defer release()
-	}
+// start loads the entry's program, runs BEGIN, attaches every probe and
+// prints what BEGIN sent; the event loop is then started by the caller.
+// It returns drainOnly: the program cannot send more events once what is
+// queued is printed (only BEGIN and END probes, iterators, benchmarks).
+func (s *entry) start() (drainOnly bool, err error) {
 	prog := s.prog
-	if prog == nil || prog.Collection == nil {
-		return errors.New("runtime: no program")
-	}
-	if err := raiseMemlock(); err != nil {
-		return err
-	}
-	ncpu, err := ebpf.PossibleCPU()
-	if err != nil {
-		return fmt.Errorf("count CPUs: %w", err)
-	}
-	s.ncpu = ncpu
-
-	var begins, ends, benches, probes []*object.Probe
+	var begins, benches, probes []*object.Probe
 	for _, p := range prog.Probes {
 		def := provider.Lookup(p.Provider)
 		if def == nil || !def.Supported() {
-			return fmt.Errorf("probe %s: unknown provider %q", p.Name, p.Provider)
+			return false, fmt.Errorf("probe %s: unknown provider %q", p.Name, p.Provider)
 		}
 		switch def.Phase {
 		case provider.Begin:
 			begins = append(begins, p)
 		case provider.End:
-			ends = append(ends, p)
+			s.ends = append(s.ends, p)
 		case provider.Bench:
 			benches = append(benches, p)
 		default:
@@ -299,79 +315,48 @@ func (s *session) run(ctx context.Context) error {
 	}
 	byOrder := func(a, b *object.Probe) int { return cmp.Compare(a.Order, b.Order) }
 	slices.SortStableFunc(begins, byOrder)
-	slices.SortStableFunc(ends, byOrder)
+	slices.SortStableFunc(s.ends, byOrder)
 
-	n := len(begins) + len(ends) + len(benches)
+	n := len(begins) + len(s.ends) + len(benches)
 	for _, p := range probes {
 		if !p.Dispatcher {
 			n += provider.Lookup(p.Provider).AttachPoints(p)
 		}
 	}
 	if limit := cmp.Or(s.opts.MaxProbes, DefaultMaxProbes); n > limit {
-		return fmt.Errorf("Can't attach to %d probes because it exceeds the current limit of %d probes.\n"+
+		return false, fmt.Errorf("Can't attach to %d probes because it exceeds the current limit of %d probes.\n"+
 			"You can increase the limit through the BPFTRACE_MAX_PROBES environment variable, "+
 			"but BE CAREFUL since a high number of probes attached can cause your system to crash.", n, limit)
 	}
-	if err := s.loadOrStop(ctx); err != nil {
-		if errors.Is(err, errStopped) {
-			return s.endUnstarted()
-		}
-		return err
+	if err := s.loadOrStop(); err != nil {
+		return false, err
 	}
 	if err := s.writeGlobals(); err != nil {
-		return err
+		return false, err
 	}
 	if prog.EventsMap != "" {
 		m := s.coll.Maps[prog.EventsMap]
 		if m == nil {
-			return fmt.Errorf("events map %q not in the collection", prog.EventsMap)
+			return false, fmt.Errorf("events map %q not in the collection", prog.EventsMap)
 		}
 		rd, err := ringbuf.NewReader(m)
 		if err != nil {
-			return fmt.Errorf("open ring buffer: %w", err)
+			return false, fmt.Errorf("open ring buffer: %w", err)
 		}
 		s.reader = rd
 		s.others.push(rd)
 	}
 	if prog.PacketMap != "" {
 		if err := s.startPcaps(); err != nil {
-			return err
+			return false, err
 		}
 	}
-
-	// Stop requests: ctx and signals set s.stop and wake the reader.
-	wake := make(chan struct{}, 1)
-	quit := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		select {
-		case <-ctx.Done():
-		case <-quit:
-			return
-		}
-		s.stop.Store(true)
-		select {
-		case wake <- struct{}{}:
-		default:
-		}
-		if s.reader != nil {
-			_ = s.reader.Flush()
-		}
-	}()
-	stopWatcher := sync.OnceFunc(func() {
-		close(quit)
-		wg.Wait()
-	})
-	defer stopWatcher()
-
-	if ctx.Err() != nil {
-		return s.endUnstarted() // stopped before BEGIN: nothing runs
+	if s.stopped() {
+		return false, ErrStopped // before BEGIN: nothing runs
 	}
 	for _, p := range begins {
 		if err := s.runOnce(p); err != nil {
-			return err
+			return false, err
 		}
 	}
 	// What BEGIN sent is read now and printed after the Attached line, as
@@ -379,69 +364,72 @@ func (s *session) run(ctx context.Context) error {
 	// events that are ignored, so they are not attached.
 	pending, exited, err := s.takeBeginEvents(len(begins) > 0)
 	if err != nil {
-		return err
+		return false, err
 	}
 	attachStart := time.Now()
 	if !exited {
 		skipped, err := s.attachProbes(probes)
 		if err != nil {
-			return err
+			return false, err
 		}
 		n -= skipped
 	}
 	if n == 0 {
-		return errors.New("no probes to attach")
+		return false, errors.New("No probes to attach") // bpftrace's words
+	}
+	s.nattached = n
+	for _, p := range prog.Probes {
+		if !p.Dispatcher {
+			s.points = append(s.points, p.Name)
+		}
 	}
 	if !s.opts.Quiet && !s.json() {
 		fmt.Fprintln(s.stderr, attachedLine(n, time.Since(attachStart)))
 	}
 	if s.json() && !s.opts.Quiet {
 		if err := s.write(output.JSONAttachedProbes(n)); err != nil {
-			return err
+			return false, err
 		}
 	}
 	if err := s.flush(); err != nil {
-		return err
+		return false, err
 	}
 	if s.opts.Attached != nil {
 		s.opts.Attached()
 	}
 	for _, rec := range pending {
 		if err := s.handle(rec); err != nil {
-			return err
+			return false, err
 		}
 	}
 
 	// With only BEGIN and END probes nothing can send events any more:
 	// print what BEGIN sent and stop.
 	s.iterOnly = runOnce(probes)
-	drainOnly := n == len(begins)+len(ends) || s.iterOnly
+	drainOnly = n == len(begins)+len(s.ends) || s.iterOnly
 	if len(benches) > 0 {
 		if err := s.runBenches(benches); err != nil {
-			return err
+			return false, err
 		}
 		drainOnly = true
 	}
-	if err := s.loop(drainOnly, wake); err != nil {
-		return err
-	}
+	return drainOnly, nil
+}
 
-	// Finalize: detach, print the events still queued (after exit() handle
-	// drops them), run END, print. bpftrace, too, prints what its ring
-	// buffer still holds after a signal, in the drain that follows END:
-	// dropping them lost the last events of a run stopped by Ctrl-C.
-	stopWatcher()
-	if err := s.detach(); err != nil {
-		return fmt.Errorf("detach probes: %w", err)
-	}
+// finish runs once the entry's probes are detached: it prints the events
+// still queued, runs the END probes and prints what they sent.
+func (s *entry) finish() error {
 	if err := s.stopPcaps(); err != nil {
 		return err
 	}
+	// bpftrace, too, prints what its ring buffer still holds after a
+	// signal, in the drain that follows END: dropping them lost the last
+	// events of a run stopped by Ctrl-C.
 	if err := s.drain(false); err != nil {
 		return err
 	}
 	s.finalizing = false
-	for _, p := range ends {
+	for _, p := range s.ends {
 		if err := s.runOnce(p); err != nil {
 			return err
 		}
@@ -450,29 +438,12 @@ func (s *session) run(ctx context.Context) error {
 		return err
 	}
 	s.reportLost(true)
-	if s.lost > 0 {
-		fmt.Fprintf(s.stderr, "WARNING: Total lost event count: %d\n", s.lost)
-	}
-	s.reportFullMaps()
-	if !s.json() {
-		if _, err := io.WriteString(s.stdout, "\n\n"); err != nil {
-			return fmt.Errorf("write output: %w", err)
-		}
-	}
-	if s.opts.NoExitMaps {
-		return nil
-	}
-	for _, m := range prog.Maps {
-		if err := s.printMap(m, output.MapOptions{}, true); err != nil {
-			return err
-		}
-	}
 	return nil
 }
 
 // takeBeginEvents reads the events that the BEGIN probes sent, if any ran,
 // and reports whether one of them is an exit().
-func (s *session) takeBeginEvents(ran bool) (recs [][]byte, exited bool, err error) {
+func (s *entry) takeBeginEvents(ran bool) (recs [][]byte, exited bool, err error) {
 	if !ran || s.reader == nil {
 		return nil, false, nil
 	}

@@ -14,7 +14,7 @@ import (
 // stack id in the program's stack trace map, read when printed and
 // symbolized with kallsyms, one frame a line indented by eight spaces, as
 // bpftrace prints stacks.
-func (s *session) withStacks(f *output.Formatter) *output.Formatter {
+func (s *entry) withStacks(f *output.Formatter) *output.Formatter {
 	if f.Stack != nil || (s.prog.StackMap == "" && s.prog.BuildIDStackMap == "") {
 		return f
 	}
@@ -58,21 +58,22 @@ func (s *session) withStacks(f *output.Formatter) *output.Formatter {
 				fmt.Fprintf(&b, "%x\n", addr)
 				continue
 			case "perf":
-				if t.Name == "ustack" && !s.opts.NoDebugInfo {
+				if t.UserStack && !s.opts.NoDebugInfo {
 					for _, f := range s.usyms.debugFrames(addr, pid, true) {
 						fmt.Fprintf(&b, "\t%x %s\n", addr, f)
 					}
-				} else if t.Name == "ustack" {
+				} else if t.UserStack {
 					fmt.Fprintf(&b, "\t%x %s\n", addr, s.usyms.perfFrame(addr, pid))
 				} else if name, off, ok := ksyms.Lookup(addr); ok {
-					fmt.Fprintf(&b, "\t%x %s+%d ([kernel.kallsyms])\n", addr, name, off)
+					// no " ([kernel.kallsyms])" suffix: bpftrace 0.26 gives none
+					fmt.Fprintf(&b, "\t%x %s+%d\n", addr, name, off)
 				} else {
-					fmt.Fprintf(&b, "\t%x [unknown] ([kernel.kallsyms])\n", addr)
+					fmt.Fprintf(&b, "\t%x 0x%x\n", addr, addr)
 				}
 				continue
 			}
 			b.WriteString("        ")
-			if t.Name == "ustack" {
+			if t.UserStack {
 				if s.opts.NoDebugInfo {
 					b.WriteString(s.usyms.frame(addr, pid) + "\n")
 				} else {
@@ -100,7 +101,7 @@ func (s *session) withStacks(f *output.Formatter) *output.Formatter {
 // newline, one frame a line, the file's build id in hex and the offset in
 // it ("0x" and at least two hex digits), or the bare address in hex when
 // the kernel found no build id.
-func (s *session) buildIDStack(t *types.Type, id uint64) string {
+func (s *entry) buildIDStack(t *types.Type, id uint64) string {
 	var b strings.Builder
 	b.WriteString("\n")
 	if s.coll == nil || int64(id) < 0 {

@@ -46,7 +46,7 @@ func parallel(n, workers int, f func(i int)) {
 // slowDetach is the detach time from which the time taken is reported.
 const slowDetach = time.Second
 
-// detach closes everything the probes attached, concurrently: closing a
+// detachAll closes what the probes attached (cs), concurrently: closing a
 // perf event (tracepoints, profile, software) or a kprobe waits for an RCU
 // grace period under the kernel's event_mutex, which serialises most of
 // it. Measured on a 2-CPU host (Linux 6.18, shared with other work, one
@@ -55,12 +55,10 @@ const slowDetach = time.Second
 // 8-15 s with 2, 4, 8, 16 or 32 workers and 12 s with one per event, with
 // no worker count clearly ahead, so it keeps detachWorkers. It reports the
 // time taken on stderr when it is long, as attaching does.
-func (s *session) detach() error {
+func (s *Session) detachAll(cs []io.Closer) error {
 	start := time.Now()
-	cs := s.attached.cs
-	s.attached.cs = nil
 	err := closeGroup(cs).Close()
-	if took := time.Since(start); took >= slowDetach && !s.opts.Quiet && !s.json() {
+	if took := time.Since(start); took >= slowDetach && !s.opts.Quiet && !s.jsonOut() {
 		fmt.Fprintf(s.stderr, "Detached probes in %.2fs\n", took.Seconds())
 	}
 	return err

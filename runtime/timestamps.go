@@ -22,7 +22,7 @@ func withTimestamps(f *output.Formatter) *output.Formatter {
 	offset := time.Now().UnixNano() - mono.Nano()
 	c := *f
 	c.Timestamp = func(t *types.Type, ns uint64) string {
-		return output.FormatTimestamp(t.Name, time.Unix(0, offset+int64(ns)))
+		return output.FormatTimestamp(t.Strftime, time.Unix(0, offset+int64(ns)))
 	}
 	return &c
 }

@@ -52,7 +52,7 @@ func splitSeparate(spec *ebpf.CollectionSpec) (*ebpf.CollectionSpec, []string) {
 // BTF cache (so vmlinux BTF is parsed once). Programs the kernel refuses
 // are skipped when they belong to a wildcard; any other refusal is an
 // error.
-func (s *session) loadSeparate(spec *ebpf.CollectionSpec, names []string, cache *btf.Cache) error {
+func (s *entry) loadSeparate(spec *ebpf.CollectionSpec, names []string, cache *btf.Cache) error {
 	if len(names) == 0 {
 		return nil
 	}
@@ -117,7 +117,7 @@ func (s *session) loadSeparate(spec *ebpf.CollectionSpec, names []string, cache 
 
 // loadOne loads one program of the collection in a collection of its own
 // whose maps are those of s.coll.
-func (s *session) loadOne(spec *ebpf.CollectionSpec, name string, cache *btf.Cache) (*ebpf.Program, error) {
+func (s *entry) loadOne(spec *ebpf.CollectionSpec, name string, cache *btf.Cache) (*ebpf.Program, error) {
 	sub := &ebpf.CollectionSpec{
 		Maps:      make(map[string]*ebpf.MapSpec, len(spec.Maps)),
 		Programs:  map[string]*ebpf.ProgramSpec{name: spec.Programs[name]},
@@ -147,7 +147,7 @@ func (s *session) loadOne(spec *ebpf.CollectionSpec, name string, cache *btf.Cac
 // when loadErr comes from a kernel that refuses BPF trampolines altogether
 // (rather than this program or this function): it loads a trivial program
 // of the same attach type on the same function and looks at how that fails.
-func (s *session) trampolineFeature(p *object.Probe, ps *ebpf.ProgramSpec, cache *btf.Cache, loadErr error) error {
+func (s *entry) trampolineFeature(p *object.Probe, ps *ebpf.ProgramSpec, cache *btf.Cache, loadErr error) error {
 	if ps == nil || !isSeparate(ps) || !isFeatureErrno(loadErr) {
 		return nil
 	}

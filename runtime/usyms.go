@@ -13,6 +13,7 @@ import (
 	"github.com/gotrace/gotrace/internal/debuginfo"
 	"github.com/gotrace/gotrace/object"
 	"github.com/gotrace/gotrace/output"
+	"github.com/gotrace/gotrace/provider"
 )
 
 // usymResolver symbolizes user addresses: /proc/PID/maps gives the file
@@ -42,15 +43,10 @@ func uprobeExecs(prog *object.Program) []execSegs {
 	var out []execSegs
 	seen := map[string]bool{}
 	for _, p := range prog.Probes {
-		if p.Provider != "uprobe" && p.Provider != "uretprobe" {
-			continue
-		}
-		for _, t := range p.Targets {
-			i := strings.LastIndexByte(t, ':')
-			if i <= 0 || seen[t[:i]] {
+		for _, path := range provider.Lookup(p.Provider).BinariesOf(p) {
+			if seen[path] {
 				continue
 			}
-			path := t[:i]
 			seen[path] = true
 			f, err := elf.Open(path)
 			if err != nil {
@@ -226,7 +222,7 @@ func fileOffset(f *elf.File, vaddr uint64) (uint64, bool) {
 }
 
 // withUsyms sets the formatter's hook for usym() values.
-func (s *session) withUsyms(f *output.Formatter) *output.Formatter {
+func (s *entry) withUsyms(f *output.Formatter) *output.Formatter {
 	if f.Usym != nil {
 		return f
 	}

@@ -4,7 +4,8 @@
 #   2. kernel e2e tests on this machine's kernel (tracepoints, interval,
 #      profile, software, tp_btf, BEGIN/END),
 #   3. each fuzz target for a short budget (GOTRACE_FUZZTIME, 20s),
-#   4. kernel e2e tests inside qemu on stock Debian kernels 6.12 and 6.1
+#   4. kernel e2e tests inside qemu on stock Debian kernels 6.12, 6.1 and
+#      7.3 (trixie-backports)
 #      (kprobe, kretprobe, kprobe_multi, fentry, fexit).
 # Usage: scripts/test.sh            (from anywhere in the repository)
 set -euo pipefail
@@ -26,6 +27,10 @@ command -v bpftrace >/dev/null 2>&1 || need+=(bpftrace)
 # usdt e2e tests.
 command -v gcc >/dev/null 2>&1 || need+=(gcc)
 [ -e /usr/include/stdlib.h ] || need+=(libc6-dev)
+# prometheus (server and promtool) for the --metrics e2e test and the
+# lint of scrapes; kubectl validates deploy/kubernetes offline.
+command -v prometheus >/dev/null 2>&1 || need+=(prometheus)
+command -v kubectl >/dev/null 2>&1 || need+=(kubernetes-client)
 if [ "${#need[@]}" -gt 0 ]; then
 	apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null

@@ -5,7 +5,7 @@
 //
 //	vmtest/setup.sh   # once: qemu-system-x86, busybox-static, kernels
 //	CGO_ENABLED=0 go test -exec "go run github.com/gotrace/gotrace/cmd/vmexec -kernel 6.12" ./pkg/
-//	vmtest/run.sh     # setup + the smoke tests on 6.12 and 6.1
+//	vmtest/run.sh     # setup + the smoke tests on 6.12, 6.1 and 7.3
 //
 // (Use the import path, not ./cmd/vmexec: go test starts the -exec command
 // in the package directory.)
@@ -26,10 +26,12 @@
 //   - qemu-system-x86_64 and a static busybox (Debian: qemu-system-x86,
 //     busybox-static), installed by setup.sh.
 //   - Kernel images from setup.sh in $GOTRACE_VM_CACHE or
-//     <module root>/.cache/vm as vmlinuz-6.12 and vmlinuz-6.1:
+//     <module root>/.cache/vm as vmlinuz-6.12, vmlinuz-6.1 and vmlinuz-7.3:
 //     Debian's linux-image-6.12-cloud-amd64 has kprobe, kprobe_multi,
 //     fentry/fexit; linux-image-cloud-amd64 (6.1) has the same except
-//     kprobe_multi/kretprobe_multi/uprobe_multi (no CONFIG_FPROBE).
+//     kprobe_multi/kretprobe_multi/uprobe_multi (no CONFIG_FPROBE);
+//     trixie-backports' linux-image-cloud-amd64 (7.3) adds tracing_multi
+//     links (one fentry/fexit program on many functions).
 //   - Statically linked programs: build tests with CGO_ENABLED=0. Run
 //     rejects dynamically linked ELF files.
 //

@@ -2,10 +2,10 @@
 # run.sh installs the VM harness (setup.sh), builds cmd/vmexec and runs Go
 # tests inside each guest kernel:
 #
-#   vmtest/run.sh                      # ./vmtest/smoke/ on 6.12 and 6.1
+#   vmtest/run.sh                      # ./vmtest/smoke/ on 6.12, 6.1 and 7.3
 #   vmtest/run.sh -v ./vmtest/smoke/   # arguments go to go test as given
 #
-# GOTRACE_VM_KERNELS overrides the kernel list (default "6.12 6.1"). Every
+# GOTRACE_VM_KERNELS overrides the kernel list (default "6.12 6.1 7.3"). Every
 # VM run is bounded by GOTRACE_VM_TIMEOUT (default 300 s). Exits non-zero if
 # any kernel's run fails, after running all of them.
 set -euo pipefail
@@ -28,7 +28,7 @@ if [ "$#" -eq 0 ]; then
 fi
 
 status=0
-for k in ${GOTRACE_VM_KERNELS:-6.12 6.1}; do
+for k in ${GOTRACE_VM_KERNELS:-6.12 6.1 7.3}; do
 	echo "=== vmtest: kernel $k: go test $*"
 	start=$(date +%s.%N)
 	if CGO_ENABLED=0 go test -count=1 -exec "$vmexec -kernel $k" "$@"; then

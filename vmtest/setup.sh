@@ -6,6 +6,11 @@
 #   - kernels: the current Debian packages behind the meta packages
 #       linux-image-6.12-cloud-amd64 -> $CACHE/vmlinuz-6.12
 #       linux-image-cloud-amd64      -> $CACHE/vmlinuz-6.1
+#       linux-image-cloud-amd64 of trixie-backports -> $CACHE/vmlinuz-7.3
+#     (7.3 through apt options of its own: a source list, package lists and
+#     archive cache under $CACHE/apt, so the machine's apt sources and
+#     candidates stay as they are; the trixie keys are in bookworm's
+#     debian-archive-keyring)
 #
 # CACHE is ${GOTRACE_VM_CACHE:-<repo root>/.cache/vm}. Set GOTRACE_VM_REFRESH=1
 # to re-resolve and re-download the kernels. Must run as root on Debian 12
@@ -29,11 +34,14 @@ else
 fi
 export DEBIAN_FRONTEND=noninteractive
 
+# apt_opts: extra options of apt-get/apt-cache (empty: the machine's own
+# apt configuration; the 7.3 kernel sets its own).
+apt_opts=()
 apt_updated=0
 apt_update() {
 	if [ "$apt_updated" -eq 0 ]; then
-		log "apt-get update"
-		$sudo apt-get update -qq
+		log "apt-get update ${apt_opts[*]}"
+		$sudo apt-get "${apt_opts[@]}" update -qq
 		apt_updated=1
 	fi
 }
@@ -41,7 +49,7 @@ apt_update() {
 # have_candidate PKG: true if apt knows an installable version of PKG.
 have_candidate() {
 	local c
-	c=$(apt-cache policy "$1" 2>/dev/null | awk '/Candidate:/ {print $2}')
+	c=$(apt-cache "${apt_opts[@]}" policy "$1" 2>/dev/null | awk '/Candidate:/ {print $2}')
 	[ -n "$c" ] && [ "$c" != "(none)" ]
 }
 
@@ -68,8 +76,20 @@ command -v qemu-system-x86_64 >/dev/null || { log "qemu-system-x86_64 not found 
 [ -x /bin/busybox ] || { log "/bin/busybox not found after install"; exit 1; }
 
 # 2. Kernels.
-# fetch_kernel META SHORT: resolve META to its versioned linux-image package,
-# download it and extract its vmlinuz to $cache/vmlinuz-SHORT.
+# resolve META: the package holding the kernel image behind META: its
+# linux-image-VERSION dependency, and that one's linux-binary-VERSION where
+# the kernel image was split out of it (Debian's 7.x packages).
+resolve() {
+	local pkg bin
+	pkg=$(apt-cache "${apt_opts[@]}" depends "$1" | awk '$1 == "Depends:" && $2 ~ /^linux-image-/ && !n++ {print $2}')
+	[ -n "$pkg" ] || return 0
+	bin=$(apt-cache "${apt_opts[@]}" depends "$pkg" | awk '$1 == "Depends:" && $2 ~ /^linux-binary-/ && !n++ {print $2}')
+	echo "${bin:-$pkg}"
+}
+
+# fetch_kernel META SHORT: resolve META to its versioned package, download
+# it and extract its vmlinuz (./boot/vmlinuz-* or
+# ./usr/lib/modules/*/vmlinuz) to $cache/vmlinuz-SHORT.
 fetch_kernel() {
 	local meta=$1 short=$2 dst="$cache/vmlinuz-$2"
 	if [ -s "$dst" ] && [ "${GOTRACE_VM_REFRESH:-0}" != 1 ]; then
@@ -78,7 +98,7 @@ fetch_kernel() {
 	fi
 	have_candidate "$meta" || apt_update
 	local pkg
-	pkg=$(apt-cache depends "$meta" | awk '$1 == "Depends:" && $2 ~ /^linux-image-/ && !n++ {print $2}')
+	pkg=$(resolve "$meta")
 	if [ -z "$pkg" ]; then
 		log "cannot resolve $meta to a linux-image package (Debian 12 needs the bookworm-security suite in its apt sources for the 6.12 kernel)"
 		return 1
@@ -86,20 +106,25 @@ fetch_kernel() {
 	local tmp
 	tmp=$(mktemp -d "$cache/dl.XXXXXX")
 	log "apt-get download $pkg (for $meta)"
-	if ! (cd "$tmp" && apt-get download -qq "$pkg" 2>/dev/null); then
+	if ! (cd "$tmp" && apt-get "${apt_opts[@]}" download -qq "$pkg" 2>/dev/null); then
 		# Stale package lists point at superseded .debs: refresh and retry once.
 		apt_updated=0
 		apt_update
-		pkg=$(apt-cache depends "$meta" | awk '$1 == "Depends:" && $2 ~ /^linux-image-/ && !n++ {print $2}')
+		pkg=$(resolve "$meta")
 		log "apt-get download $pkg (retry)"
-		(cd "$tmp" && apt-get download -qq "$pkg")
+		(cd "$tmp" && apt-get "${apt_opts[@]}" download -qq "$pkg")
 	fi
 	local debs=("$tmp"/*.deb) deb
 	deb=${debs[0]}
-	(cd "$tmp" && dpkg-deb --fsys-tarfile "$deb" | tar -x --wildcards './boot/vmlinuz-*')
-	local imgs=("$tmp"/boot/vmlinuz-*) img
-	img=${imgs[0]}
-	[ -f "$img" ] || { log "no ./boot/vmlinuz-* in $deb"; return 1; }
+	(cd "$tmp" && dpkg-deb --fsys-tarfile "$deb" | tar -x --wildcards './boot/vmlinuz-*' './usr/lib/modules/*/vmlinuz' 2>/dev/null || true)
+	local img= f
+	for f in "$tmp"/boot/vmlinuz-* "$tmp"/usr/lib/modules/*/vmlinuz; do
+		if [ -f "$f" ]; then
+			img=$f
+			break
+		fi
+	done
+	[ -n "$img" ] || { log "no ./boot/vmlinuz-* or ./usr/lib/modules/*/vmlinuz in $deb"; return 1; }
 	mv -f "$img" "$dst.tmp"
 	mv -f "$dst.tmp" "$dst"
 	basename "$deb" .deb >"$dst.pkg"
@@ -109,5 +134,15 @@ fetch_kernel() {
 
 fetch_kernel linux-image-6.12-cloud-amd64 6.12
 fetch_kernel linux-image-cloud-amd64 6.1
+
+# Linux 7.3 from trixie-backports, through a private apt configuration.
+apt_dir=$cache/apt
+mkdir -p "$apt_dir/lists/partial" "$apt_dir/parts" "$apt_dir/archives/partial"
+echo 'deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian trixie-backports main' >"$apt_dir/sources.list"
+apt_opts=(-o "Dir::Etc::SourceList=$apt_dir/sources.list" -o "Dir::Etc::SourceParts=$apt_dir/parts"
+	-o "Dir::State::Lists=$apt_dir/lists" -o "Dir::Cache::Archives=$apt_dir/archives"
+	-o "Dir::Cache::pkgcache=" -o "Dir::Cache::srcpkgcache=")
+apt_updated=0
+fetch_kernel linux-image-cloud-amd64 7.3
 
 log "cache: $cache"

@@ -7,6 +7,8 @@
 //     pid filter, a log2 bucket and a per-CPU array of buckets),
 //   - gotrace: the gotrace binary running the same one-liner,
 //   - bpftrace: bpftrace running it, when installed,
+//   - gotrace+scrape (with -scrape): gotrace with --metrics, its /metrics
+//     fetched every second meanwhile,
 //
 // for two scripts:
 //
@@ -19,7 +21,7 @@
 // median cost added over the untraced loop.
 //
 //	go build -o /tmp/gotrace ./cmd/gotrace
-//	sudo go run ./bench/events [-gotrace /tmp/gotrace] [-rounds 7] [-calls 1000000]
+//	sudo go run ./bench/events [-gotrace /tmp/gotrace] [-rounds 7] [-calls 1000000] [-scrape]
 //
 // It needs root.
 package main

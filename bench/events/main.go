@@ -22,8 +22,9 @@ func main() {
 	bpftrace := flag.String("bpftrace", "bpftrace", "bpftrace binary (skipped when not found)")
 	rounds := flag.Int("rounds", 7, "interleaved rounds")
 	calls := flag.Int("calls", 1000000, "getppid calls per measurement")
+	scrape := flag.Bool("scrape", false, "also run gotrace with --metrics, scraped every second")
 	flag.Parse()
-	if err := run(*gotrace, *bpftrace, *rounds, *calls); err != nil {
+	if err := run(*gotrace, *bpftrace, *rounds, *calls, *scrape); err != nil {
 		fmt.Fprintln(os.Stderr, "events:", err)
 		os.Exit(1)
 	}
@@ -41,7 +42,7 @@ type script struct {
 	hand func() (*ebpf.Collection, link.Link, error)
 }
 
-func run(gotrace, bpftrace string, rounds, calls int) error {
+func run(gotrace, bpftrace string, rounds, calls int, scrape bool) error {
 	pid := os.Getpid()
 	scripts := []script{
 		{"count", `tracepoint:syscalls:sys_enter_getppid { @ = count(); }`, handCount},
@@ -53,6 +54,9 @@ func run(gotrace, bpftrace string, rounds, calls int) error {
 		return fmt.Errorf("gotrace binary: %w (build it with go build -o %s ./cmd/gotrace)", err, gotrace)
 	}
 	variants = append(variants, variant{"gotrace", func(src string) (func(), error) { return startTool(gotrace, src) }})
+	if scrape {
+		variants = append(variants, variant{"gotrace+scrape", func(src string) (func(), error) { return startScraped(gotrace, src) }})
+	}
 	if p, err := exec.LookPath(bpftrace); err == nil {
 		variants = append(variants, variant{"bpftrace", func(src string) (func(), error) { return startTool(p, src) }})
 	}
@@ -87,14 +91,14 @@ func run(gotrace, bpftrace string, rounds, calls int) error {
 		}
 	}
 	fmt.Printf("%d rounds of %d getppid calls, %s\n", rounds, calls, runtime.Version())
-	fmt.Printf("%-6s %-9s %12s %12s %10s\n", "script", "variant", "ns/call", "added ns", "vs hand")
+	fmt.Printf("%-6s %-14s %12s %12s %10s\n", "script", "variant", "ns/call", "added ns", "vs hand")
 	for _, s := range scripts {
-		fmt.Printf("%-6s %-9s %12.1f\n", s.name, "none", median(traced[key{s.name, "none"}]))
+		fmt.Printf("%-6s %-14s %12.1f\n", s.name, "none", median(traced[key{s.name, "none"}]))
 		hand := median(added[key{s.name, "hand"}])
 		for _, v := range variants {
 			k := key{s.name, v.name}
 			a := median(added[k])
-			fmt.Printf("%-6s %-9s %12.1f %12.1f %9.0f%%\n", s.name, v.name, median(traced[k]), a, 100*(a-hand)/hand)
+			fmt.Printf("%-6s %-14s %12.1f %12.1f %9.0f%%\n", s.name, v.name, median(traced[k]), a, 100*(a-hand)/hand)
 		}
 	}
 	return nil
@@ -127,9 +131,10 @@ func median(xs []float64) float64 {
 	return s[len(s)/2]
 }
 
-// startTool runs a tracer on src and returns once it has attached.
-func startTool(tool, src string) (func(), error) {
-	cmd := exec.Command(tool, "-e", src)
+// startTool runs a tracer on src and returns once it has attached; args
+// come before the program.
+func startTool(tool, src string, args ...string) (func(), error) {
+	cmd := exec.Command(tool, append(args, "-e", src)...)
 	// bpftrace 0.17 says "Attaching" on stdout, gotrace "Attached" on stderr.
 	stderr, w := io.Pipe()
 	cmd.Stdout, cmd.Stderr = w, w

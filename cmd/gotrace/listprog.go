@@ -10,7 +10,7 @@ import (
 	"github.com/cilium/ebpf/btf"
 
 	"github.com/gotrace/gotrace"
-	"github.com/gotrace/gotrace/lang"
+	"github.com/gotrace/gotrace/provider"
 )
 
 // listSearch implements -l and -lv without a program: search is a comma
@@ -57,8 +57,8 @@ func listProgram(stdout, stderr io.Writer, cfg *config, name, src string) int {
 	seen := map[string]bool{}
 	for _, p := range script.Checked.Probes {
 		for _, ap := range p.Points {
-			name := listingName(ap)
-			if seen[name] || ap.Provider == "begin" || ap.Provider == "end" {
+			name, listed := provider.Lookup(ap.Provider).ListingName(ap)
+			if !listed || seen[name] {
 				continue
 			}
 			seen[name] = true
@@ -74,26 +74,6 @@ func listProgram(stdout, stderr io.Writer, cfg *config, name, src string) int {
 		}
 	}
 	return 0
-}
-
-// listingName is the name -l prints for an attach point of a program, as
-// bpftrace lists it: trampolines with their module ("fentry:vmlinux:
-// vfs_read"), timers and perf events without their period or rate
-// ("interval:ms:").
-func listingName(ap *lang.AttachPoint) string {
-	switch ap.Provider {
-	case "fentry", "fexit":
-		mod := ap.Module
-		if mod == "" {
-			mod = "vmlinux"
-		}
-		return ap.Provider + ":" + mod + ":" + ap.Func
-	case "interval", "profile", "software", "hardware":
-		if i := strings.LastIndexByte(ap.Name, ':'); i >= 0 {
-			return ap.Name[:i+1]
-		}
-	}
-	return ap.Name
 }
 
 // printType prints the C definition of the named struct, union or enum

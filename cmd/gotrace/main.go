@@ -60,7 +60,7 @@ OPTIONS:
                    (BEGIN and END always run)
     --aot FILE     write FILE, an executable that runs the program later
                    (its options: FILE --help)
-` + outputUsage + `
+` + outputUsage + metricsUsage + `
 TROUBLESHOOTING OPTIONS:
     --dry-run      parse, check and load the program without attaching it
     --mode MODE    run (the default), or bench: time the bench: probes
@@ -94,6 +94,7 @@ type config struct {
 	probeFilter string // --probe-filter
 	debug       map[string]bool
 	out         outputFlags
+	metrics     metricsFlags // --metrics
 
 	// includeDirs and includes are -I and --include, in order.
 	includeDirs, includes []string
@@ -171,6 +172,7 @@ func (cfg *config) options(help, showVersion *bool) []option {
 		{long: "usdt-file-activation", set: ignore},
 		{long: "aot", hasArg: true, set: str(&cfg.aot)},
 	}
+	opts = append(opts, metricsOptions(&cfg.metrics)...)
 	return append(opts, outputOptions(&cfg.out)...)
 }
 
@@ -390,6 +392,15 @@ func execute(ctx context.Context, cfg *config, name, src string, stdout, stderr 
 	}
 	if cfg.emit != "" {
 		return 0
+	}
+	srv, msrc, err := startMetrics(&cfg.metrics, script.Program, stderr, cfg.out.noWarnings)
+	if err != nil {
+		fmt.Fprintf(stderr, "ERROR: %v\n", err)
+		return 1
+	}
+	if srv != nil {
+		defer srv.Close()
+		opts.Opened = msrc.Set
 	}
 	exitCode, err := script.Run(ctx, opts)
 	if err != nil {

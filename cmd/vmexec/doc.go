@@ -22,7 +22,7 @@
 //
 // Flags (each defaults to the environment variable shown):
 //
-//	-kernel NAME   kernel name (6.12, 6.1) or vmlinuz path [GOTRACE_VM_KERNEL, else 6.12]
+//	-kernel NAME   kernel name (6.12, 6.1, 7.3) or vmlinuz path [GOTRACE_VM_KERNEL, else 6.12]
 //	-timeout D     bound on the whole VM run, e.g. 300s [GOTRACE_VM_TIMEOUT]
 //	-mem MB        guest memory [GOTRACE_VM_MEM]
 //	-smp N         guest CPUs [GOTRACE_VM_SMP]

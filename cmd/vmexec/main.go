@@ -50,7 +50,7 @@ func forwardEnv() []string {
 
 func run() int {
 	fs := flag.NewFlagSet("vmexec", flag.ContinueOnError)
-	kernel := fs.String("kernel", envOr("GOTRACE_VM_KERNEL", "6.12"), "kernel name (6.12, 6.1) or path to a vmlinuz")
+	kernel := fs.String("kernel", envOr("GOTRACE_VM_KERNEL", "6.12"), "kernel name (6.12, 6.1, 7.3) or path to a vmlinuz")
 	timeout := fs.String("timeout", envOr("GOTRACE_VM_TIMEOUT", vmtest.DefaultTimeout.String()), "bound on the whole VM run (duration or seconds)")
 	mem := fs.Int("mem", 0, "guest memory in MiB (default $GOTRACE_VM_MEM or 1024)")
 	smp := fs.Int("smp", 0, "guest CPUs (default $GOTRACE_VM_SMP or 2)")

@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/features"
@@ -50,7 +51,7 @@ func haveKprobeMulti(t *testing.T) bool {
 	}
 	have := err == nil
 	switch k := os.Getenv("GOTRACE_VM_KERNEL"); k {
-	case "6.12":
+	case "6.12", "7.3":
 		if !have {
 			t.Fatalf("kernel %s: kprobe_multi should be available: %v", k, err)
 		}
@@ -517,5 +518,42 @@ func TestList(t *testing.T) {
 	want := "fexit:vmlinux:vfs_read\n    struct file * file\n    char * buf\n    size_t count\n    loff_t * pos\n    ssize_t retval\n"
 	if out := run("-lv", "fexit:vfs_read"); out != want {
 		t.Errorf("-lv fexit:vfs_read:\n%s\nwant:\n%s", out, want)
+	}
+}
+
+// TestStructArgSlots: __sys_bpf's bpfptr_t, a 16-byte struct passed by
+// value, takes two argument slots (fentry/fexit) or two registers
+// (kprobe): size is read after it, and fexit's retval after size.
+func TestStructArgSlots(t *testing.T) {
+	gotraceBin(t)
+	const cmd, size = 1111, 2222
+	attr := make([]byte, size) // zeros: the kernel's tail check passes
+	call := func() int64 {
+		_, _, errno := unix.Syscall(unix.SYS_BPF, cmd, uintptr(unsafe.Pointer(&attr[0])), size)
+		runtime.KeepAlive(attr)
+		return -int64(errno)
+	}
+	for _, c := range []struct {
+		script string
+		retval bool
+	}{
+		{`fexit:__sys_bpf /tid == $1/ { @[args.cmd, args.size, (int64)retval] = count(); }`, true},
+		{`fentry:__sys_bpf /tid == $1/ { @[args.cmd, args.size] = count(); }`, false},
+		{`kprobe:__sys_bpf /tid == $1/ { @[args.cmd, args.size] = count(); }`, false},
+	} {
+		t.Run(strings.Fields(c.script)[0], func(t *testing.T) {
+			tid := lockThread(t)
+			tr := startTrace(t, linksReady(1), "-e", c.script, strconv.Itoa(tid))
+			ret := call()
+			if call() != ret || ret >= 0 {
+				t.Fatalf("bpf(%d, attr, %d) returned %d, then something else: want the same error twice", cmd, size, ret)
+			}
+			out, errs := tr.stop()
+			key := fmt.Sprintf("%d, %d", cmd, size)
+			if c.retval {
+				key += fmt.Sprintf(", %d", ret)
+			}
+			wantStdout(t, out, fmt.Sprintf("\n\n@[%s]: 2\n", key), errs)
+		})
 	}
 }

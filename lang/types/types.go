@@ -33,18 +33,18 @@ const (
 	Stats            // per-CPU {int64 total; uint64 count}
 	Hist             // key suffixed with a uint64 bucket index; per-CPU uint64 count
 	Lhist            // key suffixed with a uint64 bucket index; per-CPU uint64 count
-	Timestamp        // uint64 nanoseconds, printed with strftime
+	Timestamp        // uint64 nanoseconds, printed with strftime in the format Strftime
 	Ksym             // uint64 kernel address, printed as a symbol
 	Usym             // {uint64 addr; uint64 pid}, a user address printed as a symbol
-	Stack            // {uint64 id} (kstack) or {uint64 id; uint64 pid} (ustack): Name says which
+	Stack            // {uint64 id} (kstack) or {uint64 id; uint64 pid} (ustack): UserStack says which
 	Errno            // int64 errno, printed as strerror(3) text (strerror())
 	SyscallName      // int64 syscall number, printed as its name (syscall_name())
 	Inet             // {uint64 family; [16]byte address}, printed as an IP address (ntop())
 	Username         // uint64 uid, printed as the user name
 	SignalName       // int64 signal number, printed as its name (signal_name())
 	MacAddr          // 6 bytes (in 8), printed as XX:XX:XX:XX:XX:XX (macaddr())
-	CgroupPath       // uint64 cgroup id, printed as the cgroup\'s path(s) (cgroup_path()); Name holds the hierarchy filter
-	Tseries          // key suffixed with a uint64 bucket (epoch % Len); per-CPU {int64 value; int64 meta; uint64 epoch}; LStep is the interval in ns, Name the aggregation
+	CgroupPath       // uint64 cgroup id, printed as the cgroup\'s path(s) (cgroup_path()); CgroupFilter selects the hierarchies
+	Tseries          // key suffixed with a uint64 bucket (epoch % Len); per-CPU {int64 value; int64 meta; uint64 epoch}; LStep is the interval in ns, Agg the aggregation
 	Buf              // buf() with a run-time length, and bufs of different lengths unified: {uint32 length; [Len]byte data}, the first length bytes (at most Len) are the value; Size is 4+Len
 )
 
@@ -122,9 +122,24 @@ type Type struct {
 	AS       AddrSpace
 	BTF      btf.Type // the BTF type behind Struct, Pointer and Int values read from the kernel
 
+	// Args: a Record of a probe's arguments (the args builtin's type,
+	// kept by the values copied from it).
+	Args bool
+	// UserStack: a Stack of user-space frames (ustack), {id, pid}; else a
+	// kernel stack (kstack), {id}.
+	UserStack bool
 	// StackMode is how a Stack prints when its kstack/ustack call chose
 	// ("bpftrace", "perf", "raw"); "" follows the config.
 	StackMode string
+
+	// Strftime is a Timestamp's format (strftime()).
+	Strftime string
+	// CgroupFilter is a CgroupPath's wildcard over the hierarchy names
+	// whose paths print ("*": all; "unified": cgroup v2).
+	CgroupFilter string
+	// Agg is a Tseries's aggregation of each interval: Sum, Min, Max or
+	// Avg (TseriesAggs), Invalid for the last value set.
+	Agg Kind
 
 	// Hist: log2 bits (hist(n, k)); Lhist: bucket parameters.
 	Bits              int
@@ -188,9 +203,18 @@ func (t *Type) IsBuffer() bool {
 	case String, Tuple, Record, Array, Struct, Inet, Usym, Buf:
 		return true
 	case Stack:
-		return t.Name == "ustack"
+		return t.UserStack
 	}
 	return false
+}
+
+// NewStack returns the type of a stack of up to n frames: a user stack
+// (ustack) or a kernel stack (kstack).
+func NewStack(user bool, n int) *Type {
+	if user {
+		return &Type{Kind: Stack, Size: 16, UserStack: true, Len: n}
+	}
+	return &Type{Kind: Stack, Size: 8, Len: n}
 }
 
 // Align returns the alignment of t in BPF memory.
@@ -287,7 +311,7 @@ func Equal(a, b *Type) bool {
 	case Hist:
 		return a.Bits == b.Bits
 	case Tseries:
-		return a.LStep == b.LStep && a.Len == b.Len && a.Name == b.Name
+		return a.LStep == b.LStep && a.Len == b.Len && a.Agg == b.Agg
 	}
 	return true
 }
@@ -382,6 +406,10 @@ func (t *Type) String() string {
 	}
 	return "invalid"
 }
+
+// TseriesAggs are tseries()'s aggregations of an interval, by the name its
+// fourth argument gives.
+var TseriesAggs = map[string]Kind{"avg": Avg, "max": Max, "min": Min, "sum": Sum}
 
 // AggValueSize returns the per-CPU value size of an aggregation kind.
 func AggValueSize(k Kind) int {

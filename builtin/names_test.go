@@ -1,0 +1,147 @@
+package builtin_test
+
+import (
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/gotrace/gotrace/builtin"
+	"github.com/gotrace/gotrace/provider"
+)
+
+// nameCompareAllowed are the places that still compare a builtin's or a
+// provider's name outside its definition, as "path name" (path from the
+// repository root). The list only shrinks: a stage that needs to know
+// something about a builtin or a provider asks its definition.
+var nameCompareAllowed = map[string]bool{
+	"lang/eval/eval.go bswap":   true,
+	"lang/eval/eval.go strlen":  true,
+	"lang/eval/eval.go strncmp": true,
+}
+
+// notNames are string compares that spell a builtin's or a provider's name
+// but mean something else, with what they mean.
+var notNames = map[string]string{
+	"cmd/gotrace/main.go bench":   "the --mode value",
+	"cmd/gotrace/repl.go exit":    "the REPL's quit command",
+	"cmd/kbench/main.go fentry":   "a benchmark method",
+	"cmd/kbench/main.go kprobe":   "a benchmark method",
+	"lang/lex_top.go config":      "the config block's keyword",
+	"lang/literals.go u":          "a C integer suffix",
+	"lang/parse_expr.go comptime": "the comptime operator's keyword",
+	"runtime/features.go pid":     "a task_struct member",
+	"runtime/ksyms.go t":          "a kallsyms symbol type",
+	"runtime/ksyms.go w":          "a kallsyms symbol type",
+}
+
+// TestNoNameCompares checks that lang/, codegen/, runtime/ and cmd/ never
+// compare a string with the name of a builtin or a provider (==, != or a
+// switch case): what a stage needs to know about a definition is a field or
+// a hook of the definition, as the deps test keeps the stages' imports.
+func TestNoNameCompares(t *testing.T) {
+	names := map[string]string{}
+	for _, f := range builtin.Funcs() {
+		names[f.Name] = "builtin function"
+	}
+	for _, v := range builtin.Vars() {
+		names[v.Name] = "builtin variable"
+	}
+	for _, p := range provider.All() {
+		names[p.Name] = "provider"
+		for _, a := range p.Aliases {
+			names[a] = "provider"
+		}
+	}
+	found := map[string]bool{}
+	for _, dir := range []string{"lang", "codegen", "runtime", "cmd"} {
+		root := filepath.Join("..", dir)
+		err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if d.IsDir() && d.Name() == "testdata" {
+				return filepath.SkipDir
+			}
+			if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+				return nil
+			}
+			rel, _ := filepath.Rel("..", path)
+			for _, c := range nameCompares(t, path, names) {
+				key := filepath.ToSlash(rel) + " " + c.name
+				found[key] = true
+				if !nameCompareAllowed[key] && notNames[key] == "" {
+					t.Errorf("%s: %s compares the %s name %q; ask its definition", filepath.ToSlash(rel), c.pos, names[c.name], c.name)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	var gone []string
+	for key := range nameCompareAllowed {
+		if !found[key] {
+			gone = append(gone, key)
+		}
+	}
+	for key := range notNames {
+		if !found[key] {
+			gone = append(gone, key)
+		}
+	}
+	sort.Strings(gone)
+	for _, key := range gone {
+		t.Errorf("%q no longer compares the name: remove it from the list", key)
+	}
+}
+
+type nameCompare struct {
+	pos  string
+	name string
+}
+
+// nameCompares returns the string literals in names that the file compares
+// with == or != or lists in a switch case.
+func nameCompares(t *testing.T, path string, names map[string]string) []nameCompare {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, path, nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []nameCompare
+	lit := func(e ast.Expr) {
+		b, ok := e.(*ast.BasicLit)
+		if !ok || b.Kind != token.STRING {
+			return
+		}
+		s, err := strconv.Unquote(b.Value)
+		if err != nil || names[s] == "" {
+			return
+		}
+		p := fset.Position(b.Pos())
+		out = append(out, nameCompare{fmt.Sprintf("%d:%d", p.Line, p.Column), s})
+	}
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.BinaryExpr:
+			if n.Op == token.EQL || n.Op == token.NEQ {
+				lit(n.X)
+				lit(n.Y)
+			}
+		case *ast.CaseClause:
+			for _, e := range n.List {
+				lit(e)
+			}
+		}
+		return true
+	})
+	return out
+}
