@@ -63,11 +63,11 @@ func TestFIFOScriptSignal(t *testing.T) {
 // not run afterwards.
 func TestSignalBeforeBegin(t *testing.T) {
 	script := filepath.Join(t.TempDir(), "long.bt")
-	src := `BEGIN { printf("begin\n"); ` + strings.Repeat("@x = 1; ", 100000) + `exit(); }`
+	src := `BEGIN { printf("begin\n"); ` + strings.Repeat("@x = 1; ", 19000) + `exit(); }`
 	if err := os.WriteFile(script, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	got, _ := signalEnds(t, time.Second, syscall.SIGINT, script)
+	got, _ := signalEnds(t, 200*time.Millisecond, syscall.SIGINT, script)
 	if got.code != 0 || strings.Contains(got.stdout, "begin") {
 		t.Errorf("exit %d, stdout %q, stderr %q", got.code, got.stdout, got.stderr)
 	}
