@@ -274,6 +274,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	// lose the output (runtime.StopOnSignals).
 	sigCtx, release := runtime.StopOnSignals(ctx, stderr)
 	defer release()
+	replayEarlySignals()
 	cfg, code, done := parseArgs(args, stdout, stderr)
 	if done {
 		return code
