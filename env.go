@@ -103,13 +103,13 @@ func (k *KernelEnv) BTF() (*btf.Spec, error) {
 	return e.BTF()
 }
 
-// TraceableFunctions implements lang.FunctionLister when tracefs can say.
+// TraceableFunctions implements provider.FunctionLister when tracefs can say.
 func (k *KernelEnv) TraceableFunctions() (map[string]bool, error) {
 	e, err := k.get()
 	if err != nil {
 		return nil, err
 	}
-	if fl, ok := any(e).(lang.FunctionLister); ok {
+	if fl, ok := any(e).(provider.FunctionLister); ok {
 		return fl.TraceableFunctions()
 	}
 	return nil, nil

@@ -70,6 +70,3 @@ func (c *checker) scriptFiles() (ScriptFiles, error) {
 	}
 	return nil, errNoHostFiles
 }
-
-// TracepointField is one field line of a tracepoint format file.
-type TracepointField = tracefs.Field

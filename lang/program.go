@@ -105,7 +105,7 @@ type Program struct {
 	StackLens bool
 	// Task holds task_struct member offsets for ppid and pcomm, set when a
 	// probe uses them.
-	Task TaskLayout
+	Task builtin.TaskLayout
 	// Kfuncs holds the kernel BTF IDs of the kfuncs the program calls, by
 	// name (comm(pid)).
 	Kfuncs map[string]btf.TypeID
@@ -199,7 +199,7 @@ type Info struct {
 	// (int8 for $x = 1, string[3] for $s = "hi"); sizeof reads it.
 	VarOwnTypes []*types.Type
 	Calls       map[*ast.Call]*Func // resolved builtin functions
-	Idents      map[*ast.Ident]*Builtin
+	Idents      map[*ast.Ident]*builtin.Var
 	// Members holds the resolved member of every field access: its byte
 	// offset from the struct's (or the args record's) start, bitfield
 	// position, and type.
@@ -271,10 +271,6 @@ func (in *Info) Comptime(cond ast.Expr) (then, ok bool) {
 	}
 	return cv.Int != 0 || cv.IsStr && cv.Str != "", true
 }
-
-// TaskLayout are the task_struct member offsets the task builtins read
-// through (from BTF).
-type TaskLayout = builtin.TaskLayout
 
 // SymbolResolver is an optional extension of Env: environments that can
 // resolve kernel symbols to addresses (kaddr()) implement it.
