@@ -2,7 +2,8 @@
 # test.sh sets up a fresh Debian machine (as root) and runs every test:
 #   1. pure tests (parser, checker, codegen golden dumps, output formats),
 #   2. kernel e2e tests on this machine's kernel (tracepoints, interval,
-#      profile, software, tp_btf, BEGIN/END),
+#      profile, software, tp_btf, BEGIN/END), with the hostile-input corpus
+#      (e2e/testdata/hostile: each case within 2 s and 512 MB),
 #   3. each fuzz target for a short budget (GOTRACE_FUZZTIME, 20s),
 #   4. kernel e2e tests inside qemu on stock Debian kernels 6.12, 6.1 and
 #      7.3 (trixie-backports)
