@@ -8,6 +8,8 @@ require (
 	github.com/cilium/ebpf v0.22.0
 	github.com/prometheus/client_golang v1.25.0
 	github.com/prometheus/common v0.72.0
+	github.com/sourcegraph/jsonrpc2 v0.2.3
+	github.com/tliron/glsp v0.2.2
 	golang.org/x/arch v0.33.0
 	golang.org/x/sys v0.48.0
 )

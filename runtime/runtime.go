@@ -277,6 +277,9 @@ type entry struct {
 	loopErr  error         // what the loop returned (read after loopDone)
 
 	kf kfuncState // kernel-function probes (kfunc.go)
+	// uprobeMulti: the programs loaded for uprobe_multi links
+	// (uprobemulti.go).
+	uprobeMulti map[string]bool
 
 	loading chan error // a load still running after a stop (loadOrStop)
 }
@@ -375,7 +378,7 @@ func (s *entry) start() (drainOnly bool, err error) {
 		n -= skipped
 	}
 	if n == 0 {
-		return false, errors.New("No probes to attach") // bpftrace's words
+		return false, ErrNoProbes
 	}
 	s.nattached = n
 	for _, p := range prog.Probes {
