@@ -220,6 +220,8 @@ func (p *printer) probe(pr *ast.Probe, md *notes, w uint) *Buffer {
 	// after it) statements. With a ';' it prints the if-else on one line
 	// without it, which the next formatting changes; here it is made
 	// statements either way.
+	// A probe has no value: its last expression is a statement.
+	p.statements[pr.Body] = true
 	if n := len(pr.Body.Stmts); n > 0 {
 		if s, ok := pr.Body.Stmts[n-1].(*ast.IfStmt); ok {
 			for it := s; it != nil; {
