@@ -822,6 +822,11 @@ func typeText(t *ast.TypeExpr, p *printer) string {
 		if t.Of != nil {
 			return "typeof(" + p.exprText(t.Of) + ")"
 		}
+		// bpftrace writes typeof(T) as T, but reads typeof(name) as
+		// the type of an expression (a macro's parameter).
+		if t.Pointers == 0 && !t.IsArray && !strings.Contains(t.Name, " ") && !plainTypes[t.Name] {
+			return "typeof(" + t.Name + ")"
+		}
 	}
 	s := t.Name + strings.Repeat("*", t.Pointers)
 	if t.IsArray {
@@ -832,6 +837,14 @@ func typeText(t *ast.TypeExpr, p *printer) string {
 		s += "]"
 	}
 	return s
+}
+
+// plainTypes are the type names bpftrace reads as types in typeof().
+var plainTypes = map[string]bool{
+	"int8": true, "int16": true, "int32": true, "int64": true,
+	"uint8": true, "uint16": true, "uint32": true, "uint64": true,
+	"bool": true, "string": true, "void": true, "char": true, "short": true,
+	"int": true, "long": true, "unsigned": true, "signed": true,
 }
 
 func (p *printer) mapRef(m *ast.MapRef, md *notes, w uint) *Buffer {
