@@ -30,7 +30,10 @@ func Source(name, src string) (string, error) {
 
 // File formats a parsed script; gaps are its layout spans (lang.Trivia).
 func File(f *ast.File, gaps []ast.Span) string {
-	p := &printer{src: f.Src, statements: map[*ast.Block]bool{}}
+	p := &printer{src: f.Src, statements: map[*ast.Block]bool{}, gapStart: map[int]ast.Pos{}}
+	for _, g := range gaps {
+		p.gapStart[g.End.Offset] = g.Start
+	}
 	md := collectNotes(f.Src, gaps)
 	// bpftrace's parser takes the newline ending the shebang and a
 	// preprocessor line with the line: it is no blank line.
@@ -55,6 +58,19 @@ type printer struct {
 	// statements are blocks whose last expression is a statement even
 	// without a ';' (the branches of an if-else ending a probe).
 	statements map[*ast.Block]bool
+	// gapStart maps the offset where layout ends (a token starts) to
+	// where it starts (the previous token ends).
+	gapStart map[int]ast.Pos
+}
+
+// blockStart is where bpftrace's parser starts a block: at the end of the
+// token before its '{', so that the comments between them belong to the
+// block's first statement.
+func (p *printer) blockStart(b *ast.Block) ast.Pos {
+	if s, ok := p.gapStart[b.Start.Offset]; ok {
+		return s
+	}
+	return b.Start
 }
 
 // item is a top-level element of a script, in source order.
@@ -196,7 +212,7 @@ func (p *printer) macro(m *ast.Macro, md *notes, w uint) *Buffer {
 	args := p.list(len(m.Params), ", ", w-10, func(i int, _ uint) *Buffer {
 		return newBuffer().text(m.Params[i].Name)
 	})
-	blockMD := md.before(m.Body.Start)
+	blockMD := md.before(p.blockStart(m.Body))
 	block := p.block(m.Body, md, w-indentWidth)
 	b := newBuffer().text("macro " + m.Name + "(").add(args).text(")")
 	return b.metadata(blockMD, 1).text("{").indented(block).text("}")
@@ -237,14 +253,14 @@ func (p *printer) probe(pr *ast.Probe, md *notes, w uint) *Buffer {
 			}
 		}
 	}
-	blockMD := md.before(pr.Body.Start)
+	// Without a predicate the block starts at its '{'; after one, where
+	// the predicate ends (bpftrace's parser makes the predicate an if
+	// around the block).
+	start := pr.Body.Start
 	if pr.Pred != nil {
-		// After a predicate, bpftrace leaves the comments and blank
-		// lines before the '{' to the block's first statement, less
-		// the newline ending the predicate's line.
-		md.list = append(blockMD.dropFirstBlank(), md.list...)
-		blockMD = &notes{}
+		start = p.blockStart(pr.Body)
 	}
+	blockMD := md.before(start)
 	block := p.block(pr.Body, md, w-2)
 	return b.metadataInline(blockMD).text("{").indented(block).text("}")
 }
