@@ -181,7 +181,7 @@ func code(t *testing.T, src string) string {
 	}
 	var lines []string
 	for _, l := range strings.Split(string(b), "\n") {
-		if l = strings.TrimSpace(l); l != "" {
+		if l = strings.Join(strings.Fields(l), " "); l != "" {
 			lines = append(lines, l)
 		}
 	}
