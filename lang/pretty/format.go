@@ -137,7 +137,7 @@ func (p *printer) root(n ast.Node, md *notes, w uint) *Buffer {
 
 // cdefText is a C definition as bpftrace prints it: ending with a ';'.
 func cdefText(t string) string {
-	if strings.HasPrefix(t, "#") || strings.HasSuffix(t, ";") {
+	if strings.HasPrefix(t, "#") || strings.HasSuffix(t, ";") || strings.Count(t, "{") != strings.Count(t, "}") {
 		return t
 	}
 	return t + ";"
