@@ -152,7 +152,7 @@ func (p *printer) config(c *ast.Config, md *notes, w uint) *Buffer {
 		if block.numLines() > 0 {
 			block.lineBreak()
 		}
-		block.text(e.Key + " = " + configValue(e.Value) + ";")
+		block.text(e.Key + " = " + p.configValue(e.Value) + ";")
 	}
 	return newBuffer().text("config = {").indented(block).text("}")
 }
@@ -160,7 +160,7 @@ func (p *printer) config(c *ast.Config, md *notes, w uint) *Buffer {
 // configValue prints a config value. bpftrace prints a string value bare
 // when it needs no escapes, even when it is not a name ("a b"), which does
 // not parse again; only names are printed bare here.
-func configValue(x ast.Expr) string {
+func (p *printer) configValue(x ast.Expr) string {
 	switch v := x.(type) {
 	case *ast.IntLit:
 		return strconv.FormatUint(v.Value, 10)
@@ -174,7 +174,7 @@ func configValue(x ast.Expr) string {
 		}
 		return `"` + escape(v.Value) + `"`
 	}
-	return "?"
+	return p.exprText(x) // not a config value: the checker says so
 }
 
 func isName(s string) bool {
