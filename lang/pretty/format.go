@@ -434,11 +434,18 @@ func (p *printer) assign(s *ast.AssignStmt, md *notes, w uint) *Buffer {
 	// other); it does so for every operator, turning `$x = $x < 1` into
 	// the comparison `$x <= 1`. Here only operators with an assignment
 	// form are folded.
-	if bin, ok := unparen(rhs).(*ast.Binary); ok && op == "=" && compoundOps[bin.Op] && p.sameTarget(s.Lhs, bin.X) {
+	if bin, ok := unparen(rhs).(*ast.Binary); ok && op == "=" && compoundOps[bin.Op] && p.sameTarget(s.Lhs, bin.X) && !isBlock(bin.Y) {
 		op, rhs = bin.Op+"=", bin.Y
 	}
 	x := p.expr(rhs, md, w-(lhs.width()+2+uint(len(op))), true)
 	return lhs.text(" "+op+" ").append(x, 0, alignAfterAssign(rhs)).text(";")
+}
+
+// isBlock reports whether x is a block used as a value, which cannot
+// start the right-hand side of an assignment.
+func isBlock(x ast.Expr) bool {
+	_, ok := unparen(x).(*ast.BlockExpr)
+	return ok
 }
 
 // sameTarget reports whether x is the assignment's target written again.
