@@ -137,7 +137,12 @@ func (p *printer) root(n ast.Node, md *notes, w uint) *Buffer {
 
 // cdefText is a C definition as bpftrace prints it: ending with a ';'.
 func cdefText(t string) string {
-	if strings.HasPrefix(t, "#") || strings.HasSuffix(t, ";") || strings.Count(t, "{") != strings.Count(t, "}") {
+	if strings.HasPrefix(t, "#") || strings.HasSuffix(t, ";") {
+		return t
+	}
+	// Only where the ';' reads back as the end of the definition (not in
+	// a malformed one the lexer took whole).
+	if _, err := lang.Parse("c", t+";"); err != nil {
 		return t
 	}
 	return t + ";"
