@@ -361,7 +361,11 @@ func TestMetricsBadAddress(t *testing.T) {
 			t.Errorf("--metrics %s: exit %d, stdout %q, stderr %q; want 1, %q", tc.addr, got.code, got.stdout, got.stderr, tc.want)
 		}
 	}
-	got := run(t, "--metrics", "127.0.0.1:0", "-e", `BEGIN { @x = count(); @x_total = 1; exit(); }`)
+	got := run(t, "--repl", "--metrics", "127.0.0.1:0")
+	if want := "ERROR: --metrics needs a program (-e or a file); the REPL does not serve metrics\n"; got.code != 1 || got.stderr != want {
+		t.Errorf("--repl --metrics: exit %d, stderr %q; want 1, %q", got.code, got.stderr, want)
+	}
+	got = run(t, "--metrics", "127.0.0.1:0", "-e", `BEGIN { @x = count(); @x_total = 1; exit(); }`)
 	if want := "ERROR: --metrics: maps @x and @x_total both make metric gotrace_x_total\n"; got.code != 1 || got.stderr != want {
 		t.Errorf("clash: exit %d, stderr %q; want 1, %q", got.code, got.stderr, want)
 	}
