@@ -104,10 +104,16 @@ func (s *Session) Add(source string) (*Handle, error) {
 // BEGIN probes and attaches its other probes; its events are printed in
 // the background. When it fails (render the error with
 // script.FormatError), nothing of it stays attached and no map is created.
-// Scripts must be added in the order they were compiled.
+// Scripts must be added in the order they were compiled. A script without
+// probes (only definitions: macros, config, C definitions, imports) loads
+// nothing: its definitions join the session's state and the handle is nil.
 func (s *Session) AddScript(script *Script) (*Handle, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if len(script.Program.Probes) == 0 {
+		s.st.learn(script)
+		return nil, nil
+	}
 	ro := script.runtimeOptions(s.ropts)
 	h, err := s.rt.AddWithOptions(script.Program, ro)
 	if err != nil {

@@ -191,7 +191,7 @@ func TestREPL(t *testing.T) {
 	if strings.Contains(string(out), "not reached") {
 		t.Errorf("\\q did not quit:\n%s", out)
 	}
-	if !strings.Contains(stderr.String(), "<repl>:1:") || !strings.Contains(stderr.String(), "ERROR: unexpected token") {
+	if !strings.Contains(stderr.String(), "stdin:1:") || !strings.Contains(stderr.String(), "ERROR: unexpected token") {
 		t.Errorf("stderr lacks the positioned error:\n%s", stderr.String())
 	}
 }
@@ -314,7 +314,7 @@ func TestREPLUnsafe(t *testing.T) {
 		t.Errorf("without --unsafe: stdout %q, stderr %q", got.stdout, got.stderr)
 	}
 	got = repl("--unsafe")
-	if !strings.Contains(got.stdout, "gotrace> from-system\n") || strings.Contains(strings.ToLower(got.stderr), "error") {
+	if !strings.Contains(got.stdout, "from-system\n") || strings.Contains(strings.ToLower(got.stderr), "error") {
 		t.Errorf("with --unsafe: stdout %q, stderr %q", got.stdout, got.stderr)
 	}
 }
@@ -377,8 +377,8 @@ func TestMissingProbeWarning(t *testing.T) {
 		t.Errorf("exit %d, stderr %q, want %q", got.code, got.stderr, want)
 	}
 	got = run(t, "-e", `config = { missing_probes = "ignore" } tracepoint:nonsense:nonsense { exit(); }`)
-	if want := "ERROR: No probes to attach\n"; got.code != 1 || got.stderr != want {
-		t.Errorf("exit %d, stderr %q, want %q", got.code, got.stderr, want)
+	if want := "No probes to attach\n"; got.code != 1 || got.stdout != want {
+		t.Errorf("exit %d, stdout %q, stderr %q, want stdout %q", got.code, got.stdout, got.stderr, want)
 	}
 }
 

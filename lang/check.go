@@ -21,6 +21,18 @@ import (
 // expansion, the -p pid filter) change, and the Program refers to the clone
 // (Program.File, Probe.AST and the Info maps' keys).
 func Check(file *ast.File, env Env, opts Options) (*Program, error) {
+	prog, errs := Analyze(file, env, opts)
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	return prog, nil
+}
+
+// Analyze is Check for tools that read a script with errors (the language
+// server): it returns the Program as far as it was checked (every probe's
+// Info holds the types found) with every error, collapsed and sorted. A
+// Program with errors must not be compiled.
+func Analyze(file *ast.File, env Env, opts Options) (*Program, ErrorList) {
 	file = ast.Clone(file)
 	if opts.MaxStrlen <= 0 {
 		opts.MaxStrlen = DefaultMaxStrlen
@@ -40,7 +52,7 @@ func Check(file *ast.File, env Env, opts Options) (*Program, error) {
 	c.settlePredeclared()
 	if len(c.errs) > 0 {
 		c.errs.Sort()
-		return nil, collapse(c.errs)
+		return c.prog, collapse(c.errs)
 	}
 	return c.prog, nil
 }

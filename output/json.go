@@ -24,7 +24,8 @@ const (
 	FormatJSON OutputFormat = "json"
 )
 
-// ParseOutputFormat parses the argument of -f: "text" (or "") or "json".
+// ParseOutputFormat parses the argument of -f: "text" (or ""), "json" or
+// "folded" (FormatFolded, gotrace's).
 // The error message is bpftrace's.
 func ParseOutputFormat(s string) (OutputFormat, error) {
 	switch s {
@@ -32,8 +33,10 @@ func ParseOutputFormat(s string) (OutputFormat, error) {
 		return FormatText, nil
 	case "json":
 		return FormatJSON, nil
+	case "folded":
+		return FormatFolded, nil
 	}
-	return "", fmt.Errorf("Invalid output format %q\nValid formats: 'text', 'json'", s)
+	return "", fmt.Errorf("Invalid output format %q\nValid formats: 'text', 'json', 'folded'", s)
 }
 
 // JSONString quotes s as bpftrace's JSON output does: '"', '\\', newline,

@@ -52,6 +52,9 @@ func uprobe(name, alias string, ret bool) *Provider {
 		},
 		Attach: func(a Attacher, p *object.Probe, prog *ebpf.Program) (int, error) {
 			syms := uprobeSymbols{}
+			if a.AttachType(p) == ebpf.AttachTraceUprobeMulti {
+				return attachUprobeMulti(a, p, prog, ret, syms)
+			}
 			for _, t := range p.Targets {
 				if err := attachUprobe(a, p, prog, t, ret, syms); err != nil {
 					return 0, err
@@ -273,58 +276,80 @@ func dwarfParams(env ListEnv, bin string) func(string) []string {
 	}
 }
 
-// attachUprobe attaches to a target "PATH:SYMBOL", "PATH:SYMBOL+OFFSET" or
-// "PATH:0xADDRESS", for the -p process only when given.
-func attachUprobe(a Attacher, p *object.Probe, prog *ebpf.Program, target string, ret bool, syms uprobeSymbols) error {
+// uprobeTarget is a uprobe target resolved for attaching: the file on disk
+// and either the file offset (Address, when the symbol tables read here
+// give it) or the symbol and offset in it for the library to find; atZero:
+// an address probe at file offset 0, which the library takes for "none".
+type uprobeTarget struct {
+	file   string // the path on disk (an archive for "ARCHIVE!/ENTRY")
+	sym    string
+	opts   link.UprobeOptions
+	atZero bool
+}
+
+// resolveUprobe resolves a target "PATH:SYMBOL", "PATH:SYMBOL+OFFSET" or
+// "PATH:0xADDRESS" of p, with bpftrace's checks and messages (the
+// symbol's bounds, --unsafe for a symbol without size).
+func resolveUprobe(a Attacher, p *object.Probe, target string, ret bool, syms uprobeSymbols) (uprobeTarget, error) {
 	i := strings.LastIndexByte(target, ':')
 	if i <= 0 || i == len(target)-1 {
-		return fmt.Errorf("attach %s: bad uprobe target %q, want PATH:SYMBOL", p.Name, target)
+		return uprobeTarget{}, fmt.Errorf("attach %s: bad uprobe target %q, want PATH:SYMBOL", p.Name, target)
 	}
 	file, sym := target[:i], target[i+1:]
 	onDisk, _, inArchive := strings.Cut(file, "!/") // the probe is on the archive at the entry's offset
-	ex, err := link.OpenExecutable(onDisk)
+	t := uprobeTarget{file: onDisk, opts: link.UprobeOptions{PID: a.Pid()}}
+	var err error
+	if addr, ok := parseUprobeAddress(sym); ok {
+		if t.opts.Address, err = syms.address(file, addr, ret, a.Unsafe()); err != nil {
+			return uprobeTarget{}, err
+		}
+		t.atZero = t.opts.Address == 0
+		return t, nil
+	}
+	var off uint64
+	if j := strings.LastIndexByte(sym, '+'); j > 0 {
+		if off, err = strconv.ParseUint(sym[j+1:], 0, 64); err != nil {
+			return uprobeTarget{}, fmt.Errorf("attach %s: bad offset in %q", p.Name, target)
+		}
+		sym = sym[:j]
+	}
+	addr, err := syms.symbol(file, sym, off, ret, a.Unsafe())
+	if err != nil {
+		return uprobeTarget{}, err
+	}
+	switch {
+	case addr != 0:
+		t.opts.Address = addr
+	case inArchive:
+		return uprobeTarget{}, fmt.Errorf("attach %s: no function %s in %s", p.Name, sym, file)
+	default:
+		t.sym, t.opts.Offset = sym, off // not in the symbol tables read here: let the library find it
+	}
+	return t, nil
+}
+
+// attachUprobe attaches to a target "PATH:SYMBOL", "PATH:SYMBOL+OFFSET" or
+// "PATH:0xADDRESS", for the -p process only when given.
+func attachUprobe(a Attacher, p *object.Probe, prog *ebpf.Program, target string, ret bool, syms uprobeSymbols) error {
+	t, err := resolveUprobe(a, p, target, ret, syms)
+	if err != nil {
+		return err
+	}
+	if t.atZero {
+		if err := attachUprobeAt(a, prog, t.file, 0, ret); err != nil {
+			return fmt.Errorf("attach %s: %w", p.Name, err)
+		}
+		return nil
+	}
+	ex, err := link.OpenExecutable(t.file)
 	if err != nil {
 		return fmt.Errorf("attach %s: %w", p.Name, err)
 	}
-	uopts := link.UprobeOptions{PID: a.Pid()}
-	// The probe's file offset is resolved here, with bpftrace's checks and
-	// messages (the symbol's bounds, --unsafe for a symbol without size).
-	if addr, ok := parseUprobeAddress(sym); ok {
-		if uopts.Address, err = syms.address(file, addr, ret, a.Unsafe()); err != nil {
-			return err
-		}
-		if uopts.Address == 0 {
-			if err := attachUprobeAt(a, prog, onDisk, 0, ret); err != nil {
-				return fmt.Errorf("attach %s: %w", p.Name, err)
-			}
-			return nil
-		}
-		sym = ""
-	} else {
-		var off uint64
-		if j := strings.LastIndexByte(sym, '+'); j > 0 {
-			if off, err = strconv.ParseUint(sym[j+1:], 0, 64); err != nil {
-				return fmt.Errorf("attach %s: bad offset in %q", p.Name, target)
-			}
-			sym = sym[:j]
-		}
-		addr, err := syms.symbol(file, sym, off, ret, a.Unsafe())
-		if err != nil {
-			return err
-		}
-		if addr != 0 {
-			uopts.Address = addr
-		} else if inArchive {
-			return fmt.Errorf("attach %s: no function %s in %s", p.Name, sym, file)
-		} else {
-			uopts.Offset = off // not in the symbol tables read here: let the library find it
-		}
-	}
 	var l link.Link
 	if ret {
-		l, err = ex.Uretprobe(sym, prog, &uopts)
+		l, err = ex.Uretprobe(t.sym, prog, &t.opts)
 	} else {
-		l, err = ex.Uprobe(sym, prog, &uopts)
+		l, err = ex.Uprobe(t.sym, prog, &t.opts)
 	}
 	if err != nil {
 		return fmt.Errorf("attach %s to %s: %w", p.Name, target, err)

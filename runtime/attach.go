@@ -86,6 +86,9 @@ func (s *entry) Unsafe() bool { return s.opts.Unsafe }
 // AttachType implements provider.Attacher: the attach type the program was
 // loaded with.
 func (s *entry) AttachType(p *object.Probe) ebpf.AttachType {
+	if s.uprobeMulti[p.Program] {
+		return ebpf.AttachTraceUprobeMulti
+	}
 	if ps := s.prog.Collection.Programs[p.Program]; ps != nil {
 		return ps.AttachType
 	}

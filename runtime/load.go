@@ -25,6 +25,7 @@ func (s *entry) load() error {
 	}
 	// fentry/fexit programs are loaded one by one (kfunc.go).
 	stripped := withoutSources(s.prog.Collection)
+	s.chooseUprobeMulti(stripped)
 	spec, separate := splitSeparate(stripped)
 	copts := ebpf.CollectionOptions{Cache: cache, MapReplacements: s.replacements(spec)}
 	if s.opts.Verbose != nil {

@@ -123,8 +123,11 @@ func (s *Session) writeMap(w io.Writer, f *output.Formatter, m *object.Map, bm *
 		entries = emptyScalar(m)
 	}
 	write := f.WriteMap
-	if s.jsonOut() {
+	switch s.opts.Format {
+	case output.FormatJSON:
 		write = f.WriteMapJSON
+	case output.FormatFolded:
+		write = f.WriteMapFolded
 	}
 	if err := write(w, m, entries, mo); err != nil {
 		if errors.Is(err, output.ErrBadEntry) {

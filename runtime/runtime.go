@@ -148,6 +148,10 @@ type Options struct {
 	// for text, output.FormatJSON for one JSON object per line on Stdout
 	// (see output/json.go).
 	Format output.OutputFormat
+	// ProbeStats enables the kernel's run-time statistics of BPF programs
+	// (BPF_ENABLE_STATS, Linux 5.8) while a Session is open, so that
+	// Handle.Hits counts how often each program ran. Run ignores it.
+	ProbeStats bool
 }
 
 // LoadError is returned by Run when the kernel refuses the collection. It
@@ -259,6 +263,9 @@ type entry struct {
 	loopErr  error         // what the loop returned (read after loopDone)
 
 	kf kfuncState // kernel-function probes (kfunc.go)
+	// uprobeMulti: the programs loaded for uprobe_multi links
+	// (uprobemulti.go).
+	uprobeMulti map[string]bool
 }
 
 // stopped reports whether the entry's event loop is asked to stop: the
@@ -352,7 +359,7 @@ func (s *entry) start() (drainOnly bool, err error) {
 		n -= skipped
 	}
 	if n == 0 {
-		return false, errors.New("No probes to attach") // bpftrace's words
+		return false, ErrNoProbes
 	}
 	s.nattached = n
 	for _, p := range prog.Probes {

@@ -52,6 +52,7 @@ type Session struct {
 	// counts from the session's start.
 	startMono, startBoot uint64
 
+	stats   io.Closer   // run-time statistics enabled (Options.ProbeStats)
 	stop    atomic.Bool // the session is stopping: event loops return
 	unwatch func()      // stops the ctx watcher
 	lifeMu  sync.Mutex  // serialises Add, Detach and Close
@@ -125,6 +126,11 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 		}
 		s.stopAll()
 	}()
+	if opts.ProbeStats {
+		if c, err := ebpf.EnableStats(uint32(unix.BPF_STATS_RUN_TIME)); err == nil {
+			s.stats = c
+		}
+	}
 	s.unwatch = sync.OnceFunc(func() {
 		close(quit)
 		wg.Wait()
@@ -149,7 +155,7 @@ type Handle struct {
 }
 
 // ID returns the handle's number in its session: 1 for the first program
-// added, 2 for the second...
+// added successfully, 2 for the second...
 func (h *Handle) ID() int { return h.e.id }
 
 // Probes returns the handle's attach points as its program names them.
@@ -158,8 +164,30 @@ func (h *Handle) Probes() []string { return slices.Clone(h.e.points) }
 // Program returns the handle's compiled program.
 func (h *Handle) Program() *object.Program { return h.e.prog }
 
-// Events returns how many events the handle's probes sent so far.
+// Events returns how many events (printf, print... through the ring
+// buffer) the handle's probes sent so far.
 func (h *Handle) Events() uint64 { return h.e.events.Load() }
+
+// Hits returns how many times the handle's programs ran, as the kernel
+// counts it while Options.ProbeStats holds run-time statistics enabled
+// (Linux 5.8); ok is false without them.
+func (h *Handle) Hits() (n uint64, ok bool) {
+	s := h.e.Session
+	if s.stats == nil {
+		return 0, false
+	}
+	s.lifeMu.Lock()
+	defer s.lifeMu.Unlock()
+	if h.e.coll == nil {
+		return 0, false
+	}
+	for _, p := range h.e.coll.Programs {
+		if st, err := p.Stats(); err == nil {
+			n += st.RunCount
+		}
+	}
+	return n, true
+}
 
 // Done returns a channel closed when the handle's event loop has ended by
 // itself: its program called exit(), or it can send no more events (only
@@ -215,14 +243,12 @@ func (s *Session) AddWithOptions(prog *object.Program, opts Options) (*Handle, e
 		s.mu.Unlock()
 		return nil, ErrClosed
 	}
-	s.nextID++
-	id := s.nextID
 	s.mu.Unlock()
 	opts.Stdout, opts.Stderr, opts.Format, opts.NoSignals, opts.NoExitMaps = s.opts.Stdout, s.opts.Stderr, s.opts.Format, true, s.opts.NoExitMaps
 	if opts.MaxCatBytes <= 0 {
 		opts.MaxCatBytes = DefaultMaxCatBytes
 	}
-	e := &entry{Session: s, id: id, prog: prog, opts: opts, wake: make(chan struct{}, 1), loopDone: make(chan struct{})}
+	e := &entry{Session: s, prog: prog, opts: opts, wake: make(chan struct{}, 1), loopDone: make(chan struct{})}
 	e.usyms = &usymResolver{execs: uprobeExecs(prog)}
 	e.opts.Formatter = e.withUsyms(e.withStacks(withTimestamps(withKsyms(e.opts.Formatter))))
 	// The entry is listed while it starts, so that a stop request
@@ -239,6 +265,8 @@ func (s *Session) AddWithOptions(prog *object.Program, opts Options) (*Handle, e
 	}
 	s.mu.Lock()
 	s.hasEntry = true
+	s.nextID++
+	e.id = s.nextID
 	for _, m := range prog.Maps {
 		if _, ok := s.maps[m.Name]; ok {
 			continue
@@ -396,6 +424,9 @@ func (s *Session) close(finish bool) (err error) {
 		}
 		for _, c := range s.keep {
 			errs = append(errs, c.Close())
+		}
+		if s.stats != nil {
+			errs = append(errs, s.stats.Close())
 		}
 		s.maps, s.shared, s.keep, s.entries = nil, nil, nil, nil
 		s.mu.Unlock()

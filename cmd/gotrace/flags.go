@@ -38,7 +38,7 @@ type outputFlags struct {
 
 const outputUsage = `    -o, --output FILE
                    redirect program output to FILE
-    -f FORMAT      output format ('text', 'json')
+    -f FORMAT      output format ('text', 'json', 'folded': stack maps as folded stacks)
     -B MODE        output buffering mode ('line', 'full', 'none')
     -p, --pid PID  filter actions on PID, and exit when it exits
     -c, --cmd CMD  run CMD (started once the probes are attached; cpid is its pid)

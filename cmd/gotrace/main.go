@@ -23,6 +23,9 @@ const version = "gotrace v0.1.0"
 
 func main() {
 	childMain() // the stand-in for a -c command: never returns
+	if len(os.Args) > 1 && os.Args[1] == "lsp" {
+		os.Exit(lspMain(os.Args[2:], os.Stdin, os.Stdout, os.Stderr))
+	}
 	// An AOT binary (--aot) is gotrace with a script appended.
 	p, err := readAOT(selfExe)
 	if err != nil {
@@ -54,6 +57,7 @@ OPTIONS:
     -h, --help     show this help message
     -V, --version  print the version
     --info         print information about the kernel's BPF support
+    --fmt          format the program and print it (with -o, write it to FILE)
     --probe-filter REGEX
                    only attach the probes whose name matches REGEX
                    (BEGIN and END always run)
@@ -90,6 +94,7 @@ type config struct {
 	search      string // -l's pattern
 	repl        bool   // --repl, or no program with a terminal on stdin
 	info        bool   // --info
+	fmtMode     bool   // --fmt
 	probeFilter string // --probe-filter
 	debug       map[string]bool
 	out         outputFlags
@@ -159,6 +164,7 @@ func (cfg *config) options(help, showVersion *bool) []option {
 		{short: 'h', long: "help", set: flag(help)},
 		{short: 'V', long: "version", set: flag(showVersion)},
 		{long: "info", set: flag(&cfg.info)},
+		{long: "fmt", set: flag(&cfg.fmtMode)},
 		{long: "probe-filter", hasArg: true, set: str(&cfg.probeFilter)},
 		// Kernel types come from BTF; user headers found through -I and
 		// --include give their #defines (lang.Options). -b is accepted
@@ -277,6 +283,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if done {
 		return code
 	}
+	if cfg.fmtMode {
+		release()
+		return formatProgram(cfg, stdin, stdout, stderr)
+	}
 	if cfg.info {
 		release()
 		// The feature probes load programs: without privileges every
@@ -388,6 +398,10 @@ func execute(ctx context.Context, cfg *config, name, src string, stdout, stderr 
 		opts.Opened = msrc.Set
 	}
 	exitCode, err := script.Run(ctx, opts)
+	if errors.Is(err, runtime.ErrNoProbes) && !cfg.quiet {
+		fmt.Fprintln(stdout, err) // bpftrace says so on stdout
+		return 1
+	}
 	if err != nil {
 		reported = err
 		fmt.Fprint(stderr, script.FormatError(err))

@@ -73,18 +73,13 @@ func (Files) ELFSymbols(file string) ([]lang.ELFSymbol, error) {
 	}
 	defer f.Close()
 	var out []lang.ELFSymbol
-	for _, get := range []func() ([]elf.Symbol, error){f.Symbols, f.DynamicSymbols} {
-		syms, err := get()
-		if err != nil {
+	// a stripped file's names come from its separate debug file
+	for _, s := range debuginfo.Symbols(f, file, debuginfo.Dirs) {
+		if s.Value == 0 {
 			continue
 		}
-		for _, s := range syms {
-			if s.Value == 0 {
-				continue
-			}
-			name, _, _ := strings.Cut(s.Name, "@")
-			out = append(out, lang.ELFSymbol{Name: name, Value: s.Value, Size: s.Size, Func: elf.ST_TYPE(s.Info) == elf.STT_FUNC})
-		}
+		name, _, _ := strings.Cut(s.Name, "@")
+		out = append(out, lang.ELFSymbol{Name: name, Value: s.Value, Size: s.Size, Func: elf.ST_TYPE(s.Info) == elf.STT_FUNC})
 	}
 	return out, nil
 }
