@@ -408,3 +408,29 @@ tracepoint:syscalls:sys_enter_getpgid /pid == %[1]d/ { clear(@calls); zero(@kept
 	waitScrape("gotrace_calls_total 2\n", `gotrace_kept_total{key="1"} 2`+"\n")
 	s.stop(os.Interrupt)
 }
+
+// TestMetricsHealth: gotrace's own counters are exported: updates
+// dropped because a map was full, events lost.
+func TestMetricsHealth(t *testing.T) {
+	gotrace(t)
+	port := freePort(t)
+	s := startNoWait(t, "-q", "--metrics", "127.0.0.1:"+port, "-e", fmt.Sprintf(`
+let @m = percpuhash(2);
+tracepoint:syscalls:sys_enter_getppid /pid == %d/ { @m[nsecs] = count(); }`, os.Getpid()))
+	s.waitLinks(1, 20*time.Second)
+	getppidN(5)
+	want := []string{`gotrace_map_full_drops_total{map="@m"} 3` + "\n", "gotrace_events_lost_total 0\n"}
+	var scrape string
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		scrape, _ = httpGet("http://127.0.0.1:" + port + "/metrics")
+		if strings.Contains(scrape, want[0]) && strings.Contains(scrape, want[1]) {
+			break
+		}
+	}
+	for _, w := range want {
+		if !strings.Contains(scrape, w) {
+			t.Errorf("scrape lacks %q:\n%s", w, scrape)
+		}
+	}
+	s.stop(os.Interrupt)
+}
