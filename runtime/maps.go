@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"slices"
 	"unsafe"
 
 	"github.com/cilium/ebpf"
@@ -35,11 +36,26 @@ func (s *entry) bpfMap(m *object.Map) (*ebpf.Map, error) {
 }
 
 // readMap returns every entry of a map, with one value per possible CPU
-// for per-CPU maps.
+// for per-CPU maps: in batches where the kernel has batch lookups for the
+// map's type, else one key at a time.
 func (s *Session) readMap(bm *ebpf.Map) ([]output.Entry, error) {
-	if entries, ok := s.readBatch(bm); ok {
+	entries, err := s.readBatch(bm)
+	if err != nil {
+		if entries, err = s.iterateMap(bm); err != nil {
+			return nil, fmt.Errorf("read map: %w", err)
+		}
+	}
+	if !isArray(bm.Type()) {
 		return entries, nil
 	}
+	// An array slot is always there: one that was never written (all
+	// zeros; codegen keeps maps whose written values can be zero in
+	// hashes) is a missing entry.
+	return slices.DeleteFunc(entries, func(e output.Entry) bool { return allZero(e.Values) }), nil
+}
+
+// iterateMap reads a map with two system calls a key (next key, lookup).
+func (s *Session) iterateMap(bm *ebpf.Map) ([]output.Entry, error) {
 	perCPU := isPerCPU(bm.Type())
 	var (
 		entries []output.Entry
@@ -65,18 +81,10 @@ func (s *Session) readMap(bm *ebpf.Map) ([]output.Entry, error) {
 		} else {
 			e.Values = [][]byte{val}
 		}
-		// An array slot is always there: one that was never written (all
-		// zeros; codegen keeps maps whose written values can be zero in
-		// hashes) is a missing entry.
-		if !isArray(bm.Type()) || !allZero(e.Values) {
-			entries = append(entries, e)
-		}
+		entries = append(entries, e)
 		key, val = nil, nil
 	}
-	if err := it.Err(); err != nil {
-		return nil, fmt.Errorf("read map: %w", err)
-	}
-	return entries, nil
+	return entries, it.Err()
 }
 
 // allZero reports whether every byte of every value is zero.
@@ -227,16 +235,11 @@ func (s *Session) zeroBPFMap(bm *ebpf.Map) error {
 // batchSize is how many entries a BPF_MAP_LOOKUP_BATCH asks for at once.
 const batchSize = 4096
 
-// readBatch reads every entry of a hash map with BPF_MAP_LOOKUP_BATCH
-// (Linux 5.6): a few system calls instead of two a key. It returns false
-// when the kernel or the map type does not have it, or the read fails:
-// the caller then iterates.
-func (s *Session) readBatch(bm *ebpf.Map) ([]output.Entry, bool) {
-	switch bm.Type() {
-	case ebpf.Hash, ebpf.PerCPUHash, ebpf.LRUHash, ebpf.LRUCPUHash:
-	default:
-		return nil, false
-	}
+// readBatch reads every entry of a map with BPF_MAP_LOOKUP_BATCH (Linux
+// 5.6; hash and array maps, per-CPU ones too): a few system calls instead
+// of two a key. An error, as when the kernel has no batch lookup for the
+// map's type (ENOTSUPP, EINVAL) or none at all, has the caller iterate.
+func (s *Session) readBatch(bm *ebpf.Map) ([]output.Entry, error) {
 	ks, vs := int(bm.KeySize()), int(bm.ValueSize())
 	ncpu := 1
 	if isPerCPU(bm.Type()) {
@@ -252,20 +255,22 @@ func (s *Session) readBatch(bm *ebpf.Map) ([]output.Entry, bool) {
 		// them in a row (per-CPU values one a CPU: the kernel pads them to
 		// 8 bytes, the library removes the padding).
 		keysOut, keys := byteRows(count, ks)
-		valsOut, backing := byteRows(count*ncpu, vs)
-		values := make([][]byte, count*ncpu)
-		for i := range values {
-			values[i] = backing[i*vs : (i+1)*vs : (i+1)*vs]
-		}
+		valsOut, vals := byteRows(count*ncpu, vs)
 		n, err := bm.BatchLookup(&cursor, keysOut, valsOut, nil)
+		if err != nil && !errors.Is(err, ebpf.ErrKeyNotExist) {
+			return nil, err
+		}
+		// One slice of value headers for the batch, ncpu an entry.
+		values := make([][]byte, n*ncpu)
+		for i := range values {
+			values[i] = vals[i*vs : (i+1)*vs : (i+1)*vs]
+		}
+		entries = slices.Grow(entries, n)
 		for i := range n {
 			entries = append(entries, output.Entry{Key: keys[i*ks : (i+1)*ks : (i+1)*ks], Values: values[i*ncpu : (i+1)*ncpu : (i+1)*ncpu]})
 		}
-		if errors.Is(err, ebpf.ErrKeyNotExist) {
-			return entries, true
-		}
-		if err != nil || n == 0 {
-			return nil, false
+		if err != nil || n == 0 { // ErrKeyNotExist: the last batch
+			return entries, nil
 		}
 	}
 }
