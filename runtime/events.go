@@ -61,13 +61,22 @@ func (s *entry) loop(drainOnly bool, wake <-chan struct{}) error {
 	flushArmed := false // the deadline is flushDelay after the ring drained
 	batch := batchSleep(s.reader.BufferSize())
 	var lastDrain time.Time
-	n := 0
+	n, read := 0, 0 // events handled; since the last drain
 	for !s.stopped() && !s.finalizing {
 		err := s.reader.ReadInto(&rec)
 		switch {
 		case err == nil:
 			if err := s.handle(rec.RawSample); err != nil {
 				return err
+			}
+			read++
+			// Line mode writes what the events read at once printed as
+			// soon as they are handled: one event at a time unless
+			// they come faster than they are handled.
+			if s.opts.LineBuffered && rec.Remaining == 0 && s.out.Buffered() > 0 {
+				if err := s.flush(); err != nil {
+					return err
+				}
 			}
 			if rec.Remaining == 0 && !drainOnly {
 				now := time.Now()
@@ -76,13 +85,15 @@ func (s *entry) loop(drainOnly bool, wake <-chan struct{}) error {
 					s.reader.SetDeadline(now.Add(flushDelay))
 					flushArmed = true
 				}
-				if batch > 0 && now.Sub(lastDrain) < busyInterval {
+				// In line mode a drain of one event is no storm: the
+				// next event's line would wait out the sleep.
+				if batch > 0 && now.Sub(lastDrain) < busyInterval && (read > 1 || !s.opts.LineBuffered) {
 					// A storm: let events gather instead of being woken
 					// up for each one.
 					time.Sleep(batch)
 					now = time.Now()
 				}
-				lastDrain = now
+				lastDrain, read = now, 0
 			}
 			if n++; n%lossCheckEvery == 0 {
 				s.reportLost(false)
@@ -425,29 +436,6 @@ func (s *entry) system(cmd string) error {
 		return s.write(output.JSONSyscall(out.String()))
 	}
 	return s.write(out.String() + "\n")
-}
-
-// cat prints the first MaxCatBytes bytes of a file.
-func (s *entry) cat(name string) error {
-	f, err := os.Open(name)
-	if err != nil {
-		reason := err.Error()
-		var pe *os.PathError
-		if errors.As(err, &pe) {
-			reason = strerror(pe.Err)
-		}
-		s.errorf("failed to open file '%s' (%s)", name, reason)
-		return nil
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, int64(s.opts.MaxCatBytes)))
-	if err != nil {
-		s.errorf("read '%s': %v", name, err)
-	}
-	if s.json() {
-		return s.write(output.JSONCat(string(b)))
-	}
-	return s.write(string(b))
 }
 
 // reportLost reports events the programs could not queue since the last
