@@ -3,7 +3,6 @@ package runtime
 import (
 	"errors"
 	"fmt"
-	"io"
 	"reflect"
 	"slices"
 	"unsafe"
@@ -107,18 +106,17 @@ func (s *entry) printMap(m *object.Map, mo output.MapOptions, atExit bool) error
 		s.errorf("%v", err)
 		return nil
 	}
-	return s.writeMap(s.stdout, s.opts.Formatter, m, bm, mo, atExit)
+	return s.writeMap(s.sink, s.opts.Formatter, m, bm, mo, atExit)
 }
 
-// printSessionMap prints a map of the session as printMap does.
-func (s *Session) printSessionMap(w io.Writer, sm *sessionMap, mo output.MapOptions, atExit bool) error {
-	return s.writeMap(w, sm.fmt.opts.Formatter, sm.meta, sm.bm, mo, atExit)
+// printSessionMap prints a map of the session as printMap does, to sink.
+func (s *Session) printSessionMap(sink Sink, sm *sessionMap, mo output.MapOptions, atExit bool) error {
+	return s.writeMap(sink, sm.fmt.opts.Formatter, sm.meta, sm.bm, mo, atExit)
 }
 
-// writeMap reads bm, the kernel map of m, and prints it on w in the
-// session's format. Problems reading it or with its entries are reported
-// on stderr; only write errors are returned.
-func (s *Session) writeMap(w io.Writer, f *output.Formatter, m *object.Map, bm *ebpf.Map, mo output.MapOptions, atExit bool) error {
+// writeMap reads bm, the kernel map of m, and gives it to sink. Problems
+// reading it are reported; only write errors are returned.
+func (s *Session) writeMap(sink Sink, f *output.Formatter, m *object.Map, bm *ebpf.Map, mo output.MapOptions, atExit bool) error {
 	entries, err := s.readMap(bm)
 	if err != nil {
 		s.errorf("print %s: %v", m.Name, err)
@@ -130,21 +128,7 @@ func (s *Session) writeMap(w io.Writer, f *output.Formatter, m *object.Map, bm *
 	if len(entries) == 0 {
 		entries = emptyScalar(m)
 	}
-	write := f.WriteMap
-	switch s.opts.Format {
-	case output.FormatJSON:
-		write = f.WriteMapJSON
-	case output.FormatFolded:
-		write = f.WriteMapFolded
-	}
-	if err := write(w, m, entries, mo); err != nil {
-		if errors.Is(err, output.ErrBadEntry) {
-			s.errorf("print %s: %v", m.Name, err)
-			return nil
-		}
-		return fmt.Errorf("print %s: %w", m.Name, err)
-	}
-	return nil
+	return sink.Map(f, m, entries, mo)
 }
 
 // keys returns every key of a map.
