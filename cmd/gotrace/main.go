@@ -452,9 +452,11 @@ func interruptible[T any](ctx context.Context, f func() T) (T, bool) {
 // run stopped before BEGIN (runtime.Run), nothing runs and the output ends
 // as a run without events ends.
 func stoppedEarly(cfg *config, stdout io.Writer) int {
-	if cfg == nil || cfg.out.fmt != output.FormatJSON {
-		fmt.Fprint(stdout, "\n\n")
+	var format output.OutputFormat
+	if cfg != nil {
+		format = cfg.out.fmt
 	}
+	_ = runtime.NewSink(format, stdout, io.Discard).Exit()
 	return 0
 }
 
