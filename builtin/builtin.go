@@ -85,6 +85,9 @@ type Func struct {
 	// Example is a script that uses the function; the table test checks
 	// and compiles it, and runs it when its probe exists on the host.
 	Example string
+	// Doc documents the function for editors, in its definition; the
+	// functions without one are documented in docs.go.
+	Doc Doc
 }
 
 // UnsafeError is the error for a call of an Unsafe function without

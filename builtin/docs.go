@@ -21,6 +21,9 @@ func Docs(name string) Doc {
 	var ex string
 	if f := LookupFunc(name); f != nil {
 		ex = f.Example
+		if f.Doc.Sig != "" {
+			d = f.Doc
+		}
 	} else if v := LookupVar(name); v != nil {
 		ex = v.Example
 	}

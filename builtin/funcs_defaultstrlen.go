@@ -17,5 +17,7 @@ func init() {
 			c.SetConst(e, Const{Int: uint64(c.MaxStrlen())})
 			return types.Uint64
 		},
-		Example: `config = { max_strlen = 200 } BEGIN { printf("%d\n", default_str_length()) }`})
+		Example: `config = { max_strlen = 200 } BEGIN { printf("%d\n", default_str_length()) }`,
+		Doc: Doc{Sig: "default_str_length(): uint64",
+			Text: "The size of a string that str() reads without a length: the max_strlen config (1024 by default)."}})
 }
