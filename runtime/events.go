@@ -108,11 +108,17 @@ func (s *entry) loop(drainOnly bool, wake <-chan struct{}) error {
 }
 
 // exitSettleMax bounds settleAfterExit, so that a storm of events cannot
-// hold the run open.
-const exitSettleMax = time.Second
+// hold the run open; exitQuiet is the quiet it waits for: half of
+// bpftrace's poll interval, so that a periodic probe (interval:ms:100)
+// does not fire once more than under bpftrace, whose poll times out just
+// before the next tick.
+const (
+	exitSettleMax = time.Second
+	exitQuiet     = pollInterval / 2
+)
 
 // settleAfterExit keeps the probes attached after exit() until the ring
-// buffer has been quiet for a poll interval (at most exitSettleMax), as
+// buffer has been quiet for exitQuiet (at most exitSettleMax), as
 // bpftrace polls until a poll finds nothing before it detaches: what the
 // probes count meanwhile is in the maps printed at the end (a traced
 // program's calls right after the one that called exit()). Events are
@@ -125,7 +131,7 @@ func (s *entry) settleAfterExit() error {
 		if !now.Before(end) {
 			return nil
 		}
-		s.reader.SetDeadline(now.Add(min(pollInterval, end.Sub(now))))
+		s.reader.SetDeadline(now.Add(min(exitQuiet, end.Sub(now))))
 		err := s.reader.ReadInto(&rec)
 		switch {
 		case err == nil:
