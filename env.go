@@ -1,14 +1,11 @@
 package gotrace
 
 import (
-	"bufio"
 	"debug/elf"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
-	"strconv"
-	"strings"
 	"sync"
 
 	"github.com/cilium/ebpf/btf"
@@ -106,13 +103,13 @@ func (k *KernelEnv) BTF() (*btf.Spec, error) {
 	return e.BTF()
 }
 
-// TraceableFunctions implements lang.FunctionLister when tracefs can say.
+// TraceableFunctions implements provider.FunctionLister when tracefs can say.
 func (k *KernelEnv) TraceableFunctions() (map[string]bool, error) {
 	e, err := k.get()
 	if err != nil {
 		return nil, err
 	}
-	if fl, ok := any(e).(lang.FunctionLister); ok {
+	if fl, ok := any(e).(provider.FunctionLister); ok {
 		return fl.TraceableFunctions()
 	}
 	return nil, nil
@@ -137,37 +134,36 @@ func (k *KernelEnv) KernelSymbol(name string) (uint64, error) {
 		return 0, fmt.Errorf("reading kernel symbols: %w", err)
 	}
 	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		fields := strings.Fields(sc.Text())
-		if len(fields) >= 3 && fields[2] == name {
-			addr, err := strconv.ParseUint(fields[0], 16, 64)
-			if err != nil {
-				return 0, fmt.Errorf("kallsyms: bad address for %s: %w", name, err)
-			}
-			if addr == 0 {
-				return 0, fmt.Errorf("kernel symbol addresses are hidden (kptr_restrict): run as root")
-			}
-			return addr, nil
+	var addr uint64
+	found := false
+	err = tracefs.ReadKallsyms(f, func(sym tracefs.Kallsym) bool {
+		if string(sym.Name) == name {
+			addr, found = sym.Addr(), true
 		}
-	}
-	if err := sc.Err(); err != nil {
+		return !found
+	})
+	switch {
+	case err != nil:
 		return 0, fmt.Errorf("reading kernel symbols: %w", err)
+	case !found:
+		return 0, fmt.Errorf("%q: %w", name, lang.ErrNoSymbol)
+	case addr == 0:
+		return 0, fmt.Errorf("kernel symbol addresses are hidden (kptr_restrict): run as root")
 	}
-	return 0, fmt.Errorf("%q: %w", name, lang.ErrNoSymbol)
+	return addr, nil
 }
 
-// ResolveBinary implements lang.HostFiles on the local file system.
+// ResolveBinary implements provider.HostFiles on the local file system.
 func (k *KernelEnv) ResolveBinary(target string) (string, error) {
 	return hostfs.Files{}.ResolveBinary(target)
 }
 
-// ELFSymbols implements lang.HostFiles on the local file system.
-func (k *KernelEnv) ELFSymbols(file string) ([]lang.ELFSymbol, error) {
+// ELFSymbols implements provider.HostFiles on the local file system.
+func (k *KernelEnv) ELFSymbols(file string) ([]provider.ELFSymbol, error) {
 	return hostfs.Files{}.ELFSymbols(file)
 }
 
-// Inode implements lang.HostFiles on the local file system.
+// Inode implements provider.HostFiles on the local file system.
 func (k *KernelEnv) Inode(path string) (uint64, error) {
 	return hostfs.Files{}.Inode(path)
 }
@@ -193,9 +189,9 @@ func (k *KernelEnv) ReadScriptDir(path string) ([]fs.DirEntry, error) {
 }
 
 var (
-	_ lang.HostFiles   = (*KernelEnv)(nil)
-	_ lang.ELFTypes    = (*KernelEnv)(nil)
-	_ lang.ScriptFiles = (*KernelEnv)(nil)
+	_ provider.HostFiles = (*KernelEnv)(nil)
+	_ lang.ELFTypes      = (*KernelEnv)(nil)
+	_ lang.ScriptFiles   = (*KernelEnv)(nil)
 )
 
 // kernelThreadStatusOffset returns the offset of thread_info.status in

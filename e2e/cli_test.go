@@ -377,8 +377,8 @@ func TestMissingProbeWarning(t *testing.T) {
 		t.Errorf("exit %d, stderr %q, want %q", got.code, got.stderr, want)
 	}
 	got = run(t, "-e", `config = { missing_probes = "ignore" } tracepoint:nonsense:nonsense { exit(); }`)
-	if want := "ERROR: No probes to attach\n"; got.code != 1 || got.stderr != want {
-		t.Errorf("exit %d, stderr %q, want %q", got.code, got.stderr, want)
+	if want := "No probes to attach\n"; got.code != 1 || got.stdout != want {
+		t.Errorf("exit %d, stdout %q, stderr %q, want stdout %q", got.code, got.stdout, got.stderr, want)
 	}
 }
 

@@ -16,6 +16,9 @@ type Error struct {
 	// Hints follow the error's source lines, one "HINT: " line each, as
 	// bpftrace prints them.
 	Hints []string
+	// Warnings precede the error, each a WARNING diagnostic at its span
+	// (bpftrace's "NAME is not traceable" before "No matches for ...").
+	Warnings []string
 }
 
 // Span returns the span the error points at.
@@ -117,6 +120,9 @@ func Render(err error, src string) string {
 func render(list ErrorList, src string, sev Severity) string {
 	var b strings.Builder
 	for _, e := range list {
+		for _, w := range e.Warnings {
+			b.WriteString(Diagnostic(SeverityWarning, e.Span(), w, src))
+		}
 		b.WriteString(Diagnostic(sev, e.Span(), e.Msg, src))
 		for _, h := range e.Hints {
 			b.WriteString("HINT: " + h + "\n")

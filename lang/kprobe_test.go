@@ -92,3 +92,25 @@ func TestKprobeNoSymbolRead(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestKprobeNotTraceable: a kprobe on a function kallsyms lacks is
+// bpftrace's warning, then its error, each at the attach point.
+func TestKprobeNotTraceable(t *testing.T) {
+	env := symsEnv{
+		tracefs.NewEnv(filepath.Join("..", "testdata", "tracefs"), tracefs.WithBTF(testbtf.Spec(t))),
+		tracefs.NewSymbols([]string{"vfs_read"}, nil, nil, true, nil),
+		map[string]bool{"vfs_read": true},
+	}
+	src := `kprobe:vfs_read, kprobe:vmlinux:bad { exit(); }`
+	file, err := lang.Parse("stdin", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = lang.Check(file, env, lang.Options{})
+	caret := strings.Repeat(" ", 17) + strings.Repeat("~", 18) + "\n"
+	want := `stdin:1:18-36: WARNING: bad is not traceable (either non-existing, inlined, or marked as "notrace"); attaching to it will likely fail` + "\n" + src + "\n" + caret +
+		"stdin:1:18-36: ERROR: No matches for kprobe vmlinux:bad.\n" + src + "\n" + caret
+	if got := lang.Render(err, src); got != want {
+		t.Errorf("got:\n%s\nwant:\n%s", got, want)
+	}
+}

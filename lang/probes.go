@@ -28,7 +28,9 @@ func (c *checker) expandAttach(ap *ast.AttachPoint) []*AttachPoint {
 	points, err := p.Expand(env, ap.Raw, parts[1:])
 	var nt *provider.NotTraceable
 	if errors.As(err, &nt) {
-		c.prog.Warnings.Add(ap, "%s", nt.Warning()) // bpftrace warns, then says No matches
+		// bpftrace warns, then says No matches (below); with
+		// missing_probes = warn the error becomes a warning.
+		c.prog.Warnings.Add(ap, "%s", nt.Warning())
 	}
 	if err != nil {
 		if errors.Is(err, provider.ErrNoMatch) {
@@ -40,7 +42,12 @@ func (c *checker) expandAttach(ap *ast.AttachPoint) []*AttachPoint {
 			c.errorf(ap, "Probe has no valid attach points (%s).", err)
 			return nil
 		}
+		n := len(c.errs)
 		c.errorf(ap, "%s", err)
+		if nt != nil && len(c.errs) > n {
+			// Warnings are not shown with errors: this one goes with it.
+			c.errs[n].Warnings = append(c.errs[n].Warnings, nt.Warning())
+		}
 		return nil
 	}
 	for _, pt := range points {

@@ -176,7 +176,10 @@ func (c *Collector) planMap(m MapInfo) error {
 			p.mayAlias = true
 		}
 	}
-	help := fmt.Sprintf("gotrace map %s: %s", m.Name, m.Value)
+	help := fmt.Sprintf("gotrace map %s of %s", m.Name, m.Value)
+	if m.Value.IsAggregation() {
+		help = fmt.Sprintf("gotrace map %s = %s()", m.Name, strings.TrimSuffix(m.Value.String(), "_t"))
+	}
 	name := base
 	if shape == shapeCounter {
 		name = counterName(base)
@@ -213,7 +216,7 @@ func (c *Collector) Describe(chan<- *prometheus.Desc) {}
 func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	infos := c.src.Maps()
+	infos := slices.Clone(c.src.Maps())
 	slices.SortFunc(infos, func(a, b MapInfo) int { return strings.Compare(a.Name, b.Name) })
 	budget := c.max
 	for _, m := range infos {

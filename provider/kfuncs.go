@@ -142,6 +142,14 @@ func kfuncExpander(kind string, offsets, needBTF bool) func(ExpandEnv, string, [
 		if fn == "" {
 			return nil, fmt.Errorf("%s needs a function name", kind)
 		}
+		if addr, ok := kprobeAddress(fn); ok && !needBTF && module == "" {
+			// kprobe:ADDRESS: the kernel is given the address unchecked.
+			if !TargetOf(env).Unsafe {
+				return nil, fmt.Errorf("Probing by address requires --unsafe")
+			}
+			name := strconv.FormatUint(addr, 10) // bpftrace's name: kprobe:305419896
+			return []*Point{{Name: kind + ":" + name, Func: name, NoFtrace: true}}, nil
+		}
 		if env == nil {
 			return nil, fmt.Errorf("kernel functions are unavailable: no environment")
 		}

@@ -46,6 +46,12 @@ func kprobe(name, alias string, ret bool) *Provider {
 		},
 		Require: requireKprobes,
 		Attach: func(a Attacher, p *object.Probe, prog *ebpf.Program) (int, error) {
+			if addr, ok := kprobeAddress(p.Targets[0]); ok && len(p.Targets) == 1 {
+				if err := attachKprobeAt(a, prog, addr, ret); err != nil {
+					return 0, fmt.Errorf("Unable to attach probe: %s: %w", p.Name, err)
+				}
+				return 1, nil
+			}
 			n, err := a.AttachKprobes(p, prog, ret)
 			if err != nil && len(p.Targets) == 1 {
 				err = explainKprobeRefusal(a, p, err)

@@ -198,3 +198,24 @@ func TestKprobeMultiNeedsFtrace(t *testing.T) {
 		t.Errorf("vfs_* and copy_notrace: attach type %v, want kprobes", prog.AttachType)
 	}
 }
+
+// TestKprobeAddress: kprobe:ADDRESS needs --unsafe, as in bpftrace, and is
+// named by the address in decimal; a missing function with --unsafe is
+// left for the kernel to refuse.
+func TestKprobeAddress(t *testing.T) {
+	env := fakeKernel(t, true)
+	if _, err := env.expand("kprobe:0x12345678"); err == nil || err.Error() != "Probing by address requires --unsafe" {
+		t.Errorf("kprobe:0x12345678 without --unsafe: %v", err)
+	}
+	unsafe := provider.WithTarget(env, provider.Target{Unsafe: true})
+	for raw, want := range map[string]string{
+		"kprobe:0x12345678":     "kprobe:305419896",
+		"kretprobe:305419896":   "kretprobe:305419896",
+		"kprobe:vmlinux:nosuch": "kprobe:nosuch",
+	} {
+		pts, err := expandIn(unsafe, raw)
+		if err != nil || len(pts) != 1 || pts[0].Name != want {
+			t.Errorf("%s with --unsafe: %v, %v; want %s", raw, pts, err, want)
+		}
+	}
+}

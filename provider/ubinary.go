@@ -31,8 +31,10 @@ func uprobeBinaries(env ExpandEnv, b Binaries, target string) ([]string, error) 
 	if zipPath, _, ok := strings.Cut(target, "!/"); ok {
 		// An ELF file stored in a zip archive (an APK, say):
 		// ARCHIVE!/ENTRY.
-		if _, err := os.Stat(zipPath); err != nil {
+		if fi, err := os.Stat(zipPath); err != nil {
 			return nil, fmt.Errorf("uprobe target %s: %w", target, err)
+		} else if !fi.Mode().IsRegular() {
+			return nil, fmt.Errorf("uprobe target %s: not a regular file", zipPath)
 		}
 		return []string{target}, nil
 	}
@@ -55,7 +57,7 @@ func uprobeBinaries(env ExpandEnv, b Binaries, target string) ([]string, error) 
 	}
 	if t.Pid != 0 && strings.HasPrefix(target, "/") {
 		if root := pidRoot(t.Pid); root != "" {
-			if _, err := os.Stat(root + target); err == nil {
+			if fi, err := os.Stat(root + target); err == nil && fi.Mode().IsRegular() {
 				return []string{root + target}, nil
 			}
 		}
@@ -294,19 +296,15 @@ func parseUprobeAddress(fn string) (uint64, bool) {
 // uprobe PMU directly: for offset 0 (a flat binary's entry), which the
 // library's Executable takes as "no address" and resolves as a symbol.
 func attachUprobeAt(a Attacher, prog *ebpf.Program, path string, offset uint64, ret bool) error {
-	b, err := os.ReadFile("/sys/bus/event_source/devices/uprobe/type")
+	typ, err := pmuType("uprobe")
 	if err != nil {
-		return fmt.Errorf("uprobe PMU: %w", err)
-	}
-	typ, err := strconv.ParseUint(strings.TrimSpace(string(b)), 10, 32)
-	if err != nil {
-		return fmt.Errorf("uprobe PMU type: %w", err)
+		return err
 	}
 	pathPtr, err := unix.BytePtrFromString(path)
 	if err != nil {
 		return err
 	}
-	attr := unix.PerfEventAttr{Type: uint32(typ), Sample: 1, Wakeup: 1, Ext1: uint64(uintptr(unsafe.Pointer(pathPtr))), Ext2: offset}
+	attr := unix.PerfEventAttr{Type: typ, Sample: 1, Wakeup: 1, Ext1: uint64(uintptr(unsafe.Pointer(pathPtr))), Ext2: offset}
 	if ret {
 		attr.Config = 1 // format/retprobe: config:0
 	}

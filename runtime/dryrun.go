@@ -37,6 +37,11 @@ func Load(prog *object.Program, opts Options) error {
 // in the program.
 var ErrCannotAttach = errors.New("the kernel cannot attach this probe type")
 
+// ErrNoProbes is bpftrace's error for a program left without probes to
+// attach (every attach point missing, with missing_probes = ignore or
+// warn; a --probe-filter matching none).
+var ErrNoProbes = errors.New("No probes to attach")
+
 // ErrTargetExited is the cause (context.Cause) to cancel Run's context with
 // when the traced command or process exited (bpftrace -c, -p): the events
 // still queued are printed before END, whereas any other stop (a signal,

@@ -1,16 +1,16 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"regexp"
 
 	"github.com/gotrace/gotrace/object"
 	"github.com/gotrace/gotrace/provider"
+	"github.com/gotrace/gotrace/runtime"
 )
 
 // errNoProbes is bpftrace's error for a program left without probes.
-var errNoProbes = errors.New("No probes to attach")
+var errNoProbes = runtime.ErrNoProbes
 
 // filterProbes keeps the probes of prog whose name matches the regular
 // expression filter (--probe-filter, searched anywhere in the name), and

@@ -110,16 +110,16 @@ func scratchVars(entry string) []string {
 	return out
 }
 
-// probeTypes lists the probe types as "kind:", and BEGIN and END as
-// their aliases are written.
+// probeTypes lists the probe types as "kind:", and those written bare
+// (BEGIN, END) as they are written.
 func probeTypes() []string {
 	var out []string
 	for _, p := range provider.All() {
 		if !p.Supported() {
 			continue
 		}
-		if p.Phase == provider.Begin || p.Phase == provider.End {
-			out = append(out, p.Aliases...)
+		if p.Bare != "" {
+			out = append(out, p.Bare)
 			continue
 		}
 		out = append(out, p.Name+":")
