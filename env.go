@@ -1,14 +1,11 @@
 package gotrace
 
 import (
-	"bufio"
 	"debug/elf"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
-	"strconv"
-	"strings"
 	"sync"
 
 	"github.com/cilium/ebpf/btf"
@@ -137,24 +134,23 @@ func (k *KernelEnv) KernelSymbol(name string) (uint64, error) {
 		return 0, fmt.Errorf("reading kernel symbols: %w", err)
 	}
 	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		fields := strings.Fields(sc.Text())
-		if len(fields) >= 3 && fields[2] == name {
-			addr, err := strconv.ParseUint(fields[0], 16, 64)
-			if err != nil {
-				return 0, fmt.Errorf("kallsyms: bad address for %s: %w", name, err)
-			}
-			if addr == 0 {
-				return 0, fmt.Errorf("kernel symbol addresses are hidden (kptr_restrict): run as root")
-			}
-			return addr, nil
+	var addr uint64
+	found := false
+	err = tracefs.ReadKallsyms(f, func(sym tracefs.Kallsym) bool {
+		if string(sym.Name) == name {
+			addr, found = sym.Addr(), true
 		}
-	}
-	if err := sc.Err(); err != nil {
+		return !found
+	})
+	switch {
+	case err != nil:
 		return 0, fmt.Errorf("reading kernel symbols: %w", err)
+	case !found:
+		return 0, fmt.Errorf("%q: %w", name, lang.ErrNoSymbol)
+	case addr == 0:
+		return 0, fmt.Errorf("kernel symbol addresses are hidden (kptr_restrict): run as root")
 	}
-	return 0, fmt.Errorf("%q: %w", name, lang.ErrNoSymbol)
+	return addr, nil
 }
 
 // ResolveBinary implements lang.HostFiles on the local file system.

@@ -80,25 +80,8 @@ type Env interface {
 }
 
 // Features are the kernel-dependent code generation choices, which Compile
-// probes for when Options.Features is nil.
-type Features struct {
-	// KprobeMulti: the kernel has kprobe_multi links (Linux 5.18 with
-	// CONFIG_FPROBE); kprobe wildcards then use one link.
-	KprobeMulti bool
-	// FentryMultiThreshold: an fentry wildcard of at least this many
-	// functions is served by one kprobe_multi program; 0 disables it.
-	FentryMultiThreshold int
-	// DirectBTFLoads: trampoline and BTF raw tracepoint programs read
-	// members through BTF-typed pointers with plain loads (Linux 5.5).
-	DirectBTFLoads bool
-	// LongJumps: the kernel has gotol, the jump with a 32-bit distance
-	// (Linux 6.4), for jumps over more than 32,767 instructions.
-	LongJumps bool
-	// SyscallRawTp: syscall tracepoints are served by dispatchers on the
-	// raw tracepoints sys_enter and sys_exit instead of one perf event
-	// each (x86-64, Linux 4.17); false keeps the perf events.
-	SyscallRawTp bool
-}
+// probes for when Options.Features is nil (declared in package provider).
+type Features = provider.Features
 
 // RunOptions configure Script.Run and Script.Load.
 type RunOptions struct {
@@ -129,6 +112,9 @@ type RunOptions struct {
 	StackMode string
 	// MaxCatBytes limits cat(); 0 means the default.
 	MaxCatBytes int
+	// LineBuffered writes each event's output as soon as the event is
+	// read (bpftrace -B line, its default, and -B none).
+	LineBuffered bool
 	// Verbose, when set, receives program and map information and the
 	// verifier's statistics for each program (bpftrace -v).
 	Verbose io.Writer
@@ -182,18 +168,17 @@ func compile(name, src string, opts Options, st *sessionState) (*Script, error) 
 	var copts codegen.Options
 	wantDispatch := runtime.WantSyscallDispatch(syscallPoints(checked))
 	if f := opts.Features; f != nil {
-		copts = codegen.Options{KprobeMulti: f.KprobeMulti, FentryMultiThreshold: f.FentryMultiThreshold, DirectBTFLoads: f.DirectBTFLoads, LongJumps: f.LongJumps, SyscallRawTp: f.SyscallRawTp}
+		copts = codegen.Options{Features: *f}
 	} else if needsKernelFeatures(checked) {
 		spec, _ := env.BTF()
-		f := runtime.Features(spec, env.BTFCache())
-		copts = codegen.Options{BTF: spec, KprobeMulti: f.KprobeMulti, FentryMultiThreshold: f.FentryMultiThreshold, DirectBTFLoads: f.DirectBTFLoads, SyscallRawTp: f.SyscallRawTp}
+		copts = codegen.Options{BTF: spec, Features: runtime.Features(spec, env.BTFCache())}
 	} else if wantDispatch && runtime.HaveSyscallRawTp() {
 		// Only the syscall dispatchers depend on the kernel: probe that
 		// alone, and, when they are used, read the one member offset
 		// their compat check needs straight from the kernel's raw BTF
 		// rather than decoding task_struct and all it refers to (a
 		// custom Env's BTF is decoded).
-		copts = codegen.Options{SyscallRawTp: true}
+		copts = codegen.Options{Features: provider.Features{SyscallRawTp: true}}
 		if off, err := kernelThreadStatusOffset(env); err == nil {
 			copts.ThreadStatusOffset = off
 		} else {
@@ -244,7 +229,7 @@ func needsKernelFeatures(p *lang.Program) bool {
 
 // syscallPoints counts the program's syscall tracepoint attach points,
 // which the syscall dispatchers may serve
-// (runtime.KernelFeatures.SyscallRawTp, runtime.WantSyscallDispatch).
+// (provider.Features.SyscallRawTp, runtime.WantSyscallDispatch).
 func syscallPoints(p *lang.Program) int {
 	n := 0
 	for _, pr := range p.Probes {
@@ -272,7 +257,7 @@ func (s *Script) runtimeOptions(opts RunOptions) runtime.Options {
 		Stdout: opts.Stdout, Stderr: opts.Stderr, Quiet: opts.Quiet, Unsafe: s.unsafe, Pid: s.pid,
 		NoSignals: opts.NoSignals, NoExitMaps: opts.NoExitMaps, Formatter: opts.Formatter,
 		Attached: opts.Attached, Opened: opts.Opened, StackMode: opts.StackMode, MaxCatBytes: opts.MaxCatBytes,
-		Verbose: opts.Verbose, Format: opts.Format, ProbeStats: opts.ProbeStats,
+		Verbose: opts.Verbose, Format: opts.Format, ProbeStats: opts.ProbeStats, LineBuffered: opts.LineBuffered,
 		TracefsDir: s.env.TracefsDir(), BTFCache: s.env.BTFCache(),
 	}
 	cfg := s.Checked.Config

@@ -4,9 +4,9 @@ import (
 	"bufio"
 	"flag"
 	"fmt"
+	"github.com/gotrace/gotrace/bench/internal/ref"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -17,7 +17,7 @@ import (
 func main() {
 	n := flag.Int("n", 20, "runs per measurement")
 	gotrace := flag.String("gotrace", "./gotrace", "gotrace binaries, comma-separated (e.g. before,after)")
-	bpftrace := flag.String("bpftrace", "bpftrace", "bpftrace binary (skipped when not found)")
+	bpftrace := flag.String("bpftrace", ref.Bpftrace(), "bpftrace binary (skipped when not found; default bpftrace27 when installed)")
 	only := flag.String("only", "", "measurements to run, comma-separated (default all): "+names())
 	mode := flag.String("mode", "startup", "startup, or syscalls: the syscall tracepoint wildcard from launch to exit")
 	perf := flag.Bool("perf", false, "with -mode syscalls, also time gotrace with one perf event per tracepoint")
@@ -66,11 +66,11 @@ var measurements = []struct {
 		return toExit(tool, "-e", `tracepoint:syscalls:sys_enter_openat { @ = count(); } BEGIN { exit(); }`)
 	}},
 	{"btf", "compile a BTF-typed kprobe script (gotrace --emit=asm, bpftrace -d), launch to exit", func(tool string) (time.Duration, int64, error) {
-		flag := "--emit=asm"
-		if filepath.Base(tool) == "bpftrace" {
-			flag = "-d"
+		args := []string{"--emit=asm"}
+		if ref.IsBpftrace(tool) {
+			args = ref.CompileFlags(tool)
 		}
-		return toExit(tool, flag, "-e", btfScript)
+		return toExit(tool, append(args, "-e", btfScript)...)
 	}},
 }
 

@@ -143,6 +143,8 @@ type Checker interface {
 	// t before storage widens it (int8 for 1, string[4] for a variable
 	// assigned "abc"): what sizeof and strcap report.
 	OwnType(e ast.Expr, t *types.Type) *types.Type
+	// TypeOf returns the type of a checked expression.
+	TypeOf(e ast.Expr) *types.Type
 	// ConstOf returns the compile-time value of a checked expression.
 	ConstOf(e ast.Expr) (Const, bool)
 	// SetConst records the compile-time value of an expression.
@@ -164,6 +166,11 @@ type Checker interface {
 	NCPUs() int
 	// MaxStrlen is the size of string buffers.
 	MaxStrlen() int
+	// Unstable reports whether the script may use an unstable feature,
+	// which the config option enables ("enable"), refuses ("error") or
+	// allows with a warning ("warn"), def when the script does not set
+	// it; a refusal is reported at the span.
+	Unstable(at ast.Spanned, feature, option, def string) bool
 	// StackMode is the config's stack_mode ("" when unset).
 	StackMode() string
 	// BTF is the kernel's BTF.
@@ -191,41 +198,17 @@ type Checker interface {
 
 	CheckPrintf(e *ast.Call) *types.Type
 	CheckStr(e *ast.Call) *types.Type
-	CheckExit(e *ast.Call) *types.Type
 	CheckMapFunc(e *ast.Call) *types.Type
 	CheckPrint(e *ast.Call) *types.Type
 	CheckDelete(e *ast.Call) *types.Type
 	CheckHasKey(e *ast.Call) *types.Type
-	CheckTime(e *ast.Call) *types.Type
-	CheckReg(e *ast.Call) *types.Type
-	CheckSignal(e *ast.Call) *types.Type
-	CheckStrlen(e *ast.Call) *types.Type
-	CheckStrncmp(e *ast.Call) *types.Type
-	CheckBswap(e *ast.Call) *types.Type
-	CheckAddrFunc(k types.Kind, as types.AddrSpace, e *ast.Call) *types.Type
-	CheckStrftime(e *ast.Call) *types.Type
 	CheckGetopt(e *ast.Call) *types.Type
-	CheckNtop(e *ast.Call) *types.Type
 	CheckKaddr(e *ast.Call) *types.Type
-	CheckJoin(e *ast.Call) *types.Type
 	CheckLen(e *ast.Call) *types.Type
 	CheckFind(e *ast.Call) *types.Type
-	CheckMemcmp(e *ast.Call) *types.Type
-	CheckStrPair(result *types.Type, e *ast.Call) *types.Type
 	CheckCgroupid(e *ast.Call) *types.Type
-	CheckOverride(e *ast.Call) *types.Type
 	CheckPath(e *ast.Call) *types.Type
 	CheckUaddr(e *ast.Call) *types.Type
-	CheckUsym(e *ast.Call) *types.Type
-	CheckBuf(e *ast.Call) *types.Type
-	CheckPton(e *ast.Call) *types.Type
-	CheckMacaddr(e *ast.Call) *types.Type
-	CheckStrConcat(e *ast.Call) *types.Type
-	CheckTseries(e *ast.Call) *types.Type
-	CheckCgroupPath(e *ast.Call) *types.Type
-	CheckAgg(k types.Kind, nargs int, e *ast.Call) *types.Type
-	CheckHist(e *ast.Call) *types.Type
-	CheckLhist(e *ast.Call) *types.Type
 }
 
 // Emitter is what the code generator (package codegen) offers a
@@ -290,13 +273,13 @@ type Emitter interface {
 	// packets carry (object.Packet.ID) and the name of the perf event
 	// array they are sent through.
 	Pcap(file string, offset int) (id int, perfMap string)
+	// Exit sends the exit event with the value of code, or the fixed code
+	// when code is nil, and ends the probe.
+	Exit(code ast.Expr, fixed int64, pos ast.Pos)
+	// Message sends a printf-style event of kind with the format and the
+	// checked arguments; errorf and warnf events point at the span.
+	Message(kind object.EventKind, format string, args []ast.Expr, at ast.Spanned)
 
-	Printf(kind object.EventKind, e *ast.Call)
-	Exit(e *ast.Call)
-	// ExitCode exits with a fixed code; Message sends a printf-style event
-	// of kind with the definition's format and checked arguments.
-	ExitCode(code int64, pos ast.Pos)
-	Message(kind object.EventKind, format string, args []ast.Expr, pos ast.Pos)
 	Print(e *ast.Call)
 	MapEvent(kind object.EventKind, e *ast.Call)
 	Time(e *ast.Call)
@@ -307,7 +290,6 @@ type Emitter interface {
 	LoadReg(name string, pos ast.Pos)
 	Strlen(e *ast.Call)
 	Strncmp(e *ast.Call)
-	Memcmp(e *ast.Call)
 	Strstr(e *ast.Call, contains bool)
 	Kstack(e ast.Expr)
 	Ustack(e ast.Expr) int16

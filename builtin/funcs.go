@@ -12,7 +12,7 @@ import (
 
 // printfLike emits a printf-style call as an event of kind.
 func printfLike(kind object.EventKind) func(Emitter, *ast.Call) {
-	return func(g Emitter, e *ast.Call) { g.Printf(kind, e) }
+	return func(g Emitter, e *ast.Call) { g.Message(kind, e.Args[0].(*ast.StrLit).Value, e.Args[1:], e) }
 }
 
 // scalarArg evaluates argument i: the function's value is the argument's,
@@ -50,15 +50,15 @@ func init() {
 			Example: `BEGIN { system("true %d", 1) }`},
 		&Func{Name: "cat", Check: Checker.CheckPrintf, Emit: printfLike(object.EventCat), Result: types.Void,
 			Example: `BEGIN { cat("/proc/loadavg") }`},
-		&Func{Name: "exit", Ends: true, Check: Checker.CheckExit, Emit: Emitter.Exit, Result: types.Void,
+		&Func{Name: "exit", Ends: true, Check: checkExit, Emit: emitExit, Result: types.Void,
 			Example: `BEGIN { exit(0) }`},
 		&Func{Name: "print", Check: Checker.CheckPrint, Emit: Emitter.Print, Result: types.Void,
 			Example: `BEGIN { @a = 1; print(@a); print(2) }`},
-		&Func{Name: "time", Check: Checker.CheckTime, Emit: Emitter.Time, Result: types.Void,
+		&Func{Name: "time", Check: checkTime, Emit: Emitter.Time, Result: types.Void,
 			Example: `BEGIN { time("%H\n") }`},
-		&Func{Name: "join", Check: Checker.CheckJoin, Emit: Emitter.Join, Result: types.Void,
+		&Func{Name: "join", Check: checkJoin, Emit: Emitter.Join, Result: types.Void,
 			Example: `tracepoint:syscalls:sys_enter_execve { join(args.argv) }`},
-		&Func{Name: "strftime", Check: Checker.CheckStrftime, Emit: scalarArg(1), Result: types.Timestamp,
+		&Func{Name: "strftime", Check: checkStrftime, Emit: scalarArg(1), Result: types.Timestamp,
 			Example: `BEGIN { printf("%s\n", strftime("%Y", nsecs)) }`},
 	)
 
@@ -84,23 +84,23 @@ func init() {
 	defFuncs(
 		&Func{Name: "str", Check: Checker.CheckStr, Buffer: Emitter.Str, Into: Emitter.StrInto, Result: types.String,
 			Example: `tracepoint:syscalls:sys_enter_openat { printf("%s\n", str(args.filename)) }`},
-		&Func{Name: "strlen", Check: Checker.CheckStrlen, Emit: Emitter.Strlen, Result: types.Int,
+		&Func{Name: "strlen", Check: checkStrlen, Emit: Emitter.Strlen, Result: types.Int,
 			Example: `BEGIN { printf("%d\n", strlen(comm)) }`},
-		&Func{Name: "strncmp", Check: Checker.CheckStrncmp, Emit: Emitter.Strncmp, Result: types.Int,
+		&Func{Name: "strncmp", Check: checkStrncmp, Emit: Emitter.Strncmp, Result: types.Int,
 			Example: `BEGIN { printf("%d\n", strncmp(comm, "gotrace", 3)) }`},
-		&Func{Name: "memcmp", Check: Checker.CheckMemcmp, Emit: Emitter.Memcmp, Result: types.Int,
+		&Func{Name: "memcmp", Check: checkMemcmp, Emit: emitMemcmp, Result: types.Int,
 			Example: `BEGIN { printf("%d\n", memcmp(comm, "gotrace", 3)) }`},
-		&Func{Name: "strcontains", Check: func(c Checker, e *ast.Call) *types.Type { return c.CheckStrPair(types.BoolT, e) }, Result: types.Bool,
+		&Func{Name: "strcontains", Check: checkStrPair(types.BoolT), Result: types.Bool,
 			Emit:    func(g Emitter, e *ast.Call) { g.Strstr(e, true) },
 			Example: `BEGIN { printf("%d\n", strcontains(comm, "go")) }`},
-		&Func{Name: "strstr", Check: func(c Checker, e *ast.Call) *types.Type { return c.CheckStrPair(types.Int64, e) }, Result: types.Int,
+		&Func{Name: "strstr", Check: checkStrPair(types.Int64), Result: types.Int,
 			Emit:    func(g Emitter, e *ast.Call) { g.Strstr(e, false) },
 			Example: `BEGIN { printf("%d\n", strstr(comm, "go")) }`},
-		&Func{Name: "str_concat", Check: Checker.CheckStrConcat, Buffer: Emitter.StrConcat, Result: types.String,
+		&Func{Name: "str_concat", Check: checkStrConcat, Buffer: Emitter.StrConcat, Result: types.String,
 			Example: `BEGIN { printf("%s\n", str_concat(comm, "x")) }`},
-		&Func{Name: "buf", Check: Checker.CheckBuf, Buffer: Emitter.Buf, Result: types.Array,
+		&Func{Name: "buf", Check: checkBuf, Buffer: Emitter.Buf, Result: types.Array,
 			Example: `tracepoint:syscalls:sys_enter_write { printf("%r\n", buf(args.buf, 4)) }`},
-		&Func{Name: "bswap", Check: Checker.CheckBswap, Result: types.Int,
+		&Func{Name: "bswap", Check: checkBswap, Result: types.Int,
 			Emit: func(g Emitter, e *ast.Call) {
 				g.Scalar(e.Args[0])
 				if size := g.TypeOf(e).Size; size > 1 {
@@ -108,14 +108,14 @@ func init() {
 				}
 			},
 			Example: `BEGIN { printf("%x\n", bswap((uint16)1)) }`},
-		&Func{Name: "ntop", Check: Checker.CheckNtop, Result: types.Inet,
+		&Func{Name: "ntop", Check: checkNtop, Result: types.Inet,
 			Emit:    func(g Emitter, e *ast.Call) { g.Ntop(e) },
 			Buffer:  Emitter.Ntop,
 			Example: `BEGIN { printf("%s\n", ntop(0x0100007f)) }`},
-		&Func{Name: "pton", Check: Checker.CheckPton, Result: types.Array,
+		&Func{Name: "pton", Check: checkPton, Result: types.Array,
 			Emit:    func(g Emitter, e *ast.Call) { g.Buffer(e) },
 			Example: `BEGIN { $a = pton("127.0.0.1"); printf("%d\n", $a[0]) }`},
-		&Func{Name: "macaddr", Check: Checker.CheckMacaddr, Emit: Emitter.Macaddr, Result: types.MacAddr,
+		&Func{Name: "macaddr", Check: checkMacaddr, Emit: Emitter.Macaddr, Result: types.MacAddr,
 			Example: `BEGIN { printf("%s\n", macaddr(comm)) }`},
 		&Func{Name: "strerror", Check: intFunc(types.Errno), Emit: scalarArg(0), Result: types.Errno,
 			Example: `BEGIN { printf("%s\n", strerror(2)) }`},
@@ -127,17 +127,17 @@ func init() {
 
 	// Addresses, symbols and stacks.
 	defFuncs(
-		&Func{Name: "ksym", Check: addrFunc(types.Ksym, types.Kernel), Emit: scalarArg(0), Result: types.Ksym,
+		&Func{Name: "ksym", Check: checkAddrFunc(types.Ksym, types.Kernel), Emit: scalarArg(0), Result: types.Ksym,
 			Example: `kprobe:vfs_read { printf("%s\n", ksym(reg("ip"))) }`},
-		&Func{Name: "kptr", Check: addrFunc(types.Pointer, types.Kernel), Emit: scalarArg(0), Result: types.Pointer,
+		&Func{Name: "kptr", Check: checkAddrFunc(types.Pointer, types.Kernel), Emit: scalarArg(0), Result: types.Pointer,
 			Example: `BEGIN { printf("%p\n", kptr(1)) }`},
-		&Func{Name: "uptr", Check: addrFunc(types.Pointer, types.User), Emit: scalarArg(0), Result: types.Pointer,
+		&Func{Name: "uptr", Check: checkAddrFunc(types.Pointer, types.User), Emit: scalarArg(0), Result: types.Pointer,
 			Example: `BEGIN { printf("%p\n", uptr(1)) }`},
 		&Func{Name: "kaddr", Check: Checker.CheckKaddr, Result: types.Int,
 			Example: `BEGIN { printf("%x\n", kaddr("vfs_read")) }`},
 		&Func{Name: "uaddr", Check: Checker.CheckUaddr, Emit: Emitter.Uaddr, Result: types.Pointer,
 			Example: `uprobe:libc:malloc { printf("%p\n", uaddr("malloc")) }`},
-		&Func{Name: "usym", Check: Checker.CheckUsym, Result: types.Usym,
+		&Func{Name: "usym", Check: checkUsym, Result: types.Usym,
 			Buffer: func(g Emitter, e *ast.Call) int16 {
 				off := g.Alloc(16, e.Pos())
 				g.Scalar(e.Args[0])
@@ -147,7 +147,7 @@ func init() {
 				return off
 			},
 			Example: `uprobe:libc:malloc { printf("%s\n", usym(reg("ip"))) }`},
-		&Func{Name: "reg", Check: Checker.CheckReg, Result: types.Int,
+		&Func{Name: "reg", Check: checkReg, Result: types.Int,
 			Emit: func(g Emitter, e *ast.Call) {
 				g.LoadReg(e.Args[0].(*ast.StrLit).Value, e.Pos())
 			},
@@ -156,7 +156,7 @@ func init() {
 
 	// The task and the system.
 	defFuncs(
-		&Func{Name: "signal", Unsafe: true, Check: Checker.CheckSignal, Result: types.Void,
+		&Func{Name: "signal", Unsafe: true, Check: checkSignal, Result: types.Void,
 			Emit: func(g Emitter, e *ast.Call) {
 				g.Scalar(e.Args[0])
 				g.Emit(asm.Mov.Reg(asm.R1, asm.R0), asm.FnSendSignal.Call())
@@ -164,7 +164,7 @@ func init() {
 			Example: `tracepoint:syscalls:sys_enter_getppid /comm == "nonexistent"/ { signal("SIGUSR1") }`},
 		// signal_thread: as signal, to the current thread only
 		// (bpf_send_signal_thread, Linux 5.5).
-		&Func{Name: "signal_thread", Unsafe: true, Check: Checker.CheckSignal, Result: types.Void,
+		&Func{Name: "signal_thread", Unsafe: true, Check: checkSignal, Result: types.Void,
 			Emit: func(g Emitter, e *ast.Call) {
 				g.Scalar(e.Args[0])
 				g.Emit(asm.Mov.Reg(asm.R1, asm.R0), asm.FnSendSignalThread.Call())
@@ -190,7 +190,7 @@ func init() {
 				g.Emit(asm.Mov.Reg(asm.R1, asm.R0), asm.FnGetSocketCookie.Call())
 			},
 			Example: `fentry:tcp_rcv_established { @[socket_cookie(args.sk)] = count() }`},
-		&Func{Name: "override", Unsafe: true, Check: Checker.CheckOverride, Result: types.Void,
+		&Func{Name: "override", Unsafe: true, Check: checkOverride, Result: types.Void,
 			Emit: func(g Emitter, e *ast.Call) {
 				g.Scalar(e.Args[0])
 				g.Emit(asm.Mov.Reg(asm.R2, asm.R0), asm.Mov.Reg(asm.R1, Ctx), asm.FnOverrideReturn.Call())
@@ -200,7 +200,7 @@ func init() {
 			Example: `BEGIN { printf("%d\n", getopt("verbose")) }`},
 		&Func{Name: "cgroupid", Check: Checker.CheckCgroupid, Emit: constValue, Result: types.Int,
 			Example: `BEGIN { printf("%d\n", cgroupid("/sys/fs/cgroup")) }`},
-		&Func{Name: "cgroup_path", Check: Checker.CheckCgroupPath, Emit: scalarArg(0), Result: types.CgroupPath,
+		&Func{Name: "cgroup_path", Check: checkCgroupPath, Emit: scalarArg(0), Result: types.CgroupPath,
 			Example: `BEGIN { printf("%s\n", cgroup_path(cgroup)) }`},
 		&Func{Name: "path", Check: Checker.CheckPath, Result: types.String,
 			Buffer: func(g Emitter, e *ast.Call) int16 {
@@ -226,23 +226,23 @@ func init() {
 
 	// Aggregations: the map assignment emits them.
 	defFuncs(
-		&Func{Name: "count", Agg: true, Check: aggFunc(types.Count, 0), Result: types.Count,
+		&Func{Name: "count", Agg: true, Check: aggCheck(types.Count, 0), Result: types.Count,
 			Example: `BEGIN { @c = count() }`},
-		&Func{Name: "sum", Agg: true, Check: aggFunc(types.Sum, 1), Result: types.Sum,
+		&Func{Name: "sum", Agg: true, Check: aggCheck(types.Sum, 1), Result: types.Sum,
 			Example: `BEGIN { @s = sum(2) }`},
-		&Func{Name: "avg", Agg: true, Check: aggFunc(types.Avg, 1), Result: types.Avg,
+		&Func{Name: "avg", Agg: true, Check: aggCheck(types.Avg, 1), Result: types.Avg,
 			Example: `BEGIN { @s = avg(2) }`},
-		&Func{Name: "min", Agg: true, Check: aggFunc(types.Min, 1), Result: types.Min,
+		&Func{Name: "min", Agg: true, Check: aggCheck(types.Min, 1), Result: types.Min,
 			Example: `BEGIN { @s = min(2) }`},
-		&Func{Name: "max", Agg: true, Check: aggFunc(types.Max, 1), Result: types.Max,
+		&Func{Name: "max", Agg: true, Check: aggCheck(types.Max, 1), Result: types.Max,
 			Example: `BEGIN { @s = max(2) }`},
-		&Func{Name: "stats", Agg: true, Check: aggFunc(types.Stats, 1), Result: types.Stats,
+		&Func{Name: "stats", Agg: true, Check: aggCheck(types.Stats, 1), Result: types.Stats,
 			Example: `BEGIN { @s = stats(2) }`},
-		&Func{Name: "hist", Agg: true, Check: Checker.CheckHist, Result: types.Hist,
+		&Func{Name: "hist", Agg: true, Check: checkHist, Result: types.Hist,
 			Example: `BEGIN { @h = hist(2) }`},
-		&Func{Name: "lhist", Agg: true, Check: Checker.CheckLhist, Result: types.Lhist,
+		&Func{Name: "lhist", Agg: true, Check: checkLhist, Result: types.Lhist,
 			Example: `BEGIN { @h = lhist(2, 0, 10, 1) }`},
-		&Func{Name: "tseries", Agg: true, Check: Checker.CheckTseries, Result: types.Tseries,
+		&Func{Name: "tseries", Agg: true, Check: checkTseries, Result: types.Tseries,
 			Example: `BEGIN { @t = tseries(2, 1s, 5) }`},
 	)
 }
@@ -256,12 +256,4 @@ func intFunc(k types.Kind) func(Checker, *ast.Call) *types.Type {
 		}
 		return &types.Type{Kind: k, Size: 8}
 	}
-}
-
-func addrFunc(k types.Kind, as types.AddrSpace) func(Checker, *ast.Call) *types.Type {
-	return func(c Checker, e *ast.Call) *types.Type { return c.CheckAddrFunc(k, as, e) }
-}
-
-func aggFunc(k types.Kind, nargs int) func(Checker, *ast.Call) *types.Type {
-	return func(c Checker, e *ast.Call) *types.Type { return c.CheckAgg(k, nargs, e) }
 }

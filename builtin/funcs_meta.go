@@ -155,7 +155,7 @@ func init() {
 				ok := g.NewLabel("assertok")
 				g.Emit(asm.JNE.Imm(asm.R0, 0, ok))
 				g.Message(object.EventErrorf, "assert failed: %s", e.Args[1:], e.Pos())
-				g.ExitCode(1, e.Pos())
+				g.Exit(nil, 1, e.Pos())
 				g.Mark(ok)
 			},
 			Example: `BEGIN { assert(pid > 0, "pid is positive") }`},

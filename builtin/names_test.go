@@ -38,8 +38,6 @@ var notNames = map[string]string{
 	"lang/parse_expr.go comptime":    "the comptime operator's keyword",
 	"lang/pretty/format.go comptime": "the comptime operator's keyword, which the formatter writes as bpftrace does",
 	"runtime/features.go pid":        "a task_struct member",
-	"runtime/ksyms.go t":             "a kallsyms symbol type",
-	"runtime/ksyms.go w":             "a kallsyms symbol type",
 }
 
 // TestNoNameCompares checks that lang/, codegen/, runtime/ and cmd/ never

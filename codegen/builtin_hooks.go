@@ -35,7 +35,6 @@ func (g *gen) TypeOf(e ast.Expr) *types.Type     { return g.info.TypeOf(e) }
 func (g *gen) LoadReg(name string, pos ast.Pos)  { g.loadReg(name, pos) }
 func (g *gen) Strlen(e *ast.Call)                { g.strlen(e) }
 func (g *gen) Strncmp(e *ast.Call)               { g.strncmp(e) }
-func (g *gen) Memcmp(e *ast.Call)                { g.memcmp(e) }
 func (g *gen) Strstr(e *ast.Call, contains bool) { g.strstr(e, contains) }
 func (g *gen) Kstack(e ast.Expr)                 { g.kstack(e) }
 func (g *gen) Uaddr(e *ast.Call)                 { g.uaddr(e) }
@@ -80,28 +79,13 @@ func (g *gen) ConstOf(e ast.Expr) (lang.Const, bool) {
 	return cv, ok
 }
 
-// Printf sends a printf-style call (printf, errorf, warnf, system, cat) as
-// an event of kind.
-func (g *gen) Printf(kind object.EventKind, e *ast.Call) {
-	g.printf(kind, e.Args[0].(*ast.StrLit).Value, e.Args[1:], e)
-}
-
 // MapEvent sends a header-only event naming the map argument (clear, zero).
 func (g *gen) MapEvent(kind object.EventKind, e *ast.Call) {
 	g.event(kind, g.c.mapIndex[e.Args[0].(*ast.MapRef).Name], e.Pos())
 }
 
 // Exit sends the exit event and ends the probe, as in current bpftrace.
-func (g *gen) Exit(e *ast.Call) {
-	var code ast.Expr
-	if len(e.Args) == 1 {
-		code = e.Args[0]
-	}
-	g.exit(code, 0, e.Pos())
-}
-
-// ExitCode exits with a fixed code.
-func (g *gen) ExitCode(code int64, pos ast.Pos) { g.exit(nil, code, pos) }
+func (g *gen) Exit(code ast.Expr, fixed int64, pos ast.Pos) { g.exit(code, fixed, pos) }
 
 // exit sends the exit event with the value of x, or code when x is nil,
 // and ends the probe.
@@ -120,8 +104,8 @@ func (g *gen) exit(x ast.Expr, code int64, pos ast.Pos) {
 
 // Message sends a printf-style event of kind with a format of the
 // definition's own and checked arguments.
-func (g *gen) Message(kind object.EventKind, format string, args []ast.Expr, pos ast.Pos) {
-	g.printf(kind, format, args, pos)
+func (g *gen) Message(kind object.EventKind, format string, args []ast.Expr, at ast.Spanned) {
+	g.printf(kind, format, args, at)
 }
 
 // Print implements print(@map[, top[, div]]) and print(value).

@@ -25,31 +25,12 @@ type Options struct {
 	// RingbufSize is the size of the event ring buffer in bytes (a power of
 	// two multiple of the page size); 0 means 1 MiB.
 	RingbufSize uint32
-	// KprobeMulti: the kernel has kprobe_multi links (Linux 5.18 with
-	// CONFIG_FPROBE); kprobe wildcards then compile to one program attached
-	// through one link instead of one kprobe per function.
-	KprobeMulti bool
-	// FentryMultiThreshold: an fentry wildcard of at least this many
-	// functions is served by one kprobe_multi program (arguments read from
-	// pt_regs) instead of one trampoline per function; 0 disables it.
-	// Needs KprobeMulti.
-	FentryMultiThreshold int
+	// Features are the kernel-dependent choices (kprobe_multi, direct BTF
+	// loads, long jumps, the syscall dispatchers).
+	provider.Features
 	// HelperWarnings: report failing probe reads and map updates at run
 	// time with their script position (bpftrace -k).
 	HelperWarnings bool
-	// DirectBTFLoads: in trampoline (fentry/fexit) and BTF raw tracepoint
-	// programs, members reached through BTF-typed pointers (args and the
-	// pointers loaded from them) are read with plain loads, which the
-	// verifier checks against BTF, instead of bpf_probe_read_kernel.
-	DirectBTFLoads bool
-	// LongJumps: the kernel has gotol, the jump with a 32-bit distance
-	// (BPF_JMP32 | BPF_JA, Linux 6.4); jumps over more than 32,767
-	// instructions use it. Without it they are an error (ErrJumpRange).
-	LongJumps bool
-	// SyscallRawTp: syscall tracepoints are served by dispatchers on the
-	// raw tracepoints sys_enter and sys_exit (syscalls.go) instead of one
-	// perf event each. Needs raw tracepoints (Linux 4.17) on x86-64.
-	SyscallRawTp bool
 	// ThreadStatusOffset is the offset of thread_info.status in
 	// task_struct, which the syscall dispatchers read to skip compat
 	// syscalls, when the caller knows it without a decoded BTF spec

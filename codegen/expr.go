@@ -146,9 +146,10 @@ func (g *gen) unary(e *ast.Unary) {
 	case "-":
 		g.emit(asm.Neg.Imm(asm.R0, 0))
 	}
-	if xt := g.info.TypeOf(e.X); xt.Kind == types.Int {
-		// bpftrace computes ~ and - in the operand's width
-		g.extend(asm.R0, xt.Size, xt.Signed)
+	if rt := g.info.TypeOf(e); rt.Kind == types.Int {
+		// bpftrace computes ~ and - in the operand's own width: the
+		// result's type (lang)
+		g.extend(asm.R0, rt.Size, rt.Signed)
 	}
 }
 

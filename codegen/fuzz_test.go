@@ -11,6 +11,7 @@ import (
 	"github.com/gotrace/gotrace/internal/fuzzwatch"
 	"github.com/gotrace/gotrace/internal/testbtf"
 	"github.com/gotrace/gotrace/lang"
+	"github.com/gotrace/gotrace/provider"
 	"github.com/gotrace/gotrace/tracefs"
 )
 
@@ -40,7 +41,7 @@ func FuzzCompile(f *testing.F) {
 				return
 			}
 			for _, long := range []bool{false, true} {
-				p, err := codegen.Compile(checked, codegen.Options{BTF: spec, LongJumps: long})
+				p, err := codegen.Compile(checked, codegen.Options{BTF: spec, Features: provider.Features{LongJumps: long}})
 				if err != nil {
 					var cerr *codegen.Error
 					if !errors.As(err, &cerr) {

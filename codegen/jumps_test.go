@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/gotrace/gotrace/codegen"
+	"github.com/gotrace/gotrace/provider"
 )
 
 // longBranch skips 20,000 statements (about 60,000 instructions).
@@ -23,7 +24,7 @@ func TestLongBranch(t *testing.T) {
 	if !errors.Is(err, codegen.ErrJumpRange) || !errors.As(err, &cerr) || cerr.Pos.String() != "long.bt:3:2" {
 		t.Fatalf("without long jumps: got %v, want a jump out of range at long.bt:3:2", err)
 	}
-	p, err := compileScript(t, "long.bt", longBranch, codegen.Options{LongJumps: true})
+	p, err := compileScript(t, "long.bt", longBranch, codegen.Options{Features: provider.Features{LongJumps: true}})
 	if err != nil {
 		t.Fatal(err)
 	}

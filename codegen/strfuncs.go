@@ -62,26 +62,6 @@ func (g *gen) strncmp(e *ast.Call) {
 	g.mark(end)
 }
 
-// memcmp compares count bytes: 0 when equal, else the difference of the
-// first differing bytes.
-func (g *gen) memcmp(e *ast.Call) {
-	a := g.buffer(e.Args[0])
-	b := g.buffer(e.Args[1])
-	n := int(g.info.Consts[e.Args[2]].Int)
-	end := g.newLabel("memcmpend")
-	g.emit(asm.Mov.Imm(asm.R0, 0))
-	for i := 0; i < n; i++ {
-		g.emit(
-			g.ldx(asm.R1, a+int16(i), asm.Byte),
-			g.ldx(asm.R2, b+int16(i), asm.Byte),
-			asm.Mov.Reg(asm.R0, asm.R1),
-			asm.Sub.Reg(asm.R0, asm.R2),
-			asm.JNE.Imm(asm.R0, 0, end),
-		)
-	}
-	g.mark(end)
-}
-
 // strstr finds needle in haystack, unrolled over both buffers: the index
 // of the first occurrence or -1; strcontains turns it into a bool.
 func (g *gen) strstr(e *ast.Call, contains bool) {

@@ -63,8 +63,8 @@ func syscallMapName(dir string, layer int) string {
 // is refused to blocks that read the tracepoint record itself (ctx) or
 // its common_* fields, which exist only in the perf-event record.
 func (c *compiler) features(p *lang.Probe) provider.Features {
-	f := provider.Features{KprobeMulti: c.opts.KprobeMulti, FentryMultiThreshold: c.opts.FentryMultiThreshold}
-	f.SyscallRawTp = c.opts.SyscallRawTp && syscallSafe(p)
+	f := c.opts.Features
+	f.SyscallRawTp = f.SyscallRawTp && syscallSafe(p)
 	return f
 }
 

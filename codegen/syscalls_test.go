@@ -10,6 +10,7 @@ import (
 
 	"github.com/gotrace/gotrace/codegen"
 	"github.com/gotrace/gotrace/lang"
+	"github.com/gotrace/gotrace/provider"
 )
 
 // TestSyscallDispatch checks the plan of the syscall dispatchers: a
@@ -24,7 +25,7 @@ tracepoint:syscalls:sys_enter_read { @r[args.count] = count(); }
 tracepoint:syscalls:sys_exit_read { @ret = sum(args.ret); }
 tracepoint:syscalls:sys_enter_write { @c = ctx; }
 `
-	prog, err := compileScript(t, "sys.bt", src, codegen.Options{SyscallRawTp: true})
+	prog, err := compileScript(t, "sys.bt", src, codegen.Options{Features: provider.Features{SyscallRawTp: true}})
 	if err != nil {
 		t.Fatalf("compile: %v", lang.Render(err, src))
 	}
@@ -79,7 +80,7 @@ func TestSyscallCompatCheck(t *testing.T) {
 		off  int
 		want bool
 	}{{16, true}, {0, false}} {
-		prog, err := compileScript(t, "sys.bt", src, codegen.Options{SyscallRawTp: true, ThreadStatusOffset: tc.off})
+		prog, err := compileScript(t, "sys.bt", src, codegen.Options{Features: provider.Features{SyscallRawTp: true}, ThreadStatusOffset: tc.off})
 		if err != nil {
 			t.Fatalf("compile: %v", lang.Render(err, src))
 		}

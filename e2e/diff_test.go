@@ -315,7 +315,7 @@ func TestDiffStatements(t *testing.T) {
 	$n /= 0; printf("%lld\n", $n);
 	let $c: int8 = -3; printf("%lld\n", $c * $c);
 	let $d: uint32 = 7; printf("%lld\n", $d - 8);
-	let $w: uint8 = 300; $w += 250; printf("%llu\n", $w);
+	let $w: uint8 = (uint8)300; $w += 250; printf("%llu\n", $w);
 	let $e = (int16)0x12345; printf("%lld\n", $e);
 	$f = (uint8)-1 > (int8)-1; printf("%llu\n", $f);
 	$g = $1 > $2 ? $4 : $5; printf("%s\n", $g);

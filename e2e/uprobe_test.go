@@ -194,33 +194,7 @@ func TestUstackInlined(t *testing.T) {
 // id), with its source line from the debug file's DWARF, as bcc and
 // blazesym do for bpftrace.
 func TestUstackDebugFile(t *testing.T) {
-	cc, err := exec.LookPath("cc")
-	if err != nil {
-		t.Skip("no C compiler to build the traced program")
-	}
-	for _, tool := range []string{"objcopy", "strip"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("no %s (binutils) to split the debug information", tool)
-		}
-	}
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "stripped")
-	src, err := filepath.Abs("testdata/uprobe/stripped.c")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, cmd := range [][]string{
-		{cc, "-g", "-O1", "-fno-omit-frame-pointer", "-rdynamic", "-o", bin, src},
-		{"objcopy", "--only-keep-debug", bin, bin + ".debug"},
-		{"strip", bin},
-		{"objcopy", "--add-gnu-debuglink=" + bin + ".debug", bin},
-	} {
-		c := exec.Command(cmd[0], cmd[1:]...)
-		c.Dir = dir
-		if out, err := c.CombinedOutput(); err != nil {
-			t.Fatalf("%q: %v\n%s", cmd, err, out)
-		}
-	}
+	bin, src := buildStripped(t)
 	// hidden is not in the stripped file: probe its address (from the debug
 	// file), which needs --unsafe without a symbol there.
 	addr, _ := elfFunc(t, bin+".debug", "hidden")
@@ -237,4 +211,50 @@ func TestUstackDebugFile(t *testing.T) {
 	if got.code != 0 || !regexp.MustCompile(want).MatchString(got.stdout) {
 		t.Errorf("exit %d, stdout %q, want it to match %q\nstderr:\n%s", got.code, got.stdout, want, got.stderr)
 	}
+}
+
+// buildStripped builds testdata/uprobe/stripped.c, moves its symbols and
+// DWARF to a separate debug file named by .gnu_debuglink, and returns the
+// binary and the source's absolute path; it skips without cc or binutils.
+func buildStripped(t *testing.T) (bin, src string) {
+	t.Helper()
+	cc, err := exec.LookPath("cc")
+	if err != nil {
+		t.Skip("no C compiler to build the traced program")
+	}
+	for _, tool := range []string{"objcopy", "strip"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("no %s (binutils) to split the debug information", tool)
+		}
+	}
+	dir := t.TempDir()
+	bin = filepath.Join(dir, "stripped")
+	src, err = filepath.Abs("testdata/uprobe/stripped.c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, cmd := range [][]string{
+		{cc, "-g", "-O1", "-fno-omit-frame-pointer", "-rdynamic", "-o", bin, src},
+		{"objcopy", "--only-keep-debug", bin, bin + ".debug"},
+		{"strip", bin},
+		{"objcopy", "--add-gnu-debuglink=" + bin + ".debug", bin},
+	} {
+		c := exec.Command(cmd[0], cmd[1:]...)
+		c.Dir = dir
+		if out, err := c.CombinedOutput(); err != nil {
+			t.Fatalf("%q: %v\n%s", cmd, err, out)
+		}
+	}
+	return bin, src
+}
+
+// TestUprobeDebugFileSymbol: a function of a stripped binary that only its
+// separate debug file (.gnu_debuglink) names attaches by name, as bpftrace
+// does (it said "No matches"), and is listed.
+func TestUprobeDebugFileSymbol(t *testing.T) {
+	bin, _ := buildStripped(t)
+	got := run(t, "-l", "uprobe:"+bin+":hidden")
+	wantOutput(t, got, "uprobe:"+bin+":hidden\n", 0)
+	got = run(t, "-c", bin, "-e", `uprobe:`+bin+`:hidden { printf("hidden\n"); exit(); }`)
+	wantOutput(t, got, "hidden\n\n\n", 0)
 }

@@ -31,7 +31,11 @@ func (c *checker) Points() []*provider.Point                     { return c.prob
 func (c *checker) Cpid() int                                     { return c.opts.Cpid }
 func (c *checker) NCPUs() int                                    { return c.opts.NCPUs }
 func (c *checker) MaxStrlen() int                                { return c.opts.MaxStrlen }
-func (c *checker) StackMode() string                             { return c.prog.Config.StackMode }
+func (c *checker) TypeOf(e ast.Expr) *types.Type                 { return c.info.Types[e] }
+func (c *checker) Unstable(at ast.Spanned, feature, option, def string) bool {
+	return c.unstableFeature(at, feature, option, def)
+}
+func (c *checker) StackMode() string { return c.prog.Config.StackMode }
 
 func (c *checker) BTF() (*btf.Spec, error) { return c.env.BTF() }
 
@@ -72,23 +76,9 @@ func (c *checker) TaskLayoutErr() error {
 	return err
 }
 
-func (c *checker) CheckAddrFunc(k types.Kind, as types.AddrSpace, e *ast.Call) *types.Type {
-	return checkAddrFunc(k, as)(c, e)
-}
-
-func (c *checker) CheckStrPair(result *types.Type, e *ast.Call) *types.Type {
-	return checkStrPair(result)(c, e)
-}
-
-func (c *checker) CheckAgg(k types.Kind, nargs int, e *ast.Call) *types.Type {
-	return aggCheck(k, nargs)(c, e)
-}
-
 func (c *checker) CheckPrintf(e *ast.Call) *types.Type { return checkPrintf(c, e) }
 
 func (c *checker) CheckStr(e *ast.Call) *types.Type { return checkStr(c, e) }
-
-func (c *checker) CheckExit(e *ast.Call) *types.Type { return checkExit(c, e) }
 
 func (c *checker) CheckMapFunc(e *ast.Call) *types.Type { return checkMapFunc(c, e) }
 
@@ -98,56 +88,16 @@ func (c *checker) CheckDelete(e *ast.Call) *types.Type { return checkDelete(c, e
 
 func (c *checker) CheckHasKey(e *ast.Call) *types.Type { return checkHasKey(c, e) }
 
-func (c *checker) CheckTime(e *ast.Call) *types.Type { return checkTime(c, e) }
-
-func (c *checker) CheckReg(e *ast.Call) *types.Type { return checkReg(c, e) }
-
-func (c *checker) CheckSignal(e *ast.Call) *types.Type { return checkSignal(c, e) }
-
-func (c *checker) CheckStrlen(e *ast.Call) *types.Type { return checkStrlen(c, e) }
-
-func (c *checker) CheckStrncmp(e *ast.Call) *types.Type { return checkStrncmp(c, e) }
-
-func (c *checker) CheckBswap(e *ast.Call) *types.Type { return checkBswap(c, e) }
-
-func (c *checker) CheckStrftime(e *ast.Call) *types.Type { return checkStrftime(c, e) }
-
 func (c *checker) CheckGetopt(e *ast.Call) *types.Type { return checkGetopt(c, e) }
 
-func (c *checker) CheckNtop(e *ast.Call) *types.Type { return checkNtop(c, e) }
-
 func (c *checker) CheckKaddr(e *ast.Call) *types.Type { return checkKaddr(c, e) }
-
-func (c *checker) CheckJoin(e *ast.Call) *types.Type { return checkJoin(c, e) }
 
 func (c *checker) CheckLen(e *ast.Call) *types.Type { return checkLen(c, e) }
 
 func (c *checker) CheckFind(e *ast.Call) *types.Type { return checkFind(c, e) }
 
-func (c *checker) CheckMemcmp(e *ast.Call) *types.Type { return checkMemcmp(c, e) }
-
 func (c *checker) CheckCgroupid(e *ast.Call) *types.Type { return checkCgroupid(c, e) }
-
-func (c *checker) CheckOverride(e *ast.Call) *types.Type { return checkOverride(c, e) }
 
 func (c *checker) CheckPath(e *ast.Call) *types.Type { return checkPath(c, e) }
 
 func (c *checker) CheckUaddr(e *ast.Call) *types.Type { return checkUaddr(c, e) }
-
-func (c *checker) CheckUsym(e *ast.Call) *types.Type { return checkUsym(c, e) }
-
-func (c *checker) CheckBuf(e *ast.Call) *types.Type { return checkBuf(c, e) }
-
-func (c *checker) CheckPton(e *ast.Call) *types.Type { return checkPton(c, e) }
-
-func (c *checker) CheckMacaddr(e *ast.Call) *types.Type { return checkMacaddr(c, e) }
-
-func (c *checker) CheckStrConcat(e *ast.Call) *types.Type { return checkStrConcat(c, e) }
-
-func (c *checker) CheckTseries(e *ast.Call) *types.Type { return checkTseries(c, e) }
-
-func (c *checker) CheckCgroupPath(e *ast.Call) *types.Type { return checkCgroupPath(c, e) }
-
-func (c *checker) CheckHist(e *ast.Call) *types.Type { return checkHist(c, e) }
-
-func (c *checker) CheckLhist(e *ast.Call) *types.Type { return checkLhist(c, e) }

@@ -295,5 +295,5 @@ func (c *checker) tracepointPointer(ct string, as types.AddrSpace) *types.Type {
 		t = &types.Type{Kind: types.Pointer, Size: 8, Elem: t, AS: as}
 	}
 	t.Name = base
-	return withAS(t, as)
+	return types.WithAS(t, as)
 }

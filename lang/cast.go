@@ -39,7 +39,7 @@ func (c *checker) cast(e *ast.Cast) *types.Type {
 		if as == types.NoAS {
 			as = c.probeAddrSpace()
 		}
-		nt = withAS(nt, as)
+		nt = types.WithAS(nt, as)
 	case nt.Kind == types.Bool && t.Kind == types.String:
 		// true unless the string is empty
 		if cv, ok := c.info.Consts[e.X]; ok && cv.IsStr {
@@ -77,31 +77,6 @@ func (c *checker) probeAddrSpace() types.AddrSpace {
 		return types.Kernel
 	}
 	return types.NoAS
-}
-
-// withAS returns t living in address space as: a pointer and what it
-// points to (nested pointers, structs, arrays) all read from as, the way
-// bpftrace's dereferences and member accesses inherit the address space
-// of the value they start from. t itself is not modified.
-func withAS(t *types.Type, as types.AddrSpace) *types.Type {
-	if t == nil {
-		return nil
-	}
-	switch t.Kind {
-	case types.Pointer, types.Struct, types.Array:
-	default:
-		return t
-	}
-	elem := t.Elem
-	if t.Kind != types.Struct {
-		elem = withAS(t.Elem, as)
-	}
-	if t.AS == as && elem == t.Elem {
-		return t
-	}
-	cp := *t
-	cp.AS, cp.Elem = as, elem
-	return &cp
 }
 
 // resolveType turns a written type into a type: bpftrace's integer names,

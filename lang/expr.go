@@ -381,16 +381,24 @@ func (c *checker) foldUnary(e *ast.Unary, t *types.Type) *types.Type {
 		c.info.Consts[e] = k
 		return rt
 	}
+	// computed in the operand's own width (a variable's: 237 for -$x
+	// of $x = (uint8)19), and of its type, as bpftrace does
+	w := t
+	if own := c.ownType(e.X, t); own.Kind == types.Int && own.Size < t.Size {
+		w = own
+	}
 	rt := types.Uint64
-	if t.Signed {
+	if w.Signed {
 		rt = types.Int64
 	}
+	if w.Size < 8 {
+		rt = types.NewInt(w.Size, w.Signed)
+	}
 	if isConst && !cv.IsStr {
-		// computed in the operand's width, as bpftrace does
 		if e.Op == "~" {
-			c.info.Consts[e] = Const{Int: types.Truncate(^cv.Int, t)}
+			c.info.Consts[e] = Const{Int: types.Truncate(^cv.Int, w)}
 		} else {
-			c.info.Consts[e] = Const{Int: types.Truncate(-cv.Int, t)}
+			c.info.Consts[e] = Const{Int: types.Truncate(-cv.Int, w)}
 		}
 	}
 	return rt
@@ -428,7 +436,7 @@ func (c *checker) tuple(e *ast.Tuple) *types.Type {
 				return nil
 			}
 		}
-		elems = append(elems, c.tupleElem(x, t))
+		elems = append(elems, c.ownType(x, t))
 	}
 	return types.NewTuple(elems, e.Names)
 }

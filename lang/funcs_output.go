@@ -7,30 +7,6 @@ import (
 	"github.com/gotrace/gotrace/lang/types"
 )
 
-func checkExit(c *checker, e *ast.Call) *types.Type {
-	if !c.wantArgs(e, 0, 1) {
-		return nil
-	}
-	if len(e.Args) == 1 && c.intArg(e, 0) == nil {
-		return nil
-	}
-	return types.VoidT
-}
-
-func checkTime(c *checker, e *ast.Call) *types.Type {
-	if !c.wantArgs(e, 0, 1) {
-		return nil
-	}
-	if len(e.Args) == 1 {
-		if _, ok := e.Args[0].(*ast.StrLit); !ok {
-			c.errorf(e.Args[0], "time() format must be a string literal")
-			return nil
-		}
-		c.expr(e.Args[0])
-	}
-	return types.VoidT
-}
-
 func checkPrintf(c *checker, e *ast.Call) *types.Type {
 	if !c.wantArgs(e, 1, -1) {
 		return nil
@@ -82,45 +58,5 @@ func checkPrintf(c *checker, e *ast.Call) *types.Type {
 	return types.VoidT
 }
 
-// checkStrftime types strftime(fmt, nsecs): a timestamp rendered in user
-// space with the format.
-func checkStrftime(c *checker, e *ast.Call) *types.Type {
-	if !c.wantArgs(e, 2, 2) {
-		return nil
-	}
-	lit, ok := e.Args[0].(*ast.StrLit)
-	if !ok {
-		c.errorf(e.Args[0], "strftime() format must be a string literal")
-		return nil
-	}
-	c.expr(lit)
-	if c.intArg(e, 1) == nil {
-		return nil
-	}
-	return &types.Type{Kind: types.Timestamp, Size: 8, Strftime: lit.Value}
-}
-
 // MaxJoinArgs is how many array elements join() reads, as in bpftrace.
 const MaxJoinArgs = 16
-
-func checkJoin(c *checker, e *ast.Call) *types.Type {
-	if !c.wantArgs(e, 1, 2) {
-		return nil
-	}
-	t := c.expr(e.Args[0])
-	if t == nil {
-		return nil
-	}
-	if t.Kind != types.Pointer && !t.IsInt() {
-		c.errorf(e.Args[0], "join() needs an array of strings (char **), not %s", t)
-		return nil
-	}
-	if len(e.Args) == 2 {
-		if _, ok := e.Args[1].(*ast.StrLit); !ok {
-			c.errorf(e.Args[1], "join() separator must be a string literal")
-			return nil
-		}
-		c.expr(e.Args[1])
-	}
-	return types.VoidT
-}

@@ -12,24 +12,6 @@ import (
 	"github.com/gotrace/gotrace/lang/types"
 )
 
-// checkAddrFunc types ksym(addr) (k is Ksym), kptr(p) and uptr(p) (k is
-// Pointer, as the address space).
-func checkAddrFunc(k types.Kind, as types.AddrSpace) func(*checker, *ast.Call) *types.Type {
-	return func(c *checker, e *ast.Call) *types.Type {
-		t := c.addressArg(e)
-		if t == nil {
-			return nil
-		}
-		if k == types.Ksym {
-			return &types.Type{Kind: types.Ksym, Size: 8}
-		}
-		if t.Kind == types.Pointer {
-			return withAS(t, as)
-		}
-		return &types.Type{Kind: types.Pointer, Size: 8, Elem: types.Uint8, AS: as}
-	}
-}
-
 // MaxStackFrames is the deepest stack kstack records (the kernel's
 // PERF_MAX_STACK_DEPTH).
 const MaxStackFrames = builtin.MaxStackFrames
@@ -71,33 +53,6 @@ func (c *checker) constString(x ast.Expr) (string, bool) {
 	}
 	cv, ok := c.info.Consts[x]
 	return cv.Str, ok && cv.IsStr
-}
-
-// checkUsym types usym(addr): an address of the current process, printed
-// as its function name.
-func checkUsym(c *checker, e *ast.Call) *types.Type {
-	if c.addressArg(e) == nil {
-		return nil
-	}
-	return &types.Type{Kind: types.Usym, Size: 16}
-}
-
-// addressArg checks the one argument of ksym(), kptr(), uptr() and usym():
-// an integer or a pointer. It returns the argument's type, or nil after an
-// error.
-func (c *checker) addressArg(e *ast.Call) *types.Type {
-	if !c.wantArgs(e, 1, 1) {
-		return nil
-	}
-	t := c.expr(e.Args[0])
-	if t == nil {
-		return nil
-	}
-	if !t.IsInt() && t.Kind != types.Pointer {
-		c.errorf(e.Args[0], "%s() needs an address, not %s", e.Name, t)
-		return nil
-	}
-	return t
 }
 
 // checkUaddr resolves uaddr("symbol") in a uprobe's binary: the symbol's

@@ -23,10 +23,14 @@ func TestIntegerTypes(t *testing.T) {
 		{"(uint16)$x << 3", "uint64"},
 		{"~10", "uint64"},
 		{"~(-11)", "int64"},
-		{"~(uint8)$x", "uint64"},
-		{"~(int16)$x", "int64"},
-		{"-(uint32)$x", "uint64"},
-		{"-(int32)$x", "int64"},
+		// - and ~ are typed in the operand's width, where they are
+		// computed (sizeof and typeof see 64 bits, as bpftrace's)
+		{"~(uint8)$x", "uint8"},
+		{"~(int16)$x", "int16"},
+		{"-(uint32)$x", "uint32"},
+		{"-(int32)$x", "int32"},
+		{"-$x", "int8"},
+		{"-(int64)$x", "int64"},
 		{"0x7fffffffffffffff + 1", "uint64"},
 		{"1 << 63", "uint64"},
 		{"-1 << 63", "int64"},

@@ -147,7 +147,7 @@ func keyType(kt *types.Type) *types.Type {
 	if !kt.IsInt() && kt.Kind != types.String {
 		return kt
 	}
-	kt = storageType(kt)
+	kt = types.Storage(kt)
 	if kt.Kind == types.Bool {
 		kt = &types.Type{Kind: types.Bool, Size: 8} // printed true/false, stored as a word
 	}

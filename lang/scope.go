@@ -149,6 +149,13 @@ func (c *checker) ownType(e ast.Expr, t *types.Type) *types.Type {
 		}
 	case *ast.Paren:
 		return c.ownType(x.X, t)
+	case *ast.Unary:
+		if (x.Op == "-" || x.Op == "~") && t.Kind == types.Int && !c.isLiteral(e) {
+			// computed in the operand's width, but a 64-bit value to
+			// bpftrace: sizeof(~(uint16)51) is 8, and $y = -$x holds
+			// a uint64
+			return types.NewInt(8, t.Signed)
+		}
 	}
 	return c.tupleElem(e, t)
 }

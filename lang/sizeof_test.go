@@ -31,6 +31,9 @@ func TestSizeofOwnType(t *testing.T) {
 		{`$s = "abc"; @r = strcap($s);`, 4},
 		{`@s = "abc"; @r = strcap(@s);`, 4},
 		{`@r = strcap("hello");`, 6},
+		{"@r = sizeof(~(uint16)51);", 8},
+		{"$x = (uint8)19; $y = -$x; @r = sizeof($y);", 8},
+		{"@r = sizeof(((uint8)1, -(uint8)1));", 16},
 	} {
 		src := "BEGIN { " + tc.src + " }"
 		file, err := lang.Parse("t.bt", src)

@@ -89,7 +89,7 @@ func (c *checker) let(s *ast.LetStmt) {
 		if t.Kind == types.Pointer {
 			// let $p: struct C *: a pointer into the probe's own address
 			// space, as a cast of an integer makes
-			t = withAS(t, c.probeAddrSpace())
+			t = types.WithAS(t, c.probeAddrSpace())
 		}
 		if s.Type.IsArray && s.Type.ArrayLen > 0 {
 			// let $a: struct W[10]: an array value
@@ -103,7 +103,7 @@ func (c *checker) let(s *ast.LetStmt) {
 		}
 		declared = t
 		if !t.IsInt() {
-			t = storageType(t)
+			t = types.Storage(t)
 		}
 	}
 	var rt *types.Type
@@ -130,10 +130,10 @@ func (c *checker) let(s *ast.LetStmt) {
 	}
 	own := declared
 	if t == nil {
-		t, own = storageType(rt), c.ownType(s.Init, rt)
+		t, own = types.Storage(rt), c.ownType(s.Init, rt)
 	} else if rt != nil {
 		// A declared integer type is kept: values are truncated to it.
-		if _, ok := unify(t, storageType(rt)); !ok || (t.IsInt() != rt.IsInt()) {
+		if _, ok := unify(t, types.Storage(rt)); !ok || (t.IsInt() != rt.IsInt()) {
 			c.errorf(s.Init, "cannot initialise %s of type %s with %s", s.Var.Name, t, rt)
 			return
 		}
@@ -364,7 +364,7 @@ func (c *checker) assign(s *ast.AssignStmt) {
 			c.errorf(s.Rhs, "cannot assign %s to a map; use the aggregation function directly", rt)
 			return
 		}
-		mt := c.mapUse(l, storageType(rt), true)
+		mt := c.mapUse(l, types.Storage(rt), true)
 		if mt != nil && mt.Value != nil {
 			if s.Op == "=" {
 				mt.ownValue = promoteOwn(mt.ownValue, c.ownType(s.Rhs, rt))
@@ -440,7 +440,7 @@ func (c *checker) assignVar(l *ast.Var, rt, own *types.Type, op string, rhsPos a
 		c.info.Types[l] = old
 		return
 	}
-	nt := storageType(rt)
+	nt := types.Storage(rt)
 	if old != nil {
 		u, ok := unify(old, nt)
 		if !ok {

@@ -5,22 +5,6 @@ import (
 	"github.com/gotrace/gotrace/lang/types"
 )
 
-// storageType is the type a value has once stored in a map or variable:
-// integers widen to 64 bits and string buffers to a multiple of 8 bytes.
-func storageType(t *types.Type) *types.Type {
-	switch {
-	case t.Kind == types.Int && t.Size < 8 && t.Enum() != nil:
-		return types.NewEnum(t.Enum(), 8)
-	case t.Kind == types.Int && t.Size < 8:
-		st := types.NewInt(8, t.Signed)
-		st.Flexible = t.Flexible
-		return st
-	case t.Kind == types.String && t.Size%8 != 0:
-		return types.NewString((t.Size + 7) / 8 * 8)
-	}
-	return t
-}
-
 // unify returns the type that can hold values of a and b.
 func unify(a, b *types.Type) (*types.Type, bool) {
 	switch {

@@ -1,8 +1,10 @@
 package lsp
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -10,6 +12,7 @@ import (
 
 	"github.com/gotrace/gotrace/lang"
 	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/provider"
 )
 
 // document is an open script and what the server knows of it.
@@ -26,8 +29,9 @@ type document struct {
 
 // missingCheck is a check the environment cannot make, and why.
 type missingCheck struct {
-	what string // "tracepoint formats", "kernel BTF"
-	err  error
+	what    string // "tracepoints and their fields", ...
+	err     error
+	tracefs bool // tracefs is unreadable: tracepoint probes are not checked
 }
 
 // probeEnv finds which of env's sources of kernel facts are unreadable:
@@ -35,11 +39,15 @@ type missingCheck struct {
 // and the kernel's BTF.
 func probeEnv(env lang.Env) []missingCheck {
 	var out []missingCheck
-	if _, err := env.Tracepoints("sched:*"); err != nil {
-		out = append(out, missingCheck{"tracepoints and their fields", err})
+	tps, err := env.Tracepoints("*:*")
+	if err == nil && len(tps) == 0 {
+		err = errors.New("tracefs lists no tracepoints")
+	}
+	if err != nil {
+		out = append(out, missingCheck{"tracepoints and their fields", err, true})
 	}
 	if _, err := env.BTF(); err != nil {
-		out = append(out, missingCheck{"kernel types, functions and their arguments", err})
+		out = append(out, missingCheck{"kernel types, functions and their arguments", err, false})
 	}
 	return out
 }
@@ -48,15 +56,37 @@ func probeEnv(env lang.Env) []missingCheck {
 // diagnostics.
 func (s *Server) analyze(uri, src string) *document {
 	d := &document{uri: uri, name: docName(uri), text: newText(src)}
-	file, _, perrs := parseRecover(d.name, src)
+	file, parsed, perrs := parseRecover(d.name, src)
 	var errs, warns lang.ErrorList
 	errs = append(errs, perrs...)
+	var tracepoints []ast.Span // the attach points of tracepoints
 	if file != nil {
-		prog, cerrs := analyzeFile(file, s.env, uriPath(uri))
+		prog, cerrs := analyzeFile(file, s.env)
+		// An attach point that does not expand stops the checker before
+		// the probes' bodies: the other probes are checked again
+		// without those.
+		if bad := attachErrors(file, cerrs); len(bad) > 0 && len(bad) < len(file.Probes) {
+			t := newText(parsed)
+			for _, p := range bad {
+				parsed = blank(parsed, t.posOffset(p.Start), t.posOffset(p.End))
+			}
+			if f2, err := lang.Parse(d.name, parsed); err == nil {
+				prog2, cerrs2 := analyzeFile(f2, s.env)
+				prog = cmp.Or(prog2, prog)
+				cerrs = mergeErrors(cerrs, cerrs2)
+			}
+		}
 		d.file, d.prog = file, prog
 		errs = append(errs, cerrs...)
 		if prog != nil {
 			warns = prog.Warnings
+		}
+		for _, p := range file.Probes {
+			for _, a := range p.Attach {
+				if pr := provider.Lookup(strings.SplitN(a.Raw, ":", 2)[0]); pr != nil && pr.Args == provider.ArgsTracepointFormat {
+					tracepoints = append(tracepoints, a.Span)
+				}
+			}
 		}
 	}
 	d.diags = []protocol.Diagnostic{}
@@ -66,7 +96,8 @@ func (s *Server) analyze(uri, src string) *document {
 		}
 		sev, msg := protocol.DiagnosticSeverityError, e.Msg
 		for _, m := range s.missing {
-			if strings.Contains(msg, m.err.Error()) {
+			onTracepoint := m.tracefs && slices.ContainsFunc(tracepoints, func(sp ast.Span) bool { return within(e.Pos, sp) })
+			if onTracepoint || strings.Contains(msg, m.err.Error()) {
 				sev = protocol.DiagnosticSeverityInformation
 				msg = fmt.Sprintf("not checked: %s are unreadable here (%v)", m.what, m.err)
 			}
@@ -88,16 +119,47 @@ func (s *Server) analyze(uri, src string) *document {
 	return d
 }
 
-// analyzeFile checks a parsed script. path is the script's file, which
-// its relative imports are found from ("" when unknown). A panic of the
-// checker becomes an error: the server outlives any script.
-func analyzeFile(file *ast.File, env lang.Env, path string) (prog *lang.Program, errs lang.ErrorList) {
+// attachErrors returns the probes with an error on an attach point.
+func attachErrors(f *ast.File, errs lang.ErrorList) []*ast.Probe {
+	var out []*ast.Probe
+	for _, p := range f.Probes {
+		if slices.ContainsFunc(errs, func(e *lang.Error) bool {
+			return e.Pos.Src == nil && slices.ContainsFunc(p.Attach, func(a *ast.AttachPoint) bool { return within(e.Pos, a.Span) })
+		}) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// within reports whether p is in span sp (its end included).
+func within(p ast.Pos, sp ast.Span) bool {
+	after := func(a, b ast.Pos) bool { return a.Line > b.Line || a.Line == b.Line && a.Column >= b.Column }
+	return after(p, sp.Start) && after(sp.End, p)
+}
+
+// mergeErrors adds to a the errors of b it does not have.
+func mergeErrors(a, b lang.ErrorList) lang.ErrorList {
+	seen := map[string]bool{}
+	for _, e := range a {
+		seen[e.Error()] = true
+	}
+	for _, e := range b {
+		if !seen[e.Error()] {
+			a = append(a, e)
+		}
+	}
+	return a
+}
+
+// analyzeFile checks a parsed script. A panic of the checker becomes an
+// error: the server outlives any script.
+func analyzeFile(file *ast.File, env lang.Env) (prog *lang.Program, errs lang.ErrorList) {
 	defer func() {
 		if r := recover(); r != nil {
 			prog, errs = nil, lang.ErrorList{{Pos: file.Start, Msg: fmt.Sprintf("internal error in the checker: %v", r)}}
 		}
 	}()
-	_ = path
 	return lang.Analyze(file, env, lang.Options{})
 }
 
@@ -105,5 +167,3 @@ func diagnostic(t *text, sp ast.Span, sev protocol.DiagnosticSeverity, msg strin
 	source := "gotrace"
 	return protocol.Diagnostic{Range: t.rangeOf(sp), Severity: &sev, Source: &source, Message: msg}
 }
-
-var errNotFound = errors.New("not found")

@@ -2,7 +2,7 @@ package lsp
 
 import (
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/cilium/ebpf/btf"
@@ -95,8 +95,10 @@ func (c *completer) complete() {
 		if strings.HasPrefix(strings.TrimSpace(head), "config") {
 			return
 		}
-		if !strings.Contains(head, "/") || strings.Count(head, "/") == strings.Count(head, "//")*2 {
-			c.attachPoints(head)
+		// An attach point has no spaces; after one, a predicate.
+		ap := head[strings.LastIndexAny(head, ",\n")+1:]
+		if !strings.ContainsAny(strings.TrimSpace(ap), " \t") {
+			c.attachPoints(ap)
 			return
 		}
 	}
@@ -149,9 +151,6 @@ func braceDepth(s string) int {
 // attachPoints completes the attach point being typed at the end of
 // head, a probe's header.
 func (c *completer) attachPoints(head string) {
-	if i := strings.LastIndexAny(head, ",\n"); i >= 0 {
-		head = head[i+1:]
-	}
 	ap := strings.TrimSpace(head)
 	parts := strings.Split(ap, ":")
 	if len(parts) == 1 {
@@ -211,31 +210,51 @@ func (c *completer) tracepoints(parts []string) {
 // kernelFuncs completes kernel functions from BTF (raw tracepoints: the
 // btf_trace_ typedefs), those starting with the word typed.
 func (c *completer) kernelFuncs(raw bool) {
-	spec, err := c.s.env.BTF()
-	if err != nil {
-		return
+	names := c.s.kernelNames()
+	list := names.funcs
+	if raw {
+		list = names.rawTracepoints
 	}
 	prefix := c.src[c.wordStart():c.off]
-	var names []string
-	for t, err := range spec.All() {
+	i, _ := slices.BinarySearch(list, prefix)
+	for ; i < len(list) && strings.HasPrefix(list[i], prefix); i++ {
+		c.add(list[i], protocol.CompletionItemKindFunction, "kernel function", "")
+	}
+}
+
+// btfNames are the kernel's functions and raw tracepoints, sorted.
+type btfNames struct {
+	funcs, rawTracepoints []string
+}
+
+// kernelNames lists, once, the names of the kernel's BTF functions and
+// raw tracepoints (decoding every type of the kernel's BTF takes a second
+// or two; Serve starts it early).
+func (s *Server) kernelNames() *btfNames {
+	s.namesOnce.Do(func() {
+		s.names = &btfNames{}
+		spec, err := s.env.BTF()
 		if err != nil {
-			break
+			return
 		}
-		switch t := t.(type) {
-		case *btf.Func:
-			if !raw && strings.HasPrefix(t.Name, prefix) {
-				names = append(names, t.Name)
+		for t, err := range spec.All() {
+			if err != nil {
+				break
 			}
-		case *btf.Typedef:
-			if n, ok := strings.CutPrefix(t.Name, "btf_trace_"); raw && ok && strings.HasPrefix(n, prefix) {
-				names = append(names, n)
+			switch t := t.(type) {
+			case *btf.Func:
+				s.names.funcs = append(s.names.funcs, t.Name)
+			case *btf.Typedef:
+				if n, ok := strings.CutPrefix(t.Name, "btf_trace_"); ok {
+					s.names.rawTracepoints = append(s.names.rawTracepoints, n)
+				}
 			}
 		}
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		c.add(n, protocol.CompletionItemKindFunction, "kernel function", "")
-	}
+		slices.Sort(s.names.funcs)
+		s.names.funcs = slices.Compact(s.names.funcs)
+		slices.Sort(s.names.rawTracepoints)
+	})
+	return s.names
 }
 
 func (c *completer) userSymbols(target string) {
@@ -339,7 +358,9 @@ func (c *completer) members(itemStart, dot int) {
 	if depth == 0 {
 		return
 	}
-	prefix := c.src[:st]
+	// The other probes are blanked out: the expression's type depends
+	// only on its probe and the script's declarations.
+	prefix := onlyDecls(c.src[:itemStart]) + c.src[itemStart:st]
 	synth := prefix + " " + expr + ";" + strings.Repeat("}", depth)
 	at := len(prefix) + 1
 	t := c.typeAt(synth, at, at+len(expr))
@@ -351,6 +372,28 @@ func (c *completer) members(itemStart, dot int) {
 	}
 }
 
+// declWords start the top-level items that are declarations, not probes.
+var declWords = []string{"config", "import", "macro", "let", "struct", "union", "enum", "typedef", "#"}
+
+// onlyDecls blanks the probes of src, keeping its declarations (C
+// definitions, config, imports, macros, map declarations), positions
+// unchanged.
+func onlyDecls(src string) string {
+	for _, it := range topItems(src) {
+		text := src[it[0]:it[1]]
+		decl := false
+		for _, w := range declWords {
+			if strings.HasPrefix(text, w) {
+				decl = true
+			}
+		}
+		if !decl {
+			src = blank(src, it[0], it[1])
+		}
+	}
+	return src
+}
+
 // typeAt checks src and returns the type of the expression spanning
 // bytes [s, e), or nil.
 func (c *completer) typeAt(src string, s, e int) *types.Type {
@@ -358,7 +401,7 @@ func (c *completer) typeAt(src string, s, e int) *types.Type {
 	if f == nil {
 		return nil
 	}
-	prog, _ := analyzeFile(f, c.s.env, uriPath(c.d.uri))
+	prog, _ := analyzeFile(f, c.s.env)
 	if prog == nil {
 		return nil
 	}

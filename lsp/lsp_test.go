@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -16,16 +17,22 @@ import (
 	"github.com/sourcegraph/jsonrpc2"
 	protocol "github.com/tliron/glsp/protocol_3_16"
 
+	"github.com/gotrace/gotrace/internal/hostfs"
 	"github.com/gotrace/gotrace/internal/testbtf"
 	"github.com/gotrace/gotrace/lang"
 	"github.com/gotrace/gotrace/lsp"
 	"github.com/gotrace/gotrace/tracefs"
 )
 
-// testEnv is the pinned kernel of the repository's tests: its BTF and a
-// tracefs snapshot.
+// testEnv is the pinned kernel of the repository's tests (its BTF and a
+// tracefs snapshot) with this machine's files (imports, uprobe targets).
 func testEnv(t testing.TB) lang.Env {
-	return tracefs.NewEnv(filepath.Join("..", "testdata", "tracefs"), tracefs.WithBTF(testbtf.Spec(t)))
+	return pinnedEnv{tracefs.NewEnv(filepath.Join("..", "testdata", "tracefs"), tracefs.WithBTF(testbtf.Spec(t))), hostfs.Files{}}
+}
+
+type pinnedEnv struct {
+	*tracefs.Env
+	hostfs.Files
 }
 
 // client is a language client talking to an in-process server.
@@ -246,6 +253,7 @@ func TestCompletion(t *testing.T) {
 		{"kprobe arguments from BTF", "kprobe:vfs_read { $x = args.|", []string{"file", "buf", "count", "pos"}},
 		{"struct members", "BEGIN { $t = curtask; print($t->|", []string{"pid", "tgid", "comm"}},
 		{"members of a member", "fentry:vfs_read { print(args.file->f_path.|", []string{"dentry", "mnt"}},
+		{"uprobe symbols", "uprobe:/bin/bash:readl|", []string{"readline"}},
 		{"builtins", "BEGIN { pri|", []string{"printf", "print", "pid", "comm"}},
 		{"maps", "BEGIN { @count = 1; @other[1] = 2; print(@|", []string{"count", "other"}},
 		{"variables", "BEGIN { $alpha = 1; $beta = 2; print($|", []string{"alpha", "beta"}},
@@ -307,6 +315,28 @@ func TestDefinition(t *testing.T) {
 				t.Fatalf("got %+v, want line %d", loc, tc.line)
 			}
 		})
+	}
+}
+
+// TestImports: an imported file's macro is known, and go to definition
+// on the import opens the file.
+func TestImports(t *testing.T) {
+	dir := t.TempDir()
+	lib := filepath.Join(dir, "lib.bt")
+	if err := os.WriteFile(lib, []byte("macro twice(x) { x * 2 }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := start(t, testEnv(t))
+	uri := "file://" + filepath.Join(dir, "main.bt")
+	src, pos := at("import \"li|b.bt\";\nBEGIN { print(twice(2)); }\n")
+	if ds := c.open(uri, src); len(ds) != 0 {
+		t.Fatalf("diagnostics: %+v", simplify(ds))
+	}
+	var loc *protocol.Location
+	c.call("textDocument/definition", protocol.DefinitionParams{TextDocumentPositionParams: protocol.TextDocumentPositionParams{
+		TextDocument: protocol.TextDocumentIdentifier{URI: uri}, Position: pos}}, &loc)
+	if loc == nil || loc.URI != "file://"+lib {
+		t.Fatalf("got %+v, want %s", loc, lib)
 	}
 }
 

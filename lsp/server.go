@@ -14,6 +14,7 @@ import (
 	"github.com/tliron/glsp"
 	protocol "github.com/tliron/glsp/protocol_3_16"
 
+	"github.com/gotrace/gotrace"
 	"github.com/gotrace/gotrace/lang"
 	"github.com/gotrace/gotrace/lang/pretty"
 )
@@ -26,11 +27,17 @@ type Server struct {
 
 	mu   sync.Mutex
 	docs map[string]*document
+
+	namesOnce, warm sync.Once
+	names           *btfNames
 }
 
 // NewServer returns a server checking scripts against env (a
 // gotrace.KernelEnv for this machine's kernel).
 func NewServer(env lang.Env) *Server {
+	if k, ok := env.(*gotrace.KernelEnv); ok {
+		env = newKernelCache(k)
+	}
 	return &Server{env: env, docs: map[string]*document{}, missing: probeEnv(env)}
 }
 
@@ -158,6 +165,9 @@ func (s *Server) update(ctx *glsp.Context, uri, src string) {
 	s.docs[uri] = d
 	s.mu.Unlock()
 	ctx.Notify(protocol.ServerTextDocumentPublishDiagnostics, protocol.PublishDiagnosticsParams{URI: uri, Diagnostics: d.diags})
+	// The kernel's function names, for completion, are listed once the
+	// first diagnostics are out.
+	s.warm.Do(func() { go s.kernelNames() })
 }
 
 func (s *Server) doc(uri string) (*document, error) {
@@ -204,10 +214,11 @@ func fileURI(path string) string {
 	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(path)}).String()
 }
 
-// docName is the name a document's errors carry: its file's base name.
+// docName is the name a document is parsed under: its file's path, which
+// its relative imports are found from.
 func docName(uri string) string {
 	if p := uriPath(uri); p != "" {
-		return filepath.Base(p)
+		return p
 	}
 	if i := strings.LastIndexByte(uri, '/'); i >= 0 {
 		return uri[i+1:]

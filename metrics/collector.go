@@ -176,7 +176,10 @@ func (c *Collector) planMap(m MapInfo) error {
 			p.mayAlias = true
 		}
 	}
-	help := fmt.Sprintf("gotrace map %s: %s", m.Name, m.Value)
+	help := fmt.Sprintf("gotrace map %s of %s", m.Name, m.Value)
+	if m.Value.IsAggregation() {
+		help = fmt.Sprintf("gotrace map %s = %s()", m.Name, strings.TrimSuffix(m.Value.String(), "_t"))
+	}
 	name := base
 	if shape == shapeCounter {
 		name = counterName(base)

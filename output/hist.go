@@ -162,14 +162,6 @@ func histBoundLabel(index uint64, k int) histLabel {
 	return histIndexLabel(index, k)
 }
 
-// HistBound returns the exclusive upper bound of bucket index of a log2
-// histogram with k bits (hist(v, k)): the bucket holds the values v with
-// HistBound(index-1) <= v < HistBound(index), and bucket 0 the negative
-// values (HistBound(0) is 0). It is the bound bpftrace prints.
-func HistBound(index uint64, k int) uint64 {
-	return uint64(histBoundLabel(index, min(max(k, 0), MaxHistBits)).n)
-}
-
 // lhistLabel renders a linear histogram bound; steps that are multiples of
 // 1024 get K/M suffixes.
 func lhistLabel(n, step int64) histLabel {

@@ -128,10 +128,13 @@ func (f *Formatter) keyString(fields []keyField, key []byte) string {
 	return s
 }
 
-// sortByKey orders keys as bpftrace's sort_by_key does, after a bytewise
-// base order (bpftrace's own base order is the kernel's hash order).
-func sortByKey[T any](items []T, key func(T) []byte, fields []keyField) {
-	slices.SortStableFunc(items, func(a, b T) int { return bytes.Compare(key(a), key(b)) })
+// sortByKey orders items as bpftrace's sort_by_key does after a bytewise
+// base order (bpftrace's own base order is the kernel's hash order): by the
+// integer (signed) and string key fields, the first field the major order,
+// then by the key's bytes. first, when not nil, comes before the key (the
+// order by value). The keys of a map are distinct, so this one sort gives
+// what bpftrace's stable sorts, field by field from the last, give.
+func sortByKey[T any](items []T, key func(T) []byte, fields []keyField, first func(a, b T) int) {
 	// A single tuple key sorts by its own fields.
 	if len(fields) == 1 && fields[0].t.Kind == types.Tuple {
 		var sub []keyField
@@ -140,20 +143,28 @@ func sortByKey[T any](items []T, key func(T) []byte, fields []keyField) {
 		}
 		fields = sub
 	}
-	for i := len(fields) - 1; i >= 0; i-- {
-		kf := fields[i]
-		switch {
-		case kf.t.Kind == types.Int:
-			slices.SortStableFunc(items, func(a, b T) int {
-				return cmp.Compare(int64(readInt(slice(key(a), kf.off, kf.t.Size), kf.t.Size, true)),
-					int64(readInt(slice(key(b), kf.off, kf.t.Size), kf.t.Size, true)))
-			})
-		case kf.t.Kind == types.String:
-			slices.SortStableFunc(items, func(a, b T) int {
-				return bytes.Compare(slice(key(a), kf.off, kf.t.Size), slice(key(b), kf.off, kf.t.Size))
-			})
+	slices.SortFunc(items, func(a, b T) int {
+		if first != nil {
+			if c := first(a, b); c != 0 {
+				return c
+			}
 		}
-	}
+		ka, kb := key(a), key(b)
+		for _, kf := range fields {
+			var c int
+			switch kf.t.Kind {
+			case types.Int:
+				c = cmp.Compare(int64(readInt(slice(ka, kf.off, kf.t.Size), kf.t.Size, true)),
+					int64(readInt(slice(kb, kf.off, kf.t.Size), kf.t.Size, true)))
+			case types.String:
+				c = bytes.Compare(slice(ka, kf.off, kf.t.Size), slice(kb, kf.off, kf.t.Size))
+			}
+			if c != 0 {
+				return c
+			}
+		}
+		return bytes.Compare(ka, kb)
+	})
 }
 
 // plainEntry is one combined entry of a non-histogram map.
@@ -274,15 +285,16 @@ func (f *Formatter) plainItems(m *object.Map, entries []Entry, opt MapOptions, a
 		}
 		items = append(items, it)
 	}
-	sortByKey(items, func(p plainEntry) []byte { return p.key }, fields)
+	var byValueCmp func(a, b plainEntry) int
 	if byValue {
-		slices.SortStableFunc(items, func(a, b plainEntry) int {
+		byValueCmp = func(a, b plainEntry) int {
 			if a.signed {
 				return cmp.Compare(int64(a.sv), int64(b.sv))
 			}
 			return cmp.Compare(a.sv, b.sv)
-		})
+		}
 	}
+	sortByKey(items, func(p plainEntry) []byte { return p.key }, fields, byValueCmp)
 	return fields, applyTop(items, opt.Top), nil
 }
 
@@ -416,8 +428,7 @@ func histItems(m *object.Map, entries []Entry, opt MapOptions) ([]keyField, []*h
 			h.total += c
 		}
 	}
-	sortByKey(hists, func(h *histEntry) []byte { return h.key }, fields)
-	slices.SortStableFunc(hists, func(a, b *histEntry) int { return cmp.Compare(a.total, b.total) })
+	sortByKey(hists, func(h *histEntry) []byte { return h.key }, fields, func(a, b *histEntry) int { return cmp.Compare(a.total, b.total) })
 	hists = applyTop(hists, opt.Top)
 	for _, h := range hists {
 		if vt.Kind == types.Hist {

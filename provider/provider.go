@@ -62,6 +62,10 @@ const (
 type Provider struct {
 	Name    string
 	Aliases []string
+	// Bare is how a script writes the provider's one attach point when it
+	// takes no parts (BEGIN, END); "" for the providers written
+	// "name:...".
+	Bare string
 	// Needs says what a provider that gotrace does not support yet would
 	// need; such a provider has no hooks and is refused when expanded.
 	Needs string
@@ -175,16 +179,35 @@ type Program struct {
 	Ctx CtxKind
 }
 
-// Features are the kernel-dependent choices the code generator is given.
+// Features are the kernel-dependent code generation choices: the runtime
+// probes the kernel for them (runtime.Features), the code generator and
+// the providers' Compile hooks are given them (codegen.Options), and a
+// caller may fix them (gotrace.Options.Features). They are declared here
+// once.
 type Features struct {
-	// KprobeMulti: kprobe wildcards attach through one kprobe_multi link.
+	// KprobeMulti: the kernel has kprobe_multi links (Linux 5.18 with
+	// CONFIG_FPROBE); kprobe wildcards then compile to one program
+	// attached through one link instead of one kprobe per function.
 	KprobeMulti bool
-	// FentryMultiThreshold: fentry wildcards of at least this many
-	// functions are served by kprobe_multi (0: never).
+	// FentryMultiThreshold: an fentry wildcard of at least this many
+	// functions is served by one kprobe_multi program (arguments read from
+	// pt_regs) instead of one trampoline per function; 0 disables it.
+	// Needs KprobeMulti.
 	FentryMultiThreshold int
-	// SyscallRawTp: syscall tracepoints are served by a dispatcher on the
+	// DirectBTFLoads: in trampoline (fentry/fexit) and BTF raw tracepoint
+	// programs, members reached through BTF-typed pointers (args and the
+	// pointers loaded from them) are read with plain loads, which the
+	// verifier checks against BTF, instead of bpf_probe_read_kernel
+	// (Linux 5.5).
+	DirectBTFLoads bool
+	// LongJumps: the kernel has gotol, the jump with a 32-bit distance
+	// (BPF_JMP32 | BPF_JA, Linux 6.4); jumps over more than 32,767
+	// instructions use it. Without it they are an error
+	// (codegen.ErrJumpRange).
+	LongJumps bool
+	// SyscallRawTp: syscall tracepoints are served by dispatchers on the
 	// raw tracepoints sys_enter and sys_exit (syscalls.go) instead of one
-	// perf event each.
+	// perf event each. Needs raw tracepoints (Linux 4.17) on x86-64.
 	SyscallRawTp bool
 }
 

@@ -21,6 +21,7 @@ func special(name, alias string, phase Phase) *Provider {
 	return &Provider{
 		Name:      name,
 		Aliases:   []string{alias},
+		Bare:      alias,
 		Expand:    expandSpecial,
 		Ctx:       CtxNone,
 		UserArgs:  never,

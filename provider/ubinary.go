@@ -4,6 +4,7 @@ import (
 	"archive/zip"
 	"debug/elf"
 	"fmt"
+	"github.com/gotrace/gotrace/internal/debuginfo"
 	"io"
 	"os"
 	"path/filepath"
@@ -30,8 +31,10 @@ func uprobeBinaries(env ExpandEnv, b Binaries, target string) ([]string, error) 
 	if zipPath, _, ok := strings.Cut(target, "!/"); ok {
 		// An ELF file stored in a zip archive (an APK, say):
 		// ARCHIVE!/ENTRY.
-		if _, err := os.Stat(zipPath); err != nil {
+		if fi, err := os.Stat(zipPath); err != nil {
 			return nil, fmt.Errorf("uprobe target %s: %w", target, err)
+		} else if !fi.Mode().IsRegular() {
+			return nil, fmt.Errorf("uprobe target %s: not a regular file", zipPath)
 		}
 		return []string{target}, nil
 	}
@@ -54,7 +57,7 @@ func uprobeBinaries(env ExpandEnv, b Binaries, target string) ([]string, error) 
 	}
 	if t.Pid != 0 && strings.HasPrefix(target, "/") {
 		if root := pidRoot(t.Pid); root != "" {
-			if _, err := os.Stat(root + target); err == nil {
+			if fi, err := os.Stat(root + target); err == nil && fi.Mode().IsRegular() {
 				return []string{root + target}, nil
 			}
 		}
@@ -113,19 +116,28 @@ func (c uprobeSymbols) funcs(file string) []elf.Symbol {
 	}
 	var out []elf.Symbol
 	if f, _, closer, err := openELF(file); err == nil {
-		for _, get := range []func() ([]elf.Symbol, error){f.Symbols, f.DynamicSymbols} {
-			syms, _ := get()
-			for _, s := range syms {
-				if elf.ST_TYPE(s.Info) == elf.STT_FUNC && s.Value != 0 {
-					s.Name, _, _ = strings.Cut(s.Name, "@")
-					out = append(out, s)
-				}
+		for _, s := range fileSymbols(f, file) {
+			if elf.ST_TYPE(s.Info) == elf.STT_FUNC && s.Value != 0 {
+				s.Name, _, _ = strings.Cut(s.Name, "@")
+				out = append(out, s)
 			}
 		}
 		closer.Close()
 	}
 	c[file] = out
 	return out
+}
+
+// fileSymbols are the symbols of the ELF file f at file: a stripped
+// file's from its separate debug file (debuginfo.Symbols); an entry of
+// an archive (file!/entry) has only its own.
+func fileSymbols(f *elf.File, file string) []elf.Symbol {
+	if strings.Contains(file, "!/") {
+		syms, _ := f.Symbols()
+		dyn, _ := f.DynamicSymbols()
+		return append(syms, dyn...)
+	}
+	return debuginfo.Symbols(f, file, debuginfo.Dirs)
 }
 
 // symbol returns the file offset of function fn plus off in file, after
@@ -261,13 +273,10 @@ func binaryFuncs(b Binaries, file string) (map[string]uint64, error) {
 	}
 	defer closer.Close()
 	funcs := map[string]uint64{}
-	for _, get := range []func() ([]elf.Symbol, error){f.Symbols, f.DynamicSymbols} {
-		syms, _ := get()
-		for _, s := range syms {
-			if elf.ST_TYPE(s.Info) == elf.STT_FUNC && s.Value != 0 {
-				name, _, _ := strings.Cut(s.Name, "@")
-				funcs[name] = max(funcs[name], s.Size)
-			}
+	for _, s := range fileSymbols(f, file) {
+		if elf.ST_TYPE(s.Info) == elf.STT_FUNC && s.Value != 0 {
+			name, _, _ := strings.Cut(s.Name, "@")
+			funcs[name] = max(funcs[name], s.Size)
 		}
 	}
 	return funcs, nil

@@ -61,13 +61,22 @@ func (s *entry) loop(drainOnly bool, wake <-chan struct{}) error {
 	flushArmed := false // the deadline is flushDelay after the ring drained
 	batch := batchSleep(s.reader.BufferSize())
 	var lastDrain time.Time
-	n := 0
+	n, read := 0, 0 // events handled; since the last drain
 	for !s.stopped() && !s.finalizing {
 		err := s.reader.ReadInto(&rec)
 		switch {
 		case err == nil:
 			if err := s.handle(rec.RawSample); err != nil {
 				return err
+			}
+			read++
+			// Line mode writes what the events read at once printed as
+			// soon as they are handled: one event at a time unless
+			// they come faster than they are handled.
+			if s.opts.LineBuffered && rec.Remaining == 0 && s.out.Buffered() > 0 {
+				if err := s.flush(); err != nil {
+					return err
+				}
 			}
 			if rec.Remaining == 0 && !drainOnly {
 				now := time.Now()
@@ -76,13 +85,15 @@ func (s *entry) loop(drainOnly bool, wake <-chan struct{}) error {
 					s.reader.SetDeadline(now.Add(flushDelay))
 					flushArmed = true
 				}
-				if batch > 0 && now.Sub(lastDrain) < busyInterval {
+				// In line mode a drain of one event is no storm: the
+				// next event's line would wait out the sleep.
+				if batch > 0 && now.Sub(lastDrain) < busyInterval && (read > 1 || !s.opts.LineBuffered) {
 					// A storm: let events gather instead of being woken
 					// up for each one.
 					time.Sleep(batch)
 					now = time.Now()
 				}
-				lastDrain = now
+				lastDrain, read = now, 0
 			}
 			if n++; n%lossCheckEvery == 0 {
 				s.reportLost(false)
@@ -108,15 +119,21 @@ func (s *entry) loop(drainOnly bool, wake <-chan struct{}) error {
 }
 
 // exitSettleMax bounds settleAfterExit, so that a storm of events cannot
-// hold the run open.
-const exitSettleMax = time.Second
+// hold the run open; exitQuiet is the quiet time that ends it.
+const (
+	exitSettleMax = time.Second
+	exitQuiet     = 10 * time.Millisecond
+)
 
 // settleAfterExit keeps the probes attached after exit() until the ring
-// buffer has been quiet for a poll interval (at most exitSettleMax), as
-// bpftrace polls until a poll finds nothing before it detaches: what the
-// probes count meanwhile is in the maps printed at the end (a traced
-// program's calls right after the one that called exit()). Events are
-// read and dropped (handle ignores them after exit()).
+// buffer has been quiet for exitQuiet (at most exitSettleMax). bpftrace
+// detaches when its reader has woken up and handled the exit event, and
+// what the probes count until then is in the maps it prints: a traced
+// program's calls right after the one that called exit() (its intcast
+// test counts all 221 calls of a loop whose first call exits). The wait is
+// short, so that a timer does not fire again where bpftrace's would not
+// (interval:ms:100 counting to 3 prints 3). Events are read and dropped
+// (handle ignores them after exit()).
 func (s *entry) settleAfterExit() error {
 	var rec ringbuf.Record
 	end := time.Now().Add(exitSettleMax)
@@ -125,7 +142,7 @@ func (s *entry) settleAfterExit() error {
 		if !now.Before(end) {
 			return nil
 		}
-		s.reader.SetDeadline(now.Add(min(pollInterval, end.Sub(now))))
+		s.reader.SetDeadline(now.Add(min(exitQuiet, end.Sub(now))))
 		err := s.reader.ReadInto(&rec)
 		switch {
 		case err == nil:
@@ -425,29 +442,6 @@ func (s *entry) system(cmd string) error {
 		return s.write(output.JSONSyscall(out.String()))
 	}
 	return s.write(out.String() + "\n")
-}
-
-// cat prints the first MaxCatBytes bytes of a file.
-func (s *entry) cat(name string) error {
-	f, err := os.Open(name)
-	if err != nil {
-		reason := err.Error()
-		var pe *os.PathError
-		if errors.As(err, &pe) {
-			reason = strerror(pe.Err)
-		}
-		s.errorf("failed to open file '%s' (%s)", name, reason)
-		return nil
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, int64(s.opts.MaxCatBytes)))
-	if err != nil {
-		s.errorf("read '%s': %v", name, err)
-	}
-	if s.json() {
-		return s.write(output.JSONCat(string(b)))
-	}
-	return s.write(string(b))
 }
 
 // reportLost reports events the programs could not queue since the last

@@ -11,25 +11,6 @@ import (
 	"github.com/gotrace/gotrace/provider"
 )
 
-// KernelFeatures are the kernel-dependent code generation choices that
-// Features probes for; they fill the fields of the same names in
-// codegen.Options.
-type KernelFeatures struct {
-	// KprobeMulti: the kernel has kprobe_multi links (Linux 5.18 with
-	// CONFIG_FPROBE).
-	KprobeMulti bool
-	// FentryMultiThreshold is the size from which an fentry wildcard is
-	// served by one kprobe_multi link; 0 disables it.
-	FentryMultiThreshold int
-	// DirectBTFLoads: trampoline and BTF raw tracepoint programs may read
-	// members through BTF-typed pointers with plain loads (Linux 5.5).
-	DirectBTFLoads bool
-	// SyscallRawTp: syscall tracepoints are served by dispatchers on the
-	// raw tracepoints sys_enter and sys_exit (x86-64, Linux 4.17), unless
-	// SyscallPerfEnv is "perf".
-	SyscallRawTp bool
-}
-
 // SyscallPerfEnv names the environment variable that chooses how syscall
 // tracepoints are served: "perf" keeps them on one perf event each (the
 // path bpftrace takes), for comparison and as a way out; "raw" serves them
@@ -62,7 +43,9 @@ func WantSyscallDispatch(n int) bool {
 const DefaultFentryMultiThreshold = 64
 
 // Features probes the running kernel for the choices code generation
-// depends on; spec is the kernel's BTF (nil skips the probes that need it).
+// depends on (all of provider.Features but LongJumps, which HaveLongJumps
+// probes when a program needs it); spec is the kernel's BTF (nil skips the
+// probes that need it).
 // Every choice is feature-probed, never inferred from the kernel version:
 //   - kprobe_multi links (Linux 5.18 with CONFIG_FPROBE);
 //   - direct loads through BTF-typed pointers in trampoline and BTF raw
@@ -72,9 +55,9 @@ const DefaultFentryMultiThreshold = 64
 //
 // cache, when not nil, is where the probe finds its attach target: pass the
 // cache spec came from, so that the kernel's BTF is not parsed twice.
-func Features(spec *btf.Spec, cache *btf.Cache) KernelFeatures {
+func Features(spec *btf.Spec, cache *btf.Cache) provider.Features {
 	_ = raiseMemlock()
-	var o KernelFeatures
+	var o provider.Features
 	if features.HaveBPFLinkKprobeMulti() == nil {
 		o.KprobeMulti = true
 		o.FentryMultiThreshold = DefaultFentryMultiThreshold

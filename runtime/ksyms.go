@@ -1,16 +1,14 @@
 package runtime
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"os"
 	"slices"
-	"strconv"
-	"strings"
 	"sync"
 
 	"github.com/gotrace/gotrace/output"
+	"github.com/gotrace/gotrace/tracefs"
 )
 
 // Ksyms resolves kernel addresses to symbol names through /proc/kallsyms,
@@ -50,25 +48,16 @@ func (k *Ksyms) load() error {
 // symbols, sorted by address.
 func parseKallsyms(r io.Reader) ([]ksym, error) {
 	var syms []ksym
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
-	for sc.Scan() {
-		f := strings.Fields(sc.Text())
-		if len(f) < 3 {
-			continue
+	err := tracefs.ReadKallsyms(r, func(sym tracefs.Kallsym) bool {
+		switch sym.Type {
+		case 't', 'T', 'w', 'W':
+			if addr := sym.Addr(); addr != 0 {
+				syms = append(syms, ksym{addr, string(sym.Name)})
+			}
 		}
-		switch f[1] {
-		case "t", "T", "w", "W":
-		default:
-			continue
-		}
-		addr, err := strconv.ParseUint(f[0], 16, 64)
-		if err != nil || addr == 0 {
-			continue
-		}
-		syms = append(syms, ksym{addr, f[2]})
-	}
-	if err := sc.Err(); err != nil {
+		return true
+	})
+	if err != nil {
 		return nil, fmt.Errorf("kernel symbols: %w", err)
 	}
 	slices.SortStableFunc(syms, func(a, b ksym) int {

@@ -261,6 +261,11 @@ func (s *Session) AddWithOptions(prog *object.Program, opts Options) (*Handle, e
 		s.remove(e)
 		close(e.loopDone)
 		_ = s.out.Flush()
+		if e.loading != nil {
+			// a load abandoned on a stop: closed once it ends
+			go func() { <-e.loading; _ = e.closeAll() }()
+			return nil, err
+		}
 		return nil, errors.Join(err, e.closeAll())
 	}
 	s.mu.Lock()

@@ -175,32 +175,15 @@ func (r *usymResolver) symbols(path string) []usym {
 	var syms []usym
 	if f, err := elf.Open(path); err == nil {
 		// Where names share an address, the later table's wins: the
-		// dynamic symbols, the names other files link against.
-		tables := []func() ([]elf.Symbol, error){f.Symbols, f.DynamicSymbols}
-		if f.Section(".symtab") == nil {
-			// A stripped file: the symbol table of its separate debug
-			// file (found by build id or .gnu_debuglink), as bcc and
-			// blazesym read it; the addresses are the file's.
-			if df, err := debuginfo.Open(path, debuginfo.Dirs); err == nil && df.Debug != path {
-				if dbg, err := elf.Open(df.Debug); err == nil {
-					defer dbg.Close()
-					tables[0] = dbg.Symbols
-				}
-			}
-		}
-		for _, get := range tables {
-			list, err := get()
-			if err != nil {
+		// dynamic symbols, the names other files link against. A
+		// stripped file's names come from its separate debug file.
+		for _, s := range debuginfo.Symbols(f, path, debuginfo.Dirs) {
+			if elf.ST_TYPE(s.Info) != elf.STT_FUNC || s.Value == 0 {
 				continue
 			}
-			for _, s := range list {
-				if elf.ST_TYPE(s.Info) != elf.STT_FUNC || s.Value == 0 {
-					continue
-				}
-				if off, ok := fileOffset(f, s.Value); ok {
-					name, _, _ := strings.Cut(s.Name, "@")
-					syms = append(syms, usym{off: off, size: s.Size, name: name})
-				}
+			if off, ok := fileOffset(f, s.Value); ok {
+				name, _, _ := strings.Cut(s.Name, "@")
+				syms = append(syms, usym{off: off, size: s.Size, name: name})
 			}
 		}
 		f.Close()

@@ -3,8 +3,10 @@
 #   1. pure tests (parser, checker, codegen golden dumps, output formats),
 #   2. kernel e2e tests on this machine's kernel (tracepoints, interval,
 #      profile, software, tp_btf, BEGIN/END),
-#   3. each fuzz target for a short budget (GOTRACE_FUZZTIME, 20s),
-#   4. kernel e2e tests inside qemu on stock Debian kernels 6.12, 6.1 and
+#   3. the differential check against bpftrace 0.27.1 (cmd/btdiff,
+#      GOTRACE_BTDIFF_N programs, 2000), which scripts/bpftrace27.sh installs,
+#   4. each fuzz target for a short budget (GOTRACE_FUZZTIME, 20s),
+#   5. kernel e2e tests inside qemu on stock Debian kernels 6.12, 6.1 and
 #      7.3 (trixie-backports)
 #      (kprobe, kretprobe, kprobe_multi, fentry, fexit).
 # Usage: scripts/test.sh            (from anywhere in the repository)
@@ -56,6 +58,16 @@ go vet ./...
 
 echo "=== host tests (pure + kernel e2e on $(uname -r))"
 go test -count=1 ./...
+
+echo "=== differential check against bpftrace 0.27.1 (${GOTRACE_BTDIFF_N:=2000} programs)"
+# scripts/bpftrace27.sh installs the reference in a Debian sid chroot (about
+# 3 minutes the first time); README's "Differential check" gives the long run.
+scripts/bpftrace27.sh
+btdiff_dir=$(mktemp -d)
+CGO_ENABLED=0 go build -o "$btdiff_dir/gotrace" ./cmd/gotrace
+go run ./cmd/btdiff -gotrace "$btdiff_dir/gotrace" -ref bpftrace27 -n "$GOTRACE_BTDIFF_N" -batch 400 -report "$btdiff_dir/report.txt" ||
+	{ cat "$btdiff_dir/report.txt"; exit 1; }
+rm -rf "$btdiff_dir"
 
 echo "=== fuzz targets (${GOTRACE_FUZZTIME:=20s} each)"
 for target in lang:FuzzParse lang:FuzzCheck codegen:FuzzCompile output:FuzzFormatPrintf output:FuzzWriteMap; do

@@ -1,7 +1,6 @@
 package tracefs
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -215,30 +214,25 @@ func readSymbols(files KernelFiles) (*Symbols, error) {
 	}
 	defer f.Close()
 	s := &Symbols{text: make(map[string]textSym, 1<<16), modText: map[string]string{}, modSymsPath: files.ModuleSymbols}
-	// The table has some 200,000 lines, and the emulated guests spend
-	// seconds on it: lines are parsed in place, and only the names kept
-	// become strings.
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 0, 256<<10), 1<<20)
-	for sc.Scan() {
-		addr, typ, name, module, ok := kallsymsLine(sc.Bytes())
-		if !ok || (typ != 't' && typ != 'T') {
-			continue
+	err = ReadKallsyms(f, func(sym Kallsym) bool {
+		if sym.Type != 't' && sym.Type != 'T' {
+			return true
 		}
-		if module != nil {
-			if _, ok := s.modText[string(name)]; !ok {
-				s.modText[string(name)] = string(bytes.Trim(module, "[]"))
+		if sym.Module != nil {
+			if _, ok := s.modText[string(sym.Name)]; !ok {
+				s.modText[string(sym.Name)] = string(bytes.Trim(sym.Module, "[]"))
 			}
-			continue
+			return true
 		}
-		ts, seen := s.text[string(name)]
+		ts, seen := s.text[string(sym.Name)]
 		if !seen {
-			ts.addr = parseHex(addr)
+			ts.addr = sym.Addr()
 		}
 		ts.n++
-		s.text[string(name)] = ts
-	}
-	if err := sc.Err(); err != nil {
+		s.text[string(sym.Name)] = ts
+		return true
+	})
+	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", files.Kallsyms, err)
 	}
 	s.blacklist = map[string]bool{}
@@ -415,43 +409,6 @@ func NewSymbols(text, blacklist, ftrace []string, modular bool, moduleSymbols ma
 		}
 	}
 	return s
-}
-
-// kallsymsLine splits a line of /proc/kallsyms, "ADDR TYPE NAME" or
-// "ADDR TYPE NAME\t[MODULE]"; ok is false for any other shape.
-func kallsymsLine(line []byte) (addr []byte, typ byte, name, module []byte, ok bool) {
-	addr, rest, found := bytes.Cut(line, []byte{' '})
-	if !found || len(rest) < 3 || rest[1] != ' ' {
-		return nil, 0, nil, nil, false
-	}
-	typ, rest = rest[0], rest[2:]
-	i := bytes.IndexAny(rest, " \t")
-	if i < 0 {
-		return addr, typ, rest, nil, len(rest) > 0
-	}
-	name, module = rest[:i], bytes.TrimLeft(rest[i:], " \t")
-	if len(name) == 0 || len(module) == 0 || bytes.ContainsAny(module, " \t") {
-		return nil, 0, nil, nil, false
-	}
-	return addr, typ, name, module, true
-}
-
-// parseHex parses a kallsyms address; 0 for anything but hex digits.
-func parseHex(b []byte) uint64 {
-	var v uint64
-	for _, c := range b {
-		switch {
-		case c >= '0' && c <= '9':
-			v = v<<4 | uint64(c-'0')
-		case c >= 'a' && c <= 'f':
-			v = v<<4 | uint64(c-'a'+10)
-		case c >= 'A' && c <= 'F':
-			v = v<<4 | uint64(c-'A'+10)
-		default:
-			return 0
-		}
-	}
-	return v
 }
 
 // ParseFunctionList reads a list of functions in the format of

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"flag"
 	"fmt"
+	"github.com/gotrace/gotrace/bench/internal/ref"
 	"io"
 	"os"
 	"os/exec"
@@ -19,7 +20,7 @@ import (
 
 func main() {
 	gotrace := flag.String("gotrace", "./gotrace", "gotrace binary")
-	bpftrace := flag.String("bpftrace", "bpftrace", "bpftrace binary (skipped when not found)")
+	bpftrace := flag.String("bpftrace", ref.Bpftrace(), "bpftrace binary (skipped when not found; default bpftrace27 when installed)")
 	rounds := flag.Int("rounds", 7, "interleaved rounds")
 	calls := flag.Int("calls", 1000000, "getppid calls per measurement")
 	scrape := flag.Bool("scrape", false, "also run gotrace with --metrics, scraped every second")

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/gotrace/gotrace/bench/internal/ref"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -21,7 +22,7 @@ const script = `tracepoint:syscalls:sys_enter_getppid /pid == $1/ { printf("%d %
 
 func main() {
 	gotrace := flag.String("gotrace", "./gotrace", "gotrace binary")
-	bpftrace := flag.String("bpftrace", "bpftrace", "bpftrace binary (skipped when not found)")
+	bpftrace := flag.String("bpftrace", ref.Bpftrace(), "bpftrace binary (skipped when not found; default bpftrace27 when installed)")
 	rounds := flag.Int("rounds", 5, "interleaved rounds")
 	n := flag.Int("n", 2000000, "events (getppid calls) per run")
 	pages := flag.Int("perf-rb-pages", 0, "BPFTRACE_PERF_RB_PAGES for both tracers; 0 leaves their default")

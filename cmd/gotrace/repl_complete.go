@@ -110,11 +110,16 @@ func scratchVars(entry string) []string {
 	return out
 }
 
-// probeTypes lists the probe types as "kind:" (and BEGIN, END).
+// probeTypes lists the probe types as "kind:", and those written bare
+// (BEGIN, END) as they are written.
 func probeTypes() []string {
-	out := []string{"BEGIN", "END"}
+	var out []string
 	for _, p := range provider.All() {
-		if !p.Supported() || p.Name == "begin" || p.Name == "end" {
+		if !p.Supported() {
+			continue
+		}
+		if p.Bare != "" {
+			out = append(out, p.Bare)
 			continue
 		}
 		out = append(out, p.Name+":")

@@ -26,10 +26,7 @@ var libraryDirs = []string{"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu",
 // on PATH (bash), or a library by name (libc, libc.so.6).
 func (Files) ResolveBinary(target string) (string, error) {
 	if strings.Contains(target, "/") {
-		if _, err := os.Stat(target); err != nil {
-			return "", fmt.Errorf("uprobe target %s: %w", target, err)
-		}
-		return target, nil
+		return target, regularTarget(target)
 	}
 	for _, dir := range libraryDirs {
 		// libc.so itself is usually a linker script: prefer the versioned
@@ -45,9 +42,22 @@ func (Files) ResolveBinary(target string) (string, error) {
 		}
 	}
 	if p, err := exec.LookPath(target); err == nil {
-		return p, nil
+		return p, regularTarget(p)
 	}
 	return "", fmt.Errorf("uprobe target %q not found (not a path, an executable on PATH, or a library)", target)
+}
+
+// regularTarget refuses a uprobe target that is not a regular file: a
+// FIFO would block the open that reads its symbols, a device has none.
+func regularTarget(path string) error {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return fmt.Errorf("uprobe target %s: %w", path, err)
+	}
+	if !fi.Mode().IsRegular() {
+		return fmt.Errorf("uprobe target %s: not a regular file", path)
+	}
+	return nil
 }
 
 // isELF reports whether file is a regular ELF file.
@@ -73,18 +83,13 @@ func (Files) ELFSymbols(file string) ([]lang.ELFSymbol, error) {
 	}
 	defer f.Close()
 	var out []lang.ELFSymbol
-	for _, get := range []func() ([]elf.Symbol, error){f.Symbols, f.DynamicSymbols} {
-		syms, err := get()
-		if err != nil {
+	// a stripped file's names come from its separate debug file
+	for _, s := range debuginfo.Symbols(f, file, debuginfo.Dirs) {
+		if s.Value == 0 {
 			continue
 		}
-		for _, s := range syms {
-			if s.Value == 0 {
-				continue
-			}
-			name, _, _ := strings.Cut(s.Name, "@")
-			out = append(out, lang.ELFSymbol{Name: name, Value: s.Value, Size: s.Size, Func: elf.ST_TYPE(s.Info) == elf.STT_FUNC})
-		}
+		name, _, _ := strings.Cut(s.Name, "@")
+		out = append(out, lang.ELFSymbol{Name: name, Value: s.Value, Size: s.Size, Func: elf.ST_TYPE(s.Info) == elf.STT_FUNC})
 	}
 	return out, nil
 }

@@ -33,10 +33,12 @@
 //     register (it only loses track of the result). The e2e differential
 //     test checks this against the running kernel.
 //   - >> is arithmetic when both operands are signed, logical otherwise.
-//   - Unary - and ~ yield int64 on a signed operand and uint64 on an
-//     unsigned one, computed in the operand's width and extended from it
-//     (~(uint8)0 is 255, -(int8)-128 is -128; on a literal, ~ is the non-negative complement: ~10 is
-//     a uint64); they are errors on bools. ! yields a bool.
+//   - Unary - and ~ are computed in the operand's own width (a
+//     variable's own type: uint8 for $x = (uint8)19) and yield that type,
+//     or int64 or uint64 for 64-bit operands (~(uint8)0 is 255,
+//     -(-(uint8)19) is 19, -(int8)-128 is -128; on a literal, ~ is the
+//     non-negative complement: ~10 is a uint64); they are errors on bools.
+//     ! yields a bool.
 //   - A cast to an integer type truncates to its size and sign- or
 //     zero-extends back to 64 bits; a cast to bool yields 0 or 1.
 //   - Strings compare as C strings (up to the first NUL); strlen counts the

@@ -189,8 +189,8 @@ func (env *Env) unary(e *ast.Unary, v Value) (Value, error) {
 	case "-":
 		v.Bits = -x.Bits
 	}
-	if e.Op != "!" && x.Type.Kind == types.Int {
-		v.Bits = Truncate(v.Bits, x.Type) // computed in the operand's width
+	if e.Op != "!" && v.Type.Kind == types.Int {
+		v.Bits = Truncate(v.Bits, v.Type) // computed in the operand's own width, the result's type
 	}
 	return v, nil
 }

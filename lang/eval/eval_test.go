@@ -71,8 +71,9 @@ func TestExpr(t *testing.T) {
 		{"$min - 1", "9223372036854775807", "int64"},
 		{"-$min", "-9223372036854775808", "int64"},
 		{"-$big", "1", "uint64"},
-		{"-(uint8)255", "1", "uint64"},
-		{"-(int8)-128", "-128", "int64"},
+		{"-(uint8)255", "1", "uint8"},
+		{"-(-(uint8)19)", "19", "uint8"},
+		{"-(int8)-128", "-128", "int8"},
 		// 64-bit results: signed when an operand is signed, always for -;
 		// a non-negative literal takes the other operand's sign
 		{"$m1 + (uint64)0", "-1", "int64"},
@@ -113,12 +114,12 @@ func TestExpr(t *testing.T) {
 		{"~0", "18446744073709551615", "uint64"},
 		{"~10", "18446744073709551605", "uint64"},
 		{"~-11", "10", "int64"},
-		{"~$m1", "0", "int64"},
+		{"~$m1", "0", "int8"},
 		{"~$big", "0", "uint64"},
-		{"~(uint8)0", "255", "uint64"},
-		{"~(uint32)$m1", "0", "uint64"},
-		{"-(uint16)1", "65535", "uint64"},
-		{"~(int8)0", "-1", "int64"},
+		{"~(uint8)0", "255", "uint8"},
+		{"~(uint32)$m1", "0", "uint32"},
+		{"-(uint16)1", "65535", "uint16"},
+		{"~(int8)0", "-1", "int8"},
 		{"0xf0 & 0x3c | 1 ^ 3", "50", "int64"},
 		// comparisons: signed when an operand is signed (bpftrace promotes
 		// uint64 and int64 to int64)

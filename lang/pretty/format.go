@@ -39,9 +39,10 @@ func File(f *ast.File, gaps []ast.Span) string {
 		ends[1] = true
 	}
 	for _, c := range f.Preamble {
-		if strings.HasPrefix(c.Text, "#") {
-			ends[c.End.Line] = true
-		}
+		// A C definition ending a line is taken with its newline too
+		// (bpftrace keeps a blank line after one ending in ')', which it
+		// ends with a ';' it adds, so that its next formatting drops it).
+		ends[c.End.Line] = true
 	}
 	md.dropBlank(ends)
 	return p.file(f, md, Width).String()
@@ -103,7 +104,7 @@ func (p *printer) root(n ast.Node, md *notes, w uint) *Buffer {
 	var one *Buffer
 	switch n := n.(type) {
 	case *ast.CDef:
-		one = newBuffer().text(n.Text)
+		one = newBuffer().text(cdefText(n.Text))
 	case *ast.Config:
 		one = p.config(n, md, w)
 	case *ast.Import:
@@ -116,6 +117,14 @@ func (p *printer) root(n ast.Node, md *notes, w uint) *Buffer {
 		one = p.probe(n, md, w)
 	}
 	return newBuffer().metadata(comments, 0).add(one).lineBreak()
+}
+
+// cdefText is a C definition as bpftrace prints it: ending with a ';'.
+func cdefText(t string) string {
+	if strings.HasPrefix(t, "#") || strings.HasSuffix(t, ";") {
+		return t
+	}
+	return t + ";"
 }
 
 func (p *printer) config(c *ast.Config, md *notes, w uint) *Buffer {

@@ -476,3 +476,44 @@ func EnumSymbol(e *btf.Enum, v uint64, size int) string {
 	}
 	return strconv.FormatUint(v, 10)
 }
+
+// Storage is the type a value has once stored in a map or variable:
+// integers widen to 64 bits and string buffers to a multiple of 8 bytes.
+func Storage(t *Type) *Type {
+	switch {
+	case t.Kind == Int && t.Size < 8 && t.Enum() != nil:
+		return NewEnum(t.Enum(), 8)
+	case t.Kind == Int && t.Size < 8:
+		st := NewInt(8, t.Signed)
+		st.Flexible = t.Flexible
+		return st
+	case t.Kind == String && t.Size%8 != 0:
+		return NewString((t.Size + 7) / 8 * 8)
+	}
+	return t
+}
+
+// WithAS returns t living in address space as: a pointer and what it
+// points to (nested pointers, structs, arrays) all read from as, the way
+// bpftrace's dereferences and member accesses inherit the address space
+// of the value they start from. t itself is not modified.
+func WithAS(t *Type, as AddrSpace) *Type {
+	if t == nil {
+		return nil
+	}
+	switch t.Kind {
+	case Pointer, Struct, Array:
+	default:
+		return t
+	}
+	elem := t.Elem
+	if t.Kind != Struct {
+		elem = WithAS(t.Elem, as)
+	}
+	if t.AS == as && elem == t.Elem {
+		return t
+	}
+	cp := *t
+	cp.AS, cp.Elem = as, elem
+	return &cp
+}

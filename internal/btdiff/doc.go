@@ -1,0 +1,18 @@
+// Package btdiff is the differential check against the real bpftrace:
+// it generates deterministic scripts (integer arithmetic of every width
+// and sign, casts, comparisons, tuples and records, strings, map reads and
+// prints, printf conversions, hist, lhist and stats over known values),
+// runs each through gotrace and through a reference bpftrace (0.27.1,
+// scripts/bpftrace27.sh installs it), and compares what they print.
+//
+// Programs are begin probes, many to a script (bpftrace takes seconds to
+// start): each prints a marker line and then its values, so that the
+// output splits back into programs. A program one tool refuses is taken
+// out of the batch (the error's line names it) and reported when the
+// other accepts it. What the tools print at exit (every map) is compared
+// too, attributed by map name.
+//
+// Every disagreement is a gotrace bug to fix, a documented deliberate
+// difference, or a bpftrace bug: Known lists the last two, with the
+// generator's choices that avoid them (see gen.go).
+package btdiff
