@@ -96,7 +96,7 @@ CGO_ENABLED=0 go build -o "$cache/gotrace" ./cmd/gotrace
 export GOTRACE_BIN=$cache/gotrace
 export GOTRACE_EXAMPLES=$root/examples
 export GOTRACE_VM_FILES=$cache/gotrace:$root/examples
-# e2e/vm starts gotrace ~12 times per kernel (each start parses vmlinux BTF
+# e2e/vm starts gotrace ~30 times per kernel (each start parses vmlinux BTF
 # under emulation, ~5 s) and runs beside ./vmtest/smoke/ on 2 CPUs.
-export GOTRACE_VM_TIMEOUT=${GOTRACE_VM_TIMEOUT:-600s}
+export GOTRACE_VM_TIMEOUT=${GOTRACE_VM_TIMEOUT:-1200s}
 vmtest/run.sh ./vmtest/smoke/ ./e2e/vm/
