@@ -95,6 +95,9 @@ func TestBuiltinValues(t *testing.T) {
 		{`import "stdlib/test"; BEGIN { print(__always_true()); printf("%d\n", __always_true() + 1) }`, "1\n2\n"},
 		{`BEGIN { static_assert(1, "never"); assert(pid > 0, "pid is positive"); printf("ok\n") }`, "ok\n"},
 		{`BEGIN { assert_str(comm); assert_str("x"); printf("ok\n") }`, "ok\n"},
+		// default_str_length() is max_strlen, as bpftrace 0.26's stdlib says.
+		{`BEGIN { printf("%d\n", default_str_length()) }`, "1024\n"},
+		{`config = { max_strlen = 200 } BEGIN { printf("%d %d\n", default_str_length(), sizeof(str((int8 *)0))) }`, "200 200\n"},
 	} {
 		got := run(t, "-e", tc.script+" BEGIN { exit() }")
 		wantOutput(t, got, tc.want+"\n\n", 0)
