@@ -361,8 +361,76 @@ func TestMetricsBadAddress(t *testing.T) {
 			t.Errorf("--metrics %s: exit %d, stdout %q, stderr %q; want 1, %q", tc.addr, got.code, got.stdout, got.stderr, tc.want)
 		}
 	}
-	got := run(t, "--metrics", "127.0.0.1:0", "-e", `BEGIN { @x = count(); @x_total = 1; exit(); }`)
+	got := run(t, "--repl", "--metrics", "127.0.0.1:0")
+	if want := "ERROR: --metrics needs a program (-e or a file); the REPL does not serve metrics\n"; got.code != 1 || got.stderr != want {
+		t.Errorf("--repl --metrics: exit %d, stderr %q; want 1, %q", got.code, got.stderr, want)
+	}
+	got = run(t, "--metrics", "127.0.0.1:0", "-e", `BEGIN { @x = count(); @x_total = 1; exit(); }`)
 	if want := "ERROR: --metrics: maps @x and @x_total both make metric gotrace_x_total\n"; got.code != 1 || got.stderr != want {
 		t.Errorf("clash: exit %d, stderr %q; want 1, %q", got.code, got.stderr, want)
 	}
+}
+
+// TestMetricsClear: clear() and zero() show in the scrape as counter
+// resets: the series goes away, or its value goes down.
+func TestMetricsClear(t *testing.T) {
+	gotrace(t)
+	port := freePort(t)
+	s := startNoWait(t, "-q", "--metrics", "127.0.0.1:"+port, "-e", fmt.Sprintf(`
+tracepoint:syscalls:sys_enter_getppid /pid == %[1]d/ { @calls = count(); @kept[1] = count(); }
+tracepoint:syscalls:sys_enter_getpgid /pid == %[1]d/ { clear(@calls); zero(@kept); }`, os.Getpid()))
+	s.waitLinks(2, 20*time.Second)
+	url := "http://127.0.0.1:" + port + "/metrics"
+	waitScrape := func(want ...string) string {
+		t.Helper()
+		var scrape string
+		for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+			scrape, _ = httpGet(url)
+			ok := true
+			for _, w := range want {
+				ok = ok && strings.Contains(scrape, w)
+			}
+			if ok {
+				return scrape
+			}
+		}
+		t.Fatalf("scrape lacks %q:\n%s", want, scrape)
+		return ""
+	}
+	getppidN(5)
+	waitScrape("gotrace_calls_total 5\n", `gotrace_kept_total{key="1"} 5`+"\n")
+	unix.Getpgid(0)
+	scrape := waitScrape(`gotrace_kept_total{key="1"} 0` + "\n")
+	if strings.Contains(scrape, "gotrace_calls_total ") {
+		t.Errorf("cleared map still exported:\n%s", scrape)
+	}
+	getppidN(2)
+	waitScrape("gotrace_calls_total 2\n", `gotrace_kept_total{key="1"} 2`+"\n")
+	s.stop(os.Interrupt)
+}
+
+// TestMetricsHealth: gotrace's own counters are exported: updates
+// dropped because a map was full, events lost.
+func TestMetricsHealth(t *testing.T) {
+	gotrace(t)
+	port := freePort(t)
+	s := startNoWait(t, "-q", "--metrics", "127.0.0.1:"+port, "-e", fmt.Sprintf(`
+let @m = percpuhash(2);
+tracepoint:syscalls:sys_enter_getppid /pid == %d/ { @m[nsecs] = count(); }`, os.Getpid()))
+	s.waitLinks(1, 20*time.Second)
+	getppidN(5)
+	want := []string{`gotrace_map_full_drops_total{map="@m"} 3` + "\n", "gotrace_events_lost_total 0\n"}
+	var scrape string
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		scrape, _ = httpGet("http://127.0.0.1:" + port + "/metrics")
+		if strings.Contains(scrape, want[0]) && strings.Contains(scrape, want[1]) {
+			break
+		}
+	}
+	for _, w := range want {
+		if !strings.Contains(scrape, w) {
+			t.Errorf("scrape lacks %q:\n%s", w, scrape)
+		}
+	}
+	s.stop(os.Interrupt)
 }

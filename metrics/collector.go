@@ -216,7 +216,7 @@ func (c *Collector) Describe(chan<- *prometheus.Desc) {}
 func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	infos := c.src.Maps()
+	infos := slices.Clone(c.src.Maps())
 	slices.SortFunc(infos, func(a, b MapInfo) int { return strings.Compare(a.Name, b.Name) })
 	budget := c.max
 	for _, m := range infos {

@@ -1,12 +1,9 @@
 package runtime
 
 import (
-	"strings"
 	"unicode/utf8"
 
 	"golang.org/x/sys/unix"
-
-	"github.com/gotrace/gotrace/output"
 )
 
 // catChunk is how much of a file cat() reads and prints at a time: its
@@ -24,15 +21,10 @@ func (s *entry) cat(name string) error {
 		return nil
 	}
 	defer unix.Close(fd)
-	// JSON output is one event whose string is written in pieces.
-	var jsonEnd string
-	if s.json() {
-		empty := output.JSONCat("")
-		i := strings.LastIndex(empty, `""`) + 1
-		if err := s.write(empty[:i]); err != nil {
-			return err
-		}
-		jsonEnd = empty[i:]
+	// The output is written in pieces (one JSON event whose string is
+	// written in pieces, for -f json) that end on whole UTF-8 sequences.
+	if err := s.sink.CatBegin(); err != nil {
+		return err
 	}
 	buf := make([]byte, catChunk)
 	held := 0 // bytes of an incomplete UTF-8 sequence kept for the next chunk
@@ -49,10 +41,7 @@ func (s *entry) cat(name string) error {
 		}
 		left -= n
 		n += held
-		held = 0
-		if s.json() {
-			held = incompleteRune(buf[:n])
-		}
+		held = incompleteRune(buf[:n])
 		if err := s.catWrite(buf[:n-held]); err != nil {
 			return err
 		}
@@ -61,23 +50,15 @@ func (s *entry) cat(name string) error {
 	if err := s.catWrite(buf[:held]); err != nil {
 		return err
 	}
-	if s.json() {
-		return s.write(jsonEnd)
-	}
-	return nil
+	return s.sink.CatEnd()
 }
 
-// catWrite prints a piece of cat()'s output: as it is, or as the inside of
-// a JSON string.
+// catWrite prints a piece of cat()'s output.
 func (s *entry) catWrite(b []byte) error {
 	if len(b) == 0 {
 		return nil
 	}
-	if s.json() {
-		q := output.JSONString(string(b))
-		return s.write(q[1 : len(q)-1])
-	}
-	return s.write(string(b))
+	return s.sink.Cat(b)
 }
 
 // incompleteRune returns how many bytes at the end of b start a UTF-8

@@ -5,16 +5,13 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/cilium/ebpf/ringbuf"
 
-	"github.com/gotrace/gotrace/lang/ast"
 	"github.com/gotrace/gotrace/object"
 	"github.com/gotrace/gotrace/output"
 )
@@ -202,7 +199,7 @@ func (s *entry) drain(discard bool) error {
 			}
 		case errors.Is(err, os.ErrDeadlineExceeded), errors.Is(err, ringbuf.ErrFlushed):
 			if cut {
-				fmt.Fprintf(s.stderr, "WARNING: %d events still queued when the run stopped were dropped (handling them took over %v)\n", dropped, drainBudget)
+				s.sink.Warning(fmt.Sprintf("%d events still queued when the run stopped were dropped (handling them took over %v)", dropped, drainBudget))
 			}
 			return s.flush()
 		default:
@@ -232,35 +229,20 @@ func (s *entry) handle(rec []byte) error {
 		if p == nil {
 			return nil
 		}
-		if kind == object.EventPrintf && !s.json() {
-			// The hot path: formatted into a reused buffer.
-			b, err := s.opts.Formatter.AppendPrintf(s.buf[:0], p, rec)
-			s.buf = b
-			if err != nil {
-				s.errorf("printf: %v", err)
-				return nil
-			}
-			if _, err := s.out.Write(b); err != nil {
-				return fmt.Errorf("write output: %w", err)
-			}
-			return nil
-		}
-		str, err := s.opts.Formatter.Printf(p, rec)
+		// The hot path: formatted into a reused buffer.
+		b, err := s.opts.Formatter.AppendPrintf(s.buf[:0], p, rec)
+		s.buf = b
 		if err != nil {
 			s.errorf("printf: %v", err)
 			return nil
 		}
+		if kind == object.EventPrintf {
+			return s.sink.Printf(b)
+		}
+		str := string(b)
 		switch kind {
-		case object.EventPrintf:
-			if s.json() {
-				return s.write(output.JSONPrintf(str))
-			}
-			return s.write(str)
 		case object.EventErrorf, object.EventWarnf:
-			if s.json() {
-				return s.write(output.JSONMessage(kind == object.EventErrorf, str, p.Pos))
-			}
-			fmt.Fprint(s.stderr, output.Message(kind == object.EventErrorf, str, ast.Span{Start: p.Pos, End: p.End}, p.Expanded, s.prog.Source))
+			return s.sink.Message(kind == object.EventErrorf, str, p, s.prog.Source)
 		case object.EventSystem:
 			return s.system(str)
 		case object.EventCat:
@@ -304,75 +286,30 @@ func (s *entry) handle(rec []byte) error {
 			s.errorf("time event with bad id %d", id)
 			return nil
 		}
-		str := output.FormatTime(s.prog.Times[id], time.Now())
-		if s.json() {
-			return s.write(output.JSONTime(str))
-		}
-		return s.write(str)
+		return s.sink.Time(output.FormatTime(s.prog.Times[id], time.Now()))
 	case object.EventPrintValue:
 		p := s.printf(kind, id)
 		if p == nil {
 			return nil
 		}
-		format := s.opts.Formatter.FormatPrintValue
-		if s.json() {
-			format = s.opts.Formatter.FormatPrintValueJSON
-		}
-		str, err := format(p, rec)
-		if err != nil {
-			s.errorf("print: %v", err)
-			return nil
-		}
-		return s.write(str)
+		return s.sink.PrintValue(s.opts.Formatter, p, rec)
 	case object.EventJoin:
 		return s.join(id, rec)
 	case object.EventHelperError:
 		if int(id) < len(s.prog.HelperSites) && len(rec) >= object.EventHeaderSize+8 {
-			site := s.prog.HelperSites[id]
 			code := int64(binary.NativeEndian.Uint64(rec[object.EventHeaderSize:]))
-			msg := strerror(syscall.Errno(-code))
-			if s.json() {
-				return s.write(helperErrorJSON(site, msg, code))
-			}
-			// bpftrace 0.26's warning: the span, the message, the
-			// helper and its code, and the source line under it.
-			sp := ast.Span{Start: site.Pos, End: site.End}
-			fmt.Fprintf(s.stderr, "%s: WARNING: %s\nAdditional Info - helper: %s, retcode: %d\n", sp.Location(), msg, site.Helper, code)
-			for _, l := range sp.Context(s.prog.Source) {
-				fmt.Fprintln(s.stderr, l)
-			}
+			return s.sink.HelperError(s.prog.HelperSites[id], code, s.prog.Source)
 		}
 	case object.EventRuntimeError:
 		if int(id) < len(s.prog.RuntimeErrors) {
-			re := s.prog.RuntimeErrors[id]
-			if s.json() && re.Helper != "" {
-				site := object.HelperSite{Helper: re.Helper, Pos: re.Pos}
-				return s.write(helperErrorJSON(site, "Success", 0))
-			}
-			if s.json() {
-				name := re.Pos.Filename
-				if name == "-e" || name == "" {
-					name = "stdin"
-				}
-				return s.write(fmt.Sprintf(`{"type": "runtime_error", "msg": %s, "filename": %s, "line": %d, "col": %d}`+"\n",
-					output.JSONString(re.Msg), output.JSONString(name), re.Pos.Line, re.Pos.Column))
-			}
-			if re.End.IsValid() {
-				sp := ast.Span{Start: re.Pos, End: re.End}
-				fmt.Fprintf(s.stderr, "%s: WARNING: %s\n", sp.Location(), re.Msg)
-				for _, l := range sp.Context(s.prog.Source) {
-					fmt.Fprintln(s.stderr, l)
-				}
-				return nil
-			}
-			fmt.Fprintf(s.stderr, "%s: WARNING: %s\n", re.Pos, re.Msg)
+			return s.sink.RuntimeError(s.prog.RuntimeErrors[id], s.prog.Source)
 		}
 	case object.EventDropped:
 		name := "a map"
 		if m := s.userMap(kind, id); m != nil {
 			name = m.Name
 		}
-		fmt.Fprintf(s.stderr, "WARNING: Map full; can't update element of %s. Try increasing max_map_keys config or manually setting the max entries in a map declaration e.g. `let %s = hash(5000)`\n", name, name)
+		s.sink.Warning(fmt.Sprintf("Map full; can't update element of %s. Try increasing max_map_keys config or manually setting the max entries in a map declaration e.g. `let %s = hash(5000)`", name, name))
 	default:
 		s.errorf("unknown event kind %d", kind)
 	}
@@ -395,14 +332,6 @@ func (s *entry) userMap(kind object.EventKind, id uint64) *object.Map {
 	return s.prog.Maps[id]
 }
 
-// write writes str to stdout.
-func (s *entry) write(str string) error {
-	if _, err := io.WriteString(s.stdout, str); err != nil {
-		return fmt.Errorf("write output: %w", err)
-	}
-	return nil
-}
-
 // strerror renders an errno as C's strerror does ("No such file or
 // directory"), the way bpftrace words system errors.
 func strerror(err error) string {
@@ -415,7 +344,7 @@ func strerror(err error) string {
 
 // errorf reports a runtime problem on stderr the way bpftrace logs errors.
 func (s *Session) errorf(format string, args ...any) {
-	fmt.Fprintf(s.stderr, "ERROR: "+format+"\n", args...)
+	s.sink.Error(fmt.Sprintf(format, args...))
 }
 
 // system runs cmd with /bin/sh -c and prints its output (stdout and
@@ -438,10 +367,7 @@ func (s *entry) system(cmd string) error {
 		}
 		return nil
 	}
-	if s.json() {
-		return s.write(output.JSONSyscall(out.String()))
-	}
-	return s.write(out.String() + "\n")
+	return s.sink.System(out.String())
 }
 
 // reportLost reports events the programs could not queue since the last
@@ -461,12 +387,7 @@ func (s *entry) reportLost(final bool) {
 		return
 	}
 	if total > s.lost {
-		if s.json() {
-			// Like bpftrace, JSON reports go to the output stream.
-			_ = s.write(output.JSONLostEvents(total - s.lost))
-		} else {
-			fmt.Fprintf(s.stderr, "Lost %d events\n", total-s.lost)
-		}
+		_ = s.sink.Lost(total - s.lost)
 		s.lost = total
 	}
 }
@@ -492,21 +413,5 @@ func (s *entry) join(id uint64, rec []byte) error {
 		}
 		parts = append(parts, string(b))
 	}
-	line := strings.Join(parts, p.Format)
-	if s.json() {
-		return s.write(`{"type": "join", "data": ` + output.JSONString(line) + "}\n")
-	}
-	return s.write(line + "\n")
-}
-
-// helperErrorJSON renders a failed helper call for -f json as bpftrace
-// 0.26 does: the message, the helper, its return code and the script
-// position (file "stdin" for -e).
-func helperErrorJSON(site object.HelperSite, msg string, code int64) string {
-	name := site.Pos.Filename
-	if name == "-e" || name == "" {
-		name = "stdin"
-	}
-	return fmt.Sprintf(`{"type": "helper_error", "msg": %s, "helper": %s, "retcode": %d, "filename": %s, "line": %d, "col": %d}`+"\n",
-		output.JSONString(msg), output.JSONString(site.Helper), code, output.JSONString(name), site.Pos.Line, site.Pos.Column)
+	return s.sink.Join(strings.Join(parts, p.Format))
 }

@@ -152,6 +152,10 @@ type Options struct {
 	// for text, output.FormatJSON for one JSON object per line on Stdout
 	// (see output/json.go).
 	Format output.OutputFormat
+	// Sink, when not nil, receives every event instead of the sink of
+	// Format writing on Stdout and Stderr (see Sink). It is the
+	// session's: AddWithOptions keeps it.
+	Sink Sink
 	// ProbeStats enables the kernel's run-time statistics of BPF programs
 	// (BPF_ENABLE_STATS, Linux 5.8) while a Session is open, so that
 	// Handle.Hits counts how often each program ran. Run ignores it.
@@ -213,9 +217,7 @@ func Run(ctx context.Context, prog *object.Program, opts Options) (exitCode int,
 	h, err := sess.Add(prog)
 	if errors.Is(err, ErrStopped) {
 		// stopped before BEGIN: the output ends as a run without events
-		if !sess.jsonOut() {
-			_, _ = io.WriteString(sess.stdout, "\n\n")
-		}
+		_ = sess.sink.Exit()
 		if err := sess.abort(); err != nil {
 			return 1, err
 		}
@@ -386,11 +388,8 @@ func (s *entry) start() (drainOnly bool, err error) {
 			s.points = append(s.points, p.Name)
 		}
 	}
-	if !s.opts.Quiet && !s.json() {
-		fmt.Fprintln(s.stderr, attachedLine(n, time.Since(attachStart)))
-	}
-	if s.json() && !s.opts.Quiet {
-		if err := s.write(output.JSONAttachedProbes(n)); err != nil {
+	if !s.opts.Quiet {
+		if err := s.sink.Attached(n, time.Since(attachStart)); err != nil {
 			return false, err
 		}
 	}

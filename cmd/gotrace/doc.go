@@ -16,6 +16,10 @@
 // appended; run, it compiles the script for the running kernel and runs it
 // with the few options of bpftrace's AOT binaries (aot.go).
 //
+// --metrics ADDR serves the script's maps as Prometheus metrics at
+// http://ADDR/metrics while it runs (package metrics; metrics.go), with
+// --metrics-prefix and --metrics-max-series; the output does not change.
+//
 // SIGINT or SIGTERM, at any point, ends the run with END probes and the
 // maps; repeated signals (timeout(1) signals the process and its group)
 // do not lose the output, and only a third signal, or one more after three

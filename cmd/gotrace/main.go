@@ -300,6 +300,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		}
 		return printInfo(stdout)
 	}
+	if cfg.repl && cfg.metrics.addr != "" {
+		fmt.Fprintln(stderr, "ERROR: --metrics needs a program (-e or a file); the REPL does not serve metrics")
+		return 1
+	}
 	if cfg.repl {
 		release() // the REPL runs each script with Run's own handling
 		return repl(ctx, cfg, stdout, stderr)
@@ -449,9 +453,11 @@ func interruptible[T any](ctx context.Context, f func() T) (T, bool) {
 // run stopped before BEGIN (runtime.Run), nothing runs and the output ends
 // as a run without events ends.
 func stoppedEarly(cfg *config, stdout io.Writer) int {
-	if cfg == nil || cfg.out.fmt != output.FormatJSON {
-		fmt.Fprint(stdout, "\n\n")
+	var format output.OutputFormat
+	if cfg != nil {
+		format = cfg.out.fmt
 	}
+	_ = runtime.NewSink(format, stdout, io.Discard).Exit()
 	return 0
 }
 

@@ -6,11 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"syscall"
-
-	"github.com/gotrace/gotrace/lang"
 )
-
-var _ lang.ScriptFiles = Files{}
 
 // MaxScriptFile is the largest header or imported file read, as large as
 // the largest program: /dev/zero or a runaway file stops with an error
