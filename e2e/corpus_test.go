@@ -35,8 +35,9 @@ import (
 //	               must still be at PATH afterwards
 //
 // The bounds are what the corpus promises on any machine of the project's
-// kind (GOTRACE_CORPUS_TIMEOUT raises the time bound on a loaded one): a
-// case past them is a hang or a runaway, not a slow run.
+// kind: 2 s from start to exit (GOTRACE_CORPUS_TIMEOUT raises it on a
+// loaded machine), 2 s of CPU time and 512 MB resident, whatever the load.
+// A case past them is a hang or a runaway, not a slow run.
 const corpusMaxRSS = 512 << 20
 
 // corpusTimeout is the time a case may take, from its start to its exit.
@@ -142,6 +143,14 @@ func runCorpusCase(t *testing.T, bin string, a txtar.Archive, add string) {
 	}
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok && ru.Maxrss<<10 > corpusMaxRSS {
 		t.Errorf("gotrace %q used %d MB", args, ru.Maxrss>>10)
+	}
+	// The CPU time holds to 2 s on a loaded machine too.
+	cpu := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	if cpu > 2*time.Second {
+		t.Errorf("gotrace %q used %v of CPU", args, cpu)
+	}
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		t.Logf("%v to exit, %v of CPU, %d MB", time.Since(start).Round(time.Millisecond), cpu.Round(time.Millisecond), ru.Maxrss>>10)
 	}
 	wantExit := 0
 	if e, ok := a.Get("exit"); ok {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/gotrace/gotrace"
 	"github.com/gotrace/gotrace/internal/debuginfo"
+	"github.com/gotrace/gotrace/internal/earlysig"
 	"github.com/gotrace/gotrace/lang/ast"
 	"github.com/gotrace/gotrace/object"
 	"github.com/gotrace/gotrace/output"
@@ -285,7 +286,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	// lose the output (runtime.StopOnSignals).
 	sigCtx, release := runtime.StopOnSignals(ctx, stderr)
 	defer release()
-	replayEarlySignals()
+	earlysig.Replay()
 	cfg, code, done := parseArgs(args, stdout, stderr)
 	if done {
 		return code
