@@ -103,13 +103,13 @@ func (k *KernelEnv) BTF() (*btf.Spec, error) {
 	return e.BTF()
 }
 
-// TraceableFunctions implements lang.FunctionLister when tracefs can say.
+// TraceableFunctions implements provider.FunctionLister when tracefs can say.
 func (k *KernelEnv) TraceableFunctions() (map[string]bool, error) {
 	e, err := k.get()
 	if err != nil {
 		return nil, err
 	}
-	if fl, ok := any(e).(lang.FunctionLister); ok {
+	if fl, ok := any(e).(provider.FunctionLister); ok {
 		return fl.TraceableFunctions()
 	}
 	return nil, nil
@@ -153,17 +153,17 @@ func (k *KernelEnv) KernelSymbol(name string) (uint64, error) {
 	return addr, nil
 }
 
-// ResolveBinary implements lang.HostFiles on the local file system.
+// ResolveBinary implements provider.HostFiles on the local file system.
 func (k *KernelEnv) ResolveBinary(target string) (string, error) {
 	return hostfs.Files{}.ResolveBinary(target)
 }
 
-// ELFSymbols implements lang.HostFiles on the local file system.
-func (k *KernelEnv) ELFSymbols(file string) ([]lang.ELFSymbol, error) {
+// ELFSymbols implements provider.HostFiles on the local file system.
+func (k *KernelEnv) ELFSymbols(file string) ([]provider.ELFSymbol, error) {
 	return hostfs.Files{}.ELFSymbols(file)
 }
 
-// Inode implements lang.HostFiles on the local file system.
+// Inode implements provider.HostFiles on the local file system.
 func (k *KernelEnv) Inode(path string) (uint64, error) {
 	return hostfs.Files{}.Inode(path)
 }
@@ -189,9 +189,9 @@ func (k *KernelEnv) ReadScriptDir(path string) ([]fs.DirEntry, error) {
 }
 
 var (
-	_ lang.HostFiles   = (*KernelEnv)(nil)
-	_ lang.ELFTypes    = (*KernelEnv)(nil)
-	_ lang.ScriptFiles = (*KernelEnv)(nil)
+	_ provider.HostFiles = (*KernelEnv)(nil)
+	_ lang.ELFTypes      = (*KernelEnv)(nil)
+	_ lang.ScriptFiles   = (*KernelEnv)(nil)
 )
 
 // kernelThreadStatusOffset returns the offset of thread_info.status in

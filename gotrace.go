@@ -108,12 +108,20 @@ type RunOptions struct {
 	StackMode string
 	// MaxCatBytes limits cat(); 0 means the default.
 	MaxCatBytes int
+	// LineBuffered writes each event's output as soon as the event is
+	// read (bpftrace -B line, its default, and -B none).
+	LineBuffered bool
 	// Verbose, when set, receives program and map information and the
 	// verifier's statistics for each program (bpftrace -v).
 	Verbose io.Writer
 	// Format is the output format (bpftrace -f): "" or output.FormatText,
 	// or output.FormatJSON.
 	Format output.OutputFormat
+	// Sink, when not nil, receives every event of the run or session
+	// (printf output, maps printed, messages, lost events...) instead of
+	// the sink of Format on Stdout and Stderr (runtime.Sink; a recorder
+	// can embed runtime.TextSink or runtime.JSONSink to print as well).
+	Sink runtime.Sink
 	// ProbeStats enables the kernel's run-time statistics of BPF programs
 	// while a Session is open, for Handle.Hits (runtime.Options.ProbeStats).
 	ProbeStats bool
@@ -250,7 +258,7 @@ func (s *Script) runtimeOptions(opts RunOptions) runtime.Options {
 		Stdout: opts.Stdout, Stderr: opts.Stderr, Quiet: opts.Quiet, Unsafe: s.unsafe, Pid: s.pid,
 		NoSignals: opts.NoSignals, NoExitMaps: opts.NoExitMaps, Formatter: opts.Formatter,
 		Attached: opts.Attached, Opened: opts.Opened, StackMode: opts.StackMode, MaxCatBytes: opts.MaxCatBytes,
-		Verbose: opts.Verbose, Format: opts.Format, ProbeStats: opts.ProbeStats,
+		Verbose: opts.Verbose, Format: opts.Format, Sink: opts.Sink, ProbeStats: opts.ProbeStats, LineBuffered: opts.LineBuffered,
 		TracefsDir: s.env.TracefsDir(), BTFCache: s.env.BTFCache(),
 	}
 	cfg := s.Checked.Config

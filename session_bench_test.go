@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 	"testing"
+
+	"github.com/gotrace/gotrace/internal/benchcpu"
 )
 
 // The session benchmarks measure what a REPL user waits for: an entry
@@ -85,6 +87,7 @@ func BenchmarkSessionRead10k(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	defer benchcpu.Measure(b)()
 	for b.Loop() {
 		es, err := m.Read()
 		if err != nil {

@@ -26,6 +26,18 @@ type TaskLayout struct {
 	RealParent, Tgid, GroupLeader, Comm int
 }
 
+// Host is what builtins compiled for the machine need to know about the
+// tracer's own process.
+type Host struct {
+	// PidNS is the tracer's PID namespace, zero in the initial one: pid and
+	// tid (and pid(curr_ns), tid(curr_ns)) are then read in it, as
+	// bpftrace does.
+	PidNS PidNS
+	// TAIOffset is CLOCK_TAI minus CLOCK_BOOTTIME in nanoseconds, added to
+	// the boot clock by nsecs(sw_tai).
+	TAIOffset int64
+}
+
 // PidNS names a PID namespace by the device and inode number of its
 // /proc/PID/ns/pid file; the zero value is the initial namespace.
 type PidNS struct {

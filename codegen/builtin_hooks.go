@@ -58,8 +58,8 @@ func (g *gen) StrInto(e *ast.Call, dst int16, size int) bool {
 }
 func (g *gen) Retval(e *ast.Ident)            { g.retval(e) }
 func (g *gen) Comm(off int16)                 { g.comm(off) }
-func (g *gen) Task() lang.TaskLayout          { return g.c.prog.Task }
-func (g *gen) PidNS() lang.PidNS              { return g.c.prog.Host.PidNS }
+func (g *gen) Task() builtin.TaskLayout       { return g.c.prog.Task }
+func (g *gen) PidNS() builtin.PidNS           { return g.c.prog.Host.PidNS }
 func (g *gen) TAIOffset() int64               { return g.c.prog.Host.TAIOffset }
 func (g *gen) ReadKernel(dst int16, size int) { g.readKernel(dst, size, types.Kernel) }
 func (g *gen) Record(name string, pos ast.Pos) int16 {

@@ -494,7 +494,7 @@ func (c *compiler) useStacks() {
 		Name:       stackMapName,
 		Type:       ebpf.StackTrace,
 		KeySize:    4,
-		ValueSize:  uint32(8 * lang.MaxStackFrames),
+		ValueSize:  uint32(8 * builtin.MaxStackFrames),
 		MaxEntries: uint32(c.prog.MaxMapKeys),
 	}
 }
@@ -514,7 +514,7 @@ func (c *compiler) useStackSink() {
 		Name:       stackSinkName,
 		Type:       ebpf.Array,
 		KeySize:    4,
-		ValueSize:  uint32(object.BuildIDFrameSize * lang.MaxStackFrames),
+		ValueSize:  uint32(object.BuildIDFrameSize * builtin.MaxStackFrames),
 		MaxEntries: 1,
 	}
 }
@@ -534,7 +534,7 @@ func (c *compiler) useBuildIDStacks() {
 		Name:       buildIDStackMapName,
 		Type:       ebpf.StackTrace,
 		KeySize:    4,
-		ValueSize:  uint32(object.BuildIDFrameSize * lang.MaxStackFrames),
+		ValueSize:  uint32(object.BuildIDFrameSize * builtin.MaxStackFrames),
 		MaxEntries: uint32(c.prog.MaxMapKeys),
 		Flags:      1 << 5, // BPF_F_STACK_BUILD_ID
 	}

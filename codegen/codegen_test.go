@@ -14,60 +14,13 @@ import (
 	"github.com/gotrace/gotrace/internal/difftest"
 	"github.com/gotrace/gotrace/internal/hostfs"
 	"github.com/gotrace/gotrace/internal/testbtf"
+	"github.com/gotrace/gotrace/internal/txtar"
 	"github.com/gotrace/gotrace/lang"
 	"github.com/gotrace/gotrace/object"
 	"github.com/gotrace/gotrace/tracefs"
 )
 
 var update = flag.Bool("update", false, "rewrite the want.asm sections of testdata/*.txtar")
-
-// archive is a minimal txtar: a comment, then "-- name --" sections.
-type archive struct {
-	comment string
-	files   []section
-}
-
-type section struct {
-	name string
-	data string
-}
-
-func parseArchive(data string) archive {
-	var a archive
-	cur := -1
-	for _, line := range strings.SplitAfter(data, "\n") {
-		trimmed := strings.TrimRight(line, "\n")
-		if strings.HasPrefix(trimmed, "-- ") && strings.HasSuffix(trimmed, " --") && len(trimmed) > 6 {
-			a.files = append(a.files, section{name: trimmed[3 : len(trimmed)-3]})
-			cur = len(a.files) - 1
-			continue
-		}
-		if cur < 0 {
-			a.comment += line
-		} else {
-			a.files[cur].data += line
-		}
-	}
-	return a
-}
-
-func (a archive) format() string {
-	var b strings.Builder
-	b.WriteString(a.comment)
-	for _, f := range a.files {
-		fmt.Fprintf(&b, "-- %s --\n%s", f.name, f.data)
-	}
-	return b.String()
-}
-
-func (a archive) get(name string) (string, bool) {
-	for _, f := range a.files {
-		if f.name == name {
-			return f.data, true
-		}
-	}
-	return "", false
-}
 
 // dump renders every program of p with its probe, maps and events.
 func dump(p *object.Program) string {
@@ -134,15 +87,15 @@ func TestGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			a := parseArchive(string(data))
-			src, ok := a.get("script")
+			a := txtar.Parse(string(data))
+			src, ok := a.Get("script")
 			if !ok {
 				t.Fatal("no script section")
 			}
 			// A comment line "options: KprobeMulti DirectBTFLoads" sets
 			// the kernel-dependent code generation choices.
 			var opts codegen.Options
-			for _, line := range strings.Split(a.comment, "\n") {
+			for _, line := range strings.Split(a.Comment, "\n") {
 				if rest, ok := strings.CutPrefix(line, "options:"); ok {
 					for _, o := range strings.Fields(rest) {
 						switch o {
@@ -161,18 +114,10 @@ func TestGolden(t *testing.T) {
 				t.Fatalf("compile: %v", lang.Render(err, src))
 			}
 			got := dump(prog)
-			want, _ := a.get("want.asm")
+			want, _ := a.Get("want.asm")
 			if *update {
-				found := false
-				for i := range a.files {
-					if a.files[i].name == "want.asm" {
-						a.files[i].data, found = got, true
-					}
-				}
-				if !found {
-					a.files = append(a.files, section{name: "want.asm", data: got})
-				}
-				if err := os.WriteFile(f, []byte(a.format()), 0o644); err != nil {
+				a.Set("want.asm", got)
+				if err := os.WriteFile(f, []byte(a.Format()), 0o644); err != nil {
 					t.Fatal(err)
 				}
 				return
@@ -252,9 +197,9 @@ func TestSlotBudget(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		a := parseArchive(string(data))
+		a := txtar.Parse(string(data))
 		var max int
-		for _, line := range strings.Split(a.comment, "\n") {
+		for _, line := range strings.Split(a.Comment, "\n") {
 			if rest, ok := strings.CutPrefix(line, "max-slots:"); ok {
 				fmt.Sscanf(strings.TrimSpace(rest), "%d", &max)
 			}
@@ -263,7 +208,7 @@ func TestSlotBudget(t *testing.T) {
 			continue
 		}
 		budgets++
-		want, _ := a.get("want.asm")
+		want, _ := a.Get("want.asm")
 		slots := programSlots(want)
 		if len(slots) == 0 {
 			t.Errorf("%s: no program in want.asm", f)
@@ -289,7 +234,7 @@ func TestNoIdleInstructions(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, _ := parseArchive(string(data)).get("want.asm")
+		want, _ := txtar.Parse(string(data)).Get("want.asm")
 		lines := strings.Split(want, "\n")
 		for i, line := range lines {
 			fields := strings.Fields(line)

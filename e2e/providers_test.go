@@ -103,9 +103,17 @@ func TestMaxProbes(t *testing.T) {
 	if n := strings.Count(run(t, "-l", "tracepoint:*:*").stdout, "\n"); n <= 1024 {
 		t.Skipf("only %d tracepoints, not more than the default limit", n)
 	}
+	// A wildcard tracepoint is one program per match, as in bpftrace 0.27:
+	// its max_bpf_progs (1024) refuses it first, at the attach point.
 	got = run(t, "-e", `tracepoint:*:* { exit(); }`)
-	if got.code != 1 || !strings.Contains(got.stderr, "exceeds the current limit of 1024 probes") {
+	if got.code != 1 || !strings.HasPrefix(got.stderr, "stdin:1:1-15: ERROR: Your program is trying to generate more than ") ||
+		!strings.Contains(got.stderr, "BPF programs, which exceeds the current limit of 1024\n") {
 		t.Errorf("tracepoint:*:*: exit %d stderr %.300q", got.code, got.stderr)
+	}
+	// With room for the programs, max_probes refuses the attach.
+	got = runEnv(t, []string{"BPFTRACE_MAX_BPF_PROGS=100000"}, "-e", `tracepoint:*:* { exit(); }`)
+	if got.code != 1 || !strings.Contains(got.stderr, "exceeds the current limit of 1024 probes") {
+		t.Errorf("tracepoint:*:* with BPFTRACE_MAX_BPF_PROGS=100000: exit %d stderr %.300q", got.code, got.stderr)
 	}
 }
 

@@ -10,10 +10,8 @@ import (
 	"github.com/gotrace/gotrace/lang/ast"
 	"github.com/gotrace/gotrace/lang/types"
 	"github.com/gotrace/gotrace/provider"
+	"github.com/gotrace/gotrace/tracefs"
 )
-
-// Builtin is a builtin variable: its definition in package builtin.
-type Builtin = builtin.Var
 
 func (c *checker) ident(e *ast.Ident) *types.Type {
 	b := builtin.LookupVar(e.Name)
@@ -223,7 +221,7 @@ const (
 	InlineString = "inline"
 )
 
-func (c *checker) tracepointFieldType(f TracepointField, as types.AddrSpace) *types.Type {
+func (c *checker) tracepointFieldType(f tracefs.Field, as types.AddrSpace) *types.Type {
 	ct := strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(f.CType, "const "), "volatile "))
 	switch {
 	case f.DataLoc:

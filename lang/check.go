@@ -87,6 +87,11 @@ type checker struct {
 	// nextVar is the next declaration ID of the probe.
 	scopes  []map[string]int
 	nextVar int
+	// literals caches isLiteral's answers for the operations of info.
+	literals struct {
+		info *Info
+		of   map[ast.Expr]bool
+	}
 	// declared holds, by variable ID, the integer type a let gave a
 	// variable (let $a: uint16): what its assignments must fit.
 	declared map[int]*types.Type

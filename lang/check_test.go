@@ -18,7 +18,7 @@ import (
 
 // testEnv is the pinned tracefs snapshot and kernel BTF in testdata, with
 // the host's files for uprobe targets and cgroupid().
-func testEnv(t *testing.T) lang.Env {
+func testEnv(t testing.TB) lang.Env {
 	return struct {
 		*tracefs.Env
 		hostfs.Files
@@ -229,5 +229,43 @@ func TestUnusedMapDecl(t *testing.T) {
 	}
 	if got := lang.RenderWarnings(prog.Warnings, src); !strings.Contains(got, "WARNING: Unused map: @a") {
 		t.Errorf("warnings = %q, want Unused map: @a", got)
+	}
+}
+
+// literalChain is a script whose one expression chains n literals.
+func literalChain(n int) string {
+	return "BEGIN { @x = 1" + strings.Repeat(" + 1", n-1) + "; }"
+}
+
+// TestLiteralChain: a long chain of literals is checked and folded (its
+// time is BenchmarkLiteralChain's).
+func TestLiteralChain(t *testing.T) {
+	file, err := lang.Parse("t.bt", literalChain(10000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	prog, err := lang.Check(file, testEnv(t), lang.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rhs := prog.Probes[0].AST.Body.Stmts[0].(*ast.AssignStmt).Rhs
+	if c, ok := prog.Probes[0].Info.Consts[rhs]; !ok || c.Int != 10000 {
+		t.Errorf("the chain folds to %+v, %v; want 10000", c, ok)
+	}
+}
+
+// BenchmarkLiteralChain parses and checks a 10,000-term literal chain
+// (issue 20's goal: 0.2 s; it was quadratic in the checker).
+func BenchmarkLiteralChain(b *testing.B) {
+	src := literalChain(10000)
+	env := testEnv(b)
+	for b.Loop() {
+		file, err := lang.Parse("t.bt", src)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := lang.Check(file, env, lang.Options{}); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

@@ -27,24 +27,6 @@ type Env interface {
 // reads it.
 type TracepointFormat = tracefs.Format
 
-// HostFiles is an optional extension of Env: environments that can read the
-// files of the machine a script runs on implement it. The checker reads host
-// files only through it: uprobe targets and their symbols, uaddr() and
-// cgroupid(). Without it those report an error.
-type HostFiles interface {
-	// ResolveBinary returns the file of uprobe:TARGET:...: TARGET when it is
-	// a path (an error if it does not exist), else an executable on PATH or
-	// a library by name (libc, libc.so.6).
-	ResolveBinary(target string) (string, error)
-	// ELFSymbols lists the symbols with a non-zero address of an ELF file,
-	// symbol table first, then dynamic symbols; names carry no version
-	// (malloc@@GLIBC_2.2.5 is malloc).
-	ELFSymbols(file string) ([]ELFSymbol, error)
-	// Inode returns the inode number of a file (a cgroup v2 directory's is
-	// its cgroup id).
-	Inode(path string) (uint64, error)
-}
-
 // ScriptFiles is an optional extension of Env: environments that can read
 // the files a script names in its text implement it. The checker reads
 // them only through it: the headers of #include (and the system include
@@ -60,7 +42,7 @@ type ScriptFiles interface {
 	ReadScriptDir(path string) ([]fs.DirEntry, error)
 }
 
-// ELFTypes is an optional extension of HostFiles: environments that can
+// ELFTypes is an optional extension of provider.HostFiles: environments that can
 // tell an executable (ELF type ET_EXEC, loaded at its link-time addresses)
 // from a position-independent file (ET_DYN: a PIE executable or a shared
 // library, loaded anywhere) implement it. Without it, uaddr() takes every
@@ -69,15 +51,13 @@ type ELFTypes interface {
 	ELFType(file string) (elf.Type, error)
 }
 
-// ELFSymbol is one symbol of an ELF file.
-type ELFSymbol = provider.ELFSymbol
-
+// provider.ELFSymbol is one symbol of an ELF file.
 // errNoHostFiles is reported when the environment cannot read host files.
 var errNoHostFiles = provider.ErrNoHostFiles
 
-// hostFiles returns the environment's HostFiles.
-func (c *checker) hostFiles() (HostFiles, error) {
-	if h, ok := c.env.(HostFiles); ok {
+// hostFiles returns the environment's provider.HostFiles.
+func (c *checker) hostFiles() (provider.HostFiles, error) {
+	if h, ok := c.env.(provider.HostFiles); ok {
 		return h, nil
 	}
 	return nil, errNoHostFiles
@@ -90,6 +70,3 @@ func (c *checker) scriptFiles() (ScriptFiles, error) {
 	}
 	return nil, errNoHostFiles
 }
-
-// TracepointField is one field line of a tracepoint format file.
-type TracepointField = tracefs.Field

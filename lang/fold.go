@@ -73,6 +73,26 @@ func (c *checker) isLiteral(e ast.Expr) bool {
 	if !ok || cv.IsStr {
 		return false
 	}
+	switch e.(type) {
+	case *ast.Paren, *ast.Unary, *ast.Binary:
+		// The answer for an operation is kept: each operation of a chain
+		// asks about its operands, which would make a long chain
+		// (1 + 1 + ... + 1) quadratic.
+		if c.literals.info != c.info {
+			c.literals.info, c.literals.of = c.info, map[ast.Expr]bool{}
+		}
+		if lit, ok := c.literals.of[e]; ok {
+			return lit
+		}
+		lit := c.isLiteralOp(e)
+		c.literals.of[e] = lit
+		return lit
+	}
+	return c.isLiteralOp(e)
+}
+
+// isLiteralOp is isLiteral for an expression with a constant value.
+func (c *checker) isLiteralOp(e ast.Expr) bool {
 	switch e := e.(type) {
 	case *ast.IntLit, *ast.PosParam, *ast.Ident:
 		return true

@@ -7,14 +7,9 @@ import (
 
 	"github.com/cilium/ebpf/btf"
 
-	"github.com/gotrace/gotrace/builtin"
 	"github.com/gotrace/gotrace/lang/ast"
 	"github.com/gotrace/gotrace/lang/types"
 )
-
-// MaxStackFrames is the deepest stack kstack records (the kernel's
-// PERF_MAX_STACK_DEPTH).
-const MaxStackFrames = builtin.MaxStackFrames
 
 // checkKaddr resolves kaddr("symbol") to the symbol's address at compile
 // time.

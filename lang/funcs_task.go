@@ -8,28 +8,29 @@ import (
 
 	"github.com/cilium/ebpf/btf"
 
+	"github.com/gotrace/gotrace/builtin"
 	"github.com/gotrace/gotrace/lang/ast"
 	"github.com/gotrace/gotrace/lang/types"
 )
 
 // taskLayout looks up the task_struct members ppid and pcomm read.
-func (c *checker) taskLayout() (TaskLayout, error) {
+func (c *checker) taskLayout() (builtin.TaskLayout, error) {
 	spec, err := c.env.BTF()
 	if err != nil || spec == nil {
-		return TaskLayout{}, fmt.Errorf("no BTF: %v", err)
+		return builtin.TaskLayout{}, fmt.Errorf("no BTF: %v", err)
 	}
 	var ts *btf.Struct
 	if err := spec.TypeByName("task_struct", &ts); err != nil {
-		return TaskLayout{}, err
+		return builtin.TaskLayout{}, err
 	}
-	var l TaskLayout
+	var l builtin.TaskLayout
 	for _, m := range []struct {
 		name string
 		off  *int
 	}{{"real_parent", &l.RealParent}, {"tgid", &l.Tgid}, {"group_leader", &l.GroupLeader}, {"comm", &l.Comm}} {
 		f, _, err := findMember(ts, m.name)
 		if err != nil {
-			return TaskLayout{}, fmt.Errorf("task_struct.%s: %w", m.name, err)
+			return builtin.TaskLayout{}, fmt.Errorf("task_struct.%s: %w", m.name, err)
 		}
 		*m.off = f.Offset
 	}

@@ -7,11 +7,6 @@ import (
 	"github.com/gotrace/gotrace/provider"
 )
 
-// FunctionLister is an optional extension of Env: environments that know
-// which kernel functions can be traced implement it, and wildcards expand
-// only to those (provider.FunctionLister).
-type FunctionLister = provider.FunctionLister
-
 // kfuncArgs builds the args record of a kernel-function probe from its BTF
 // prototype: a field's offset is 8 times its argument slot (a trampoline's
 // context, provider.ArgSlots) or its register (pt_regs,

@@ -52,6 +52,13 @@ var tokenSymbols = map[string]lexer.TokenType{
 // maxBlockDepth bounds '{' nesting so hostile input cannot exhaust the stack.
 const maxBlockDepth = 256
 
+// maxTokens bounds the tokens of a script: far above any real script (the
+// largest bpftrace tools have a few thousand), and low enough that a
+// hostile one (a 1M-term chain, 2M tokens; 200k statements, 800k) stops
+// here rather than in the stages after the lexer, whose memory grows with
+// the tokens (about 1 GB per million).
+const maxTokens = 500_000
+
 // lexDefinition is the participle lexer.Definition for scripts. Parse does
 // not call Lex through participle (it lexes first, to report lexical errors
 // with positions itself), but participle needs the symbol table.
@@ -223,7 +230,7 @@ func (s *scanner) skipLayout() *Error {
 func (s *scanner) run() ([]lexer.Token, *Error) {
 	// About one token per 4 bytes of script: sized once, the token slice
 	// is not copied over and over as a large script is read.
-	s.toks = make([]lexer.Token, 0, len(s.src)/4+16)
+	s.toks = make([]lexer.Token, 0, min(len(s.src)/4+16, maxTokens+1))
 	if strings.HasPrefix(s.src, "#!") && s.mode == modeTop {
 		start := s.pos()
 		for s.off < len(s.src) && s.src[s.off] != '\n' {
@@ -258,6 +265,9 @@ func (s *scanner) run() ([]lexer.Token, *Error) {
 		}
 		if err != nil {
 			return nil, err
+		}
+		if len(s.toks) > maxTokens {
+			return nil, s.errorf(s.toks[len(s.toks)-1].Pos, "program too long: more than %d tokens", maxTokens)
 		}
 	}
 }

@@ -62,9 +62,15 @@ func (g *gType) Parse(lex *lexer.PeekingLexer) error {
 // maxExprDepth bounds expression nesting so hostile input cannot exhaust the stack.
 const maxExprDepth = 1000
 
+// maxChainLength bounds the operators of an expression that are chained
+// rather than nested (1 + 1 + ... + 1): each makes the tree one level
+// deeper for every later stage, which walks it recursively.
+const maxChainLength = 20000
+
 type exprParser struct {
 	lex   *lexer.PeekingLexer
 	depth int
+	chain int // operators chained in the expressions being parsed
 }
 
 // keywords cannot be used as identifiers in expressions.
@@ -213,6 +219,8 @@ func (p *exprParser) binary(minPrec int) (ast.Expr, error) {
 	if err != nil {
 		return nil, err
 	}
+	chained := p.chain
+	defer func() { p.chain = chained }()
 	for {
 		t := p.peek()
 		if t.Type != tPunct {
@@ -243,6 +251,9 @@ func (p *exprParser) binary(minPrec int) (ast.Expr, error) {
 		prec, ok := binaryPrec[t.Value]
 		if !ok || prec < minPrec {
 			return x, nil
+		}
+		if p.chain++; p.chain > maxChainLength {
+			return nil, p.errorf(t, "expression too long: more than %d operators in a chain", maxChainLength)
 		}
 		p.next()
 		y, err := p.operand(func() (ast.Expr, error) { return p.binary(prec + 1) })

@@ -372,6 +372,8 @@ var errorTests = []struct{ name, src, want string }{
 	{"C definition after an import", "import \"stdlib/test\";\n#include <x.h>\nBEGIN { }", `t.bt:2:1-2: ERROR: C definitions must appear before probes and functions`},
 	{"nesting limit", "BEGIN { $x = " + strings.Repeat("(", 600) + "1" + strings.Repeat(")", 600) + "; }", `ERROR: expression nested too deeply`},
 	{"unary nesting limit", "BEGIN { $x = " + strings.Repeat("!", 1200) + "1; }", `ERROR: expression nested too deeply`},
+	{"chain limit", "BEGIN { $x = 1" + strings.Repeat(" + 1", 20001) + "; }", `ERROR: expression too long: more than 20000 operators in a chain`},
+	{"million-term chain", "BEGIN { $x = 1" + strings.Repeat(" + 1", 1000000) + "; }", `t.bt:1:1000006-1000007: ERROR: program too long: more than 500000 tokens`},
 	{"block nesting limit", "BEGIN " + strings.Repeat("{", 300) + strings.Repeat("}", 300), `ERROR: blocks nested too deeply`},
 	{"directive after a probe", "#ifdef FOO\nBEGIN { }\n#else\nEND { }\n#endif", `t.bt:3:1-2: ERROR: C definitions must appear before probes and functions`},
 	{"C definition after config", "config = { a = 1 }\n#include <x.h>\nBEGIN { }", `t.bt:2:1-2: ERROR: C definitions must appear before probes and functions`},

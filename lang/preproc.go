@@ -33,6 +33,8 @@ type preproc struct {
 	system  bool     // an active system #include: the kernel macro table is visible
 	haveBTF *bool    // BPFTRACE_HAVE_BTF, looked up on first use
 	depth   int      // nesting of user headers
+	// exploded: a macro's expansion went past cmacro.MaxExpansions
+	exploded bool
 }
 
 // pline is one line the preprocessor reads: a preamble item of the script
@@ -416,7 +418,15 @@ func (p *preproc) constants() {
 			}
 			continue
 		}
-		if v, err := cmacro.Eval(d.body, p.lookup, false); err == nil {
+		v, err := cmacro.Eval(d.body, p.lookup, false)
+		if errors.Is(err, cmacro.ErrTooManyExpansions) {
+			// the macros defined after it, which may name it, and
+			// every expression macro would expand as far: stop here
+			p.c.errorf(ast.Span{Start: d.at, End: d.at}, "macro %s: %v", name, err)
+			p.exploded = true
+			return
+		}
+		if err == nil {
 			p.c.defines[name] = Const{Int: uint64(v)}
 		}
 	}
@@ -430,6 +440,9 @@ func (p *preproc) constants() {
 // do not parse as an expression are left out: naming one is an unknown
 // identifier.
 func (p *preproc) exprMacros(file *ast.File) {
+	if p.exploded {
+		return
+	}
 	for _, name := range p.order {
 		d, ok := p.defs[name]
 		if _, isConst := p.c.defines[name]; !ok || d.funcLike || isConst || strings.TrimSpace(d.raw) == "" {

@@ -85,7 +85,7 @@ func (c *checker) checkProbe(pr *Probe) {
 		VarTypes:    vars,
 		VarOwnTypes: own,
 		Calls:       map[*ast.Call]*Func{},
-		Idents:      map[*ast.Ident]*Builtin{},
+		Idents:      map[*ast.Ident]*builtin.Var{},
 		Members:     map[*ast.Field]types.Field{},
 		Records:     map[string]*ast.Tuple{},
 		CastWidths:  map[*ast.Cast]int{},

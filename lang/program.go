@@ -76,24 +76,8 @@ type Options struct {
 	// Host describes the tracer's own process (its PID namespace, its
 	// clocks); the zero value is the initial PID namespace and no TAI
 	// offset.
-	Host Host
+	Host builtin.Host
 }
-
-// Host is what builtins compiled for the machine need to know about the
-// tracer's own process.
-type Host struct {
-	// PidNS is the tracer's PID namespace, zero in the initial one: pid and
-	// tid (and pid(curr_ns), tid(curr_ns)) are then read in it, as
-	// bpftrace does.
-	PidNS PidNS
-	// TAIOffset is CLOCK_TAI minus CLOCK_BOOTTIME in nanoseconds, added to
-	// the boot clock by nsecs(sw_tai).
-	TAIOffset int64
-}
-
-// PidNS names a PID namespace by the device and inode of its
-// /proc/PID/ns/pid file.
-type PidNS = builtin.PidNS
 
 // Program is a checked script: every probe expanded, every expression typed,
 // every map's key and value types fixed.
@@ -109,7 +93,7 @@ type Program struct {
 	// from this map.
 	DummyTSMap string
 	// Host is Options.Host.
-	Host       Host
+	Host       builtin.Host
 	MaxMapKeys int
 	Config     Config
 	// VMA holds the offsets uaddr() of a position-independent file
@@ -121,7 +105,7 @@ type Program struct {
 	StackLens bool
 	// Task holds task_struct member offsets for ppid and pcomm, set when a
 	// probe uses them.
-	Task TaskLayout
+	Task builtin.TaskLayout
 	// Kfuncs holds the kernel BTF IDs of the kfuncs the program calls, by
 	// name (comm(pid)).
 	Kfuncs map[string]btf.TypeID
@@ -215,7 +199,7 @@ type Info struct {
 	// (int8 for $x = 1, string[3] for $s = "hi"); sizeof reads it.
 	VarOwnTypes []*types.Type
 	Calls       map[*ast.Call]*Func // resolved builtin functions
-	Idents      map[*ast.Ident]*Builtin
+	Idents      map[*ast.Ident]*builtin.Var
 	// Members holds the resolved member of every field access: its byte
 	// offset from the struct's (or the args record's) start, bitfield
 	// position, and type.
@@ -287,10 +271,6 @@ func (in *Info) Comptime(cond ast.Expr) (then, ok bool) {
 	}
 	return cv.Int != 0 || cv.IsStr && cv.Str != "", true
 }
-
-// TaskLayout are the task_struct member offsets the task builtins read
-// through (from BTF).
-type TaskLayout = builtin.TaskLayout
 
 // SymbolResolver is an optional extension of Env: environments that can
 // resolve kernel symbols to addresses (kaddr()) implement it.

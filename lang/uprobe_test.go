@@ -14,13 +14,14 @@ import (
 	"github.com/gotrace/gotrace/internal/testbtf"
 	"github.com/gotrace/gotrace/lang"
 	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/provider"
 )
 
 // fakeHost is an Env whose host files are in memory: the checker must find
 // uprobe targets, their symbols and inodes through it, never on disk.
 type fakeHost struct {
 	bins   map[string]string // target as written -> file
-	syms   map[string][]lang.ELFSymbol
+	syms   map[string][]provider.ELFSymbol
 	inodes map[string]uint64
 	calls  []string
 }
@@ -39,7 +40,7 @@ func (h *fakeHost) ResolveBinary(target string) (string, error) {
 	return "", fmt.Errorf("uprobe target %q not found", target)
 }
 
-func (h *fakeHost) ELFSymbols(file string) ([]lang.ELFSymbol, error) {
+func (h *fakeHost) ELFSymbols(file string) ([]provider.ELFSymbol, error) {
 	h.calls = append(h.calls, "symbols "+file)
 	s, ok := h.syms[file]
 	if !ok {
@@ -61,7 +62,7 @@ func (h *fakeHost) Inode(path string) (uint64, error) {
 func TestUprobeThroughEnv(t *testing.T) {
 	h := &fakeHost{
 		bins: map[string]string{"app": "/fake/bin/app", "/fake/bin/app": "/fake/bin/app"},
-		syms: map[string][]lang.ELFSymbol{"/fake/bin/app": {
+		syms: map[string][]provider.ELFSymbol{"/fake/bin/app": {
 			{Name: "foo", Value: 0x1000, Size: 0x40, Func: true},
 			{Name: "fob", Value: 0x1100, Size: 0x40, Func: true},
 			{Name: "bar", Value: 0x1200, Size: 0x40, Func: true},
@@ -154,7 +155,7 @@ func (pieHost) ELFType(string) (elf.Type, error) { return elf.ET_DYN, nil }
 func TestUaddrPIE(t *testing.T) {
 	h := pieHost{&fakeHost{
 		bins: map[string]string{"/fake/bin/app": "/fake/bin/app"},
-		syms: map[string][]lang.ELFSymbol{"/fake/bin/app": {
+		syms: map[string][]provider.ELFSymbol{"/fake/bin/app": {
 			{Name: "foo", Value: 0x1000, Size: 0x40, Func: true},
 			{Name: "flag", Value: 0x4010, Size: 1},
 			{Name: "table", Value: 0x4242, Size: 24},

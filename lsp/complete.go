@@ -10,7 +10,6 @@ import (
 	protocol "github.com/tliron/glsp/protocol_3_16"
 
 	"github.com/gotrace/gotrace/builtin"
-	"github.com/gotrace/gotrace/lang"
 	"github.com/gotrace/gotrace/lang/ast"
 	"github.com/gotrace/gotrace/lang/types"
 	"github.com/gotrace/gotrace/provider"
@@ -258,7 +257,7 @@ func (s *Server) kernelNames() *btfNames {
 }
 
 func (c *completer) userSymbols(target string) {
-	h, ok := c.s.env.(lang.HostFiles)
+	h, ok := c.s.env.(provider.HostFiles)
 	if !ok {
 		return
 	}

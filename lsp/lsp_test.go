@@ -352,3 +352,28 @@ func TestFormatting(t *testing.T) {
 }
 
 var _ = btf.Spec{}
+
+// FuzzServer: completion, hover and definition anywhere in any text answer
+// without ending the session.
+func FuzzServer(f *testing.F) {
+	f.Add("tracepoint:syscalls:sys_enter_openat { printf(\"%s\", str(args.", 60)
+	f.Add("BEGIN { $t = curtask; print($t->", 30)
+	f.Add("macro m(x) { x }\nBEGIN { m(", 25)
+	env := testEnv(f)
+	f.Fuzz(func(t *testing.T, src string, at int) {
+		if len(src) > 4096 {
+			return
+		}
+		c := start(t, env)
+		uri := "file:///tmp/fuzz.bt"
+		c.open(uri, src)
+		line := strings.Count(src[:max(0, min(at, len(src)))], "\n")
+		pos := protocol.TextDocumentPositionParams{TextDocument: protocol.TextDocumentIdentifier{URI: uri},
+			Position: protocol.Position{Line: protocol.UInteger(line), Character: protocol.UInteger(max(0, at%80))}}
+		var list protocol.CompletionList
+		c.call("textDocument/completion", protocol.CompletionParams{TextDocumentPositionParams: pos}, &list)
+		var h json.RawMessage
+		c.call("textDocument/hover", protocol.HoverParams{TextDocumentPositionParams: pos}, &h)
+		c.call("textDocument/definition", protocol.DefinitionParams{TextDocumentPositionParams: pos}, &h)
+	})
+}

@@ -58,7 +58,13 @@ func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) error {
 
 // dispatch hands one request to glsp's protocol handler, which decodes its
 // parameters and calls the server's method.
-func dispatch(ctx context.Context, h *protocol.Handler, c *jsonrpc2.Conn, r *jsonrpc2.Request) (any, error) {
+func dispatch(ctx context.Context, h *protocol.Handler, c *jsonrpc2.Conn, r *jsonrpc2.Request) (res any, err error) {
+	// A bug answering one request must not end the session.
+	defer func() {
+		if p := recover(); p != nil {
+			res, err = nil, &jsonrpc2.Error{Code: jsonrpc2.CodeInternalError, Message: fmt.Sprintf("internal error: %v", p)}
+		}
+	}()
 	gc := glsp.Context{
 		Method: r.Method,
 		Notify: func(method string, params any) { c.Notify(ctx, method, params) },
@@ -70,7 +76,8 @@ func dispatch(ctx context.Context, h *protocol.Handler, c *jsonrpc2.Conn, r *jso
 	if r.Method == "exit" {
 		return nil, c.Close()
 	}
-	res, validMethod, validParams, err := h.Handle(&gc)
+	var validMethod, validParams bool
+	res, validMethod, validParams, err = h.Handle(&gc)
 	switch {
 	case !validMethod:
 		if r.Notif {

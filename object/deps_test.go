@@ -6,9 +6,9 @@ import (
 	"testing"
 )
 
-// TestStageDeps checks that the stages after codegen link only the
-// contract: neither the parser (participle), the checker (lang) nor the
-// code generator.
+// TestStageDeps checks that the stages after codegen, and the host file
+// access of internal/hostfs, link only the contract: neither the parser
+// (participle), the checker (lang) nor the code generator.
 func TestStageDeps(t *testing.T) {
 	gobin, err := exec.LookPath("go")
 	if err != nil {
@@ -19,7 +19,7 @@ func TestStageDeps(t *testing.T) {
 		"github.com/gotrace/gotrace/lang",
 		"github.com/gotrace/gotrace/codegen",
 	}
-	for _, pkg := range []string{"format", "object", "output", "provider", "runtime", "tracefs"} {
+	for _, pkg := range []string{"format", "internal/hostfs", "object", "output", "provider", "runtime", "tracefs"} {
 		out, err := exec.Command(gobin, "list", "-deps", "github.com/gotrace/gotrace/"+pkg).Output()
 		if err != nil {
 			t.Fatalf("go list -deps %s: %v", pkg, err)

@@ -61,32 +61,24 @@ func (f *Formatter) Decode(m *object.Map, entries []Entry) ([]MapEntry, error) {
 			return nil, err
 		}
 		out := make([]MapEntry, len(hists))
+		keys := make([]any, len(hists)*len(fields))
 		for i, h := range hists {
-			out[i] = MapEntry{Key: f.decodeKey(fields, h.key), Value: h.hist.decode()}
+			out[i] = MapEntry{Key: f.decodeKey(fields, h.key, keys[i*len(fields):]), Value: h.hist.decode()}
 		}
 		return out, nil
 	}
-	fields, items, err := f.plainItems(m, entries, MapOptions{}, false)
+	fields, items, err := f.plainItems(m, entries, MapOptions{}, textNone)
 	if err != nil {
 		return nil, err
 	}
-	byKey := map[string]Entry{}
-	if m.Value.Kind == types.Stats || !isReduced(m.Value) {
-		for _, e := range entries {
-			byKey[string(e.Key)] = e
-		}
-	}
+	vt := m.Value
 	out := make([]MapEntry, len(items))
+	keys := make([]any, len(items)*len(fields))
 	for i, it := range items {
-		me := MapEntry{Key: f.decodeKey(fields, it.key)}
-		vt := m.Value
+		me := MapEntry{Key: f.decodeKey(fields, it.key, keys[i*len(fields):])}
 		switch {
 		case vt.Kind == types.Stats:
-			var s stats
-			for _, v := range byKey[string(it.key)].Values {
-				s.add(v, vt.Signed)
-			}
-			me.Value = Stats{Count: s.count, Average: int64(s.avg()), Total: int64(s.total)}
+			me.Value = Stats{Count: it.st.count, Average: int64(it.st.avg()), Total: int64(it.st.total)}
 		case isReduced(vt):
 			if it.signed {
 				me.Value = int64(it.sv)
@@ -94,9 +86,7 @@ func (f *Formatter) Decode(m *object.Map, entries []Entry) ([]MapEntry, error) {
 				me.Value = it.sv
 			}
 		default:
-			if e := byKey[string(it.key)]; len(e.Values) > 0 {
-				me.Value = f.decodeValue(vt, e.Values[0])
-			}
+			me.Value = f.decodeValue(vt, entries[it.idx].Values[0])
 		}
 		out[i] = me
 	}
@@ -113,12 +103,13 @@ func isReduced(t *types.Type) bool {
 	return false
 }
 
-// decodeKey decodes the components of a key.
-func (f *Formatter) decodeKey(fields []keyField, key []byte) []any {
+// decodeKey decodes the components of a key into the start of dst,
+// which holds them all (one allocation for the keys of a map).
+func (f *Formatter) decodeKey(fields []keyField, key []byte, dst []any) []any {
 	if fields == nil {
 		return nil
 	}
-	out := make([]any, len(fields))
+	out := dst[:len(fields):len(fields)]
 	for i, kf := range fields {
 		out[i] = f.decodeValue(kf.t, slice(key, kf.off, kf.t.Size))
 	}

@@ -38,7 +38,7 @@ func (f *Formatter) WriteMapFolded(w io.Writer, m *object.Map, entries []Entry, 
 	if !Folded(m) {
 		return f.WriteMap(w, m, entries, opt)
 	}
-	fields, items, err := f.plainItems(m, entries, opt, false)
+	fields, items, err := f.plainItems(m, entries, opt, textPlain)
 	if err != nil {
 		return err
 	}

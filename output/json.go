@@ -401,7 +401,7 @@ func (f *Formatter) WriteMapJSON(w io.Writer, m *object.Map, entries []Entry, op
 			typ = "stats"
 		}
 		var items []plainEntry
-		fields, items, err = f.plainItems(m, entries, opt, true)
+		fields, items, err = f.plainItems(m, entries, opt, textJSON)
 		for _, it := range items {
 			v := it.text
 			if fields != nil {

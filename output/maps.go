@@ -3,6 +3,7 @@ package output
 import (
 	"bytes"
 	"cmp"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -128,13 +129,11 @@ func (f *Formatter) keyString(fields []keyField, key []byte) string {
 	return s
 }
 
-// sortByKey orders items as bpftrace's sort_by_key does after a bytewise
-// base order (bpftrace's own base order is the kernel's hash order): by the
-// integer (signed) and string key fields, the first field the major order,
-// then by the key's bytes. first, when not nil, comes before the key (the
-// order by value). The keys of a map are distinct, so this one sort gives
-// what bpftrace's stable sorts, field by field from the last, give.
-func sortByKey[T any](items []T, key func(T) []byte, fields []keyField, first func(a, b T) int) {
+// keyOrder returns the comparison of keys that bpftrace's sort_by_key
+// makes: integer fields (as signed) and string fields (bytewise), the
+// first field the major order, then the bytes of the whole key (where
+// bpftrace keeps the kernel's hash order). Other fields do not order.
+func keyOrder(fields []keyField) func(a, b []byte) int {
 	// A single tuple key sorts by its own fields.
 	if len(fields) == 1 && fields[0].t.Kind == types.Tuple {
 		var sub []keyField
@@ -143,41 +142,70 @@ func sortByKey[T any](items []T, key func(T) []byte, fields []keyField, first fu
 		}
 		fields = sub
 	}
-	slices.SortFunc(items, func(a, b T) int {
-		if first != nil {
-			if c := first(a, b); c != 0 {
+	var ordered []keyField
+	for _, kf := range fields {
+		if kf.t.Kind == types.Int || kf.t.Kind == types.String {
+			ordered = append(ordered, kf)
+		}
+	}
+	return func(a, b []byte) int {
+		for _, kf := range ordered {
+			if c := compareField(kf, a, b); c != 0 {
 				return c
 			}
 		}
-		ka, kb := key(a), key(b)
-		for _, kf := range fields {
-			var c int
-			switch kf.t.Kind {
-			case types.Int:
-				c = cmp.Compare(int64(readInt(slice(ka, kf.off, kf.t.Size), kf.t.Size, true)),
-					int64(readInt(slice(kb, kf.off, kf.t.Size), kf.t.Size, true)))
-			case types.String:
-				c = bytes.Compare(slice(ka, kf.off, kf.t.Size), slice(kb, kf.off, kf.t.Size))
-			}
-			if c != 0 {
-				return c
-			}
-		}
-		return bytes.Compare(ka, kb)
-	})
+		return bytes.Compare(a, b)
+	}
+}
+
+// compareField compares an integer (as signed) or string field of two
+// keys.
+func compareField(kf keyField, a, b []byte) int {
+	end := kf.off + kf.t.Size
+	if kf.off < 0 || end > len(a) || end > len(b) {
+		// Short keys: slice pads them with zeros.
+		a, b = slice(a, kf.off, kf.t.Size), slice(b, kf.off, kf.t.Size)
+	} else {
+		a, b = a[kf.off:end], b[kf.off:end]
+	}
+	if kf.t.Kind == types.String {
+		return bytes.Compare(a, b)
+	}
+	switch kf.t.Size {
+	case 1:
+		return cmp.Compare(int8(a[0]), int8(b[0]))
+	case 2:
+		return cmp.Compare(int16(binary.LittleEndian.Uint16(a)), int16(binary.LittleEndian.Uint16(b)))
+	case 4:
+		return cmp.Compare(int32(binary.LittleEndian.Uint32(a)), int32(binary.LittleEndian.Uint32(b)))
+	}
+	return cmp.Compare(int64(readUint(a, 8)), int64(readUint(b, 8)))
 }
 
 // plainEntry is one combined entry of a non-histogram map.
 type plainEntry struct {
 	key []byte
+	// idx is the entry's index in the entries read.
+	idx int
 	// sort key
 	sv     uint64
 	signed bool
-	text   string
+	// st is the combined value of an avg or stats map.
+	st   stats
+	text string
 }
 
+// itemText is what plainItems renders each item's value as.
+type itemText int
+
+const (
+	textNone itemText = iota // Decode renders none
+	textPlain
+	textJSON
+)
+
 func (f *Formatter) writePlainMap(sb *strings.Builder, m *object.Map, entries []Entry, opt MapOptions) error {
-	fields, items, err := f.plainItems(m, entries, opt, false)
+	fields, items, err := f.plainItems(m, entries, opt, textPlain)
 	if err != nil {
 		return err
 	}
@@ -199,8 +227,8 @@ func (f *Formatter) writePlainMap(sb *strings.Builder, m *object.Map, entries []
 }
 
 // plainItems combines, sorts and trims the entries of a non-histogram map;
-// each item carries its text rendering, or with asJSON its JSON rendering.
-func (f *Formatter) plainItems(m *object.Map, entries []Entry, opt MapOptions, asJSON bool) ([]keyField, []plainEntry, error) {
+// each item kept carries its value's text or JSON rendering, as asked.
+func (f *Formatter) plainItems(m *object.Map, entries []Entry, opt MapOptions, render itemText) ([]keyField, []plainEntry, error) {
 	fields, err := keyFields(m)
 	if err != nil {
 		return nil, nil, err
@@ -217,8 +245,8 @@ func (f *Formatter) plainItems(m *object.Map, entries []Entry, opt MapOptions, a
 	if m.Key != nil {
 		keySize = m.Key.Size
 	}
-	byValue := false
-	items := make([]plainEntry, 0, len(entries))
+	byValue := isReduced(vt) || vt.Kind == types.Stats
+	items := make([]plainEntry, len(entries))
 	for i, e := range entries {
 		if len(e.Key) < keySize {
 			return nil, nil, fmt.Errorf("entry %d: key has %d bytes, want %d: %w", i, len(e.Key), keySize, ErrBadEntry)
@@ -231,7 +259,7 @@ func (f *Formatter) plainItems(m *object.Map, entries []Entry, opt MapOptions, a
 				return nil, nil, fmt.Errorf("entry %d: value has %d bytes, want %d: %w", i, len(v), vsize, ErrBadEntry)
 			}
 		}
-		it := plainEntry{key: e.Key}
+		it := plainEntry{key: e.Key, idx: i}
 		switch vt.Kind {
 		case types.Count, types.Sum:
 			var sum uint64
@@ -239,63 +267,91 @@ func (f *Formatter) plainItems(m *object.Map, entries []Entry, opt MapOptions, a
 				sum += readUint(v, 8)
 			}
 			it.sv, it.signed = sum, vt.Kind == types.Sum && vt.Signed
-			it.text = divString(sum, opt.Div, it.signed)
-			byValue = true
 		case types.Int:
 			var sum uint64
 			for _, v := range e.Values {
 				sum += readInt(v, vt.Size, vt.Signed)
 			}
 			it.sv, it.signed = truncInt(sum, vt.Size, vt.Signed), vt.Signed
-			it.text = divString(it.sv, opt.Div, vt.Signed)
-			if en := vt.Enum(); en != nil && !asJSON {
-				it.text = types.EnumSymbol(en, it.sv, vt.Size)
-			}
-			byValue = true
 		case types.Min, types.Max:
-			mm := minMax(e.Values, vt.Kind == types.Max, vt.Signed)
 			// bpftrace 0.26 sorts min/max maps comparing values as uint64.
-			it.sv, it.signed = mm, false
-			it.text = divString(mm, opt.Div, vt.Signed)
-			byValue = true
+			it.sv = minMax(e.Values, vt.Kind == types.Max, vt.Signed)
 		case types.Avg, types.Stats:
-			var s stats
 			for _, v := range e.Values {
-				s.add(v, vt.Signed)
+				it.st.add(v, vt.Signed)
 			}
-			it.sv, it.signed = s.avg(), vt.Signed
-			switch {
-			case vt.Kind == types.Avg:
-				it.text = s.avgString(opt.Div)
-			case asJSON:
-				it.text = s.json(opt.Div)
-			default:
-				it.text = s.String(opt.Div)
-			}
-			byValue = true
-		default:
-			if asJSON {
-				it.text = f.JSONValue(vt, e.Values[0])
-			} else {
-				it.text = f.Value(vt, e.Values[0])
-			}
+			it.sv, it.signed = it.st.avg(), vt.Signed
 		}
-		if asJSON && byValue && vt.Kind != types.Stats {
-			it.text = jsonInt(it.text)
-		}
-		items = append(items, it)
+		items[i] = it
 	}
-	var byValueCmp func(a, b plainEntry) int
-	if byValue {
-		byValueCmp = func(a, b plainEntry) int {
+	// One sort in the order of bpftrace's: by value (for reduced values),
+	// then by key; the index keeps equal keys, if any, in the order read.
+	// It sorts indexes: moving items, which hold pointers, costs more.
+	byKey := keyOrder(fields)
+	order := make([]int32, len(items))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(i, j int32) int {
+		a, b := &items[i], &items[j]
+		if byValue {
+			var c int
 			if a.signed {
-				return cmp.Compare(int64(a.sv), int64(b.sv))
+				c = cmp.Compare(int64(a.sv), int64(b.sv))
+			} else {
+				c = cmp.Compare(a.sv, b.sv)
 			}
-			return cmp.Compare(a.sv, b.sv)
+			if c != 0 {
+				return c
+			}
+		}
+		if c := byKey(a.key, b.key); c != 0 {
+			return c
+		}
+		return cmp.Compare(i, j)
+	})
+	order = applyTop(order, opt.Top)
+	sorted := make([]plainEntry, len(order))
+	for k, i := range order {
+		sorted[k] = items[i]
+	}
+	items = sorted
+	if render != textNone {
+		for i := range items {
+			items[i].text = f.itemText(vt, &items[i], entries[items[i].idx], opt.Div, render == textJSON)
 		}
 	}
-	sortByKey(items, func(p plainEntry) []byte { return p.key }, fields, byValueCmp)
-	return fields, applyTop(items, opt.Top), nil
+	return fields, items, nil
+}
+
+// itemText renders the value of a plain map item as text, or as JSON.
+func (f *Formatter) itemText(vt *types.Type, it *plainEntry, e Entry, div uint32, asJSON bool) string {
+	var text string
+	switch vt.Kind {
+	case types.Count, types.Sum, types.Int:
+		text = divString(it.sv, div, it.signed)
+		if en := vt.Enum(); en != nil && vt.Kind == types.Int && !asJSON {
+			text = types.EnumSymbol(en, it.sv, vt.Size)
+		}
+	case types.Min, types.Max:
+		text = divString(it.sv, div, vt.Signed)
+	case types.Avg:
+		text = it.st.avgString(div)
+	case types.Stats:
+		if asJSON {
+			return it.st.json(div)
+		}
+		return it.st.String(div)
+	default:
+		if asJSON {
+			return f.JSONValue(vt, e.Values[0])
+		}
+		return f.Value(vt, e.Values[0])
+	}
+	if asJSON {
+		return jsonInt(text)
+	}
+	return text
 }
 
 // applyTop keeps the last top items when top is non-zero.
@@ -428,7 +484,13 @@ func histItems(m *object.Map, entries []Entry, opt MapOptions) ([]keyField, []*h
 			h.total += c
 		}
 	}
-	sortByKey(hists, func(h *histEntry) []byte { return h.key }, fields, func(a, b *histEntry) int { return cmp.Compare(a.total, b.total) })
+	keyCmp := keyOrder(fields)
+	slices.SortFunc(hists, func(a, b *histEntry) int {
+		if c := cmp.Compare(a.total, b.total); c != 0 {
+			return c
+		}
+		return keyCmp(a.key, b.key) // keys are distinct
+	})
 	hists = applyTop(hists, opt.Top)
 	for _, h := range hists {
 		if vt.Kind == types.Hist {

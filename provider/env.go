@@ -51,6 +51,24 @@ type Binaries interface {
 	ELFSymbols(file string) ([]ELFSymbol, error)
 }
 
+// HostFiles is an optional extension of ExpandEnv (and of lang's Env):
+// environments that can read the files of the machine a script runs on
+// implement it. The checker reads host files only through it: uprobe
+// targets and their symbols, uaddr() and cgroupid(). Without it those
+// report an error.
+type HostFiles interface {
+	// ResolveBinary returns the file of uprobe:TARGET:...: TARGET when it is
+	// a path (an error if it does not exist), else an executable on PATH or
+	// a library by name (libc, libc.so.6); ELFSymbols lists the symbols
+	// with a non-zero address of an ELF file, symbol table first, then
+	// dynamic symbols; names carry no version (malloc@@GLIBC_2.2.5 is
+	// malloc).
+	Binaries
+	// Inode returns the inode number of a file (a cgroup v2 directory's is
+	// its cgroup id).
+	Inode(path string) (uint64, error)
+}
+
 // DebugInfo is an optional extension of ExpandEnv: environments that read
 // the DWARF debug information of user binaries (uprobe args, user types,
 // source line attach points) implement it.

@@ -31,8 +31,10 @@ func uprobeBinaries(env ExpandEnv, b Binaries, target string) ([]string, error) 
 	if zipPath, _, ok := strings.Cut(target, "!/"); ok {
 		// An ELF file stored in a zip archive (an APK, say):
 		// ARCHIVE!/ENTRY.
-		if _, err := os.Stat(zipPath); err != nil {
+		if fi, err := os.Stat(zipPath); err != nil {
 			return nil, fmt.Errorf("uprobe target %s: %w", target, err)
+		} else if !fi.Mode().IsRegular() {
+			return nil, fmt.Errorf("uprobe target %s: not a regular file", zipPath)
 		}
 		return []string{target}, nil
 	}
@@ -55,7 +57,7 @@ func uprobeBinaries(env ExpandEnv, b Binaries, target string) ([]string, error) 
 	}
 	if t.Pid != 0 && strings.HasPrefix(target, "/") {
 		if root := pidRoot(t.Pid); root != "" {
-			if _, err := os.Stat(root + target); err == nil {
+			if fi, err := os.Stat(root + target); err == nil && fi.Mode().IsRegular() {
 				return []string{root + target}, nil
 			}
 		}

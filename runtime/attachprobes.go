@@ -40,7 +40,7 @@ func (s *entry) attachProbes(probes []*object.Probe) (skipped int, err error) {
 			continue
 		}
 		if p.Via != "" && !s.opts.Quiet {
-			fmt.Fprintf(s.stderr, "%s: %s\n", p.Name, p.Via)
+			s.sink.Info(p.Name + ": " + p.Via)
 		}
 		// Tracing programs (trampolines, BTF raw tracepoints) are bound to
 		// their target at load time: they attach concurrently. Iterators
@@ -62,7 +62,7 @@ func (s *entry) attachProbes(probes []*object.Probe) (skipped int, err error) {
 		return skipped, err
 	}
 	if n := len(s.kf.skipped); n > 0 {
-		fmt.Fprintf(s.stderr, "skipped %d function%s the kernel refused: %s\n", n, plural(n), skippedList(s.kf.skipped))
+		s.sink.Info(fmt.Sprintf("skipped %d function%s the kernel refused: %s", n, plural(n), skippedList(s.kf.skipped)))
 	}
 	return skipped, nil
 }
@@ -73,7 +73,8 @@ func (s *entry) attachProbes(probes []*object.Probe) (skipped int, err error) {
 func (s *entry) refused(p *object.Probe, err error) error {
 	switch s.prog.MissingProbes {
 	case "warn":
-		fmt.Fprintf(s.stderr, "WARNING: %v\nWARNING: Unable to attach probe: %s. Skipping.\n", err, p.Name)
+		s.sink.Warning(err.Error())
+		s.sink.Warning("Unable to attach probe: " + p.Name + ". Skipping.")
 		return nil
 	case "ignore":
 		return nil
@@ -135,7 +136,7 @@ func (s *entry) attachTracing(probes []*object.Probe) (skipped int, err error) {
 		}
 		for _, def := range provider.All() {
 			if n := perKind[def.Name]; n > 1 {
-				fmt.Fprintf(s.stderr, "%s: attached %d functions through %d trampolines in %.2fs\n", def.Name, n, n, time.Since(start).Seconds())
+				s.sink.Info(fmt.Sprintf("%s: attached %d functions through %d trampolines in %.2fs", def.Name, n, n, time.Since(start).Seconds()))
 			}
 		}
 	}

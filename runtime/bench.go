@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/gotrace/gotrace/object"
-	"github.com/gotrace/gotrace/output"
 	"github.com/gotrace/gotrace/provider"
 )
 
@@ -81,19 +80,7 @@ func (s *entry) runBenches(benches []*object.Probe) error {
 		if skipped {
 			continue
 		}
-		if s.json() {
-			if err := s.write(output.JSONBenchmark(names[i], avg.Nanoseconds(), iters)); err != nil {
-				return err
-			}
-			continue
-		}
-		var b strings.Builder
-		if i == 0 {
-			fmt.Fprintf(&b, "%-*s%-15s%s\n", width+1, "Benchmark", "Time(ns)", "Iterations")
-			b.WriteString(strings.Repeat("-", width+1+15+len("Iterations")) + "\n")
-		}
-		fmt.Fprintf(&b, "%-*s%-15d%d\n", width+1, names[i], avg.Nanoseconds(), iters)
-		if err := s.write(b.String()); err != nil {
+		if err := s.sink.Benchmark(i == 0, width, names[i], avg, iters); err != nil {
 			return err
 		}
 	}

@@ -5,16 +5,13 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/cilium/ebpf/ringbuf"
 
-	"github.com/gotrace/gotrace/lang/ast"
 	"github.com/gotrace/gotrace/object"
 	"github.com/gotrace/gotrace/output"
 )
@@ -61,13 +58,22 @@ func (s *entry) loop(drainOnly bool, wake <-chan struct{}) error {
 	flushArmed := false // the deadline is flushDelay after the ring drained
 	batch := batchSleep(s.reader.BufferSize())
 	var lastDrain time.Time
-	n := 0
+	n, read := 0, 0 // events handled; since the last drain
 	for !s.stopped() && !s.finalizing {
 		err := s.reader.ReadInto(&rec)
 		switch {
 		case err == nil:
 			if err := s.handle(rec.RawSample); err != nil {
 				return err
+			}
+			read++
+			// Line mode writes what the events read at once printed as
+			// soon as they are handled: one event at a time unless
+			// they come faster than they are handled.
+			if s.opts.LineBuffered && rec.Remaining == 0 && s.out.Buffered() > 0 {
+				if err := s.flush(); err != nil {
+					return err
+				}
 			}
 			if rec.Remaining == 0 && !drainOnly {
 				now := time.Now()
@@ -76,13 +82,15 @@ func (s *entry) loop(drainOnly bool, wake <-chan struct{}) error {
 					s.reader.SetDeadline(now.Add(flushDelay))
 					flushArmed = true
 				}
-				if batch > 0 && now.Sub(lastDrain) < busyInterval {
+				// In line mode a drain of one event is no storm: the
+				// next event's line would wait out the sleep.
+				if batch > 0 && now.Sub(lastDrain) < busyInterval && (read > 1 || !s.opts.LineBuffered) {
 					// A storm: let events gather instead of being woken
 					// up for each one.
 					time.Sleep(batch)
 					now = time.Now()
 				}
-				lastDrain = now
+				lastDrain, read = now, 0
 			}
 			if n++; n%lossCheckEvery == 0 {
 				s.reportLost(false)
@@ -108,15 +116,21 @@ func (s *entry) loop(drainOnly bool, wake <-chan struct{}) error {
 }
 
 // exitSettleMax bounds settleAfterExit, so that a storm of events cannot
-// hold the run open.
-const exitSettleMax = time.Second
+// hold the run open; exitQuiet is the quiet time that ends it.
+const (
+	exitSettleMax = time.Second
+	exitQuiet     = 10 * time.Millisecond
+)
 
 // settleAfterExit keeps the probes attached after exit() until the ring
-// buffer has been quiet for a poll interval (at most exitSettleMax), as
-// bpftrace polls until a poll finds nothing before it detaches: what the
-// probes count meanwhile is in the maps printed at the end (a traced
-// program's calls right after the one that called exit()). Events are
-// read and dropped (handle ignores them after exit()).
+// buffer has been quiet for exitQuiet (at most exitSettleMax). bpftrace
+// detaches when its reader has woken up and handled the exit event, and
+// what the probes count until then is in the maps it prints: a traced
+// program's calls right after the one that called exit() (its intcast
+// test counts all 221 calls of a loop whose first call exits). The wait is
+// short, so that a timer does not fire again where bpftrace's would not
+// (interval:ms:100 counting to 3 prints 3). Events are read and dropped
+// (handle ignores them after exit()).
 func (s *entry) settleAfterExit() error {
 	var rec ringbuf.Record
 	end := time.Now().Add(exitSettleMax)
@@ -125,7 +139,7 @@ func (s *entry) settleAfterExit() error {
 		if !now.Before(end) {
 			return nil
 		}
-		s.reader.SetDeadline(now.Add(min(pollInterval, end.Sub(now))))
+		s.reader.SetDeadline(now.Add(min(exitQuiet, end.Sub(now))))
 		err := s.reader.ReadInto(&rec)
 		switch {
 		case err == nil:
@@ -185,7 +199,7 @@ func (s *entry) drain(discard bool) error {
 			}
 		case errors.Is(err, os.ErrDeadlineExceeded), errors.Is(err, ringbuf.ErrFlushed):
 			if cut {
-				fmt.Fprintf(s.stderr, "WARNING: %d events still queued when the run stopped were dropped (handling them took over %v)\n", dropped, drainBudget)
+				s.sink.Warning(fmt.Sprintf("%d events still queued when the run stopped were dropped (handling them took over %v)", dropped, drainBudget))
 			}
 			return s.flush()
 		default:
@@ -215,35 +229,20 @@ func (s *entry) handle(rec []byte) error {
 		if p == nil {
 			return nil
 		}
-		if kind == object.EventPrintf && !s.json() {
-			// The hot path: formatted into a reused buffer.
-			b, err := s.opts.Formatter.AppendPrintf(s.buf[:0], p, rec)
-			s.buf = b
-			if err != nil {
-				s.errorf("printf: %v", err)
-				return nil
-			}
-			if _, err := s.out.Write(b); err != nil {
-				return fmt.Errorf("write output: %w", err)
-			}
-			return nil
-		}
-		str, err := s.opts.Formatter.Printf(p, rec)
+		// The hot path: formatted into a reused buffer.
+		b, err := s.opts.Formatter.AppendPrintf(s.buf[:0], p, rec)
+		s.buf = b
 		if err != nil {
 			s.errorf("printf: %v", err)
 			return nil
 		}
+		if kind == object.EventPrintf {
+			return s.sink.Printf(b)
+		}
+		str := string(b)
 		switch kind {
-		case object.EventPrintf:
-			if s.json() {
-				return s.write(output.JSONPrintf(str))
-			}
-			return s.write(str)
 		case object.EventErrorf, object.EventWarnf:
-			if s.json() {
-				return s.write(output.JSONMessage(kind == object.EventErrorf, str, p.Pos))
-			}
-			fmt.Fprint(s.stderr, output.Message(kind == object.EventErrorf, str, ast.Span{Start: p.Pos, End: p.End}, p.Expanded, s.prog.Source))
+			return s.sink.Message(kind == object.EventErrorf, str, p, s.prog.Source)
 		case object.EventSystem:
 			return s.system(str)
 		case object.EventCat:
@@ -287,75 +286,30 @@ func (s *entry) handle(rec []byte) error {
 			s.errorf("time event with bad id %d", id)
 			return nil
 		}
-		str := output.FormatTime(s.prog.Times[id], time.Now())
-		if s.json() {
-			return s.write(output.JSONTime(str))
-		}
-		return s.write(str)
+		return s.sink.Time(output.FormatTime(s.prog.Times[id], time.Now()))
 	case object.EventPrintValue:
 		p := s.printf(kind, id)
 		if p == nil {
 			return nil
 		}
-		format := s.opts.Formatter.FormatPrintValue
-		if s.json() {
-			format = s.opts.Formatter.FormatPrintValueJSON
-		}
-		str, err := format(p, rec)
-		if err != nil {
-			s.errorf("print: %v", err)
-			return nil
-		}
-		return s.write(str)
+		return s.sink.PrintValue(s.opts.Formatter, p, rec)
 	case object.EventJoin:
 		return s.join(id, rec)
 	case object.EventHelperError:
 		if int(id) < len(s.prog.HelperSites) && len(rec) >= object.EventHeaderSize+8 {
-			site := s.prog.HelperSites[id]
 			code := int64(binary.NativeEndian.Uint64(rec[object.EventHeaderSize:]))
-			msg := strerror(syscall.Errno(-code))
-			if s.json() {
-				return s.write(helperErrorJSON(site, msg, code))
-			}
-			// bpftrace 0.26's warning: the span, the message, the
-			// helper and its code, and the source line under it.
-			sp := ast.Span{Start: site.Pos, End: site.End}
-			fmt.Fprintf(s.stderr, "%s: WARNING: %s\nAdditional Info - helper: %s, retcode: %d\n", sp.Location(), msg, site.Helper, code)
-			for _, l := range sp.Context(s.prog.Source) {
-				fmt.Fprintln(s.stderr, l)
-			}
+			return s.sink.HelperError(s.prog.HelperSites[id], code, s.prog.Source)
 		}
 	case object.EventRuntimeError:
 		if int(id) < len(s.prog.RuntimeErrors) {
-			re := s.prog.RuntimeErrors[id]
-			if s.json() && re.Helper != "" {
-				site := object.HelperSite{Helper: re.Helper, Pos: re.Pos}
-				return s.write(helperErrorJSON(site, "Success", 0))
-			}
-			if s.json() {
-				name := re.Pos.Filename
-				if name == "-e" || name == "" {
-					name = "stdin"
-				}
-				return s.write(fmt.Sprintf(`{"type": "runtime_error", "msg": %s, "filename": %s, "line": %d, "col": %d}`+"\n",
-					output.JSONString(re.Msg), output.JSONString(name), re.Pos.Line, re.Pos.Column))
-			}
-			if re.End.IsValid() {
-				sp := ast.Span{Start: re.Pos, End: re.End}
-				fmt.Fprintf(s.stderr, "%s: WARNING: %s\n", sp.Location(), re.Msg)
-				for _, l := range sp.Context(s.prog.Source) {
-					fmt.Fprintln(s.stderr, l)
-				}
-				return nil
-			}
-			fmt.Fprintf(s.stderr, "%s: WARNING: %s\n", re.Pos, re.Msg)
+			return s.sink.RuntimeError(s.prog.RuntimeErrors[id], s.prog.Source)
 		}
 	case object.EventDropped:
 		name := "a map"
 		if m := s.userMap(kind, id); m != nil {
 			name = m.Name
 		}
-		fmt.Fprintf(s.stderr, "WARNING: Map full; can't update element of %s. Try increasing max_map_keys config or manually setting the max entries in a map declaration e.g. `let %s = hash(5000)`\n", name, name)
+		s.sink.Warning(fmt.Sprintf("Map full; can't update element of %s. Try increasing max_map_keys config or manually setting the max entries in a map declaration e.g. `let %s = hash(5000)`", name, name))
 	default:
 		s.errorf("unknown event kind %d", kind)
 	}
@@ -378,14 +332,6 @@ func (s *entry) userMap(kind object.EventKind, id uint64) *object.Map {
 	return s.prog.Maps[id]
 }
 
-// write writes str to stdout.
-func (s *entry) write(str string) error {
-	if _, err := io.WriteString(s.stdout, str); err != nil {
-		return fmt.Errorf("write output: %w", err)
-	}
-	return nil
-}
-
 // strerror renders an errno as C's strerror does ("No such file or
 // directory"), the way bpftrace words system errors.
 func strerror(err error) string {
@@ -398,7 +344,7 @@ func strerror(err error) string {
 
 // errorf reports a runtime problem on stderr the way bpftrace logs errors.
 func (s *Session) errorf(format string, args ...any) {
-	fmt.Fprintf(s.stderr, "ERROR: "+format+"\n", args...)
+	s.sink.Error(fmt.Sprintf(format, args...))
 }
 
 // system runs cmd with /bin/sh -c and prints its output (stdout and
@@ -421,33 +367,7 @@ func (s *entry) system(cmd string) error {
 		}
 		return nil
 	}
-	if s.json() {
-		return s.write(output.JSONSyscall(out.String()))
-	}
-	return s.write(out.String() + "\n")
-}
-
-// cat prints the first MaxCatBytes bytes of a file.
-func (s *entry) cat(name string) error {
-	f, err := os.Open(name)
-	if err != nil {
-		reason := err.Error()
-		var pe *os.PathError
-		if errors.As(err, &pe) {
-			reason = strerror(pe.Err)
-		}
-		s.errorf("failed to open file '%s' (%s)", name, reason)
-		return nil
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, int64(s.opts.MaxCatBytes)))
-	if err != nil {
-		s.errorf("read '%s': %v", name, err)
-	}
-	if s.json() {
-		return s.write(output.JSONCat(string(b)))
-	}
-	return s.write(string(b))
+	return s.sink.System(out.String())
 }
 
 // reportLost reports events the programs could not queue since the last
@@ -467,12 +387,7 @@ func (s *entry) reportLost(final bool) {
 		return
 	}
 	if total > s.lost {
-		if s.json() {
-			// Like bpftrace, JSON reports go to the output stream.
-			_ = s.write(output.JSONLostEvents(total - s.lost))
-		} else {
-			fmt.Fprintf(s.stderr, "Lost %d events\n", total-s.lost)
-		}
+		_ = s.sink.Lost(total - s.lost)
 		s.lost = total
 	}
 }
@@ -498,21 +413,5 @@ func (s *entry) join(id uint64, rec []byte) error {
 		}
 		parts = append(parts, string(b))
 	}
-	line := strings.Join(parts, p.Format)
-	if s.json() {
-		return s.write(`{"type": "join", "data": ` + output.JSONString(line) + "}\n")
-	}
-	return s.write(line + "\n")
-}
-
-// helperErrorJSON renders a failed helper call for -f json as bpftrace
-// 0.26 does: the message, the helper, its return code and the script
-// position (file "stdin" for -e).
-func helperErrorJSON(site object.HelperSite, msg string, code int64) string {
-	name := site.Pos.Filename
-	if name == "-e" || name == "" {
-		name = "stdin"
-	}
-	return fmt.Sprintf(`{"type": "helper_error", "msg": %s, "helper": %s, "retcode": %d, "filename": %s, "line": %d, "col": %d}`+"\n",
-		output.JSONString(msg), output.JSONString(site.Helper), code, output.JSONString(name), site.Pos.Line, site.Pos.Column)
+	return s.sink.Join(strings.Join(parts, p.Format))
 }

@@ -25,6 +25,7 @@ func TestHandlePrintfNoAllocs(t *testing.T) {
 	s := &entry{Session: &Session{}, prog: &object.Program{Printfs: []*object.Printf{p}}, opts: Options{Formatter: output.NewFormatter()}}
 	s.out = &outWriter{buf: bufio.NewWriterSize(&sink, outBufSize)}
 	s.stdout = s.out
+	s.sink = NewSink(output.FormatText, s.stdout, nil)
 	allocs := testing.AllocsPerRun(10000, func() {
 		if err := s.handle(rec); err != nil {
 			t.Fatal(err)

@@ -73,8 +73,8 @@ func (s *entry) AttachKprobes(p *object.Probe, bp *ebpf.Program, ret bool) (int,
 		return 0, fmt.Errorf("attach %s: the kernel refused every function (%s)", p.Name, skippedList(s.kf.skipped))
 	}
 	if len(p.Targets) > 1 && !s.opts.Quiet {
-		fmt.Fprintf(s.stderr, "%s: attached %d functions through %d separate %ss in %.2fs (no kprobe_multi)\n",
-			p.Provider, len(got), len(got), p.Provider, time.Since(start).Seconds())
+		s.sink.Info(fmt.Sprintf("%s: attached %d functions through %d separate %ss in %.2fs (no kprobe_multi)",
+			p.Provider, len(got), len(got), p.Provider, time.Since(start).Seconds()))
 	}
 	return len(got), nil
 }

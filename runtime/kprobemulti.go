@@ -58,8 +58,8 @@ func (s *entry) attachKprobeMulti(p *object.Probe, bp *ebpf.Program, ret bool) (
 	}
 	s.attached.push(l)
 	if len(syms) > 1 && !s.opts.Quiet {
-		fmt.Fprintf(s.stderr, "%s: attached %d functions through one kprobe_multi link in %.2fs\n",
-			p.Provider, len(syms), time.Since(start).Seconds())
+		s.sink.Info(fmt.Sprintf("%s: attached %d functions through one kprobe_multi link in %.2fs",
+			p.Provider, len(syms), time.Since(start).Seconds()))
 	}
 	return len(syms), nil
 }

@@ -52,6 +52,34 @@ func (s *entry) load() error {
 	return s.loadSeparate(stripped, separate, cache)
 }
 
+// ErrStopped is returned by Session.Add when the session was asked to stop
+// (a signal, its context) before the program's BEGIN probes ran: nothing
+// of the program ran.
+var ErrStopped = errors.New("runtime: stopped before the program started")
+
+// loadOrStop loads as load does, unless the session is asked to stop
+// first: then it returns ErrStopped at once. A load in the kernel (the
+// verifier) cannot be interrupted: it goes on in the background, and what
+// it made is closed when it ends (s.loading, Session.AddWithOptions).
+func (s *entry) loadOrStop() error {
+	if s.stopped() {
+		return ErrStopped
+	}
+	done := make(chan error, 1)
+	go func() { done <- s.load() }()
+	for {
+		select {
+		case err := <-done:
+			return err
+		case <-s.wake: // stopAll wakes the entries it stops
+			if s.stopped() {
+				s.loading = done
+				return ErrStopped
+			}
+		}
+	}
+}
+
 // replacements returns the session's kernel maps that the program's maps
 // of the same name (user maps, and the stack maps the session shares)
 // are to be: the maps of a session outlive the programs that use them.

@@ -122,7 +122,9 @@ func (m *Map) Print(w io.Writer, top, div int) error {
 		return errors.New("print: top and div must not be negative")
 	}
 	return m.use(func(*ebpf.Map) error {
-		return m.s.printSessionMap(w, m.sm, output.MapOptions{Top: top, Div: uint32(div)}, false)
+		// Printed on w in the session's format, whatever its sink.
+		sink := NewSink(m.s.opts.Format, w, m.s.stderr)
+		return m.s.printSessionMap(sink, m.sm, output.MapOptions{Top: top, Div: uint32(div)}, false)
 	})
 }
 

@@ -3,8 +3,8 @@ package runtime
 import (
 	"errors"
 	"fmt"
-	"io"
 	"reflect"
+	"slices"
 	"unsafe"
 
 	"github.com/cilium/ebpf"
@@ -35,11 +35,26 @@ func (s *entry) bpfMap(m *object.Map) (*ebpf.Map, error) {
 }
 
 // readMap returns every entry of a map, with one value per possible CPU
-// for per-CPU maps.
+// for per-CPU maps: in batches where the kernel has batch lookups for the
+// map's type, else one key at a time.
 func (s *Session) readMap(bm *ebpf.Map) ([]output.Entry, error) {
-	if entries, ok := s.readBatch(bm); ok {
+	entries, err := s.readBatch(bm)
+	if err != nil {
+		if entries, err = s.iterateMap(bm); err != nil {
+			return nil, fmt.Errorf("read map: %w", err)
+		}
+	}
+	if !isArray(bm.Type()) {
 		return entries, nil
 	}
+	// An array slot is always there: one that was never written (all
+	// zeros; codegen keeps maps whose written values can be zero in
+	// hashes) is a missing entry.
+	return slices.DeleteFunc(entries, func(e output.Entry) bool { return allZero(e.Values) }), nil
+}
+
+// iterateMap reads a map with two system calls a key (next key, lookup).
+func (s *Session) iterateMap(bm *ebpf.Map) ([]output.Entry, error) {
 	perCPU := isPerCPU(bm.Type())
 	var (
 		entries []output.Entry
@@ -65,18 +80,10 @@ func (s *Session) readMap(bm *ebpf.Map) ([]output.Entry, error) {
 		} else {
 			e.Values = [][]byte{val}
 		}
-		// An array slot is always there: one that was never written (all
-		// zeros; codegen keeps maps whose written values can be zero in
-		// hashes) is a missing entry.
-		if !isArray(bm.Type()) || !allZero(e.Values) {
-			entries = append(entries, e)
-		}
+		entries = append(entries, e)
 		key, val = nil, nil
 	}
-	if err := it.Err(); err != nil {
-		return nil, fmt.Errorf("read map: %w", err)
-	}
-	return entries, nil
+	return entries, it.Err()
 }
 
 // allZero reports whether every byte of every value is zero.
@@ -99,18 +106,17 @@ func (s *entry) printMap(m *object.Map, mo output.MapOptions, atExit bool) error
 		s.errorf("%v", err)
 		return nil
 	}
-	return s.writeMap(s.stdout, s.opts.Formatter, m, bm, mo, atExit)
+	return s.writeMap(s.sink, s.opts.Formatter, m, bm, mo, atExit)
 }
 
-// printSessionMap prints a map of the session as printMap does.
-func (s *Session) printSessionMap(w io.Writer, sm *sessionMap, mo output.MapOptions, atExit bool) error {
-	return s.writeMap(w, sm.fmt.opts.Formatter, sm.meta, sm.bm, mo, atExit)
+// printSessionMap prints a map of the session as printMap does, to sink.
+func (s *Session) printSessionMap(sink Sink, sm *sessionMap, mo output.MapOptions, atExit bool) error {
+	return s.writeMap(sink, sm.fmt.opts.Formatter, sm.meta, sm.bm, mo, atExit)
 }
 
-// writeMap reads bm, the kernel map of m, and prints it on w in the
-// session's format. Problems reading it or with its entries are reported
-// on stderr; only write errors are returned.
-func (s *Session) writeMap(w io.Writer, f *output.Formatter, m *object.Map, bm *ebpf.Map, mo output.MapOptions, atExit bool) error {
+// writeMap reads bm, the kernel map of m, and gives it to sink. Problems
+// reading it are reported; only write errors are returned.
+func (s *Session) writeMap(sink Sink, f *output.Formatter, m *object.Map, bm *ebpf.Map, mo output.MapOptions, atExit bool) error {
 	entries, err := s.readMap(bm)
 	if err != nil {
 		s.errorf("print %s: %v", m.Name, err)
@@ -122,21 +128,7 @@ func (s *Session) writeMap(w io.Writer, f *output.Formatter, m *object.Map, bm *
 	if len(entries) == 0 {
 		entries = emptyScalar(m)
 	}
-	write := f.WriteMap
-	switch s.opts.Format {
-	case output.FormatJSON:
-		write = f.WriteMapJSON
-	case output.FormatFolded:
-		write = f.WriteMapFolded
-	}
-	if err := write(w, m, entries, mo); err != nil {
-		if errors.Is(err, output.ErrBadEntry) {
-			s.errorf("print %s: %v", m.Name, err)
-			return nil
-		}
-		return fmt.Errorf("print %s: %w", m.Name, err)
-	}
-	return nil
+	return sink.Map(f, m, entries, mo)
 }
 
 // keys returns every key of a map.
@@ -227,16 +219,11 @@ func (s *Session) zeroBPFMap(bm *ebpf.Map) error {
 // batchSize is how many entries a BPF_MAP_LOOKUP_BATCH asks for at once.
 const batchSize = 4096
 
-// readBatch reads every entry of a hash map with BPF_MAP_LOOKUP_BATCH
-// (Linux 5.6): a few system calls instead of two a key. It returns false
-// when the kernel or the map type does not have it, or the read fails:
-// the caller then iterates.
-func (s *Session) readBatch(bm *ebpf.Map) ([]output.Entry, bool) {
-	switch bm.Type() {
-	case ebpf.Hash, ebpf.PerCPUHash, ebpf.LRUHash, ebpf.LRUCPUHash:
-	default:
-		return nil, false
-	}
+// readBatch reads every entry of a map with BPF_MAP_LOOKUP_BATCH (Linux
+// 5.6; hash and array maps, per-CPU ones too): a few system calls instead
+// of two a key. An error, as when the kernel has no batch lookup for the
+// map's type (ENOTSUPP, EINVAL) or none at all, has the caller iterate.
+func (s *Session) readBatch(bm *ebpf.Map) ([]output.Entry, error) {
 	ks, vs := int(bm.KeySize()), int(bm.ValueSize())
 	ncpu := 1
 	if isPerCPU(bm.Type()) {
@@ -252,20 +239,22 @@ func (s *Session) readBatch(bm *ebpf.Map) ([]output.Entry, bool) {
 		// them in a row (per-CPU values one a CPU: the kernel pads them to
 		// 8 bytes, the library removes the padding).
 		keysOut, keys := byteRows(count, ks)
-		valsOut, backing := byteRows(count*ncpu, vs)
-		values := make([][]byte, count*ncpu)
-		for i := range values {
-			values[i] = backing[i*vs : (i+1)*vs : (i+1)*vs]
-		}
+		valsOut, vals := byteRows(count*ncpu, vs)
 		n, err := bm.BatchLookup(&cursor, keysOut, valsOut, nil)
+		if err != nil && !errors.Is(err, ebpf.ErrKeyNotExist) {
+			return nil, err
+		}
+		// One slice of value headers for the batch, ncpu an entry.
+		values := make([][]byte, n*ncpu)
+		for i := range values {
+			values[i] = vals[i*vs : (i+1)*vs : (i+1)*vs]
+		}
+		entries = slices.Grow(entries, n)
 		for i := range n {
 			entries = append(entries, output.Entry{Key: keys[i*ks : (i+1)*ks : (i+1)*ks], Values: values[i*ncpu : (i+1)*ncpu : (i+1)*ncpu]})
 		}
-		if errors.Is(err, ebpf.ErrKeyNotExist) {
-			return entries, true
-		}
-		if err != nil || n == 0 {
-			return nil, false
+		if err != nil || n == 0 { // ErrKeyNotExist: the last batch
+			return entries, nil
 		}
 	}
 }

@@ -16,9 +16,6 @@ import (
 	"github.com/gotrace/gotrace/output"
 )
 
-// json reports whether the session prints bpftrace's JSON output (-f json).
-func (s *entry) json() bool { return s.opts.Format == output.FormatJSON }
-
 // emptyScalar returns the entries print(@m) shows for a map without keys
 // and without a value: bpftrace prints such a map with a zero value
 // ("@m: 0"), except histograms, which print nothing. Maps with keys print
@@ -82,9 +79,6 @@ func (s *entry) flush() error {
 	}
 	return nil
 }
-
-// jsonOut reports whether the session prints bpftrace's JSON output.
-func (s *Session) jsonOut() bool { return s.opts.Format == output.FormatJSON }
 
 // outWriter is the session's buffered stdout, safe for the event loops of
 // several programs and the callers of the Map API: every write and flush

@@ -14,7 +14,6 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/gotrace/gotrace/object"
-	"github.com/gotrace/gotrace/output"
 )
 
 // linktypeRaw is the pcap link type of raw IPv4 and IPv6 packets
@@ -121,11 +120,7 @@ func (s *entry) stopPcaps() error {
 	}
 	lost, err := s.pcaps.stop()
 	if lost > 0 {
-		if s.json() {
-			_ = s.write(output.JSONLostEvents(lost))
-		} else {
-			fmt.Fprintf(s.stderr, "Lost %d events\n", lost)
-		}
+		_ = s.sink.Lost(lost)
 	}
 	return err
 }

@@ -88,6 +88,10 @@ type Options struct {
 	Quiet bool
 	// Unsafe allows system() (bpftrace --unsafe).
 	Unsafe bool
+	// LineBuffered writes each event's output to Stdout as soon as the
+	// event is handled (bpftrace's -B line and -B none); otherwise output
+	// is written when the events read at once are handled.
+	LineBuffered bool
 	// NoSignals leaves SIGINT and SIGTERM alone. By default Run stops
 	// cleanly (END probes, maps) on the first SIGINT or SIGTERM and keeps
 	// catching them until it returns, so that only a deliberate repeat
@@ -148,6 +152,10 @@ type Options struct {
 	// for text, output.FormatJSON for one JSON object per line on Stdout
 	// (see output/json.go).
 	Format output.OutputFormat
+	// Sink, when not nil, receives every event instead of the sink of
+	// Format writing on Stdout and Stderr (see Sink). It is the
+	// session's: AddWithOptions keeps it.
+	Sink Sink
 	// ProbeStats enables the kernel's run-time statistics of BPF programs
 	// (BPF_ENABLE_STATS, Linux 5.8) while a Session is open, so that
 	// Handle.Hits counts how often each program ran. Run ignores it.
@@ -207,6 +215,14 @@ func Run(ctx context.Context, prog *object.Program, opts Options) (exitCode int,
 		opts.Opened(sess)
 	}
 	h, err := sess.Add(prog)
+	if errors.Is(err, ErrStopped) {
+		// stopped before BEGIN: the output ends as a run without events
+		_ = sess.sink.Exit()
+		if err := sess.abort(); err != nil {
+			return 1, err
+		}
+		return 0, nil
+	}
 	if err != nil {
 		_ = sess.abort() // nothing is left to close but the output
 		return 1, err
@@ -266,6 +282,8 @@ type entry struct {
 	// uprobeMulti: the programs loaded for uprobe_multi links
 	// (uprobemulti.go).
 	uprobeMulti map[string]bool
+
+	loading chan error // a load still running after a stop (loadOrStop)
 }
 
 // stopped reports whether the entry's event loop is asked to stop: the
@@ -315,7 +333,7 @@ func (s *entry) start() (drainOnly bool, err error) {
 			"You can increase the limit through the BPFTRACE_MAX_PROBES environment variable, "+
 			"but BE CAREFUL since a high number of probes attached can cause your system to crash.", n, limit)
 	}
-	if err := s.load(); err != nil {
+	if err := s.loadOrStop(); err != nil {
 		return false, err
 	}
 	if err := s.writeGlobals(); err != nil {
@@ -337,6 +355,9 @@ func (s *entry) start() (drainOnly bool, err error) {
 		if err := s.startPcaps(); err != nil {
 			return false, err
 		}
+	}
+	if s.stopped() {
+		return false, ErrStopped // before BEGIN: nothing runs
 	}
 	for _, p := range begins {
 		if err := s.runOnce(p); err != nil {
@@ -367,11 +388,8 @@ func (s *entry) start() (drainOnly bool, err error) {
 			s.points = append(s.points, p.Name)
 		}
 	}
-	if !s.opts.Quiet && !s.json() {
-		fmt.Fprintln(s.stderr, attachedLine(n, time.Since(attachStart)))
-	}
-	if s.json() && !s.opts.Quiet {
-		if err := s.write(output.JSONAttachedProbes(n)); err != nil {
+	if !s.opts.Quiet {
+		if err := s.sink.Attached(n, time.Since(attachStart)); err != nil {
 			return false, err
 		}
 	}

@@ -46,7 +46,9 @@ type Session struct {
 	out            *outWriter
 	stdout, stderr io.Writer
 	rawStderr      io.Writer
-	ncpu           int
+	// sink receives every event (Options.Sink, or the Format's).
+	sink Sink
+	ncpu int
 	// startMono and startBoot are the session's start (CLOCK_MONOTONIC
 	// and CLOCK_BOOTTIME), which every program's globals hold: elapsed
 	// counts from the session's start.
@@ -109,6 +111,10 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 	s.out = &outWriter{buf: bufio.NewWriterSize(stdout, outBufSize)}
 	s.stdout = s.out
 	s.stderr = flushFirst{s.out, s.rawStderr}
+	s.sink = opts.Sink
+	if s.sink == nil {
+		s.sink = NewSink(opts.Format, s.stdout, s.stderr)
+	}
 	var mono, boot unix.Timespec
 	_ = unix.ClockGettime(unix.CLOCK_MONOTONIC, &mono)
 	_ = unix.ClockGettime(unix.CLOCK_BOOTTIME, &boot)
@@ -244,7 +250,7 @@ func (s *Session) AddWithOptions(prog *object.Program, opts Options) (*Handle, e
 		return nil, ErrClosed
 	}
 	s.mu.Unlock()
-	opts.Stdout, opts.Stderr, opts.Format, opts.NoSignals, opts.NoExitMaps = s.opts.Stdout, s.opts.Stderr, s.opts.Format, true, s.opts.NoExitMaps
+	opts.Stdout, opts.Stderr, opts.Format, opts.Sink, opts.NoSignals, opts.NoExitMaps = s.opts.Stdout, s.opts.Stderr, s.opts.Format, s.opts.Sink, true, s.opts.NoExitMaps
 	if opts.MaxCatBytes <= 0 {
 		opts.MaxCatBytes = DefaultMaxCatBytes
 	}
@@ -261,6 +267,11 @@ func (s *Session) AddWithOptions(prog *object.Program, opts Options) (*Handle, e
 		s.remove(e)
 		close(e.loopDone)
 		_ = s.out.Flush()
+		if e.loading != nil {
+			// a load abandoned on a stop: closed once it ends
+			go func() { <-e.loading; _ = e.closeAll() }()
+			return nil, err
+		}
 		return nil, errors.Join(err, e.closeAll())
 	}
 	s.mu.Lock()
@@ -456,21 +467,19 @@ func (s *Session) close(finish bool) (err error) {
 		return nil
 	}
 	if s.lostAll > 0 {
-		fmt.Fprintf(s.stderr, "WARNING: Total lost event count: %d\n", s.lostAll)
+		s.sink.Warning(fmt.Sprintf("Total lost event count: %d", s.lostAll))
 	}
 	for _, e := range es {
 		e.reportFullMaps()
 	}
-	if !s.jsonOut() {
-		if _, err := io.WriteString(s.stdout, "\n\n"); err != nil {
-			return fmt.Errorf("write output: %w", err)
-		}
+	if err := s.sink.Exit(); err != nil {
+		return err
 	}
 	if s.opts.NoExitMaps {
 		return nil
 	}
 	for _, name := range s.mapNames() {
-		if err := s.printSessionMap(s.stdout, s.maps[name], defaultMapOptions, true); err != nil {
+		if err := s.printSessionMap(s.sink, s.maps[name], defaultMapOptions, true); err != nil {
 			return err
 		}
 	}

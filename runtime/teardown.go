@@ -2,7 +2,6 @@ package runtime
 
 import (
 	"errors"
-	"fmt"
 	"io"
 	"sync"
 	"time"
@@ -58,8 +57,8 @@ const slowDetach = time.Second
 func (s *Session) detachAll(cs []io.Closer) error {
 	start := time.Now()
 	err := closeGroup(cs).Close()
-	if took := time.Since(start); took >= slowDetach && !s.opts.Quiet && !s.jsonOut() {
-		fmt.Fprintf(s.stderr, "Detached probes in %.2fs\n", took.Seconds())
+	if took := time.Since(start); took >= slowDetach && !s.opts.Quiet {
+		s.sink.Detached(took)
 	}
 	return err
 }

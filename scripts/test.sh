@@ -2,7 +2,8 @@
 # test.sh sets up a fresh Debian machine (as root) and runs every test:
 #   1. pure tests (parser, checker, codegen golden dumps, output formats),
 #   2. kernel e2e tests on this machine's kernel (tracepoints, interval,
-#      profile, software, tp_btf, BEGIN/END),
+#      profile, software, tp_btf, BEGIN/END), with the hostile-input corpus
+#      (e2e/testdata/hostile: each case within 2 s and 512 MB),
 #   3. the differential check against bpftrace 0.27.1 (cmd/btdiff,
 #      GOTRACE_BTDIFF_N programs, 2000), which scripts/bpftrace27.sh installs,
 #   4. each fuzz target for a short budget (GOTRACE_FUZZTIME, 20s),
@@ -70,7 +71,7 @@ go run ./cmd/btdiff -gotrace "$btdiff_dir/gotrace" -ref bpftrace27 -n "$GOTRACE_
 rm -rf "$btdiff_dir"
 
 echo "=== fuzz targets (${GOTRACE_FUZZTIME:=20s} each)"
-for target in lang:FuzzParse lang:FuzzCheck codegen:FuzzCompile output:FuzzFormatPrintf output:FuzzWriteMap; do
+for target in lang:FuzzParse lang:FuzzCheck lang/pretty:FuzzFormat codegen:FuzzCompile output:FuzzFormatPrintf output:FuzzWriteMap; do
 	# Go's fuzzing engine can end a run that found nothing with "context
 	# deadline exceeded" when the budget runs out mid-input on a loaded
 	# machine: such a run is repeated once. A real failure writes its

@@ -13,5 +13,5 @@
 // Env implements lang.Env over any directory laid out like tracefs, so the
 // checker and code generator can be tested against the snapshot of format
 // files kept in testdata/tracefs. It does not import lang: lang.TracepointFormat
-// and lang.TracepointField are aliases of Format and Field.
+// is an alias of Format.
 package tracefs

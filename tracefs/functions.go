@@ -66,7 +66,7 @@ type funcList struct {
 	err      error
 }
 
-// TraceableFunctions implements lang.FunctionLister: the vmlinux functions
+// TraceableFunctions implements provider.FunctionLister: the vmlinux functions
 // in available_filter_functions, minus those on the kprobe blacklist (when
 // it can be read), minus names that kallsyms lists more than once (static
 // functions of the same name in several files: a name cannot select one of

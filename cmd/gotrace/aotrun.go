@@ -157,6 +157,7 @@ func parseAOTArgs(p *aotPayload, argv0 string, args []string, stdout, stderr io.
 func runAOT(ctx context.Context, p *aotPayload, argv0 string, args []string, stdout, stderr io.Writer) int {
 	sigCtx, release := runtime.StopOnSignals(ctx, stderr)
 	defer release()
+	replayEarlySignals()
 	cfg, code, done := parseAOTArgs(p, argv0, args, stdout, stderr)
 	if done {
 		return code

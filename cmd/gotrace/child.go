@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"os/signal"
 	"strings"
 	"syscall"
 
@@ -44,6 +45,8 @@ func childMain() {
 	if !ok {
 		return
 	}
+	// The stand-in keeps the default effect of signals (earlySignals).
+	signal.Reset(syscall.SIGINT, syscall.SIGTERM)
 	gate := os.NewFile(gateFD, "gate")
 	if !released {
 		var b [1]byte

@@ -15,6 +15,7 @@ import (
 	"github.com/gotrace/gotrace/internal/debuginfo"
 	"github.com/gotrace/gotrace/lang/ast"
 	"github.com/gotrace/gotrace/object"
+	"github.com/gotrace/gotrace/output"
 	"github.com/gotrace/gotrace/runtime"
 )
 
@@ -279,6 +280,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	// lose the output (runtime.StopOnSignals).
 	sigCtx, release := runtime.StopOnSignals(ctx, stderr)
 	defer release()
+	replayEarlySignals()
 	cfg, code, done := parseArgs(args, stdout, stderr)
 	if done {
 		return code
@@ -320,7 +322,18 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		release()
 		return listSearch(stdout, stderr, cfg.search, cfg.listV, cfg.out.pidN)
 	}
-	name, src, err := loadProgram(cfg, stdin)
+	type loaded struct {
+		name, src string
+		err       error
+	}
+	l, ok := interruptible(sigCtx, func() loaded {
+		name, src, err := loadProgram(cfg, stdin) // a FIFO may block
+		return loaded{name, src, err}
+	})
+	if !ok {
+		return stoppedEarly(cfg, stdout)
+	}
+	name, src, err := l.name, l.src, l.err
 	if err != nil {
 		fmt.Fprintf(stderr, "ERROR: %v\n", err)
 		return 1
@@ -354,8 +367,14 @@ func execute(ctx context.Context, cfg *config, name, src string, stdout, stderr 
 	if sess.child != nil {
 		cpid = sess.child.pid()
 	}
-	script, ok := compileScript(cfg, name, src, cpid, stderr)
+	script, ok := interruptible(ctx, func() *gotrace.Script {
+		script, _ := compileScript(cfg, name, src, cpid, stderr)
+		return script
+	})
 	if !ok {
+		return stoppedEarly(cfg, stdout)
+	}
+	if script == nil {
 		return 1
 	}
 	if err := sess.openOutput(&cfg.out); err != nil {
@@ -367,7 +386,8 @@ func execute(ctx context.Context, cfg *config, name, src string, stdout, stderr 
 		return code
 	}
 	opts := gotrace.RunOptions{Stdout: stdout, Stderr: stderr, Quiet: cfg.quiet,
-		Format: cfg.out.fmt, Attached: sess.attached, NoSignals: true}
+		Format: cfg.out.fmt, Attached: sess.attached, NoSignals: true,
+		LineBuffered: cfg.out.buffer != "full"}
 	if cfg.out.verbose || cfg.debug["verifier"] {
 		opts.Verbose = stderr
 	}
@@ -408,6 +428,36 @@ func execute(ctx context.Context, cfg *config, name, src string, stdout, stderr 
 		return 1
 	}
 	return exitCode
+}
+
+// interruptible returns f's result, or false as soon as ctx is done (a
+// signal): f may block (reading a FIFO) or take long (compiling a huge
+// script), and gotrace ends without waiting for it.
+func interruptible[T any](ctx context.Context, f func() T) (T, bool) {
+	var zero T
+	if ctx.Err() != nil {
+		return zero, false
+	}
+	ch := make(chan T, 1)
+	go func() { ch <- f() }()
+	select {
+	case v := <-ch:
+		return v, true
+	case <-ctx.Done():
+		return zero, false
+	}
+}
+
+// stoppedEarly ends a run stopped before its program was compiled: as a
+// run stopped before BEGIN (runtime.Run), nothing runs and the output ends
+// as a run without events ends.
+func stoppedEarly(cfg *config, stdout io.Writer) int {
+	var format output.OutputFormat
+	if cfg != nil {
+		format = cfg.out.fmt
+	}
+	_ = runtime.NewSink(format, stdout, io.Discard).Exit()
+	return 0
 }
 
 // compileScript compiles the program src of cfg, as every run and --aot

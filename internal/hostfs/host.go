@@ -6,7 +6,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/gotrace/gotrace/lang"
+	"github.com/gotrace/gotrace/builtin"
 )
 
 // procPidInitIno is the inode number of the initial PID namespace
@@ -16,11 +16,11 @@ const procPidInitIno = 0xeffffffc
 // Host returns what the checker needs to know about the tracer's own
 // process: its PID namespace (zero in the initial one) and the offset from
 // CLOCK_BOOTTIME to CLOCK_TAI.
-func Host() lang.Host {
-	var h lang.Host
+func Host() builtin.Host {
+	var h builtin.Host
 	if fi, err := os.Stat("/proc/self/ns/pid"); err == nil {
 		if st, ok := fi.Sys().(*syscall.Stat_t); ok && st.Ino != procPidInitIno {
-			h.PidNS = lang.PidNS{Dev: st.Dev, Ino: st.Ino}
+			h.PidNS = builtin.PidNS{Dev: st.Dev, Ino: st.Ino}
 		}
 	}
 	h.TAIOffset = taiOffset()

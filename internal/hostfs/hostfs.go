@@ -11,13 +11,13 @@ import (
 	"syscall"
 
 	"github.com/gotrace/gotrace/internal/debuginfo"
-	"github.com/gotrace/gotrace/lang"
+	"github.com/gotrace/gotrace/provider"
 )
 
-// Files implements lang.HostFiles on the local file system.
+// Files implements provider.HostFiles on the local file system.
 type Files struct{}
 
-var _ lang.HostFiles = Files{}
+var _ provider.HostFiles = Files{}
 
 // libraryDirs are searched for uprobe:LIB:func when LIB is not a path.
 var libraryDirs = []string{"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64", "/usr/lib64", "/lib", "/usr/lib", "/usr/local/lib"}
@@ -26,10 +26,7 @@ var libraryDirs = []string{"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu",
 // on PATH (bash), or a library by name (libc, libc.so.6).
 func (Files) ResolveBinary(target string) (string, error) {
 	if strings.Contains(target, "/") {
-		if _, err := os.Stat(target); err != nil {
-			return "", fmt.Errorf("uprobe target %s: %w", target, err)
-		}
-		return target, nil
+		return target, regularTarget(target)
 	}
 	for _, dir := range libraryDirs {
 		// libc.so itself is usually a linker script: prefer the versioned
@@ -45,9 +42,22 @@ func (Files) ResolveBinary(target string) (string, error) {
 		}
 	}
 	if p, err := exec.LookPath(target); err == nil {
-		return p, nil
+		return p, regularTarget(p)
 	}
 	return "", fmt.Errorf("uprobe target %q not found (not a path, an executable on PATH, or a library)", target)
+}
+
+// regularTarget refuses a uprobe target that is not a regular file: a
+// FIFO would block the open that reads its symbols, a device has none.
+func regularTarget(path string) error {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return fmt.Errorf("uprobe target %s: %w", path, err)
+	}
+	if !fi.Mode().IsRegular() {
+		return fmt.Errorf("uprobe target %s: not a regular file", path)
+	}
+	return nil
 }
 
 // isELF reports whether file is a regular ELF file.
@@ -66,20 +76,20 @@ func isELF(file string) bool {
 // ELFSymbols lists the symbols with an address of an ELF file: the symbol
 // table's, then the dynamic symbol table's, names without their version
 // (malloc@@GLIBC_2.2.5 is malloc).
-func (Files) ELFSymbols(file string) ([]lang.ELFSymbol, error) {
+func (Files) ELFSymbols(file string) ([]provider.ELFSymbol, error) {
 	f, err := elf.Open(file)
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", file, err)
 	}
 	defer f.Close()
-	var out []lang.ELFSymbol
+	var out []provider.ELFSymbol
 	// a stripped file's names come from its separate debug file
 	for _, s := range debuginfo.Symbols(f, file, debuginfo.Dirs) {
 		if s.Value == 0 {
 			continue
 		}
 		name, _, _ := strings.Cut(s.Name, "@")
-		out = append(out, lang.ELFSymbol{Name: name, Value: s.Value, Size: s.Size, Func: elf.ST_TYPE(s.Info) == elf.STT_FUNC})
+		out = append(out, provider.ELFSymbol{Name: name, Value: s.Value, Size: s.Size, Func: elf.ST_TYPE(s.Info) == elf.STT_FUNC})
 	}
 	return out, nil
 }

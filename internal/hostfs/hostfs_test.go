@@ -2,7 +2,9 @@ package hostfs
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -47,5 +49,35 @@ func TestFiles(t *testing.T) {
 	}
 	if _, err := h.Inode("/nonexistent"); err == nil || !strings.HasPrefix(err.Error(), "stat: ") {
 		t.Errorf("Inode of a missing file: %v", err)
+	}
+}
+
+// TestNotRegular: a header, an imported file or a uprobe target that is a
+// FIFO (its open would wait for a writer) or a device (/dev/zero never
+// ends) is refused at once; a header past MaxScriptFile too.
+func TestNotRegular(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var h Files
+	for _, p := range []string{fifo, "/dev/zero"} {
+		if _, err := h.ReadScriptFile(p); err == nil || !strings.HasSuffix(err.Error(), "not a regular file") {
+			t.Errorf("ReadScriptFile(%s): %v", p, err)
+		}
+		if _, err := h.ResolveBinary(p); err == nil || !strings.HasSuffix(err.Error(), "not a regular file") {
+			t.Errorf("ResolveBinary(%s): %v", p, err)
+		}
+	}
+	big := filepath.Join(dir, "big.h")
+	if err := os.WriteFile(big, make([]byte, MaxScriptFile+1), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.ReadScriptFile(big); err == nil || !strings.Contains(err.Error(), "larger than") {
+		t.Errorf("ReadScriptFile of %d bytes: %v", MaxScriptFile+1, err)
+	}
+	if data, err := h.ReadScriptFile("/etc/hostname"); err != nil && !os.IsNotExist(err) {
+		t.Errorf("ReadScriptFile(/etc/hostname): %q, %v", data, err)
 	}
 }

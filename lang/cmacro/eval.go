@@ -26,10 +26,19 @@ func Eval(expr string, lookup Defs, cond bool) (int64, error) {
 	return e.eval(expr)
 }
 
+// MaxExpansions bounds the macro expansions of one Eval: macros that each
+// name the next twice double at every level (#define A1 (A0 + A0)), and
+// forty levels would take hours.
+const MaxExpansions = 10_000
+
+// ErrTooManyExpansions is returned by Eval past MaxExpansions.
+var ErrTooManyExpansions = fmt.Errorf("macro expansion exceeds %d expansions (macros naming macros several times grow exponentially)", MaxExpansions)
+
 type evaluator struct {
-	lookup Defs
-	cond   bool
-	active map[string]bool // macros being expanded, against recursion
+	lookup     Defs
+	cond       bool
+	active     map[string]bool // macros being expanded, against recursion
+	expansions int
 }
 
 func (e *evaluator) eval(expr string) (int64, error) {
@@ -308,6 +317,9 @@ func (e *evaluator) ident(name string) (int64, error) {
 			return 0, nil
 		}
 		return 0, fmt.Errorf("%s is not a constant: %w", name, ErrNotConstant)
+	}
+	if e.expansions++; e.expansions > MaxExpansions {
+		return 0, ErrTooManyExpansions
 	}
 	e.active[name] = true
 	defer delete(e.active, name)

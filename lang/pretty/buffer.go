@@ -30,7 +30,8 @@ func (l line) String() string {
 		}
 		switch {
 		case i < len(l)-1:
-			b.WriteString("/* " + s.text + " */")
+			// A line comment's "*/" would end the block comment.
+			b.WriteString("/* " + strings.ReplaceAll(s.text, "*/", "* /") + " */")
 		case s.text == "":
 			b.WriteString("//")
 		default:

@@ -30,7 +30,10 @@ func Source(name, src string) (string, error) {
 
 // File formats a parsed script; gaps are its layout spans (lang.Trivia).
 func File(f *ast.File, gaps []ast.Span) string {
-	p := &printer{src: f.Src, statements: map[*ast.Block]bool{}}
+	p := &printer{src: f.Src, statements: map[*ast.Block]bool{}, gapStart: map[int]ast.Pos{}}
+	for _, g := range gaps {
+		p.gapStart[g.End.Offset] = g.Start
+	}
 	md := collectNotes(f.Src, gaps)
 	// bpftrace's parser takes the newline ending the shebang and a
 	// preprocessor line with the line: it is no blank line.
@@ -55,6 +58,19 @@ type printer struct {
 	// statements are blocks whose last expression is a statement even
 	// without a ';' (the branches of an if-else ending a probe).
 	statements map[*ast.Block]bool
+	// gapStart maps the offset where layout ends (a token starts) to
+	// where it starts (the previous token ends).
+	gapStart map[int]ast.Pos
+}
+
+// blockStart is where bpftrace's parser starts a block: at the end of the
+// token before its '{', so that the comments between them belong to the
+// block's first statement.
+func (p *printer) blockStart(b *ast.Block) ast.Pos {
+	if s, ok := p.gapStart[b.Start.Offset]; ok {
+		return s
+	}
+	return b.Start
 }
 
 // item is a top-level element of a script, in source order.
@@ -124,6 +140,11 @@ func cdefText(t string) string {
 	if strings.HasPrefix(t, "#") || strings.HasSuffix(t, ";") {
 		return t
 	}
+	// Only where the ';' reads back as the end of the definition (not in
+	// a malformed one the lexer took whole).
+	if _, err := lang.Parse("c", t+";"); err != nil {
+		return t
+	}
 	return t + ";"
 }
 
@@ -136,7 +157,7 @@ func (p *printer) config(c *ast.Config, md *notes, w uint) *Buffer {
 		if block.numLines() > 0 {
 			block.lineBreak()
 		}
-		block.text(e.Key + " = " + configValue(e.Value) + ";")
+		block.text(e.Key + " = " + p.configValue(e.Value) + ";")
 	}
 	return newBuffer().text("config = {").indented(block).text("}")
 }
@@ -144,7 +165,7 @@ func (p *printer) config(c *ast.Config, md *notes, w uint) *Buffer {
 // configValue prints a config value. bpftrace prints a string value bare
 // when it needs no escapes, even when it is not a name ("a b"), which does
 // not parse again; only names are printed bare here.
-func configValue(x ast.Expr) string {
+func (p *printer) configValue(x ast.Expr) string {
 	switch v := x.(type) {
 	case *ast.IntLit:
 		return strconv.FormatUint(v.Value, 10)
@@ -158,7 +179,7 @@ func configValue(x ast.Expr) string {
 		}
 		return `"` + escape(v.Value) + `"`
 	}
-	return "?"
+	return p.exprText(x) // not a config value: the checker says so
 }
 
 func isName(s string) bool {
@@ -196,7 +217,7 @@ func (p *printer) macro(m *ast.Macro, md *notes, w uint) *Buffer {
 	args := p.list(len(m.Params), ", ", w-10, func(i int, _ uint) *Buffer {
 		return newBuffer().text(m.Params[i].Name)
 	})
-	blockMD := md.before(m.Body.Start)
+	blockMD := md.before(p.blockStart(m.Body))
 	block := p.block(m.Body, md, w-indentWidth)
 	b := newBuffer().text("macro " + m.Name + "(").add(args).text(")")
 	return b.metadata(blockMD, 1).text("{").indented(block).text("}")
@@ -220,6 +241,8 @@ func (p *printer) probe(pr *ast.Probe, md *notes, w uint) *Buffer {
 	// after it) statements. With a ';' it prints the if-else on one line
 	// without it, which the next formatting changes; here it is made
 	// statements either way.
+	// A probe has no value: its last expression is a statement.
+	p.statements[pr.Body] = true
 	if n := len(pr.Body.Stmts); n > 0 {
 		if s, ok := pr.Body.Stmts[n-1].(*ast.IfStmt); ok {
 			for it := s; it != nil; {
@@ -235,14 +258,14 @@ func (p *printer) probe(pr *ast.Probe, md *notes, w uint) *Buffer {
 			}
 		}
 	}
-	blockMD := md.before(pr.Body.Start)
+	// Without a predicate the block starts at its '{'; after one, where
+	// the predicate ends (bpftrace's parser makes the predicate an if
+	// around the block).
+	start := pr.Body.Start
 	if pr.Pred != nil {
-		// After a predicate, bpftrace leaves the comments and blank
-		// lines before the '{' to the block's first statement, less
-		// the newline ending the predicate's line.
-		md.list = append(blockMD.dropFirstBlank(), md.list...)
-		blockMD = &notes{}
+		start = p.blockStart(pr.Body)
 	}
+	blockMD := md.before(start)
 	block := p.block(pr.Body, md, w-2)
 	return b.metadataInline(blockMD).text("{").indented(block).text("}")
 }
@@ -416,11 +439,18 @@ func (p *printer) assign(s *ast.AssignStmt, md *notes, w uint) *Buffer {
 	// other); it does so for every operator, turning `$x = $x < 1` into
 	// the comparison `$x <= 1`. Here only operators with an assignment
 	// form are folded.
-	if bin, ok := unparen(rhs).(*ast.Binary); ok && op == "=" && compoundOps[bin.Op] && p.sameTarget(s.Lhs, bin.X) {
+	if bin, ok := unparen(rhs).(*ast.Binary); ok && op == "=" && compoundOps[bin.Op] && p.sameTarget(s.Lhs, bin.X) && !isBlock(bin.Y) {
 		op, rhs = bin.Op+"=", bin.Y
 	}
 	x := p.expr(rhs, md, w-(lhs.width()+2+uint(len(op))), true)
 	return lhs.text(" "+op+" ").append(x, 0, alignAfterAssign(rhs)).text(";")
+}
+
+// isBlock reports whether x is a block used as a value, which cannot
+// start the right-hand side of an assignment.
+func isBlock(x ast.Expr) bool {
+	_, ok := unparen(x).(*ast.BlockExpr)
+	return ok
 }
 
 // sameTarget reports whether x is the assignment's target written again.
@@ -820,6 +850,11 @@ func typeText(t *ast.TypeExpr, p *printer) string {
 		if t.Of != nil {
 			return "typeof(" + p.exprText(t.Of) + ")"
 		}
+		// bpftrace writes typeof(T) as T, but reads typeof(name) as
+		// the type of an expression (a macro's parameter).
+		if t.Pointers == 0 && !t.IsArray && !strings.Contains(t.Name, " ") && !plainTypes[t.Name] {
+			return "typeof(" + t.Name + ")"
+		}
 	}
 	s := t.Name + strings.Repeat("*", t.Pointers)
 	if t.IsArray {
@@ -830,6 +865,14 @@ func typeText(t *ast.TypeExpr, p *printer) string {
 		s += "]"
 	}
 	return s
+}
+
+// plainTypes are the type names bpftrace reads as types in typeof().
+var plainTypes = map[string]bool{
+	"int8": true, "int16": true, "int32": true, "int64": true,
+	"uint8": true, "uint16": true, "uint32": true, "uint64": true,
+	"bool": true, "string": true, "void": true, "char": true, "short": true,
+	"int": true, "long": true, "unsigned": true, "signed": true,
 }
 
 func (p *printer) mapRef(m *ast.MapRef, md *notes, w uint) *Buffer {

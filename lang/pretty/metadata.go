@@ -45,15 +45,6 @@ func (n *notes) beforeStart(p ast.Pos) *notes {
 	return out
 }
 
-// dropFirstBlank returns the notes without the first one, when it is a
-// blank line.
-func (n *notes) dropFirstBlank() []note {
-	if len(n.list) > 0 && !n.list[0].comment {
-		return n.list[1:]
-	}
-	return n.list
-}
-
 // hasComments reports whether any note is a comment.
 func (n *notes) hasComments() bool {
 	for _, x := range n.list {

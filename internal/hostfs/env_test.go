@@ -1,0 +1,7 @@
+package hostfs
+
+import "github.com/gotrace/gotrace/lang"
+
+// Files is the checker's ScriptFiles on the local file system; the
+// package itself does not import lang.
+var _ lang.ScriptFiles = Files{}
