@@ -3,7 +3,7 @@
 #   1. pure tests (parser, checker, codegen golden dumps, output formats),
 #   2. kernel e2e tests on this machine's kernel (tracepoints, interval,
 #      profile, software, tp_btf, BEGIN/END), with the hostile-input corpus
-#      (e2e/testdata/hostile: each case within 2 s and 512 MB),
+#      (e2e/testdata/hostile: each case within 2 s of CPU and 512 MB),
 #   3. the differential check against bpftrace 0.27.1 (cmd/btdiff,
 #      GOTRACE_BTDIFF_N programs, 400), which scripts/bpftrace27.sh installs,
 #   4. each fuzz target for a short budget (GOTRACE_FUZZTIME, 20s),
