@@ -41,6 +41,10 @@ type Options struct {
 	// signal()), as bpftrace's --unsafe: the checker accepts them and the
 	// script's Run carries them out.
 	Unsafe bool
+	// TraceableFunctions is bpftrace's --traceable-functions FILE: the
+	// kernel functions that can be traced, in place of
+	// available_filter_functions (lang.Options).
+	TraceableFunctions string
 	// Cpid is the pid of the child command (-c), the value of the cpid
 	// builtin; 0 means none (cpid is then an error). See StartChild.
 	Cpid int
@@ -155,7 +159,7 @@ func compile(name, src string, opts Options, st *sessionState) (*Script, error) 
 	if err != nil {
 		return nil, err
 	}
-	lopts := lang.Options{Params: opts.Params, NamedParams: opts.NamedParams, MaxStrlen: opts.MaxStrlen, MaxMapKeys: opts.MaxMapKeys, ConfigEnv: opts.ConfigEnv, Unsafe: opts.Unsafe, Cpid: opts.Cpid, Pid: opts.Pid, IncludeDirs: opts.IncludeDirs, Includes: opts.Includes, DummyTSMap: opts.DummyTSMap, Host: hostfs.Host()}
+	lopts := lang.Options{Params: opts.Params, NamedParams: opts.NamedParams, MaxStrlen: opts.MaxStrlen, MaxMapKeys: opts.MaxMapKeys, ConfigEnv: opts.ConfigEnv, Unsafe: opts.Unsafe, TraceableFunctions: opts.TraceableFunctions, Cpid: opts.Cpid, Pid: opts.Pid, IncludeDirs: opts.IncludeDirs, Includes: opts.Includes, DummyTSMap: opts.DummyTSMap, Host: hostfs.Host()}
 	lopts.NCPUs, _ = ebpf.PossibleCPU()
 	checkedFile := file
 	if st != nil {

@@ -18,13 +18,3 @@ func TestBeginExitOneLiner(t *testing.T) {
 		t.Errorf("stderr %q, want %q", r.stderr, want)
 	}
 }
-
-// TestExitKeepsCounting: after exit(), the probes stay attached until the
-// ring buffer has been quiet for a poll interval, as bpftrace polls before
-// it detaches: every call of a traced loop is counted, not only those
-// before gotrace saw the first exit() (it counted 1 to 67 of 221).
-func TestExitKeepsCounting(t *testing.T) {
-	bin := buildAdd(t)
-	got := run(t, "-c", bin+" 500", "-e", `uretprobe:`+bin+`:add { @n = count(); @s = stats((int32)retval); exit(); }`)
-	wantOutput(t, got, "125250\n\n\n@n: 500\n@s: { .count = 500, .average = 250, .total = 125250 }\n", 0)
-}

@@ -3,14 +3,14 @@ package e2e
 import (
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 )
 
 // TestFoldedStacks: -f folded prints a stack map as folded stacks, one
 // "frame;frame;... count" line per stack, which flame graph tools read.
 func TestFoldedStacks(t *testing.T) {
-	// A busy CPU makes samples with kernel frames (the page faults and
-	// syscalls of the loop).
+	// A CPU busy in system calls makes samples with kernel frames.
 	stop := make(chan struct{})
 	defer close(stop)
 	go func() {
@@ -19,11 +19,12 @@ func TestFoldedStacks(t *testing.T) {
 			case <-stop:
 				return
 			default:
+				syscall.Getppid()
 				_ = make([]byte, 1<<16)
 			}
 		}
 	}()
-	r := run(t, "-q", "-f", "folded", "-e", `profile:hz:997 { @[comm, kstack] = count(); } interval:ms:700 { exit(); }`)
+	r := run(t, "-q", "-f", "folded", "-e", `profile:hz:997 { @[comm, kstack] = count(); } interval:ms:1500 { exit(); }`)
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}

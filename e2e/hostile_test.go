@@ -60,16 +60,27 @@ func TestFIFOScriptSignal(t *testing.T) {
 
 // TestSignalBeforeBegin: a signal while the script compiles (a long one)
 // ends gotrace without waiting for the compile or the load, and BEGIN does
-// not run afterwards.
+// not run afterwards. The script is made long enough that its compile
+// (timed with --emit first) outlasts the signal's delay by far.
 func TestSignalBeforeBegin(t *testing.T) {
 	script := filepath.Join(t.TempDir(), "long.bt")
-	src := `BEGIN { printf("begin\n"); ` + strings.Repeat("@x = 1; ", 19000) + `exit(); }`
-	if err := os.WriteFile(script, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
+	var compile time.Duration
+	for n := 5000; ; n *= 2 {
+		src := `BEGIN { printf("begin\n"); ` + strings.Repeat("$x = 1; ", n) + `exit(); }`
+		if err := os.WriteFile(script, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		if got := run(t, "--emit", "asm", script); got.code != 0 {
+			t.Fatalf("--emit of %d statements: exit %d, stderr %.500s", n, got.code, got.stderr)
+		}
+		if compile = time.Since(start); compile > time.Second || n >= 80000 {
+			break
+		}
 	}
-	got, _ := signalEnds(t, 200*time.Millisecond, syscall.SIGINT, script)
+	got, _ := signalEnds(t, compile/3, syscall.SIGINT, script)
 	if got.code != 0 || strings.Contains(got.stdout, "begin") {
-		t.Errorf("exit %d, stdout %q, stderr %q", got.code, got.stdout, got.stderr)
+		t.Errorf("signal after %v of a %v compile: exit %d, stdout %q, stderr %q", compile/3, compile, got.code, got.stdout, got.stderr)
 	}
 }
 

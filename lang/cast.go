@@ -53,6 +53,7 @@ func (c *checker) cast(e *ast.Cast) *types.Type {
 			c.errorf(e, "cannot cast %s to %s", t, nt)
 			return nil
 		}
+		c.unnecessaryCast(e, t, nt)
 	default:
 		c.errorf(e, "cannot cast to %s: only integer and pointer casts are supported", nt)
 		return nil
@@ -226,6 +227,20 @@ func intTypeByName(name string) *types.Type {
 		return types.BoolT
 	}
 	return nil
+}
+
+// unnecessaryCast warns, as bpftrace 0.27 does, about a cast of a value
+// to the integer type it already has (its own type: int8 for 1 and for
+// $a = (int8)1), under the parenthesised type.
+func (c *checker) unnecessaryCast(e *ast.Cast, t, nt *types.Type) {
+	own := c.ownType(e.X, t)
+	if nt.Kind != types.Int || own.Kind != types.Int || own.Size != nt.Size || own.Signed != nt.Signed || nt.Enum() != nil || e.Type.Typeof {
+		return
+	}
+	sp := ast.Span{Start: e.Span.Start, End: e.Type.Span.End}
+	sp.End.Column++ // the closing parenthesis
+	sp.End.Offset++
+	c.warnOnceSpan(sp, fmt.Sprintf("Unnecessary cast: expression is already of type %s", nt))
 }
 
 // arrayCast types (T[N])x: the bytes of an integer (or of another array or

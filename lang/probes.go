@@ -23,14 +23,18 @@ func (c *checker) expandAttach(ap *ast.AttachPoint) []*AttachPoint {
 	}
 	var env provider.ExpandEnv
 	if c.env != nil {
-		env = provider.WithTarget(c.env, provider.Target{Pid: c.opts.Pid, Unsafe: c.opts.Unsafe})
+		env = provider.WithTarget(c.env, provider.Target{Pid: c.opts.Pid, Unsafe: c.opts.Unsafe, TraceableFunctions: c.opts.TraceableFunctions})
 	}
 	points, err := p.Expand(env, ap.Raw, parts[1:])
 	var nt *provider.NotTraceable
 	if errors.As(err, &nt) {
 		// bpftrace warns, then says No matches (below); with
-		// missing_probes = warn the error becomes a warning.
+		// missing_probes = warn the error becomes a warning; with
+		// --unsafe the points are attached all the same.
 		c.prog.Warnings.Add(ap, "%s", nt.Warning())
+		if nt.Points != nil {
+			points, err, nt = nt.Points, nil, nil
+		}
 	}
 	if err != nil {
 		if errors.Is(err, provider.ErrNoMatch) {

@@ -47,6 +47,9 @@ type Options struct {
 	// Unsafe allows functions that change the traced system (system,
 	// signal), as bpftrace's --unsafe.
 	Unsafe bool
+	// TraceableFunctions is bpftrace's --traceable-functions FILE
+	// (provider.Target).
+	TraceableFunctions string
 	// Cpid is the pid of the child command (bpftrace -c), the value of the
 	// cpid builtin; 0 means there is none and cpid is an error.
 	Cpid int

@@ -266,7 +266,10 @@ func (c *checker) exprStmt(e ast.Expr) {
 			return
 		}
 	}
-	c.expr(e)
+	if t := c.expr(e); t != nil && t.Kind != types.Void {
+		// bpftrace 0.27 warns about a value nothing uses
+		c.warnOnceSpan(e.GetSpan(), "Return value discarded.")
+	}
 }
 
 // incDec checks x++ / x-- on a map or variable.

@@ -1,6 +1,7 @@
 package output
 
 import (
+	"github.com/gotrace/gotrace/lang/cmacro"
 	"net/netip"
 	"os"
 	"strconv"
@@ -26,8 +27,8 @@ func strerror(n int64) string {
 
 // syscallName renders an x86-64 syscall number as its name, or the number.
 func syscallName(n int64) string {
-	if n >= 0 && n < int64(len(syscallNamesAMD64)) && syscallNamesAMD64[n] != "" {
-		return syscallNamesAMD64[n]
+	if name, ok := cmacro.SyscallName(n); ok {
+		return name
 	}
 	return strconv.FormatInt(n, 10)
 }

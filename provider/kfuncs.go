@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path"
 	"slices"
 	"sort"
@@ -155,6 +156,14 @@ func kfuncExpander(kind string, offsets, needBTF bool) func(ExpandEnv, string, [
 		}
 		var traceable map[string]bool
 		fl, listed := env.(FunctionLister)
+		given := TargetOf(env).TraceableFunctions // --traceable-functions
+		if given != "" {
+			data, err := os.ReadFile(given)
+			if err != nil {
+				return nil, fmt.Errorf("--traceable-functions: %w", err)
+			}
+			traceable, listed = tracefs.ParseFunctionList(data), false
+		}
 		var traceableDone chan struct{}
 		if listed {
 			// The traceable list (read once per Env) and BTF's names are
@@ -251,19 +260,28 @@ func kfuncExpander(kind string, offsets, needBTF bool) func(ExpandEnv, string, [
 			// the blacklist and ambiguous names) needs no more checks,
 			// nor, when that list cannot be read, one that BTF has: the
 			// kernel decides at attach.
-			if !traceable[fn] && (traceable != nil || !inBTF) {
-				if err := checkKprobeFunc(kind, fn, offset, kernelSyms()); err != nil {
-					var nt *NotTraceable
-					if !errors.As(err, &nt) {
-						return nil, err
-					}
-					nt.Msg = fmt.Sprintf("No matches for %s %s.", kind, strings.Join(parts, ":"))
-					if !TargetOf(env).Unsafe {
-						return nil, nt
-					}
-					// --unsafe: the kernel is asked all the same, as
-					// bpftrace does, and refuses at attach.
+			var missing *NotTraceable
+			if given != "" && !traceable[fn] {
+				missing = &NotTraceable{Func: fn} // the list the user gave decides, as in bpftrace
+			} else if !traceable[fn] && (traceable != nil || !inBTF) {
+				if err := checkKprobeFunc(kind, fn, offset, kernelSyms()); err != nil && !errors.As(err, &missing) {
+					return nil, err
 				}
+			}
+			if missing != nil {
+				missing.Msg = fmt.Sprintf("No matches for %s %s.", kind, strings.Join(parts, ":"))
+				if !TargetOf(env).Unsafe {
+					return nil, missing
+				}
+				// --unsafe: the warning alone, and the kernel is asked
+				// all the same, as bpftrace does.
+				pt := &Point{Name: kind + ":" + fn, Func: fn, Offset: offset, NoFtrace: true}
+				if offset != 0 {
+					pt.Name += fmt.Sprintf("+%d", offset)
+				}
+				pt.SetProto(protos[fn])
+				missing.Points = []*Point{pt}
+				return nil, missing
 			}
 			switch {
 			case syms != nil && syms.Count(fn) == 0:
@@ -395,6 +413,9 @@ func missingFuncError(kind, fn string, offset uint64, syms *tracefs.Symbols) err
 // Msg, "No matches for kprobe NAME.", as the missing_probes config says.
 type NotTraceable struct {
 	Func, Msg string
+	// Points, when set, are attached all the same (--unsafe): the
+	// warning is said, not the error.
+	Points []*Point
 }
 
 func (e *NotTraceable) Error() string { return e.Msg }

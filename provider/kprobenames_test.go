@@ -2,6 +2,8 @@ package provider_test
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -209,13 +211,45 @@ func TestKprobeAddress(t *testing.T) {
 	}
 	unsafe := provider.WithTarget(env, provider.Target{Unsafe: true})
 	for raw, want := range map[string]string{
-		"kprobe:0x12345678":     "kprobe:305419896",
-		"kretprobe:305419896":   "kretprobe:305419896",
-		"kprobe:vmlinux:nosuch": "kprobe:nosuch",
+		"kprobe:0x12345678":   "kprobe:305419896",
+		"kretprobe:305419896": "kretprobe:305419896",
 	} {
 		pts, err := expandIn(unsafe, raw)
 		if err != nil || len(pts) != 1 || pts[0].Name != want {
 			t.Errorf("%s with --unsafe: %v, %v; want %s", raw, pts, err, want)
 		}
+	}
+	wantNotTraceable(t, unsafe, "kprobe:vmlinux:nosuch", "No matches for kprobe vmlinux:nosuch.", "kprobe:nosuch")
+}
+
+// wantNotTraceable expands raw in env and wants a NotTraceable error with
+// msg, carrying the point named point (--unsafe) or none ("").
+func wantNotTraceable(t *testing.T, env provider.ExpandEnv, raw, msg, point string) {
+	t.Helper()
+	_, err := expandIn(env, raw)
+	var nt *provider.NotTraceable
+	if !errors.As(err, &nt) || nt.Error() != msg || (point == "") != (nt.Points == nil) || point != "" && nt.Points[0].Name != point {
+		t.Errorf("%s: %v (%+v), want %q with point %q", raw, err, nt, msg, point)
+	}
+}
+
+// TestTraceableFunctionsFile: --traceable-functions decides which
+// functions are traceable: a kprobe on another is not traceable (attached
+// all the same with --unsafe), and wildcards match only the listed ones.
+func TestTraceableFunctionsFile(t *testing.T) {
+	env := fakeKernel(t, true)
+	list := filepath.Join(t.TempDir(), "funcs")
+	if err := os.WriteFile(list, []byte("vfs_write\nmod_fn [mod]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	given := provider.WithTarget(env, provider.Target{TraceableFunctions: list})
+	wantNotTraceable(t, given, "kprobe:vfs_read", "No matches for kprobe vfs_read.", "")
+	wantNotTraceable(t, provider.WithTarget(env, provider.Target{TraceableFunctions: list, Unsafe: true}), "kprobe:vfs_read", "No matches for kprobe vfs_read.", "kprobe:vfs_read")
+	pts, err := expandIn(given, "kprobe:vfs_*")
+	if err != nil || len(pts) != 1 || pts[0].Name != "kprobe:vfs_write" {
+		t.Errorf("kprobe:vfs_*: %v, %v; want kprobe:vfs_write alone", pts, err)
+	}
+	if _, err := expandIn(provider.WithTarget(env, provider.Target{TraceableFunctions: list + ".missing"}), "kprobe:vfs_write"); err == nil {
+		t.Error("a missing --traceable-functions file is no error")
 	}
 }

@@ -18,6 +18,11 @@ import (
 type Target struct {
 	Pid    int  // -p (or -c's child), 0 for none
 	Unsafe bool // --unsafe
+	// TraceableFunctions is --traceable-functions: the file that lists
+	// the kernel functions that can be traced, in place of
+	// available_filter_functions; a function it does not list is not
+	// traceable (a warning, then No matches, or an attempt with --unsafe).
+	TraceableFunctions string
 }
 
 // targetEnv is an environment carrying a Target; it forwards the optional

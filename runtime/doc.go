@@ -22,6 +22,12 @@
 // warnf() print the call's location, "ERROR: " or "WARNING: " and the
 // message on stderr (output.Message), as bpftrace does.
 //
+// Every event goes through the session's Sink: TextSink prints the text
+// output above, JSONSink bpftrace's -f json (one object a line on
+// stdout); Options.Sink gives another, such as a recorder. Maps are read
+// in batches (BPF_MAP_LOOKUP_BATCH, Linux 5.6) where the kernel has them
+// for the map's type, else key by key.
+//
 // The event loop is built to keep up with a storm: records are read into
 // one reused buffer, printf events are formatted without allocating
 // (output.Formatter.AppendPrintf) into a buffered stdout, which is flushed

@@ -109,49 +109,6 @@ func (s *entry) loop(drainOnly bool, wake <-chan struct{}) error {
 			return fmt.Errorf("read events: %w", err)
 		}
 	}
-	if s.finalizing && !drainOnly {
-		return s.settleAfterExit()
-	}
-	return nil
-}
-
-// exitSettleMax bounds settleAfterExit, so that a storm of events cannot
-// hold the run open; exitQuiet is the quiet time that ends it.
-const (
-	exitSettleMax = time.Second
-	exitQuiet     = 10 * time.Millisecond
-)
-
-// settleAfterExit keeps the probes attached after exit() until the ring
-// buffer has been quiet for exitQuiet (at most exitSettleMax). bpftrace
-// detaches when its reader has woken up and handled the exit event, and
-// what the probes count until then is in the maps it prints: a traced
-// program's calls right after the one that called exit() (its intcast
-// test counts all 221 calls of a loop whose first call exits). The wait is
-// short, so that a timer does not fire again where bpftrace's would not
-// (interval:ms:100 counting to 3 prints 3). Events are read and dropped
-// (handle ignores them after exit()).
-func (s *entry) settleAfterExit() error {
-	var rec ringbuf.Record
-	end := time.Now().Add(exitSettleMax)
-	for !s.stopped() {
-		now := time.Now()
-		if !now.Before(end) {
-			return nil
-		}
-		s.reader.SetDeadline(now.Add(min(exitQuiet, end.Sub(now))))
-		err := s.reader.ReadInto(&rec)
-		switch {
-		case err == nil:
-			if err := s.handle(rec.RawSample); err != nil {
-				return err
-			}
-		case errors.Is(err, os.ErrDeadlineExceeded), errors.Is(err, ringbuf.ErrFlushed):
-			return nil
-		default:
-			return fmt.Errorf("read events: %w", err)
-		}
-	}
 	return nil
 }
 

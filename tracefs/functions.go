@@ -150,14 +150,7 @@ func readFuncs(root string, files KernelFiles) (syms *Symbols, funcs map[string]
 		}
 		return nil, nil, false, fmt.Errorf("read traceable functions: %w", err)
 	}
-	aff := make(map[string]bool, bytes.Count(data, []byte("\n")))
-	for line := range strings.Lines(string(data)) {
-		name := strings.TrimSpace(line)
-		if name == "" || strings.ContainsAny(name, " \t[") {
-			continue // "name [module]": a module's function
-		}
-		aff[name] = true
-	}
+	aff := ParseFunctionList(data)
 	syms = <-symsDone
 	funcs = make(map[string]bool, len(aff))
 	for name := range aff {
@@ -416,4 +409,19 @@ func NewSymbols(text, blacklist, ftrace []string, modular bool, moduleSymbols ma
 		}
 	}
 	return s
+}
+
+// ParseFunctionList reads a list of functions in the format of
+// available_filter_functions, one a line, leaving out those of modules
+// ("name [module]").
+func ParseFunctionList(data []byte) map[string]bool {
+	funcs := make(map[string]bool, bytes.Count(data, []byte("\n")))
+	for line := range strings.Lines(string(data)) {
+		name := strings.TrimSpace(line)
+		if name == "" || strings.ContainsAny(name, " \t[") {
+			continue // "name [module]": a module's function
+		}
+		funcs[name] = true
+	}
+	return funcs
 }

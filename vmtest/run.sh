@@ -6,7 +6,8 @@
 #   vmtest/run.sh -v ./vmtest/smoke/   # arguments go to go test as given
 #
 # GOTRACE_VM_KERNELS overrides the kernel list (default "6.12 6.1 7.3"). Every
-# VM run is bounded by GOTRACE_VM_TIMEOUT (default 300 s). Exits non-zero if
+# VM run, and go test's own -timeout, is bounded by GOTRACE_VM_TIMEOUT
+# (default 300 s). Exits non-zero if
 # any kernel's run fails, after running all of them.
 set -euo pipefail
 
@@ -31,7 +32,7 @@ status=0
 for k in ${GOTRACE_VM_KERNELS:-6.12 6.1 7.3}; do
 	echo "=== vmtest: kernel $k: go test $*"
 	start=$(date +%s.%N)
-	if CGO_ENABLED=0 go test -count=1 -exec "$vmexec -kernel $k" "$@"; then
+	if CGO_ENABLED=0 go test -count=1 -timeout "${GOTRACE_VM_TIMEOUT:-300s}" -exec "$vmexec -kernel $k" "$@"; then
 		result=ok
 	else
 		result=FAIL

@@ -47,9 +47,17 @@ func main() {
 		for id := lo; id < min(lo+*batch, *first+*n); id++ {
 			ids = append(ids, id)
 		}
-		if err := r.Batch(ctx, *seed, ids, &st); err != nil {
+		var bs btdiff.Stats
+		if err := r.Batch(ctx, *seed, ids, &bs); err != nil {
+			if ctx.Err() != nil {
+				break // interrupted: report the batches done
+			}
 			fatal(err)
 		}
+		st.Programs += bs.Programs
+		st.Agreed += bs.Agreed
+		st.RefusedByBoth += bs.RefusedByBoth
+		st.Disagreements = append(st.Disagreements, bs.Disagreements...)
 		if *verbose {
 			fmt.Fprintf(os.Stderr, "btdiff: %d programs, %d agreed, %d refused by both, %d disagreements\n", st.Programs, st.Agreed, st.RefusedByBoth, len(st.Disagreements))
 		}
@@ -84,7 +92,10 @@ func main() {
 			fmt.Printf("  %d: %s: %s\n", byReason[k.Name], k.Name, k.Why)
 		}
 	}
-	if unexplained > 0 || ctx.Err() != nil {
+	if ctx.Err() != nil {
+		fmt.Println("btdiff: interrupted")
+	}
+	if unexplained > 0 {
 		os.Exit(1)
 	}
 }

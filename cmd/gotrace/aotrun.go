@@ -9,6 +9,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/gotrace/gotrace/internal/debuginfo"
+	"github.com/gotrace/gotrace/internal/earlysig"
 	"github.com/gotrace/gotrace/runtime"
 )
 
@@ -157,7 +158,7 @@ func parseAOTArgs(p *aotPayload, argv0 string, args []string, stdout, stderr io.
 func runAOT(ctx context.Context, p *aotPayload, argv0 string, args []string, stdout, stderr io.Writer) int {
 	sigCtx, release := runtime.StopOnSignals(ctx, stderr)
 	defer release()
-	replayEarlySignals()
+	earlysig.Replay()
 	cfg, code, done := parseAOTArgs(p, argv0, args, stdout, stderr)
 	if done {
 		return code

@@ -9,11 +9,12 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"os/signal"
 	"strings"
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/gotrace/gotrace/internal/earlysig"
 )
 
 // childEnv marks the re-executed gotrace process that stands in for the -c
@@ -45,8 +46,8 @@ func childMain() {
 	if !ok {
 		return
 	}
-	// The stand-in keeps the default effect of signals (earlySignals).
-	signal.Reset(syscall.SIGINT, syscall.SIGTERM)
+	// The stand-in keeps the default effect of signals.
+	earlysig.Reset()
 	gate := os.NewFile(gateFD, "gate")
 	if !released {
 		var b [1]byte

@@ -13,6 +13,7 @@ import (
 
 	"github.com/gotrace/gotrace"
 	"github.com/gotrace/gotrace/internal/debuginfo"
+	"github.com/gotrace/gotrace/internal/earlysig"
 	"github.com/gotrace/gotrace/lang/ast"
 	"github.com/gotrace/gotrace/object"
 	"github.com/gotrace/gotrace/output"
@@ -67,6 +68,9 @@ OPTIONS:
 ` + outputUsage + metricsUsage + `
 TROUBLESHOOTING OPTIONS:
     --dry-run      parse, check and load the program without attaching it
+    --traceable-functions FILE
+                   the kernel functions that can be traced, one a line
+                   (default: the kernel's available_filter_functions)
     --mode MODE    run (the default), or bench: time the bench: probes
     -d, --debug STAGE
                    debug info for stages of the run ('all', 'ast', 'types',
@@ -97,6 +101,7 @@ type config struct {
 	info        bool   // --info
 	fmtMode     bool   // --fmt
 	probeFilter string // --probe-filter
+	traceable   string // --traceable-functions
 	debug       map[string]bool
 	out         outputFlags
 	metrics     metricsFlags // --metrics
@@ -167,6 +172,7 @@ func (cfg *config) options(help, showVersion *bool) []option {
 		{long: "info", set: flag(&cfg.info)},
 		{long: "fmt", set: flag(&cfg.fmtMode)},
 		{long: "probe-filter", hasArg: true, set: str(&cfg.probeFilter)},
+		{long: "traceable-functions", hasArg: true, set: str(&cfg.traceable)},
 		// Kernel types come from BTF; user headers found through -I and
 		// --include give their #defines (lang.Options). -b is accepted
 		// for compatibility; --debuginfo adds directories searched for
@@ -280,7 +286,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	// lose the output (runtime.StopOnSignals).
 	sigCtx, release := runtime.StopOnSignals(ctx, stderr)
 	defer release()
-	replayEarlySignals()
+	earlysig.Replay()
 	cfg, code, done := parseArgs(args, stdout, stderr)
 	if done {
 		return code
@@ -547,7 +553,7 @@ func compileOptions(cfg *config) gotrace.Options {
 		configEnv, dummyTSMap = gotrace.ConfigFromEnviron(os.Environ()), os.Getenv("BPFTRACE_DUMMY_TS_MAP")
 	}
 	return gotrace.Options{Params: params, NamedParams: named, ConfigEnv: configEnv,
-		Unsafe: cfg.out.unsafe, IncludeDirs: cfg.includeDirs, Includes: cfg.includes,
+		Unsafe: cfg.out.unsafe, TraceableFunctions: cfg.traceable, IncludeDirs: cfg.includeDirs, Includes: cfg.includes,
 		DummyTSMap: dummyTSMap, Env: cfg.env}
 }
 

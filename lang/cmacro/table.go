@@ -12,8 +12,11 @@ type Macro struct {
 }
 
 // Lookup returns the value of a kernel or UAPI macro of the table, such as
-// AF_INET (2) or TASK_RUNNING (0).
+// AF_INET (2) or TASK_RUNNING (0), or of a syscall number (__NR_read).
 func Lookup(name string) (int64, bool) {
+	if v, ok := syscallMacro(name); ok {
+		return v, true
+	}
 	i := sort.Search(len(table), func(i int) bool { return table[i].Name >= name })
 	if i < len(table) && table[i].Name == name {
 		return table[i].Value, true

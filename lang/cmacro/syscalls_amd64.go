@@ -1,8 +1,9 @@
 // Code generated from golang.org/x/sys/unix zsysnum_linux_amd64.go; DO NOT EDIT.
 
-package output
+package cmacro
 
-// syscallNamesAMD64 maps x86-64 syscall numbers to names, for syscall_name().
+// syscallNamesAMD64 maps x86-64 syscall numbers to names: syscall_name()
+// prints them, and __NR_<name> (asm/unistd_64.h) is the number.
 var syscallNamesAMD64 = [...]string{
 	0:   "read",
 	1:   "write",
