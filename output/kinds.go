@@ -1,7 +1,7 @@
 package output
 
 import (
-	"github.com/gotrace/gotrace/lang/cmacro"
+	"github.com/gotrace/gotrace/internal/sysnum"
 	"net/netip"
 	"os"
 	"strconv"
@@ -27,7 +27,7 @@ func strerror(n int64) string {
 
 // syscallName renders an x86-64 syscall number as its name, or the number.
 func syscallName(n int64) string {
-	if name, ok := cmacro.SyscallName(n); ok {
+	if name, ok := sysnum.Name(n); ok {
 		return name
 	}
 	return strconv.FormatInt(n, 10)

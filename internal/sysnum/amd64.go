@@ -1,10 +1,10 @@
 // Code generated from golang.org/x/sys/unix zsysnum_linux_amd64.go; DO NOT EDIT.
 
-package cmacro
+package sysnum
 
-// syscallNamesAMD64 maps x86-64 syscall numbers to names: syscall_name()
+// namesAMD64 maps x86-64 syscall numbers to names: syscall_name()
 // prints them, and __NR_<name> (asm/unistd_64.h) is the number.
-var syscallNamesAMD64 = [...]string{
+var namesAMD64 = [...]string{
 	0:   "read",
 	1:   "write",
 	2:   "open",
