@@ -322,7 +322,12 @@ func TestNewFlags(t *testing.T) {
 	}
 	got = run(t, "-q", "--probe-filter", "interval:ms:(200|300)", "-e",
 		`BEGIN { printf("begin\n"); } interval:ms:100 { printf("bad\n"); exit(); } interval:ms:200 { printf("a\n"); } interval:ms:300 { printf("b\n"); exit(); } END { printf("end\n"); }`)
-	wantOutput(t, got, "begin\na\nb\nend\n\n\n", 0)
+	// The 200 ms probe fires once before the 300 ms one ends the run,
+	// or more often when a loaded machine attaches the second one late;
+	// the 100 ms probe, filtered out, never.
+	if got.code != 0 || !regexp.MustCompile(`^begin\n(a\n)+b\nend\n\n\n$`).MatchString(got.stdout) {
+		t.Errorf("--probe-filter: exit %d, stdout %q, stderr %q", got.code, got.stdout, got.stderr)
+	}
 	got = run(t, "--probe-filter", "nomatch", "-e", `tracepoint:syscalls:sys_enter_openat { exit(); }`)
 	if got.code != 1 || got.stdout != "No probes to attach\n" || got.stderr != "" {
 		t.Errorf("--probe-filter nomatch: exit %d, stdout %q, stderr %q", got.code, got.stdout, got.stderr)
