@@ -122,3 +122,35 @@ func TestCatPieces(t *testing.T) {
 		t.Errorf("JSON: %v, %q (%d bytes); stdout %.100q", err, ev.Type, len(ev.Data), got.stdout)
 	}
 }
+
+// TestSignalDuringLoad: a SIGINT while the verifier works on a program
+// ends gotrace as a run stopped before it started, without waiting for
+// the load: exit 0 and nothing printed. The program takes this kernel's
+// verifier seconds and is refused in the end (it explores a million
+// instructions), so a gotrace that waited for the load would print the
+// verifier's refusal and exit 1, as it did before; no loadable program
+// keeps the verifier busy long enough to aim a signal at.
+func TestSignalDuringLoad(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("BEGIN { $c = 0;\n")
+	// Each if doubles the states the verifier tells apart: seconds of
+	// verification for a program that compiles in a fraction of one.
+	for range 5000 {
+		b.WriteString("if (nsecs > 5) { $c = $c + 1; }\n")
+	}
+	b.WriteString("printf(\"began %d\\n\", $c > 0); exit(); }\n")
+	script := filepath.Join(t.TempDir(), "slowload.bt")
+	if err := os.WriteFile(script, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if got := run(t, "--emit", "asm", script); got.code != 0 {
+		t.Fatalf("--emit: exit %d, stderr %.500s", got.code, got.stderr)
+	}
+	compile := time.Since(start)
+	// The signal comes when the compile is over, while the verifier runs.
+	got, _ := signalEnds(t, compile+time.Second, syscall.SIGINT, script)
+	if got.code != 0 || got.stdout != "\n\n" || strings.Contains(got.stderr, "verifier") {
+		t.Errorf("SIGINT %v into the load: exit %d, stdout %q, stderr %q", time.Second, got.code, got.stdout, got.stderr)
+	}
+}
