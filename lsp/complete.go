@@ -494,7 +494,7 @@ func fieldsOf(t *types.Type) []types.Field {
 	}
 	var out []types.Field
 	for _, m := range btfMembers(t.BTF) {
-		out = append(out, types.Field{Name: m.Name, Offset: int(m.Offset.Bytes()), Type: &types.Type{Name: btfTypeName(m.Type)}})
+		out = append(out, types.Field{Name: m.Name, Offset: int(m.Offset.Bytes()), Type: &types.Type{Name: provider.CType(m.Type)}})
 	}
 	return out
 }
@@ -527,35 +527,6 @@ func btfMembers(t btf.Type) []btf.Member {
 		out = append(out, m)
 	}
 	return out
-}
-
-// btfTypeName spells a BTF type as C does ("struct file *").
-func btfTypeName(t btf.Type) string {
-	switch t := t.(type) {
-	case *btf.Pointer:
-		return btfTypeName(t.Target) + " *"
-	case *btf.Const:
-		return "const " + btfTypeName(t.Type)
-	case *btf.Volatile:
-		return btfTypeName(t.Type)
-	case *btf.Restrict:
-		return btfTypeName(t.Type)
-	case *btf.Array:
-		return btfTypeName(t.Type) + "[" + itoa(int(t.Nelems)) + "]"
-	case *btf.Struct:
-		return "struct " + t.Name
-	case *btf.Union:
-		return "union " + t.Name
-	case *btf.Enum:
-		return "enum " + t.Name
-	case *btf.Fwd:
-		return t.Kind.String() + " " + t.Name
-	case *btf.FuncProto:
-		return "function"
-	case nil:
-		return "void"
-	}
-	return t.TypeName()
 }
 
 // typeString is a type's name for a completion or hover.

@@ -12,6 +12,7 @@ import (
 	"github.com/gotrace/gotrace/builtin"
 	"github.com/gotrace/gotrace/lang/ast"
 	"github.com/gotrace/gotrace/lang/types"
+	"github.com/gotrace/gotrace/provider"
 )
 
 // maxLayoutMembers bounds the members a struct's layout shows.
@@ -205,7 +206,7 @@ func btfLayout(t btf.Type) string {
 		if err != nil {
 			return ""
 		}
-		return "```c\n" + btfTypeName(t) + " /* size " + strconv.Itoa(sz) + " */\n```"
+		return "```c\n" + provider.CType(t) + " /* size " + strconv.Itoa(sz) + " */\n```"
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "```c\n%s { /* size %d */\n", name, size)
@@ -219,10 +220,9 @@ func btfLayout(t btf.Type) string {
 		if m.BitfieldSize > 0 {
 			bits = fmt.Sprintf(" : %d", m.BitfieldSize)
 		}
-		fmt.Fprintf(&b, "\t%s %s%s; /* offset %d, size %d */\n", btfTypeName(m.Type), m.Name, bits, m.Offset.Bytes(), sz)
+		fmt.Fprintf(&b, "\t%s %s%s; /* offset %d, size %d */\n", provider.CType(m.Type), m.Name, bits, m.Offset.Bytes(), sz)
 	}
 	b.WriteString("}\n```")
 	return b.String()
 }
 
-func itoa(n int) string { return strconv.Itoa(n) }

@@ -11,8 +11,12 @@ import (
 // lists arguments: "struct file * file", "const char * buf",
 // "long unsigned int vlen"; __user and other type tags are dropped.
 func Declare(t btf.Type, name string) string {
-	return cType(t, 0) + " " + name
+	return CType(t) + " " + name
 }
+
+// CType renders a BTF type as C, as Declare does: "struct file *",
+// "const char *"; the language server shows types with it.
+func CType(t btf.Type) string { return cType(t, 0) }
 
 // cType renders a BTF type as C.
 func cType(t btf.Type, depth int) string {
