@@ -225,4 +225,3 @@ func btfLayout(t btf.Type) string {
 	b.WriteString("}\n```")
 	return b.String()
 }
-
