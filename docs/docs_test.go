@@ -8,36 +8,16 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/gotrace/gotrace/internal/testbin"
 )
 
-// binary builds cmd/gotrace once.
-var binary = sync.OnceValues(func() (string, error) {
-	dir, err := os.MkdirTemp("", "gotrace-docs")
-	if err != nil {
-		return "", err
-	}
-	bin := filepath.Join(dir, "gotrace")
-	cmd := exec.Command("go", "build", "-o", bin, "../cmd/gotrace")
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", &buildError{err, out}
-	}
-	return bin, nil
-})
-
-type buildError struct {
-	err error
-	out []byte
-}
-
-func (e *buildError) Error() string { return e.err.Error() + "\n" + string(e.out) }
-
+// gotrace returns the path of the built binary.
 func gotrace(t *testing.T) string {
 	t.Helper()
-	bin, err := binary()
+	bin, err := testbin.Gotrace()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,22 +18,8 @@ import (
 	"time"
 
 	"github.com/gotrace/gotrace/internal/difftest"
+	"github.com/gotrace/gotrace/internal/testbin"
 )
-
-// binary builds cmd/gotrace once per test run.
-var binary = sync.OnceValues(func() (string, error) {
-	dir, err := os.MkdirTemp("", "gotrace-e2e")
-	if err != nil {
-		return "", err
-	}
-	bin := filepath.Join(dir, "gotrace")
-	cmd := exec.Command("go", "build", "-o", bin, "../cmd/gotrace")
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("go build: %v\n%s", err, out)
-	}
-	return bin, nil
-})
 
 // gotrace returns the path of the built binary; it skips the test when not
 // running as root, since loading BPF needs CAP_BPF and CAP_PERFMON.
@@ -42,7 +28,7 @@ func gotrace(t *testing.T) string {
 	if os.Geteuid() != 0 {
 		t.Skip("kernel e2e tests need root (CAP_BPF, CAP_PERFMON)")
 	}
-	bin, err := binary()
+	bin, err := testbin.Gotrace()
 	if err != nil {
 		t.Fatal(err)
 	}

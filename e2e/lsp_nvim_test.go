@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gotrace/gotrace/internal/testbin"
 )
 
 // TestLSPNeovim drives `gotrace lsp` with a real client: Neovim, headless
@@ -24,7 +26,7 @@ func TestLSPNeovim(t *testing.T) {
 	if _, err := os.Stat("/sys/kernel/btf/vmlinux"); err != nil {
 		t.Skip("the kernel has no BTF")
 	}
-	bin, err := binary()
+	bin, err := testbin.Gotrace()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/sourcegraph/jsonrpc2"
+
+	"github.com/gotrace/gotrace/internal/testbin"
 )
 
 // TestLSPUnprivileged runs `gotrace lsp` as nobody: kernel BTF still checks
@@ -25,7 +27,7 @@ func TestLSPUnprivileged(t *testing.T) {
 	if _, err := os.Stat("/sys/kernel/btf/vmlinux"); err != nil {
 		t.Skip("the kernel has no BTF")
 	}
-	bin, err := binary()
+	bin, err := testbin.Gotrace()
 	if err != nil {
 		t.Fatal(err)
 	}
