@@ -98,9 +98,19 @@ func TestMatchesBpftrace(t *testing.T) {
 			continue
 		}
 		t.Run(filepath.Base(in), func(t *testing.T) {
-			out, err := exec.Command(bt, "--fmt", in).Output()
+			src, err := os.ReadFile(in)
 			if err != nil {
-				t.Fatalf("bpftrace27 --fmt: %v", err)
+				t.Fatal(err)
+			}
+			// The source goes as -e, not as a path: bpftrace27 runs in a
+			// chroot that sees only some of the host's directories, and a
+			// clone may live elsewhere (CI's did).
+			var stderr strings.Builder
+			cmd := exec.Command(bt, "--fmt", "-e", string(src))
+			cmd.Stderr = &stderr
+			out, err := cmd.Output()
+			if err != nil {
+				t.Fatalf("bpftrace27 --fmt: %v\n%s", err, stderr.String())
 			}
 			want, err := os.ReadFile(strings.TrimSuffix(in, ".bt") + ".want")
 			if err != nil {
