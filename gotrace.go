@@ -280,6 +280,8 @@ func (s *Script) runtimeOptions(opts RunOptions) runtime.Options {
 		ro.StackMode = cfg.StackMode
 	}
 	ro.NoDebugInfo = cfg.NoDebugInfo
+	ro.NoCppDemangle = cfg.NoCppDemangle
+	ro.NoSymbolCache = cfg.UserSymbolCache == "NONE"
 	if cfg.StrTruncTrailer != nil {
 		f := output.NewFormatter()
 		if ro.Formatter != nil {
@@ -353,7 +355,9 @@ func SplitParams(args []string) (positional []string, named map[string]string) {
 // variables set.
 var configNames = []string{"max_strlen", "max_map_keys", "print_maps_on_exit", "missing_probes",
 	"stack_mode", "str_trunc_trailer", "max_cat_bytes", "perf_rb_pages", "log_size",
-	"max_bpf_progs", "max_probes", "on_stack_limit", "cpp_demangle", "lazy_symbolication"}
+	"max_bpf_progs", "max_probes", "on_stack_limit", "cpp_demangle", "lazy_symbolication",
+	"cache_user_symbols", "use_blazesym", "show_debug_info", "license",
+	"unstable_import_statement", "unstable_tseries", "unstable_typeinfo", "unstable_dw_ustack"}
 
 // ConfigFromEnviron collects bpftrace's BPFTRACE_<CONFIG> environment
 // variables (e.g. BPFTRACE_MAX_STRLEN) from environ ("NAME=value" lines).

@@ -129,6 +129,14 @@ type Options struct {
 	// (bpftrace's show_debug_info = 0); by default a frame in a file with
 	// DWARF line information is function+offset@file:line.
 	NoDebugInfo bool
+	// NoCppDemangle keeps C++ symbols mangled in ustack, usym() and
+	// func (bpftrace's cpp_demangle = 0); by default _ZN2ns1fEi is
+	// ns::f(int).
+	NoCppDemangle bool
+	// NoSymbolCache reads a binary's symbols again for every address
+	// resolved (bpftrace's cache_user_symbols = NONE), for binaries that
+	// change while the script runs; by default they are read once.
+	NoSymbolCache bool
 	// MaxCatBytes limits cat(); 0 means DefaultMaxCatBytes.
 	MaxCatBytes int
 	// MaxProbes limits how many probes (as counted in "Attaching N
