@@ -8,6 +8,7 @@ import (
 
 	"github.com/gotrace/gotrace/lang"
 	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/srcpos"
 	"github.com/gotrace/gotrace/lang/types"
 	"github.com/gotrace/gotrace/object"
 )
@@ -30,7 +31,7 @@ func (g *gen) call(e *ast.Call) {
 }
 
 // callSpan is the metadata key of a helper call instruction emitted for
-// a builtin function call: its value is the call's ast.Span, where a
+// a builtin function call: its value is the call's srcpos.Span, where a
 // verifier's refusal of the helper is reported (VerifierPosition).
 type callSpan struct{}
 
@@ -86,7 +87,7 @@ func (g *gen) constPtr(reg asm.Register, n int) asm.Instruction {
 }
 
 // event sends a header-only event.
-func (g *gen) event(kind object.EventKind, id int, pos ast.Pos) {
+func (g *gen) event(kind object.EventKind, id int, pos srcpos.Pos) {
 	hdr := g.alloc(object.EventHeaderSize, pos)
 	g.emit(
 		g.st(hdr, int64(kind)),
@@ -117,7 +118,7 @@ func argType(t *types.Type) *types.Type {
 
 // printf builds a record {kind, id, args...} on the stack and sends it;
 // at is the call (its span, for errorf and warnf) or its position.
-func (g *gen) printf(kind object.EventKind, format string, args []ast.Expr, at ast.Spanned) {
+func (g *gen) printf(kind object.EventKind, format string, args []ast.Expr, at srcpos.Spanned) {
 	sp := at.GetSpan()
 	pos := sp.Start
 	p := &object.Printf{Format: format}
@@ -153,7 +154,7 @@ func (g *gen) printf(kind object.EventKind, format string, args []ast.Expr, at a
 }
 
 // printValue implements print(v) for a non-map value.
-func (g *gen) printValue(v ast.Expr, pos ast.Pos) {
+func (g *gen) printValue(v ast.Expr, pos srcpos.Pos) {
 	g.printf(object.EventPrintValue, "", []ast.Expr{v}, pos)
 }
 
@@ -263,7 +264,7 @@ func (g *gen) find(e *ast.Call) {
 
 // runtimeErrorSpan is runtimeError for a warning that names the script span
 // sp and shows its source line.
-func (g *gen) runtimeErrorSpan(msg string, sp ast.Span) {
+func (g *gen) runtimeErrorSpan(msg string, sp srcpos.Span) {
 	g.runtimeError(msg, sp.Start)
 	g.c.out.RuntimeErrors[len(g.c.out.RuntimeErrors)-1].End = sp.End
 }

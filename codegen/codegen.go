@@ -12,6 +12,7 @@ import (
 	"github.com/gotrace/gotrace/builtin"
 	"github.com/gotrace/gotrace/lang"
 	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/srcpos"
 	"github.com/gotrace/gotrace/lang/types"
 	"github.com/gotrace/gotrace/object"
 	"github.com/gotrace/gotrace/provider"
@@ -62,7 +63,7 @@ var ErrStackLimit = errors.New("BPF stack limit of 512 bytes exceeded")
 
 // Error is a code generation failure tied to a script position.
 type Error struct {
-	Pos ast.Pos
+	Pos srcpos.Pos
 	Err error
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/gotrace/gotrace/builtin"
 	"github.com/gotrace/gotrace/lang"
 	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/srcpos"
 	"github.com/gotrace/gotrace/lang/types"
 	"github.com/gotrace/gotrace/object"
 	"github.com/gotrace/gotrace/provider"
@@ -300,12 +301,12 @@ func (g *gen) syscallNr(dst asm.Register, slot int16) {
 		g.emit(asm.LoadMem(dst, rCtx, 8, asm.DWord))
 		return
 	}
-	g.readReg(slot, "orig_ax", ast.Pos{})
+	g.readReg(slot, "orig_ax", srcpos.Pos{})
 	g.emit(g.ldx(dst, slot, asm.DWord))
 }
 
 // readReg reads the pt_regs member reg of the syscall into the stack slot.
-func (g *gen) readReg(slot int16, reg string, pos ast.Pos) {
+func (g *gen) readReg(slot int16, reg string, pos srcpos.Pos) {
 	off, err := g.c.regOffset(reg)
 	if err != nil {
 		g.fail(pos, err)
@@ -325,7 +326,7 @@ func (g *gen) readReg(slot int16, reg string, pos ast.Pos) {
 // raw tracepoint's context: __syscall_nr, ret (the raw tracepoint's
 // second argument on exit), or an argument register of the x86-64
 // syscall ABI on entry.
-func (g *gen) syscallArg(f *types.Field, pos ast.Pos) {
+func (g *gen) syscallArg(f *types.Field, pos srcpos.Pos) {
 	switch {
 	case f.Offset == provider.SyscallNrOffset:
 		g.syscallNr(asm.R0, g.allocScalar(pos))
@@ -391,7 +392,7 @@ func (c *compiler) dispatcher(dir string, layers int) asm.Instructions {
 	out := g.newLabel("out")
 	g.source = asm.Comment("syscall dispatcher on raw tracepoint " + dir)
 	g.emit(asm.Mov.Reg(rCtx, asm.R1))
-	slot := g.alloc(8, ast.Pos{})
+	slot := g.alloc(8, srcpos.Pos{})
 	if off, ok := c.threadStatusOffset(); ok {
 		// Compat syscalls have no tracepoint events (ftrace skips them).
 		g.emit(

@@ -13,7 +13,7 @@ import (
 
 	"github.com/gotrace/gotrace/builtin"
 	"github.com/gotrace/gotrace/lang"
-	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/srcpos"
 	"github.com/gotrace/gotrace/object"
 )
 
@@ -135,7 +135,7 @@ func helperRefusal(log []string, insns asm.Instructions, insn int) *lang.Error {
 		if int(iter.Offset) != insn {
 			continue
 		}
-		sp, ok := iter.Ins.Metadata.Get(callSpan{}).(ast.Span)
+		sp, ok := iter.Ins.Metadata.Get(callSpan{}).(srcpos.Span)
 		if !ok {
 			return nil
 		}
@@ -174,7 +174,7 @@ func ksymError(insns asm.Instructions, name string) *lang.Error {
 	if !ok {
 		return nil
 	}
-	var end ast.Pos
+	var end srcpos.Pos
 	// The tag quotes the call in full when it fits one line.
 	if text := strings.TrimPrefix(src, srcPosRe.FindString(src)); !strings.HasSuffix(text, " ...") {
 		end = pos
@@ -196,14 +196,14 @@ func probeError(insns asm.Instructions, msg string) *lang.Error {
 }
 
 // sourcePos reads the position a source tag starts with.
-func sourcePos(src string) (ast.Pos, bool) {
+func sourcePos(src string) (srcpos.Pos, bool) {
 	m := srcPosRe.FindStringSubmatch(src)
 	if m == nil {
-		return ast.Pos{}, false
+		return srcpos.Pos{}, false
 	}
 	line, _ := strconv.Atoi(m[2])
 	col, _ := strconv.Atoi(m[3])
-	return ast.Pos{Filename: m[1], Line: line, Column: col}, true
+	return srcpos.Pos{Filename: m[1], Line: line, Column: col}, true
 }
 
 // sourceAt returns the source tag in effect at raw instruction offset off.

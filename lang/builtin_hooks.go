@@ -7,6 +7,7 @@ import (
 
 	"github.com/gotrace/gotrace/builtin"
 	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/srcpos"
 	"github.com/gotrace/gotrace/lang/types"
 	"github.com/gotrace/gotrace/provider"
 )
@@ -16,8 +17,10 @@ import (
 
 var _ builtin.Checker = (*checker)(nil)
 
-func (c *checker) Errorf(at ast.Spanned, format string, args ...any) { c.errorf(at, format, args...) }
-func (c *checker) Warnf(at ast.Spanned, format string, args ...any) {
+func (c *checker) Errorf(at srcpos.Spanned, format string, args ...any) {
+	c.errorf(at, format, args...)
+}
+func (c *checker) Warnf(at srcpos.Spanned, format string, args ...any) {
 	c.warnf(at, format, args...)
 }
 func (c *checker) Expr(e ast.Expr) *types.Type                   { return c.expr(e) }
@@ -32,7 +35,7 @@ func (c *checker) Cpid() int                                     { return c.opts
 func (c *checker) NCPUs() int                                    { return c.opts.NCPUs }
 func (c *checker) MaxStrlen() int                                { return c.opts.MaxStrlen }
 func (c *checker) TypeOf(e ast.Expr) *types.Type                 { return c.info.Types[e] }
-func (c *checker) Unstable(at ast.Spanned, feature, option, def string) bool {
+func (c *checker) Unstable(at srcpos.Spanned, feature, option, def string) bool {
 	return c.unstableFeature(at, feature, option, def)
 }
 func (c *checker) StackMode() string { return c.prog.Config.StackMode }

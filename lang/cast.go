@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/srcpos"
 	"github.com/gotrace/gotrace/lang/types"
 	"github.com/gotrace/gotrace/provider"
 )
@@ -237,7 +238,7 @@ func (c *checker) unnecessaryCast(e *ast.Cast, t, nt *types.Type) {
 	if nt.Kind != types.Int || own.Kind != types.Int || own.Size != nt.Size || own.Signed != nt.Signed || nt.Enum() != nil || e.Type.Typeof {
 		return
 	}
-	sp := ast.Span{Start: e.Span.Start, End: e.Type.Span.End}
+	sp := srcpos.Span{Start: e.Span.Start, End: e.Type.Span.End}
 	sp.End.Column++ // the closing parenthesis
 	sp.End.Offset++
 	c.warnOnceSpan(sp, fmt.Sprintf("Unnecessary cast: expression is already of type %s", nt))

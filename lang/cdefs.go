@@ -10,6 +10,7 @@ import (
 	"github.com/cilium/ebpf/btf"
 
 	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/srcpos"
 )
 
 // cDefinition parses a C type definition of the preamble — struct, union
@@ -71,7 +72,7 @@ type cParser struct {
 	def  *ast.CDef
 	toks []string
 	i    int
-	pos  ast.Pos
+	pos  srcpos.Pos
 	// open holds the structs and unions whose bodies are being parsed: a
 	// member of one of these types (not through a pointer) would make the
 	// type contain itself.

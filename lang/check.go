@@ -10,6 +10,7 @@ import (
 	"github.com/cilium/ebpf/btf"
 
 	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/srcpos"
 	"github.com/gotrace/gotrace/lang/types"
 	"github.com/gotrace/gotrace/provider"
 )
@@ -147,7 +148,7 @@ func collapse(errs ErrorList) ErrorList {
 	return out
 }
 
-func (c *checker) errorf(at ast.Spanned, format string, args ...any) {
+func (c *checker) errorf(at srcpos.Spanned, format string, args ...any) {
 	if c.quiet {
 		return
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/srcpos"
 	"github.com/gotrace/gotrace/lang/types"
 )
 
@@ -211,7 +212,7 @@ func (c *checker) configRecord() *types.Type {
 // feature used at e: error (an error under e, and false), warn (a warning
 // without position, once per script) or enable. def is the option's
 // default.
-func (c *checker) unstableFeature(e ast.Spanned, feature, option, def string) bool {
+func (c *checker) unstableFeature(e srcpos.Spanned, feature, option, def string) bool {
 	mode := def
 	for _, kv := range c.prog.Config.Other {
 		if k, v, _ := strings.Cut(kv, "="); k == option {
@@ -228,7 +229,7 @@ func (c *checker) unstableFeature(e ast.Spanned, feature, option, def string) bo
 		}
 		if !c.warnedUnstable[option] && !c.quiet {
 			c.warnedUnstable[option] = true
-			c.warnf(ast.Pos{}, "Script is using an unstable feature: %s. To prevent this warning you must explicitly enable it in the config e.g. %s=enable", feature, option)
+			c.warnf(srcpos.Pos{}, "Script is using an unstable feature: %s. To prevent this warning you must explicitly enable it in the config e.g. %s=enable", feature, option)
 		}
 	}
 	return true
@@ -294,7 +295,7 @@ func configFromEnv(env map[string]string) *ast.Config {
 	cfg := &ast.Config{}
 	for _, k := range keys {
 		v := env[k]
-		sp := ast.Span{Start: ast.Pos{Filename: "BPFTRACE_" + strings.ToUpper(k)}}
+		sp := srcpos.Span{Start: srcpos.Pos{Filename: "BPFTRACE_" + strings.ToUpper(k)}}
 		var val ast.Expr = &ast.Ident{Span: sp, Name: v}
 		if k == "str_trunc_trailer" {
 			val = &ast.StrLit{Span: sp, Value: v}

@@ -5,13 +5,13 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/srcpos"
 )
 
 // Error is a user-facing error at a span of a script.
 type Error struct {
-	Pos ast.Pos // start of the span
-	End ast.Pos // end of the span (exclusive); zero when only Pos is known
+	Pos srcpos.Pos // start of the span
+	End srcpos.Pos // end of the span (exclusive); zero when only Pos is known
 	Msg string
 	// Hints follow the error's source lines, one "HINT: " line each, as
 	// bpftrace prints them.
@@ -22,14 +22,14 @@ type Error struct {
 }
 
 // Span returns the span the error points at.
-func (e *Error) Span() ast.Span { return ast.Span{Start: e.Pos, End: e.End} }
+func (e *Error) Span() srcpos.Span { return srcpos.Span{Start: e.Pos, End: e.End} }
 
 // Error renders the error's first line, as bpftrace does:
 // "file:line:col-endcol: ERROR: message".
 func (e *Error) Error() string { return prefix(e.Span()) + "ERROR: " + e.Msg }
 
 // prefix is the location of sp followed by ": ", or "" when sp is nowhere.
-func prefix(sp ast.Span) string {
+func prefix(sp srcpos.Span) string {
 	if loc := sp.Location(); loc != "" {
 		return loc + ": "
 	}
@@ -40,7 +40,7 @@ func prefix(sp ast.Span) string {
 type ErrorList []*Error
 
 // Add appends an error at the span of at (a node, a span or a position).
-func (l *ErrorList) Add(at ast.Spanned, format string, args ...any) {
+func (l *ErrorList) Add(at srcpos.Spanned, format string, args ...any) {
 	sp := at.GetSpan()
 	*l = append(*l, &Error{Pos: sp.Start, End: sp.End, Msg: fmt.Sprintf(format, args...)})
 }
@@ -100,9 +100,9 @@ func RenderWarnings(l ErrorList, src string) string {
 
 // Render formats err for a terminal the way bpftrace prints diagnostics:
 // for each positioned error, "file:line:col-endcol: ERROR: message", the
-// source line, and a row of '~' under the span (see ast.Span.Context),
+// source line, and a row of '~' under the span (see srcpos.Span.Context),
 // then its hints. src is the script's text; an error in a file the script
-// imports shows that file's lines (ast.Pos.Src). Errors that are not from
+// imports shows that file's lines (srcpos.Pos.Src). Errors that are not from
 // this package are rendered as "ERROR: msg".
 func Render(err error, src string) string {
 	var list ErrorList
@@ -134,7 +134,7 @@ func render(list ErrorList, src string, sev Severity) string {
 // Diagnostic renders one diagnostic at sp: "location: SEVERITY: msg" (just
 // "SEVERITY: msg" for the zero span), then the source context of sp in
 // src, each line ending in a newline.
-func Diagnostic(sev Severity, sp ast.Span, msg, src string) string {
+func Diagnostic(sev Severity, sp srcpos.Span, msg, src string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s%s: %s\n", prefix(sp), sev, msg)
 	for _, l := range sp.Context(src) {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/gotrace/gotrace/lang"
 	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/srcpos"
 )
 
 // TestRender checks the shape of rendered diagnostics: the location as
@@ -14,8 +15,8 @@ import (
 // the source line with tabs expanded and '~' under the span.
 func TestRender(t *testing.T) {
 	src := "BEGIN {\n\t@x = nosuch;\n}\n"
-	at := func(line, col int) ast.Pos { return ast.Pos{Filename: "stdin", Line: line, Column: col} }
-	lib := &ast.Source{Name: "lib/a.bt", Text: "// helpers\nmacro m() {\n}\n"}
+	at := func(line, col int) srcpos.Pos { return srcpos.Pos{Filename: "stdin", Line: line, Column: col} }
+	lib := &srcpos.Source{Name: "lib/a.bt", Text: "// helpers\nmacro m() {\n}\n"}
 	for _, tt := range []struct {
 		name string
 		err  *lang.Error
@@ -31,14 +32,14 @@ func TestRender(t *testing.T) {
 			"stdin:1-3: ERROR: probe\nBEGIN {\n    @x = nosuch;\n}\n"},
 		{"end of input", &lang.Error{Pos: at(4, 1), Msg: "unexpected end of input"},
 			"stdin:4:1-2: ERROR: unexpected end of input\n\n~\n"},
-		{"no line", &lang.Error{Pos: ast.Pos{Filename: "BPFTRACE_MAX_STRLEN"}, Msg: "bad value"},
+		{"no line", &lang.Error{Pos: srcpos.Pos{Filename: "BPFTRACE_MAX_STRLEN"}, Msg: "bad value"},
 			"BPFTRACE_MAX_STRLEN: ERROR: bad value\n"},
 		{"nowhere", &lang.Error{Msg: "bad option"}, "ERROR: bad option\n"},
-		{"no name", &lang.Error{Pos: ast.Pos{Line: 1, Column: 1}, End: ast.Pos{Line: 1, Column: 6}, Msg: "x"},
+		{"no name", &lang.Error{Pos: srcpos.Pos{Line: 1, Column: 1}, End: srcpos.Pos{Line: 1, Column: 6}, Msg: "x"},
 			"stdin:1:1-6: ERROR: x\nBEGIN {\n~~~~~\n"},
 		{"hints", &lang.Error{Pos: at(2, 7), End: at(2, 13), Msg: "not found", Hints: []string{"checked: a.bt", "similar: b.bt"}},
 			"stdin:2:7-13: ERROR: not found\n    @x = nosuch;\n         ~~~~~~\nHINT: checked: a.bt\nHINT: similar: b.bt\n"},
-		{"imported file", &lang.Error{Pos: ast.Pos{Filename: "lib/a.bt", Line: 2, Column: 3, Src: lib}, End: ast.Pos{Filename: "lib/a.bt", Line: 2, Column: 6, Src: lib}, Msg: "in the import"},
+		{"imported file", &lang.Error{Pos: srcpos.Pos{Filename: "lib/a.bt", Line: 2, Column: 3, Src: lib}, End: srcpos.Pos{Filename: "lib/a.bt", Line: 2, Column: 6, Src: lib}, Msg: "in the import"},
 			"lib/a.bt:2:3-6: ERROR: in the import\nmacro m() {\n  ~~~\n"},
 	} {
 		if got := lang.Render(tt.err, src); got != tt.want {
@@ -61,13 +62,13 @@ func TestRender(t *testing.T) {
 // TestSortByFile checks that errors in the script come before those in
 // the files it imports, which are ordered by name, then by position.
 func TestSortByFile(t *testing.T) {
-	a, b := &ast.Source{Name: "a.bt"}, &ast.Source{Name: "b.bt"}
+	a, b := &srcpos.Source{Name: "a.bt"}, &srcpos.Source{Name: "b.bt"}
 	l := lang.ErrorList{
-		{Pos: ast.Pos{Filename: "b.bt", Line: 1, Column: 1, Src: b}, Msg: "b1"},
-		{Pos: ast.Pos{Filename: "a.bt", Line: 2, Column: 1, Src: a}, Msg: "a2"},
-		{Pos: ast.Pos{Filename: "stdin", Line: 3, Column: 1}, Msg: "s3"},
-		{Pos: ast.Pos{Filename: "a.bt", Line: 1, Column: 5, Src: a}, Msg: "a1"},
-		{Pos: ast.Pos{Filename: "stdin", Line: 1, Column: 1}, Msg: "s1"},
+		{Pos: srcpos.Pos{Filename: "b.bt", Line: 1, Column: 1, Src: b}, Msg: "b1"},
+		{Pos: srcpos.Pos{Filename: "a.bt", Line: 2, Column: 1, Src: a}, Msg: "a2"},
+		{Pos: srcpos.Pos{Filename: "stdin", Line: 3, Column: 1}, Msg: "s3"},
+		{Pos: srcpos.Pos{Filename: "a.bt", Line: 1, Column: 5, Src: a}, Msg: "a1"},
+		{Pos: srcpos.Pos{Filename: "stdin", Line: 1, Column: 1}, Msg: "s1"},
 	}
 	l.Sort()
 	var got []string

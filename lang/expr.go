@@ -7,6 +7,7 @@ import (
 
 	"github.com/gotrace/gotrace/builtin"
 	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/srcpos"
 	"github.com/gotrace/gotrace/lang/types"
 )
 
@@ -405,7 +406,7 @@ func (c *checker) foldUnary(e *ast.Unary, t *types.Type) *types.Type {
 }
 
 // warnf records a warning: a problem that does not stop the script.
-func (c *checker) warnf(at ast.Spanned, format string, args ...any) {
+func (c *checker) warnf(at srcpos.Spanned, format string, args ...any) {
 	if c.quiet {
 		return
 	}

@@ -9,12 +9,13 @@ import (
 
 	"github.com/gotrace/gotrace/builtin"
 	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/srcpos"
 	"github.com/gotrace/gotrace/lang/types"
 	"github.com/gotrace/gotrace/provider"
 )
 
 // kernelBTF returns the kernel's BTF or reports why it is unavailable.
-func (c *checker) kernelBTF(pos ast.Pos) (*btf.Spec, error) {
+func (c *checker) kernelBTF(pos srcpos.Pos) (*btf.Spec, error) {
 	if c.env == nil {
 		c.errorf(pos, "kernel BTF is unavailable")
 		return nil, errors.New("no environment")

@@ -1,7 +1,7 @@
 package lang
 
 import (
-	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/srcpos"
 )
 
 // checkDummyTSMap checks the map named by Options.DummyTSMap (bpftrace's
@@ -12,7 +12,7 @@ func (c *checker) checkDummyTSMap() {
 	if name == "" {
 		return
 	}
-	pos := ast.Pos{Filename: "BPFTRACE_DUMMY_TS_MAP"}
+	pos := srcpos.Pos{Filename: "BPFTRACE_DUMMY_TS_MAP"}
 	mt := c.prog.Maps[name]
 	switch {
 	case mt == nil:

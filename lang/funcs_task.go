@@ -10,6 +10,7 @@ import (
 
 	"github.com/gotrace/gotrace/builtin"
 	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/srcpos"
 	"github.com/gotrace/gotrace/lang/types"
 )
 
@@ -63,7 +64,7 @@ func checkGetopt(c *checker, e *ast.Call) *types.Type {
 		if given {
 			var ok bool
 			if b, ok = parseOptBool(val); !ok {
-				c.errorf(ast.Pos{}, "program command line option --%s expects a boolean (e.g. 'true') (value: %s)", lit.Value, val)
+				c.errorf(srcpos.Pos{}, "program command line option --%s expects a boolean (e.g. 'true') (value: %s)", lit.Value, val)
 				return nil
 			}
 		}
@@ -103,7 +104,7 @@ func checkGetopt(c *checker, e *ast.Call) *types.Type {
 	case t.Kind == types.Bool:
 		b, ok := parseOptBool(val)
 		if !ok {
-			c.errorf(ast.Pos{}, "program command line option --%s expects a boolean (e.g. 'true') (value: %s)", lit.Value, val)
+			c.errorf(srcpos.Pos{}, "program command line option --%s expects a boolean (e.g. 'true') (value: %s)", lit.Value, val)
 			return nil
 		}
 		c.info.Consts[e] = Const{Int: map[bool]uint64{false: 0, true: 1}[b]}
@@ -118,7 +119,7 @@ func checkGetopt(c *checker, e *ast.Call) *types.Type {
 				if errors.Is(err, strconv.ErrRange) {
 					msg = "value is out of range"
 				}
-				c.errorf(ast.Pos{}, "program command line option --%s %s (value: %s)", lit.Value, msg, val)
+				c.errorf(srcpos.Pos{}, "program command line option --%s %s (value: %s)", lit.Value, msg, val)
 				return nil
 			}
 			n = int64(u)

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/srcpos"
 )
 
 // headerDefs splits an imported C header into the items a script's
@@ -12,7 +13,7 @@ import (
 // enum definitions, typedefs). Its other declarations (function
 // prototypes and definitions, variables, forward declarations) are left
 // out: gotrace has no C functions, and types need their definitions.
-func headerDefs(src *ast.Source) []*ast.CDef {
+func headerDefs(src *srcpos.Source) []*ast.CDef {
 	h := &headerScanner{src: src, line: 1, col: 1}
 	var defs []*ast.CDef
 	for {
@@ -32,7 +33,7 @@ func headerDefs(src *ast.Source) []*ast.CDef {
 			text := strings.TrimRight(src.Text[start.Offset:h.off], " \t\r")
 			end := start
 			h.advancePos(&end, text)
-			defs = append(defs, &ast.CDef{Span: ast.Span{Start: start, End: end}, Text: text})
+			defs = append(defs, &ast.CDef{Span: srcpos.Span{Start: start, End: end}, Text: text})
 		}
 	}
 }
@@ -86,17 +87,17 @@ func typeDefinition(decl string) bool {
 
 // headerScanner walks a header's text, keeping the line and column.
 type headerScanner struct {
-	src       *ast.Source
+	src       *srcpos.Source
 	off       int
 	line, col int
 }
 
-func (h *headerScanner) pos() ast.Pos {
-	return ast.Pos{Filename: h.src.Name, Offset: h.off, Line: h.line, Column: h.col, Src: h.src}
+func (h *headerScanner) pos() srcpos.Pos {
+	return srcpos.Pos{Filename: h.src.Name, Offset: h.off, Line: h.line, Column: h.col, Src: h.src}
 }
 
 // advancePos moves p past text.
-func (h *headerScanner) advancePos(p *ast.Pos, text string) {
+func (h *headerScanner) advancePos(p *srcpos.Pos, text string) {
 	for i := 0; i < len(text); i++ {
 		p.Offset++
 		if text[i] == '\n' {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/srcpos"
 )
 
 // importer resolves the imports of a script, as bpftrace 0.26's import
@@ -262,14 +263,14 @@ func (im *importer) importHeader(imp *ast.Import, path string, info fs.FileInfo)
 	if !ok {
 		return
 	}
-	src := &ast.Source{Name: name, Text: text}
+	src := &srcpos.Source{Name: name, Text: text}
 	im.c.imported = append(im.c.imported, &importUnit{dir: filepath.Dir(name), defs: headerDefs(src)})
 }
 
 // parseImported parses an imported script; its positions, and those of
 // its errors, are in its own Source.
 func parseImported(name, text string) (*ast.File, error) {
-	src := &ast.Source{Name: name, Text: text}
+	src := &srcpos.Source{Name: name, Text: text}
 	f, err := Parse(name, text)
 	if err != nil {
 		var list ErrorList
@@ -288,7 +289,7 @@ func parseImported(name, text string) (*ast.File, error) {
 func (c *checker) addErrors(err error) {
 	var list ErrorList
 	if !errors.As(err, &list) {
-		c.errorf(ast.Pos{}, "%v", err)
+		c.errorf(srcpos.Pos{}, "%v", err)
 		return
 	}
 	if !c.quiet {

@@ -8,7 +8,7 @@ import (
 
 	"github.com/alecthomas/participle/v2/lexer"
 
-	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/srcpos"
 )
 
 // Token types produced by the script lexer. The lexer is hand-written because
@@ -416,12 +416,12 @@ func (s *scanner) lexToken() *Error {
 }
 
 // toPos converts a participle position to an ast position.
-func toPos(p lexer.Position) ast.Pos {
-	return ast.Pos{Filename: p.Filename, Offset: p.Offset, Line: p.Line, Column: p.Column}
+func toPos(p lexer.Position) srcpos.Pos {
+	return srcpos.Pos{Filename: p.Filename, Offset: p.Offset, Line: p.Line, Column: p.Column}
 }
 
 // tokEnd returns the position just past token t. Columns count bytes.
-func tokEnd(t *lexer.Token) ast.Pos {
+func tokEnd(t *lexer.Token) srcpos.Pos {
 	p := toPos(t.Pos)
 	v := t.Value
 	p.Offset += len(v)

@@ -5,6 +5,7 @@ import (
 
 	"github.com/gotrace/gotrace/builtin"
 	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/srcpos"
 )
 
 // maxMacroDepth bounds nested macro expansion (and catches recursion).
@@ -67,7 +68,7 @@ type expander struct {
 	// being copied: an expression, a variable name or a map name.
 	subst map[string]ast.Expr
 	// sites are the macro uses being expanded, innermost first.
-	sites []ast.Span
+	sites []srcpos.Span
 	// macro is the macro whose body is being copied (nil in a probe),
 	// id numbers this expansion, and locals renames the variables of
 	// the body that are not parameters, so that they neither clobber
@@ -80,7 +81,7 @@ type expander struct {
 // call returns the expansion of a macro call, or nil when name is not a
 // macro. A macro's name may also name several macros of different
 // arities, or a builtin (cpu, comm) used with an arity no macro has.
-func (ex *expander) lookup(name string, args []ast.Expr, pos ast.Span) (*ast.Macro, map[string]ast.Expr) {
+func (ex *expander) lookup(name string, args []ast.Expr, pos srcpos.Span) (*ast.Macro, map[string]ast.Expr) {
 	ms := ex.c.macros[name]
 	if len(ms) == 0 {
 		return nil, nil
@@ -129,8 +130,8 @@ func (ex *expander) lookup(name string, args []ast.Expr, pos ast.Span) (*ast.Mac
 // inner returns an expander for the body of the macro used at site, with
 // its substitutions; the arguments were already expanded in the caller's
 // context.
-func (ex *expander) inner(m *ast.Macro, subst map[string]ast.Expr, site ast.Span) *expander {
-	sites := append([]ast.Span{site}, ex.sites...)
+func (ex *expander) inner(m *ast.Macro, subst map[string]ast.Expr, site srcpos.Span) *expander {
+	sites := append([]srcpos.Span{site}, ex.sites...)
 	ex.budget.expansions++
 	return &expander{c: ex.c, budget: ex.budget, depth: ex.depth + 1, subst: subst, sites: sites,
 		macro: m, id: ex.budget.expansions, locals: map[string]string{}}
@@ -221,14 +222,14 @@ func (ex *expander) stmt(s ast.Stmt) ast.Stmt {
 }
 
 // macroUse recognises a possible macro use: a call, or a bare identifier.
-func macroUse(e ast.Expr) (string, []ast.Expr, ast.Span, bool) {
+func macroUse(e ast.Expr) (string, []ast.Expr, srcpos.Span, bool) {
 	switch e := e.(type) {
 	case *ast.Call:
 		return e.Name, e.Args, e.Span, true
 	case *ast.Ident:
 		return e.Name, nil, e.Span, true
 	}
-	return "", nil, ast.Span{}, false
+	return "", nil, srcpos.Span{}, false
 }
 
 func (ex *expander) exprs(list []ast.Expr) []ast.Expr {
@@ -286,7 +287,7 @@ func (ex *expander) expr(e ast.Expr) ast.Expr {
 		call := &ast.Call{Span: e.Span, Name: e.Name, Args: args}
 		if len(ex.sites) > 0 {
 			if ex.c.prog.Expansions == nil {
-				ex.c.prog.Expansions = map[*ast.Call][]ast.Span{}
+				ex.c.prog.Expansions = map[*ast.Call][]srcpos.Span{}
 			}
 			ex.c.prog.Expansions[call] = ex.sites
 		}
@@ -354,7 +355,7 @@ func (ex *expander) typeExpr(t *ast.TypeExpr) *ast.TypeExpr {
 }
 
 // value expands a macro used as a value: its body must be one expression.
-func (ex *expander) value(name string, args []ast.Expr, pos ast.Span) ast.Expr {
+func (ex *expander) value(name string, args []ast.Expr, pos srcpos.Span) ast.Expr {
 	m, subst := ex.lookup(name, args, pos)
 	if m == nil {
 		return &ast.Ident{Span: pos, Name: name}

@@ -2,6 +2,7 @@ package lang
 
 import (
 	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/srcpos"
 	"github.com/gotrace/gotrace/lang/types"
 )
 
@@ -100,7 +101,7 @@ func (c *checker) mapUse(m *ast.MapRef, vt *types.Type, write bool) *MapType {
 			}
 			return nil
 		}
-		mismatch := func(pos ast.Spanned) {
+		mismatch := func(pos srcpos.Spanned) {
 			c.errorf(pos, "Argument mismatch for %s: trying to access with arguments: '%s' when map expects arguments: '%s'", m.Name, keysString(own), keysString(mt.ownKeys))
 		}
 		if len(mt.Keys) != len(keys) {
@@ -110,7 +111,7 @@ func (c *checker) mapUse(m *ast.MapRef, vt *types.Type, write bool) *MapType {
 		for i := range keys {
 			u, ok := unify(mt.Keys[i], keys[i])
 			if !ok {
-				var pos ast.Spanned = m
+				var pos srcpos.Spanned = m
 				if len(m.Keys) == len(keys) {
 					pos = m.Keys[i]
 				} else if len(m.Keys) == 1 {

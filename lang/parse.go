@@ -9,6 +9,7 @@ import (
 	"github.com/alecthomas/participle/v2/lexer"
 
 	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/srcpos"
 )
 
 // The grammar below is the participle struct grammar for scripts and
@@ -235,7 +236,7 @@ func Parse(name, src string) (*ast.File, error) {
 	}
 	plex, err := lexer.Upgrade(&sliceLexer{toks: toks})
 	if err != nil {
-		return nil, ErrorList{{Pos: ast.Pos{Filename: name, Line: 1, Column: 1}, Msg: err.Error()}}
+		return nil, ErrorList{{Pos: srcpos.Pos{Filename: name, Line: 1, Column: 1}, Msg: err.Error()}}
 	}
 	g, err := fileParser().ParseFromLexer(plex)
 	if err != nil {
@@ -258,7 +259,7 @@ func ParseExpr(src string) (ast.Expr, error) {
 	}
 	plex, err := lexer.Upgrade(&sliceLexer{toks: toks})
 	if err != nil {
-		return nil, ErrorList{{Pos: ast.Pos{Line: 1, Column: 1}, Msg: err.Error()}}
+		return nil, ErrorList{{Pos: srcpos.Pos{Line: 1, Column: 1}, Msg: err.Error()}}
 	}
 	if first := plex.Peek(); !(&exprParser{lex: plex}).startsExpr(first) {
 		return nil, ErrorList{{Pos: fixPos("", first.Pos), Msg: "unexpected " + describe(first) + ", expected expression"}}
@@ -268,7 +269,7 @@ func ParseExpr(src string) (ast.Expr, error) {
 		return nil, convertError("", err)
 	}
 	if g.X == nil || g.X.X == nil {
-		return nil, ErrorList{{Pos: ast.Pos{Line: 1, Column: 1}, Msg: "expected expression"}}
+		return nil, ErrorList{{Pos: srcpos.Pos{Line: 1, Column: 1}, Msg: "expected expression"}}
 	}
 	return g.X.X, nil
 }
@@ -297,10 +298,10 @@ func convertError(name string, err error) ErrorList {
 		}
 		return ErrorList{{Pos: fixPos(name, perr.Position()), Msg: msg}}
 	}
-	return ErrorList{{Pos: ast.Pos{Filename: name, Line: 1, Column: 1}, Msg: err.Error()}}
+	return ErrorList{{Pos: srcpos.Pos{Filename: name, Line: 1, Column: 1}, Msg: err.Error()}}
 }
 
-func fixPos(name string, p lexer.Position) ast.Pos {
+func fixPos(name string, p lexer.Position) srcpos.Pos {
 	pos := toPos(p)
 	pos.Filename = name
 	if pos.Line < 1 {
@@ -341,16 +342,16 @@ type converter struct {
 	errs ErrorList
 }
 
-func (c *converter) errorf(pos ast.Pos, format string, args ...any) {
+func (c *converter) errorf(pos srcpos.Pos, format string, args ...any) {
 	c.errs.Add(pos, format, args...)
 }
 
 // tokSpan returns the span covering toks.
-func tokSpan(toks []lexer.Token) ast.Span {
+func tokSpan(toks []lexer.Token) srcpos.Span {
 	if len(toks) == 0 {
-		return ast.Span{}
+		return srcpos.Span{}
 	}
-	return ast.Span{Start: toPos(toks[0].Pos), End: tokEnd(&toks[len(toks)-1])}
+	return srcpos.Span{Start: toPos(toks[0].Pos), End: tokEnd(&toks[len(toks)-1])}
 }
 
 func (c *converter) file(g *gFile, src string) *ast.File {
@@ -358,8 +359,8 @@ func (c *converter) file(g *gFile, src string) *ast.File {
 		Name:    c.name,
 		Src:     src,
 		Shebang: g.Shebang,
-		Span: ast.Span{
-			Start: ast.Pos{Filename: c.name, Offset: 0, Line: 1, Column: 1},
+		Span: srcpos.Span{
+			Start: srcpos.Pos{Filename: c.name, Offset: 0, Line: 1, Column: 1},
 			End:   endOfSource(c.name, src),
 		},
 	}
@@ -433,7 +434,7 @@ func (c *converter) file(g *gFile, src string) *ast.File {
 	return f
 }
 
-func endOfSource(name, src string) ast.Pos {
+func endOfSource(name, src string) srcpos.Pos {
 	t := lexer.Token{Value: src, Pos: lexer.Position{Filename: name, Line: 1, Column: 1}}
 	return tokEnd(&t)
 }
@@ -537,7 +538,7 @@ func (c *converter) ifStmt(g *gIf) *ast.IfStmt {
 		}
 		// An else-if spans from its "if" to the end of the chain, as
 		// the if nested in the else it stands for would.
-		span := ast.Span{Start: toPos(e.Tokens[1].Pos), End: s.Span.End}
+		span := srcpos.Span{Start: toPos(e.Tokens[1].Pos), End: s.Span.End}
 		n := &ast.IfStmt{Span: span, Cond: unparen(e.Cond.X), Then: c.block(e.Then)}
 		last.Else = n
 		last = n

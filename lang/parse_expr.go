@@ -9,6 +9,7 @@ import (
 	"github.com/alecthomas/participle/v2/lexer"
 
 	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/srcpos"
 )
 
 // This file implements expressions and types as participle Parseable grammar
@@ -191,10 +192,10 @@ func startsOperand(t *lexer.Token) bool {
 	return isPunct(t, "(")
 }
 
-func span(start, end ast.Pos) ast.Span { return ast.Span{Start: start, End: end} }
+func span(start, end srcpos.Pos) srcpos.Span { return srcpos.Span{Start: start, End: end} }
 
-func startOf(n ast.Node) ast.Pos { return n.GetSpan().Start }
-func endOf(n ast.Node) ast.Pos   { return n.GetSpan().End }
+func startOf(n ast.Node) srcpos.Pos { return n.GetSpan().Start }
+func endOf(n ast.Node) srcpos.Pos   { return n.GetSpan().End }
 
 func (p *exprParser) enter(t *lexer.Token) error {
 	p.depth++

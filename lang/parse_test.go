@@ -10,6 +10,7 @@ import (
 	"github.com/gotrace/gotrace/internal/fuzzwatch"
 	"github.com/gotrace/gotrace/lang"
 	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/srcpos"
 )
 
 var exprTests = []struct{ src, want string }{
@@ -538,10 +539,10 @@ func (idx lineIndex) lineCol(off int) (int, int) {
 func checkSpans(t *testing.T, src, name string, root ast.Node) {
 	t.Helper()
 	idx := newLineIndex(src)
-	var walk func(n ast.Node, parent ast.Span)
-	walk = func(n ast.Node, parent ast.Span) {
+	var walk func(n ast.Node, parent srcpos.Span)
+	walk = func(n ast.Node, parent srcpos.Span) {
 		sp := n.GetSpan()
-		for _, p := range []ast.Pos{sp.Start, sp.End} {
+		for _, p := range []srcpos.Pos{sp.Start, sp.End} {
 			if p.Filename != name {
 				t.Errorf("%T: filename %q, want %q", n, p.Filename, name)
 			}

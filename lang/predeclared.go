@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/srcpos"
 	"github.com/gotrace/gotrace/lang/types"
 )
 
@@ -17,7 +18,7 @@ func (c *checker) predeclare() {
 		cp.Keys = slices.Clone(mt.Keys)
 		cp.ownKeys = slices.Clone(cmpOr(mt.ownKeys, mt.Keys))
 		cp.keysSet = true
-		cp.Pos = ast.Pos{}
+		cp.Pos = srcpos.Pos{}
 		c.prog.Maps[name] = &cp
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/gotrace/gotrace/lang/ast"
 	"github.com/gotrace/gotrace/lang/cmacro"
+	"github.com/gotrace/gotrace/lang/srcpos"
 )
 
 // macroDef is one #define of the preamble or of an included user header.
@@ -22,7 +23,7 @@ type macroDef struct {
 	// raw is the body as written (comments kept, continuations as " \n"),
 	// and at its position, for parsing it as a bpftrace expression.
 	raw string
-	at  ast.Pos
+	at  srcpos.Pos
 }
 
 // preproc is the state of the preprocessor over one script's preamble.
@@ -44,7 +45,7 @@ type preproc struct {
 type pline struct {
 	text  string
 	def   *ast.CDef
-	pos   ast.Pos
+	pos   srcpos.Pos
 	where string // "" for the script, "in header.h:3: " for a header line
 	dir   string // directory of the file the line is in
 }
@@ -265,7 +266,7 @@ func (p *preproc) include(l pline, rest string) {
 
 // includeNamePos is the position of the name of an #include line of the
 // script, where clang points; that of the #include for a header's line.
-func includeNamePos(l pline) ast.Pos {
+func includeNamePos(l pline) srcpos.Pos {
 	pos := l.pos
 	if l.def != nil {
 		if i := strings.IndexAny(l.def.Text, "<\""); i >= 0 && !strings.Contains(l.def.Text[:i], "\n") {
@@ -299,7 +300,7 @@ func systemHeader(files ScriptFiles, name string) bool {
 
 // headerLines returns the directives of a header, with line continuations
 // joined and comments removed, each reported at pos.
-func headerLines(src, path string, pos ast.Pos) []pline {
+func headerLines(src, path string, pos srcpos.Pos) []pline {
 	var lines []pline
 	dir := filepath.Dir(path)
 	raw := strings.Split(blankComments(src), "\n")
@@ -422,7 +423,7 @@ func (p *preproc) constants() {
 		if errors.Is(err, cmacro.ErrTooManyExpansions) {
 			// the macros defined after it, which may name it, and
 			// every expression macro would expand as far: stop here
-			p.c.errorf(ast.Span{Start: d.at, End: d.at}, "macro %s: %v", name, err)
+			p.c.errorf(srcpos.Span{Start: d.at, End: d.at}, "macro %s: %v", name, err)
 			p.exploded = true
 			return
 		}
@@ -453,7 +454,7 @@ func (p *preproc) exprMacros(file *ast.File) {
 			continue
 		}
 		relocate(x, d.at)
-		sp := ast.Span{Start: d.at, End: d.at}
+		sp := srcpos.Span{Start: d.at, End: d.at}
 		file.Macros = append(file.Macros, &ast.Macro{Span: sp, Name: name,
 			Body: &ast.Block{Span: x.GetSpan(), Stmts: []ast.Stmt{&ast.ExprStmt{Span: x.GetSpan(), X: x}}}})
 	}
@@ -461,8 +462,8 @@ func (p *preproc) exprMacros(file *ast.File) {
 
 // relocate moves the positions of an expression parsed on its own (line 1,
 // column 1, no file name) to at, in at's file.
-func relocate(x ast.Expr, at ast.Pos) {
-	move := func(pos ast.Pos) ast.Pos {
+func relocate(x ast.Expr, at srcpos.Pos) {
+	move := func(pos srcpos.Pos) srcpos.Pos {
 		if pos.Line == 1 {
 			pos.Column += at.Column - 1
 		}
@@ -474,9 +475,9 @@ func relocate(x ast.Expr, at ast.Pos) {
 	ast.Inspect(x, func(n ast.Node) bool {
 		v := reflect.ValueOf(n)
 		if v.Kind() == reflect.Pointer && v.Elem().Kind() == reflect.Struct {
-			if f := v.Elem().FieldByName("Span"); f.IsValid() && f.CanSet() && f.Type() == reflect.TypeOf(ast.Span{}) {
-				sp := f.Interface().(ast.Span)
-				f.Set(reflect.ValueOf(ast.Span{Start: move(sp.Start), End: move(sp.End)}))
+			if f := v.Elem().FieldByName("Span"); f.IsValid() && f.CanSet() && f.Type() == reflect.TypeOf(srcpos.Span{}) {
+				sp := f.Interface().(srcpos.Span)
+				f.Set(reflect.ValueOf(srcpos.Span{Start: move(sp.Start), End: move(sp.End)}))
 			}
 		}
 		return true
@@ -485,7 +486,7 @@ func relocate(x ast.Expr, at ast.Pos) {
 
 // rawDefineBody returns the body of a script's #define line as written,
 // with continuations kept as line breaks, and its position.
-func rawDefineBody(text string, pos ast.Pos) (string, ast.Pos) {
+func rawDefineBody(text string, pos srcpos.Pos) (string, srcpos.Pos) {
 	text = strings.ReplaceAll(text, "\\\n", " \n")
 	i := strings.Index(text, "define") + len("define")
 	for i < len(text) && (text[i] == ' ' || text[i] == '\t') {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/gotrace/gotrace/format"
 	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/srcpos"
 )
 
 // printfFormat parses the format of a printf-style call (printf, errorf,
@@ -23,7 +24,7 @@ func (c *checker) printfFormat(name string, lit *ast.StrLit) (*format.Format, bo
 // value, a '%' of a conversion: the same '%' in the source text (escapes
 // never stand for a '%' in practice), or the literal's position when the
 // source does not show it.
-func (c *checker) offsetInLiteral(lit *ast.StrLit, off int) ast.Pos {
+func (c *checker) offsetInLiteral(lit *ast.StrLit, off int) srcpos.Pos {
 	start, end := lit.Span.Start, lit.Span.End
 	src := start.FileText(c.prog.File.Src)
 	if start.Offset < 0 || end.Offset > len(src) || start.Offset >= end.Offset || off > len(lit.Value) {

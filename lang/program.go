@@ -8,6 +8,7 @@ import (
 
 	"github.com/gotrace/gotrace/builtin"
 	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/srcpos"
 	"github.com/gotrace/gotrace/lang/types"
 	"github.com/gotrace/gotrace/provider"
 )
@@ -121,7 +122,7 @@ type Program struct {
 	// Expansions holds, for a call copied out of a macro body, the spans
 	// of the macro uses it was expanded from, innermost first; errorf()
 	// and warnf() name them ("expanded from") as bpftrace does.
-	Expansions map[*ast.Call][]ast.Span
+	Expansions map[*ast.Call][]srcpos.Span
 }
 
 // Config holds the config block settings that reach the runtime.
@@ -154,7 +155,7 @@ type MapType struct {
 	Name  string
 	Keys  []*types.Type // nil for a map used without keys
 	Value *types.Type
-	Pos   ast.Pos // first use
+	Pos   srcpos.Pos // first use
 	// Decl is the kind a map declaration gave (hash, lruhash, percpuhash,
 	// percpulruhash) and MaxEntries its size; "" and 0 when undeclared.
 	Decl       string

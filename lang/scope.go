@@ -3,6 +3,7 @@ package lang
 import (
 	"github.com/gotrace/gotrace/builtin"
 	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/srcpos"
 	"github.com/gotrace/gotrace/lang/types"
 )
 
@@ -24,7 +25,7 @@ func (c *checker) block(b *ast.Block) {
 
 // warnOnce records a warning, once per position however many passes and
 // probe instances check the statement.
-func (c *checker) warnOnce(pos ast.Pos, msg string) {
+func (c *checker) warnOnce(pos srcpos.Pos, msg string) {
 	for _, w := range c.prog.Warnings {
 		if w.Pos == pos && w.Msg == msg {
 			return
@@ -35,7 +36,7 @@ func (c *checker) warnOnce(pos ast.Pos, msg string) {
 
 // warnOnceSpan records a warning under a span, once however many passes
 // and probe instances check the statement.
-func (c *checker) warnOnceSpan(sp ast.Span, msg string) {
+func (c *checker) warnOnceSpan(sp srcpos.Span, msg string) {
 	if c.quiet {
 		return
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"github.com/gotrace/gotrace/builtin"
 	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/srcpos"
 	"github.com/gotrace/gotrace/lang/types"
 )
 
@@ -424,7 +425,7 @@ func (c *checker) lhsPointer(x ast.Expr) *types.Type {
 // assignVar assigns a value of type rt (own type own, before storage
 // widens it) to a variable, declaring it in the current block when it is
 // not visible yet.
-func (c *checker) assignVar(l *ast.Var, rt, own *types.Type, op string, rhsPos ast.Pos) {
+func (c *checker) assignVar(l *ast.Var, rt, own *types.Type, op string, rhsPos srcpos.Pos) {
 	id, ok := c.lookupVar(l.Name)
 	if !ok {
 		if op != "=" {
@@ -497,7 +498,7 @@ func leaves(b *ast.Block) bool {
 // is an error at the assignment; another integer whose own type does not
 // fit in it (a signed value into an unsigned variable, uint64 into int64)
 // is converted with a warning at the value.
-func (c *checker) fitsInt(stmt ast.Spanned, name string, rhs ast.Expr, rt, target *types.Type) bool {
+func (c *checker) fitsInt(stmt srcpos.Spanned, name string, rhs ast.Expr, rt, target *types.Type) bool {
 	if !target.IsInt() || !rt.IsInt() || target.Kind == types.Bool || rt.Kind == types.Bool {
 		return true
 	}

@@ -3,7 +3,7 @@ package lang
 import (
 	"github.com/cilium/ebpf/btf"
 
-	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/srcpos"
 	"github.com/gotrace/gotrace/lang/types"
 )
 
@@ -26,7 +26,7 @@ func isKernelValue(t *types.Type) bool {
 // code generator and the output tell a value from kernel memory. Other
 // types are returned as they are. It reports a positioned error, and
 // returns nil, for a value larger than MaxValueSize.
-func (c *checker) valueType(at ast.Spanned, t *types.Type) *types.Type {
+func (c *checker) valueType(at srcpos.Spanned, t *types.Type) *types.Type {
 	if !isKernelValue(t) {
 		return t
 	}
@@ -38,7 +38,7 @@ func (c *checker) valueType(at ast.Spanned, t *types.Type) *types.Type {
 
 // fitsValue reports whether a struct or array value of type t is at most
 // MaxValueSize bytes, and reports a positioned error when it is not.
-func (c *checker) fitsValue(at ast.Spanned, t *types.Type) bool {
+func (c *checker) fitsValue(at srcpos.Spanned, t *types.Type) bool {
 	if t.Size <= MaxValueSize {
 		return true
 	}

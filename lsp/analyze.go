@@ -12,6 +12,7 @@ import (
 
 	"github.com/gotrace/gotrace/lang"
 	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/srcpos"
 	"github.com/gotrace/gotrace/provider"
 )
 
@@ -59,7 +60,7 @@ func (s *Server) analyze(uri, src string) *document {
 	file, parsed, perrs := parseRecover(d.name, src)
 	var errs, warns lang.ErrorList
 	errs = append(errs, perrs...)
-	var tracepoints []ast.Span // the attach points of tracepoints
+	var tracepoints []srcpos.Span // the attach points of tracepoints
 	if file != nil {
 		prog, cerrs := analyzeFile(file, s.env)
 		// An attach point that does not expand stops the checker before
@@ -96,7 +97,7 @@ func (s *Server) analyze(uri, src string) *document {
 		}
 		sev, msg := protocol.DiagnosticSeverityError, e.Msg
 		for _, m := range s.missing {
-			onTracepoint := m.tracefs && slices.ContainsFunc(tracepoints, func(sp ast.Span) bool { return within(e.Pos, sp) })
+			onTracepoint := m.tracefs && slices.ContainsFunc(tracepoints, func(sp srcpos.Span) bool { return within(e.Pos, sp) })
 			if onTracepoint || strings.Contains(msg, m.err.Error()) {
 				sev = protocol.DiagnosticSeverityInformation
 				msg = fmt.Sprintf("not checked: %s are unreadable here (%v)", m.what, m.err)
@@ -133,8 +134,8 @@ func attachErrors(f *ast.File, errs lang.ErrorList) []*ast.Probe {
 }
 
 // within reports whether p is in span sp (its end included).
-func within(p ast.Pos, sp ast.Span) bool {
-	after := func(a, b ast.Pos) bool { return a.Line > b.Line || a.Line == b.Line && a.Column >= b.Column }
+func within(p srcpos.Pos, sp srcpos.Span) bool {
+	after := func(a, b srcpos.Pos) bool { return a.Line > b.Line || a.Line == b.Line && a.Column >= b.Column }
 	return after(p, sp.Start) && after(sp.End, p)
 }
 
@@ -163,7 +164,7 @@ func analyzeFile(file *ast.File, env lang.Env) (prog *lang.Program, errs lang.Er
 	return lang.Analyze(file, env, lang.Options{})
 }
 
-func diagnostic(t *text, sp ast.Span, sev protocol.DiagnosticSeverity, msg string) protocol.Diagnostic {
+func diagnostic(t *text, sp srcpos.Span, sev protocol.DiagnosticSeverity, msg string) protocol.Diagnostic {
 	source := "gotrace"
 	return protocol.Diagnostic{Range: t.rangeOf(sp), Severity: &sev, Source: &source, Message: msg}
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/gotrace/gotrace/lang"
 	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/srcpos"
 )
 
 // maxRecoveries bounds the items blanked out of one script.
@@ -27,7 +28,7 @@ func parseRecover(name, src string) (*ast.File, string, lang.ErrorList) {
 		}
 		var list lang.ErrorList
 		if !errors.As(err, &list) || len(list) == 0 {
-			return nil, cur, append(errs, &lang.Error{Pos: ast.Pos{Filename: name, Line: 1, Column: 1}, Msg: err.Error()})
+			return nil, cur, append(errs, &lang.Error{Pos: srcpos.Pos{Filename: name, Line: 1, Column: 1}, Msg: err.Error()})
 		}
 		for _, e := range list {
 			if k := e.Error(); !seen[k] {

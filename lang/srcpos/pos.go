@@ -1,4 +1,4 @@
-package ast
+package srcpos
 
 import (
 	"fmt"
@@ -38,6 +38,13 @@ func (p Pos) FileText(src string) string {
 	return src
 }
 
+// Source is the text of a file a script imports, which the positions in it
+// point to (Pos.Src). It is immutable once positions refer to it.
+type Source struct {
+	Name string // the file name its positions carry
+	Text string
+}
+
 // IsValid reports whether the position was set.
 func (p Pos) IsValid() bool { return p.Line > 0 }
 
@@ -52,12 +59,6 @@ func (s Span) Pos() Pos { return s.Start }
 
 // GetSpan returns the span itself; embedding Span gives a node its Node method.
 func (s Span) GetSpan() Span { return s }
-
-// Node is implemented by every syntax tree node.
-type Node interface {
-	GetSpan() Span
-	Pos() Pos
-}
 
 // Spanned is anything with a source span: every Node, a Span, and a Pos
 // (an empty span at the position).
