@@ -145,7 +145,7 @@ type Var struct {
 	Example string
 }
 
-// Checker is what the checker (package lang) offers a definition's Check
+// Checker is what the checker (package lang/check) offers a definition's Check
 // and Type hooks. Methods named Check* are the checks of builtins still
 // written in lang; new definitions use the primitives.
 type Checker interface {

@@ -6,8 +6,8 @@ import (
 
 	"github.com/cilium/ebpf/asm"
 
-	"github.com/gotrace/gotrace/lang"
 	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/check"
 	"github.com/gotrace/gotrace/lang/srcpos"
 	"github.com/gotrace/gotrace/lang/types"
 	"github.com/gotrace/gotrace/object"
@@ -56,14 +56,14 @@ func (g *gen) binary(e *ast.Binary) {
 
 // compoundSigned reports whether $v op= x, with $v of type t, is a signed
 // operation: for /=, %= and >>= both sides signed (a non-negative constant
-// takes $v's sign), as lang.Info.SignedOperands; otherwise signedOp.
+// takes $v's sign), as check.Info.SignedOperands; otherwise signedOp.
 func (g *gen) compoundSigned(op string, t *types.Type, x ast.Expr) bool {
 	xt := g.info.TypeOf(x)
 	switch op {
 	case "/=", "%=", ">>=":
 		cv, ok := g.info.Consts[x]
 		flex := ok && !cv.IsStr && xt.Kind == types.Int && xt.Signed && int64(cv.Int) >= 0
-		return lang.SignedPair(t, xt, false, flex)
+		return check.SignedPair(t, xt, false, flex)
 	}
 	return signedOp(t, xt)
 }

@@ -6,8 +6,8 @@ import (
 	"github.com/cilium/ebpf/asm"
 
 	"github.com/gotrace/gotrace/builtin"
-	"github.com/gotrace/gotrace/lang"
 	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/check"
 	"github.com/gotrace/gotrace/lang/srcpos"
 	"github.com/gotrace/gotrace/lang/types"
 )
@@ -387,7 +387,7 @@ func (g *gen) fieldBuffer(e *ast.Field) int16 {
 	g.zero(off, t.Size)
 	g.emit(asm.Mov.Reg(asm.R1, g.base(off)), asm.Add.Imm(asm.R1, int32(off)))
 	switch t.Name {
-	case lang.DataLocString:
+	case check.DataLocString:
 		// The field holds offset (low 16 bits) and length of the string.
 		g.emit(
 			asm.LoadMem(asm.R3, rCtx, int16(f.Offset), asm.Word),

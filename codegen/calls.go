@@ -6,8 +6,8 @@ import (
 	"github.com/cilium/ebpf/asm"
 	"github.com/cilium/ebpf/btf"
 
-	"github.com/gotrace/gotrace/lang"
 	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/check"
 	"github.com/gotrace/gotrace/lang/srcpos"
 	"github.com/gotrace/gotrace/lang/types"
 	"github.com/gotrace/gotrace/object"
@@ -158,7 +158,7 @@ func (g *gen) printValue(v ast.Expr, pos srcpos.Pos) {
 	g.printf(object.EventPrintValue, "", []ast.Expr{v}, pos)
 }
 
-// join reads up to lang.MaxJoinArgs strings from a char *[] and sends
+// join reads up to check.MaxJoinArgs strings from a char *[] and sends
 // them, with the separator, as one event reserved in the ring buffer (it is
 // too large for the stack).
 func (g *gen) join(e *ast.Call) {
@@ -169,7 +169,7 @@ func (g *gen) join(e *ast.Call) {
 	size := g.c.prog.MaxStrlen
 	p := &object.Printf{Format: sep}
 	off := object.EventHeaderSize + 8
-	for i := 0; i < lang.MaxJoinArgs; i++ {
+	for i := 0; i < check.MaxJoinArgs; i++ {
 		p.Args = append(p.Args, object.Arg{Type: types.NewString(size), Offset: off})
 		off += roundUp(size, 8)
 	}
@@ -198,7 +198,7 @@ func (g *gen) join(e *ast.Call) {
 		stImm(rPtr, 0, int64(object.EventJoin)),
 		stImm(rPtr, 8, int64(id)),
 	)
-	for i := 0; i < lang.MaxJoinArgs; i++ {
+	for i := 0; i < check.MaxJoinArgs; i++ {
 		g.emit(
 			// the i-th pointer
 			asm.Mov.Reg(asm.R1, g.base(tmp)),

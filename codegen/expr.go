@@ -387,7 +387,7 @@ func (g *gen) stackDepth(t *types.Type, idSlot, slot int16) {
 }
 
 // stackLen loads the number of frames of a stack value into R0 (see
-// lang.Program.StackLens).
+// check.Program.StackLens).
 func (g *gen) stackLen(x ast.Expr) {
 	if g.info.TypeOf(x).UserStack {
 		off := g.buffer(x)

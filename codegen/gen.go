@@ -9,8 +9,8 @@ import (
 	"github.com/cilium/ebpf/asm"
 	"github.com/cilium/ebpf/btf"
 
-	"github.com/gotrace/gotrace/lang"
 	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/check"
 	"github.com/gotrace/gotrace/lang/srcpos"
 	"github.com/gotrace/gotrace/lang/types"
 	"github.com/gotrace/gotrace/object"
@@ -56,8 +56,8 @@ func (m frameMode) big() bool { return m == bigScratch || m == bigFlat }
 // gen emits the instructions of one program.
 type gen struct {
 	c     *compiler
-	probe *lang.Probe
-	info  *lang.Info
+	probe *check.Probe
+	info  *check.Info
 	ctx   provider.CtxKind // what R1 points to, as the provider compiled it
 	// progType is the program's type, as the provider compiled it.
 	progType ebpf.ProgramType
@@ -122,7 +122,7 @@ type gen struct {
 	progName string // the program's name, which names its scratch map
 }
 
-func newGen(c *compiler, p *lang.Probe) *gen {
+func newGen(c *compiler, p *check.Probe) *gen {
 	return &gen{c: c, probe: p, info: p.Info, aliases: map[string]string{}, fp: asm.RFP, positions: map[asm.Comment]srcpos.Pos{}}
 }
 
@@ -371,10 +371,10 @@ func (g *gen) block(b *ast.Block) {
 }
 
 // blockEnds and endsProbe tell whether a block or a statement always
-// leaves (the code after it is unreachable); see lang.StmtEnds.
-func blockEnds(b *ast.Block) bool { return lang.BlockEnds(b) }
+// leaves (the code after it is unreachable); see check.StmtEnds.
+func blockEnds(b *ast.Block) bool { return check.BlockEnds(b) }
 
-func endsProbe(s ast.Stmt) bool { return lang.StmtEnds(s) }
+func endsProbe(s ast.Stmt) bool { return check.StmtEnds(s) }
 
 func (g *gen) stmt(s ast.Stmt) {
 	switch s := s.(type) {

@@ -386,3 +386,15 @@ type TypeExpr struct {
 	Typeof bool
 	Of     Expr
 }
+
+// Unparen strips one level of parentheses: those of `if (c)`, `while (c)`
+// and `unroll (n)`, which the grammar parses as any expression so that the
+// parenthesis-free form of current bpftrace (`if $x > 1 { }`) also works
+// (`if (a) + 1 { }` keeps its Binary), and those around an argument the
+// checker wants as a literal.
+func Unparen(x Expr) Expr {
+	if p, ok := x.(*Paren); ok {
+		return p.X
+	}
+	return x
+}

@@ -6,9 +6,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gotrace/gotrace/lang"
 	"github.com/gotrace/gotrace/lang/ast"
 	"github.com/gotrace/gotrace/lang/srcpos"
+	"github.com/gotrace/gotrace/lang/syntax"
 )
 
 // Width is the line width Source wraps at, bpftrace's.
@@ -16,20 +16,20 @@ const Width = 90
 
 // Source formats a script. name is the file name errors are reported
 // under. A script that does not parse is returned unchanged with the
-// parser's errors (a lang.ErrorList).
+// parser's errors (a syntax.ErrorList).
 func Source(name, src string) (string, error) {
-	f, err := lang.Parse(name, src)
+	f, err := syntax.Parse(name, src)
 	if err != nil {
 		return src, err
 	}
-	gaps, err := lang.Trivia(name, src)
+	gaps, err := syntax.Trivia(name, src)
 	if err != nil {
 		return src, err
 	}
 	return File(f, gaps), nil
 }
 
-// File formats a parsed script; gaps are its layout spans (lang.Trivia).
+// File formats a parsed script; gaps are its layout spans (syntax.Trivia).
 func File(f *ast.File, gaps []srcpos.Span) string {
 	p := &printer{src: f.Src, statements: map[*ast.Block]bool{}, gapStart: map[int]srcpos.Pos{}}
 	for _, g := range gaps {
@@ -143,7 +143,7 @@ func cdefText(t string) string {
 	}
 	// Only where the ';' reads back as the end of the definition (not in
 	// a malformed one the lexer took whole).
-	if _, err := lang.Parse("c", t+";"); err != nil {
+	if _, err := syntax.Parse("c", t+";"); err != nil {
 		return t
 	}
 	return t + ";"
@@ -930,7 +930,7 @@ func bareOperand(op string, x ast.Expr, left bool) bool {
 	if !ok || !isComparison(b.Op) {
 		return false
 	}
-	pc, pp := lang.Precedence(b.Op), lang.Precedence(op)
+	pc, pp := syntax.Precedence(b.Op), syntax.Precedence(op)
 	return pc > pp || pc == pp && left
 }
 
