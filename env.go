@@ -81,7 +81,7 @@ func (k *KernelEnv) Tracepoints(pattern string) ([]string, error) {
 }
 
 // TracepointFormat implements check.Env.
-func (k *KernelEnv) TracepointFormat(category, event string) (*check.TracepointFormat, error) {
+func (k *KernelEnv) TracepointFormat(category, event string) (*tracefs.Format, error) {
 	e, err := k.get()
 	if err != nil {
 		return nil, err

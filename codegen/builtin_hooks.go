@@ -8,7 +8,6 @@ import (
 
 	"github.com/gotrace/gotrace/builtin"
 	"github.com/gotrace/gotrace/lang/ast"
-	"github.com/gotrace/gotrace/lang/check"
 	"github.com/gotrace/gotrace/lang/srcpos"
 	"github.com/gotrace/gotrace/lang/types"
 	"github.com/gotrace/gotrace/object"
@@ -75,7 +74,7 @@ func (g *gen) Record(name string, pos srcpos.Pos) int16 {
 func (g *gen) Pcap(file string, offset int) (int, string) {
 	return g.c.pcap(file, offset)
 }
-func (g *gen) ConstOf(e ast.Expr) (check.Const, bool) {
+func (g *gen) ConstOf(e ast.Expr) (builtin.Const, bool) {
 	cv, ok := g.info.Consts[e]
 	return cv, ok
 }

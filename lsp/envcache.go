@@ -6,7 +6,7 @@ import (
 
 	"github.com/gotrace/gotrace"
 
-	"github.com/gotrace/gotrace/lang/check"
+	"github.com/gotrace/gotrace/tracefs"
 )
 
 // cacheFor is how long the server reuses what tracefs said: every
@@ -21,7 +21,7 @@ type kernelCache struct {
 	*gotrace.KernelEnv
 	mu      sync.Mutex
 	lists   map[string]cached[[]string]
-	formats map[string]cached[*check.TracepointFormat]
+	formats map[string]cached[*tracefs.Format]
 }
 
 type cached[T any] struct {
@@ -31,7 +31,7 @@ type cached[T any] struct {
 }
 
 func newKernelCache(k *gotrace.KernelEnv) *kernelCache {
-	return &kernelCache{KernelEnv: k, lists: map[string]cached[[]string]{}, formats: map[string]cached[*check.TracepointFormat]{}}
+	return &kernelCache{KernelEnv: k, lists: map[string]cached[[]string]{}, formats: map[string]cached[*tracefs.Format]{}}
 }
 
 // Tracepoints implements check.Env.
@@ -40,8 +40,8 @@ func (k *kernelCache) Tracepoints(pattern string) ([]string, error) {
 }
 
 // TracepointFormat implements check.Env.
-func (k *kernelCache) TracepointFormat(category, event string) (*check.TracepointFormat, error) {
-	return lookup(k, k.formats, category+":"+event, func() (*check.TracepointFormat, error) {
+func (k *kernelCache) TracepointFormat(category, event string) (*tracefs.Format, error) {
+	return lookup(k, k.formats, category+":"+event, func() (*tracefs.Format, error) {
 		return k.KernelEnv.TracepointFormat(category, event)
 	})
 }

@@ -222,7 +222,7 @@ type unreadable struct{ check.Env }
 var errPerm = errors.New("tracefs: open /sys/kernel/tracing: permission denied")
 
 func (unreadable) Tracepoints(string) ([]string, error) { return nil, errPerm }
-func (unreadable) TracepointFormat(string, string) (*check.TracepointFormat, error) {
+func (unreadable) TracepointFormat(string, string) (*tracefs.Format, error) {
 	return nil, errPerm
 }
 

@@ -287,20 +287,20 @@ func enumOf(spec *btf.Spec, name string) *btf.Enum {
 // enumValue looks up a kernel enum constant (e.g. TASK_RUNNING,
 // SKB_DROP_REASON_NOT_SPECIFIED) in BTF, decoding only the enum that
 // declares it, which it returns with the value (nil when name is none).
-func (c *checker) enumValue(name string) (Const, *btf.Enum) {
+func (c *checker) enumValue(name string) (builtin.Const, *btf.Enum) {
 	if builtin.LookupVar(name) != nil || c.env == nil {
-		return Const{}, nil
+		return builtin.Const{}, nil
 	}
 	spec, err := c.env.BTF()
 	if err != nil || spec == nil {
-		return Const{}, nil
+		return builtin.Const{}, nil
 	}
 	if en := enumOf(spec, name); en != nil {
 		for _, v := range en.Values {
 			if v.Name == name {
-				return Const{Int: v.Value}, en
+				return builtin.Const{Int: v.Value}, en
 			}
 		}
 	}
-	return Const{}, nil
+	return builtin.Const{}, nil
 }

@@ -25,7 +25,7 @@ func (c *checker) Warnf(at srcpos.Spanned, format string, args ...any) {
 }
 func (c *checker) Expr(e ast.Expr) *types.Type                   { return c.expr(e) }
 func (c *checker) OwnType(e ast.Expr, t *types.Type) *types.Type { return c.ownType(e, t) }
-func (c *checker) SetConst(e ast.Expr, v Const)                  { c.info.Consts[e] = v }
+func (c *checker) SetConst(e ast.Expr, v builtin.Const)          { c.info.Consts[e] = v }
 func (c *checker) WantArgs(e *ast.Call, lo, hi int) bool         { return c.wantArgs(e, lo, hi) }
 func (c *checker) IntArg(e *ast.Call, i int) *types.Type         { return c.intArg(e, i) }
 func (c *checker) ConstInt(e *ast.Call, i int) (int64, bool)     { return c.constInt(e, i) }
@@ -69,7 +69,7 @@ func (c *checker) Kfunc(name string) error {
 
 func (c *checker) Config() *types.Type { return c.configRecord() }
 
-func (c *checker) ConstOf(e ast.Expr) (Const, bool) {
+func (c *checker) ConstOf(e ast.Expr) (builtin.Const, bool) {
 	cv, ok := c.info.Consts[e]
 	return cv, ok
 }

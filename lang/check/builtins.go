@@ -185,10 +185,10 @@ func (c *checker) RetvalType() (*types.Type, string) {
 }
 
 // tracepointArgs builds the record type of a tracepoint's args.
-func (c *checker) tracepointArgs(pt *AttachPoint) *types.Type {
+func (c *checker) tracepointArgs(pt *provider.Point) *types.Type {
 	key := pt.Category + ":" + pt.Event
 	if c.formats == nil {
-		c.formats = map[string]*TracepointFormat{}
+		c.formats = map[string]*tracefs.Format{}
 	}
 	f, ok := c.formats[key]
 	if !ok {

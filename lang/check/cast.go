@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/gotrace/gotrace/builtin"
 	"github.com/gotrace/gotrace/lang/ast"
 	"github.com/gotrace/gotrace/lang/srcpos"
 	"github.com/gotrace/gotrace/lang/types"
@@ -24,7 +25,7 @@ func (c *checker) cast(e *ast.Cast) *types.Type {
 		return nil
 	}
 	if cv, ok := c.info.Consts[e.X]; ok && !cv.IsStr && nt.IsInt() {
-		c.info.Consts[e] = Const{Int: types.Truncate(cv.Int, nt)}
+		c.info.Consts[e] = builtin.Const{Int: types.Truncate(cv.Int, nt)}
 	}
 	switch {
 	case nt.Kind == types.Pointer:
@@ -44,7 +45,7 @@ func (c *checker) cast(e *ast.Cast) *types.Type {
 	case nt.Kind == types.Bool && t.Kind == types.String:
 		// true unless the string is empty
 		if cv, ok := c.info.Consts[e.X]; ok && cv.IsStr {
-			c.info.Consts[e] = Const{Int: map[bool]uint64{true: 1}[cv.Str != ""]}
+			c.info.Consts[e] = builtin.Const{Int: map[bool]uint64{true: 1}[cv.Str != ""]}
 		}
 	case nt.IsInt() && (t.Kind == types.Array || t.Kind == types.String) && t.Size == nt.Size:
 		// reinterpret the bytes of an array (e.g. (uint32)pton("1.2.3.4"),

@@ -9,6 +9,7 @@ import (
 
 	"github.com/cilium/ebpf/btf"
 
+	"github.com/gotrace/gotrace/builtin"
 	"github.com/gotrace/gotrace/lang/ast"
 	"github.com/gotrace/gotrace/lang/srcpos"
 )
@@ -503,7 +504,7 @@ func (p *cParser) enum(name string) (btf.Type, error) {
 			next = v
 		}
 		e.Values = append(e.Values, btf.EnumValue{Name: vname, Value: uint64(next)})
-		p.c.defines[vname] = Const{Int: uint64(next)}
+		p.c.defines[vname] = builtin.Const{Int: uint64(next)}
 		p.c.enums[vname] = e
 		next++
 		if p.peek() == "," {

@@ -9,11 +9,13 @@ import (
 
 	"github.com/cilium/ebpf/btf"
 
+	"github.com/gotrace/gotrace/builtin"
 	"github.com/gotrace/gotrace/lang/ast"
 	"github.com/gotrace/gotrace/lang/srcpos"
 	"github.com/gotrace/gotrace/lang/syntax"
 	"github.com/gotrace/gotrace/lang/types"
 	"github.com/gotrace/gotrace/provider"
+	"github.com/gotrace/gotrace/tracefs"
 )
 
 // Check resolves and type-checks a parsed script against env. On failure it
@@ -84,7 +86,7 @@ type checker struct {
 	probe *Probe
 	info  *Info
 	// formats caches tracepoint formats by "cat:event".
-	formats map[string]*TracepointFormat
+	formats map[string]*tracefs.Format
 	// scopes maps variable names to declaration IDs, innermost last;
 	// nextVar is the next declaration ID of the probe.
 	scopes  []map[string]int
@@ -105,7 +107,7 @@ type checker struct {
 	// ("struct foo", "enum bar", or a typedef name).
 	ctypes map[string]btf.Type
 	// defines holds the #define constants of the preamble.
-	defines map[string]Const
+	defines map[string]builtin.Const
 	// imports are the standard library files and packages the script
 	// imports, imported the files (imports.go), each after those it
 	// imports.
@@ -183,8 +185,8 @@ func (c *checker) checkFile(file *ast.File) {
 	var dropped []*Probe
 	c.bpfProgs = 0
 	for i, p := range file.Probes {
-		var points []*AttachPoint
-		var stand *AttachPoint
+		var points []*provider.Point
+		var stand *provider.Point
 		for _, ap := range p.Attach {
 			raw := posParamRe.ReplaceAllStringFunc(ap.Raw, func(s string) string {
 				n, _ := strconv.Atoi(s[1:])
@@ -214,7 +216,7 @@ func (c *checker) checkFile(file *ast.File) {
 				// Every attach point was dropped (missing_probes): the
 				// body still defines the maps other probes use, as in
 				// bpftrace, whose probes drop only when attaching.
-				dropped = append(dropped, &Probe{AST: p, Points: []*AttachPoint{stand}, Index: i})
+				dropped = append(dropped, &Probe{AST: p, Points: []*provider.Point{stand}, Index: i})
 				if c.prog.Config.MissingProbes == "warn" {
 					c.prog.Warnings.Add(p.Attach[0], "Probe has no valid attach points. It is being removed which may cause issues with program behavior.")
 				}
@@ -224,7 +226,7 @@ func (c *checker) checkFile(file *ast.File) {
 		// Only tracepoints share one program between attach points, and only
 		// when the body does not depend on which one fired.
 		shared := !usesPerPoint(p)
-		var groups [][]*AttachPoint
+		var groups [][]*provider.Point
 		byProvider := map[string]int{}
 		for _, pt := range points {
 			if shared && provider.Lookup(pt.Provider).SharesProgram {
@@ -237,7 +239,7 @@ func (c *checker) checkFile(file *ast.File) {
 				groups[gi] = append(groups[gi], pt)
 				continue
 			}
-			groups = append(groups, []*AttachPoint{pt})
+			groups = append(groups, []*provider.Point{pt})
 		}
 		for _, g := range groups {
 			c.prog.Probes = append(c.prog.Probes, &Probe{AST: p, Points: g, Index: i})

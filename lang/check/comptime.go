@@ -3,6 +3,7 @@ package check
 import (
 	"strings"
 
+	"github.com/gotrace/gotrace/builtin"
 	"github.com/gotrace/gotrace/lang/ast"
 )
 
@@ -11,8 +12,8 @@ import (
 // `if comptime ($# > 1)` and static_assert(sizeof(x) == 8, ...) are
 // decided at compile time.
 func (c *checker) foldCondition(e ast.Expr) {
-	truth := func(cv Const) bool { return cv.Int != 0 || cv.IsStr && cv.Str != "" }
-	set := func(b bool) { c.info.Consts[e] = Const{Int: map[bool]uint64{true: 1}[b]} }
+	truth := func(cv builtin.Const) bool { return cv.Int != 0 || cv.IsStr && cv.Str != "" }
+	set := func(b bool) { c.info.Consts[e] = builtin.Const{Int: map[bool]uint64{true: 1}[b]} }
 	switch e := e.(type) {
 	case *ast.Unary:
 		if x, ok := c.info.Consts[e.X]; ok && e.Op == "!" {

@@ -13,10 +13,10 @@ import (
 
 // debugInfo returns the DWARF of the binary of the probe being checked, or
 // nil with the reason.
-func (c *checker) debugInfo(pt *AttachPoint) (*debuginfo.File, error) {
+func (c *checker) debugInfo(pt *provider.Point) (*debuginfo.File, error) {
 	di, ok := c.env.(provider.DebugInfo)
 	if !ok {
-		return nil, errNoHostFiles
+		return nil, provider.ErrNoHostFiles
 	}
 	return di.DebugInfo(pt.Module)
 }
@@ -27,7 +27,7 @@ func (c *checker) debugInfo(pt *AttachPoint) (*debuginfo.File, error) {
 // rdx, rcx, r8, r9 (field offset 8*register); a parameter that cannot be
 // read from one register (a float, a struct by value, a 128-bit integer,
 // a seventh integer) is left out and its reason kept for args.NAME.
-func (c *checker) dwarfArgs(pt *AttachPoint) (*types.Type, string) {
+func (c *checker) dwarfArgs(pt *provider.Point) (*types.Type, string) {
 	def := c.probe.Def()
 	if pt.Offset != 0 {
 		return nil, fmt.Sprintf("args is only available at the entry of a function, not at %s", pt.Name)

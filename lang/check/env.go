@@ -18,14 +18,10 @@ type Env interface {
 	// such as "syscalls:sys_enter_open*", sorted.
 	Tracepoints(pattern string) ([]string, error)
 	// TracepointFormat returns the fields of one tracepoint.
-	TracepointFormat(category, event string) (*TracepointFormat, error)
+	TracepointFormat(category, event string) (*tracefs.Format, error)
 	// BTF returns the kernel's BTF, or nil with an error when it is unavailable.
 	BTF() (*btf.Spec, error)
 }
-
-// TracepointFormat is the parsed format file of a tracepoint, as tracefs
-// reads it.
-type TracepointFormat = tracefs.Format
 
 // ScriptFiles is an optional extension of Env: environments that can read
 // the files a script names in its text implement it. The checker reads
@@ -51,16 +47,12 @@ type ELFTypes interface {
 	ELFType(file string) (elf.Type, error)
 }
 
-// provider.ELFSymbol is one symbol of an ELF file.
-// errNoHostFiles is reported when the environment cannot read host files.
-var errNoHostFiles = provider.ErrNoHostFiles
-
 // hostFiles returns the environment's provider.HostFiles.
 func (c *checker) hostFiles() (provider.HostFiles, error) {
 	if h, ok := c.env.(provider.HostFiles); ok {
 		return h, nil
 	}
-	return nil, errNoHostFiles
+	return nil, provider.ErrNoHostFiles
 }
 
 // scriptFiles returns the environment's ScriptFiles.
@@ -68,5 +60,5 @@ func (c *checker) scriptFiles() (ScriptFiles, error) {
 	if f, ok := c.env.(ScriptFiles); ok {
 		return f, nil
 	}
-	return nil, errNoHostFiles
+	return nil, provider.ErrNoHostFiles
 }

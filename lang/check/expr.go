@@ -29,20 +29,20 @@ func (c *checker) expr1(e ast.Expr) *types.Type {
 			c.errorf(e, "%s", err)
 			return nil
 		}
-		c.info.Consts[e] = Const{Int: v}
+		c.info.Consts[e] = builtin.Const{Int: v}
 		if v > 1<<63-1 {
 			return types.Uint64
 		}
 		return types.Int64
 	case *ast.StrLit:
-		c.info.Consts[e] = Const{IsStr: true, Str: e.Value}
+		c.info.Consts[e] = builtin.Const{IsStr: true, Str: e.Value}
 		return types.NewString(len(e.Value) + 1)
 	case *ast.BoolLit:
 		v := uint64(0)
 		if e.Value {
 			v = 1
 		}
-		c.info.Consts[e] = Const{Int: v}
+		c.info.Consts[e] = builtin.Const{Int: v}
 		return types.BoolT
 	case *ast.Paren:
 		t := c.expr(e.X)
@@ -192,24 +192,24 @@ func scaleDuration(e *ast.IntLit) (uint64, error) {
 
 func (c *checker) posParam(e *ast.PosParam) *types.Type {
 	if e.Index == -1 {
-		c.info.Consts[e] = Const{Int: uint64(len(c.opts.Params))}
+		c.info.Consts[e] = builtin.Const{Int: uint64(len(c.opts.Params))}
 		return types.Int64
 	}
 	if e.Index < 1 || e.Index > len(c.opts.Params) {
 		// bpftrace: a missing parameter is zero in a numeric context.
-		c.info.Consts[e] = Const{Int: 0}
+		c.info.Consts[e] = builtin.Const{Int: 0}
 		return types.Int64
 	}
 	s := c.opts.Params[e.Index-1]
 	if v, err := strconv.ParseInt(s, 0, 64); err == nil {
-		c.info.Consts[e] = Const{Int: uint64(v)}
+		c.info.Consts[e] = builtin.Const{Int: uint64(v)}
 		return types.Int64
 	}
 	if v, err := strconv.ParseUint(s, 0, 64); err == nil {
-		c.info.Consts[e] = Const{Int: v}
+		c.info.Consts[e] = builtin.Const{Int: v}
 		return types.Uint64
 	}
-	c.info.Consts[e] = Const{IsStr: true, Str: s}
+	c.info.Consts[e] = builtin.Const{IsStr: true, Str: s}
 	return types.NewString(len(s) + 1)
 }
 
@@ -344,7 +344,7 @@ func (c *checker) binary(e *ast.Binary) *types.Type {
 			signed = c.info.SignedOperands(e.X, e.Y)
 		}
 		if v, ok := foldBinary(e.Op, x.Int, y.Int, signed); ok {
-			c.info.Consts[e] = Const{Int: v}
+			c.info.Consts[e] = builtin.Const{Int: v}
 		}
 	}
 	return rt
@@ -398,9 +398,9 @@ func (c *checker) foldUnary(e *ast.Unary, t *types.Type) *types.Type {
 	}
 	if isConst && !cv.IsStr {
 		if e.Op == "~" {
-			c.info.Consts[e] = Const{Int: types.Truncate(^cv.Int, w)}
+			c.info.Consts[e] = builtin.Const{Int: types.Truncate(^cv.Int, w)}
 		} else {
-			c.info.Consts[e] = Const{Int: types.Truncate(-cv.Int, w)}
+			c.info.Consts[e] = builtin.Const{Int: types.Truncate(-cv.Int, w)}
 		}
 	}
 	return rt

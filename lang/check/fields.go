@@ -151,7 +151,7 @@ func (c *checker) sizeof(e *ast.SizeofExpr) *types.Type {
 		}
 		size *= e.Type.ArrayLen
 	}
-	c.info.Consts[e] = Const{Int: uint64(size)}
+	c.info.Consts[e] = builtin.Const{Int: uint64(size)}
 	return types.Uint64
 }
 
@@ -193,7 +193,7 @@ func (c *checker) offsetof(e *ast.OffsetofExpr) *types.Type {
 		off += f.Offset
 		bt = mt
 	}
-	c.info.Consts[e] = Const{Int: uint64(off)}
+	c.info.Consts[e] = builtin.Const{Int: uint64(off)}
 	return types.Uint64
 }
 

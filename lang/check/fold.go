@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/big"
 
+	"github.com/gotrace/gotrace/builtin"
 	"github.com/gotrace/gotrace/lang/ast"
 	"github.com/gotrace/gotrace/lang/types"
 )
@@ -108,7 +109,7 @@ func (c *checker) isLiteralOp(e ast.Expr) bool {
 
 // literalValue is the exact value of a literal constant of type t: an
 // unsigned 64-bit literal is above MaxInt64, any other is an int64.
-func literalValue(cv Const, t *types.Type) *big.Int {
+func literalValue(cv builtin.Const, t *types.Type) *big.Int {
 	if t.Kind == types.Int && !t.Signed && t.Size == 8 {
 		return new(big.Int).SetUint64(cv.Int)
 	}
@@ -117,14 +118,14 @@ func literalValue(cv Const, t *types.Type) *big.Int {
 
 // literalConst returns the constant and type of the exact literal value v
 // (in [MinInt64, MaxUint64]): int64 up to MaxInt64, uint64 above.
-func literalConst(v *big.Int) (Const, *types.Type) {
+func literalConst(v *big.Int) (builtin.Const, *types.Type) {
 	if v.Sign() < 0 {
-		return Const{Int: uint64(v.Int64())}, types.Int64
+		return builtin.Const{Int: uint64(v.Int64())}, types.Int64
 	}
 	if v.Cmp(maxInt64) > 0 {
-		return Const{Int: v.Uint64()}, types.Uint64
+		return builtin.Const{Int: v.Uint64()}, types.Uint64
 	}
-	return Const{Int: v.Uint64()}, types.Int64
+	return builtin.Const{Int: v.Uint64()}, types.Int64
 }
 
 // foldLiterals computes x op y on integer literals as bpftrace 0.26 folds

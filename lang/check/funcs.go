@@ -6,9 +6,6 @@ import (
 	"github.com/gotrace/gotrace/lang/types"
 )
 
-// Func is a builtin function: its definition in package builtin.
-type Func = builtin.Func
-
 func (c *checker) call(e *ast.Call) *types.Type {
 	f := builtin.LookupFunc(e.Name)
 	if f == nil {
@@ -39,8 +36,8 @@ func (c *checker) call(e *ast.Call) *types.Type {
 // varCall is the function form of a builtin variable (pid()): its value
 // is the variable's, emitted for id, the identifier checked in the call's
 // place (its type is recorded: retval's width comes from it).
-func varCall(b *builtin.Var, id *ast.Ident) *Func {
-	f := &Func{Name: b.Name, Result: b.Result}
+func varCall(b *builtin.Var, id *ast.Ident) *builtin.Func {
+	f := &builtin.Func{Name: b.Name, Result: b.Result}
 	if b.Emit != nil {
 		f.Emit = func(g builtin.Emitter, _ *ast.Call) { b.Emit(g, id) }
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/cilium/ebpf/btf"
 
+	"github.com/gotrace/gotrace/builtin"
 	"github.com/gotrace/gotrace/lang/ast"
 	"github.com/gotrace/gotrace/lang/types"
 )
@@ -36,7 +37,7 @@ func checkKaddr(c *checker, e *ast.Call) *types.Type {
 		c.errorf(e, "Failed to resolve kernel symbol: %s: %v", name, err)
 		return nil
 	}
-	c.info.Consts[e] = Const{Int: addr}
+	c.info.Consts[e] = builtin.Const{Int: addr}
 	return &types.Type{Kind: types.Int, Size: 8, AS: types.Kernel} // a pointer made from it reads kernel memory
 }
 
@@ -106,7 +107,7 @@ func checkUaddr(c *checker, e *ast.Call) *types.Type {
 			return t
 		}
 	}
-	c.info.Consts[e] = Const{Int: sym.Value}
+	c.info.Consts[e] = builtin.Const{Int: sym.Value}
 	return t
 }
 

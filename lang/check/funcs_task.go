@@ -68,7 +68,7 @@ func checkGetopt(c *checker, e *ast.Call) *types.Type {
 				return nil
 			}
 		}
-		c.info.Consts[e] = Const{Int: map[bool]uint64{false: 0, true: 1}[b]}
+		c.info.Consts[e] = builtin.Const{Int: map[bool]uint64{false: 0, true: 1}[b]}
 		return types.BoolT
 	}
 	def := e.Args[1]
@@ -99,7 +99,7 @@ func checkGetopt(c *checker, e *ast.Call) *types.Type {
 	case !given:
 		c.info.Consts[e] = dv
 	case dv.IsStr:
-		c.info.Consts[e] = Const{IsStr: true, Str: val}
+		c.info.Consts[e] = builtin.Const{IsStr: true, Str: val}
 		return types.NewString(len(val) + 1)
 	case t.Kind == types.Bool:
 		b, ok := parseOptBool(val)
@@ -107,7 +107,7 @@ func checkGetopt(c *checker, e *ast.Call) *types.Type {
 			c.errorf(srcpos.Pos{}, "program command line option --%s expects a boolean (e.g. 'true') (value: %s)", lit.Value, val)
 			return nil
 		}
-		c.info.Consts[e] = Const{Int: map[bool]uint64{false: 0, true: 1}[b]}
+		c.info.Consts[e] = builtin.Const{Int: map[bool]uint64{false: 0, true: 1}[b]}
 	default:
 		// Decimal, 0x hex, 0b binary, 0 octal, with _ separators;
 		// unsigned values up to 2^64-1.
@@ -124,7 +124,7 @@ func checkGetopt(c *checker, e *ast.Call) *types.Type {
 			}
 			n = int64(u)
 		}
-		c.info.Consts[e] = Const{Int: uint64(n)}
+		c.info.Consts[e] = builtin.Const{Int: uint64(n)}
 	}
 	return t
 }
@@ -162,7 +162,7 @@ func checkCgroupid(c *checker, e *ast.Call) *types.Type {
 		c.errorf(lit, "cgroupid(%q): %v", lit.Value, err)
 		return nil
 	}
-	c.info.Consts[e] = Const{Int: ino}
+	c.info.Consts[e] = builtin.Const{Int: ino}
 	return types.Uint64
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/gotrace/gotrace/lang/ast"
 	"github.com/gotrace/gotrace/lang/srcpos"
 	"github.com/gotrace/gotrace/lang/syntax"
+	"github.com/gotrace/gotrace/provider"
 )
 
 // importer resolves the imports of a script, as bpftrace 0.26's import
@@ -114,7 +115,7 @@ func (im *importer) resolve(imp *ast.Import, dir string) {
 	case refused != "":
 		im.c.errorf(imp, "cowardly refusing to import from a directory with global write permissions: %q", refused)
 	case im.files == nil:
-		im.c.errorf(imp, "Unable to find suitable path for import: %v", errNoHostFiles)
+		im.c.errorf(imp, "Unable to find suitable path for import: %v", provider.ErrNoHostFiles)
 	default:
 		e := &syntax.Error{Pos: imp.Start, End: imp.End, Msg: "Unable to find suitable path for import"}
 		if len(checked) > 0 {

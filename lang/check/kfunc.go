@@ -12,7 +12,7 @@ import (
 // context, provider.ArgSlots) or its register (pt_regs,
 // provider.ArgRegisters). A struct passed by value has no field, but takes
 // its slots or registers: the arguments after it move along.
-func (c *checker) kfuncArgs(pt *AttachPoint) (*types.Type, string) {
+func (c *checker) kfuncArgs(pt *provider.Point) (*types.Type, string) {
 	proto := pt.FuncProto()
 	if proto == nil {
 		if base, suffix, ok := provider.RenamedFunc(pt.Func); ok {

@@ -1,6 +1,7 @@
 package check
 
 import (
+	"github.com/gotrace/gotrace/builtin"
 	"github.com/gotrace/gotrace/lang/ast"
 	"github.com/gotrace/gotrace/lang/types"
 )
@@ -53,7 +54,7 @@ func (c *checker) positionalString(arg ast.Expr) (*types.Type, bool) {
 	t := types.NewString(len(s) + 1)
 	for e := arg; ; {
 		c.info.Types[e] = t
-		c.info.Consts[e] = Const{IsStr: true, Str: s}
+		c.info.Consts[e] = builtin.Const{IsStr: true, Str: s}
 		p, ok := e.(*ast.Paren)
 		if !ok {
 			break

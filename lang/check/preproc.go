@@ -11,6 +11,7 @@ import (
 
 	"github.com/cilium/ebpf/btf"
 
+	"github.com/gotrace/gotrace/builtin"
 	"github.com/gotrace/gotrace/lang/ast"
 	"github.com/gotrace/gotrace/lang/cmacro"
 	"github.com/gotrace/gotrace/lang/srcpos"
@@ -82,7 +83,7 @@ const maxIncludeDepth = 32
 // (conditionals balance within a file). C type definitions in active regions of the script (struct, union, enum,
 // typedef) define script types (cdefs.go).
 func (c *checker) preprocess(file *ast.File) {
-	c.defines = map[string]Const{}
+	c.defines = map[string]builtin.Const{}
 	c.enums = map[string]*btf.Enum{}
 	c.ctypes = map[string]btf.Type{}
 	p := &preproc{c: c, defs: map[string]macroDef{}}
@@ -416,7 +417,7 @@ func (p *preproc) constants() {
 		}
 		if strings.HasPrefix(body, `"`) {
 			if s, err := strconv.Unquote(body); err == nil {
-				p.c.defines[name] = Const{IsStr: true, Str: s}
+				p.c.defines[name] = builtin.Const{IsStr: true, Str: s}
 			}
 			continue
 		}
@@ -429,7 +430,7 @@ func (p *preproc) constants() {
 			return
 		}
 		if err == nil {
-			p.c.defines[name] = Const{Int: uint64(v)}
+			p.c.defines[name] = builtin.Const{Int: uint64(v)}
 		}
 	}
 }
@@ -512,7 +513,7 @@ func (p *preproc) useTable(file *ast.File) {
 		if id, ok := n.(*ast.Ident); ok {
 			if _, done := p.c.defines[id.Name]; !done {
 				if v, ok := cmacro.Lookup(id.Name); ok {
-					p.c.defines[id.Name] = Const{Int: uint64(v)}
+					p.c.defines[id.Name] = builtin.Const{Int: uint64(v)}
 				}
 			}
 		}

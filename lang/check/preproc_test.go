@@ -7,6 +7,7 @@ import (
 
 	"github.com/cilium/ebpf/btf"
 
+	"github.com/gotrace/gotrace/builtin"
 	"github.com/gotrace/gotrace/lang/ast"
 	"github.com/gotrace/gotrace/lang/check"
 	"github.com/gotrace/gotrace/lang/syntax"
@@ -14,7 +15,7 @@ import (
 
 // macroValues checks src and returns the constant value of each identifier
 // of its probes.
-func macroValues(t *testing.T, src string, opts check.Options) map[string]check.Const {
+func macroValues(t *testing.T, src string, opts check.Options) map[string]builtin.Const {
 	t.Helper()
 	file, err := syntax.Parse("testdata/check/macros.bt", src)
 	if err != nil {
@@ -24,7 +25,7 @@ func macroValues(t *testing.T, src string, opts check.Options) map[string]check.
 	if err != nil {
 		t.Fatalf("Check: %v", err)
 	}
-	got := map[string]check.Const{}
+	got := map[string]builtin.Const{}
 	for _, p := range prog.Probes {
 		ast.Inspect(p.AST, func(n ast.Node) bool {
 			if id, ok := n.(*ast.Ident); ok {
@@ -61,7 +62,7 @@ func TestUserHeaderMacros(t *testing.T) {
 		IncludeDirs: []string{"testdata/include/dir"},
 		Includes:    []string{"testdata/include/forced.h"},
 	})
-	for name, want := range map[string]check.Const{
+	for name, want := range map[string]builtin.Const{
 		"USER_NAME":  {IsStr: true, Str: "hello"},
 		"USER_VALUE": {Int: 42},
 		"FROM_DIR":   {Int: 7},

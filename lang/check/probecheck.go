@@ -12,7 +12,7 @@ import (
 // being an error (when it is not the only one). dropped is a stand-in
 // point for a dropped attach point of a known provider (nil otherwise),
 // for typing the probe's body (droppedProbe).
-func (c *checker) expandAttachMissing(ap *ast.AttachPoint) (pts []*AttachPoint, dropped *AttachPoint) {
+func (c *checker) expandAttachMissing(ap *ast.AttachPoint) (pts []*provider.Point, dropped *provider.Point) {
 	if c.prog.Config.MissingProbes == "" || c.prog.Config.MissingProbes == "error" {
 		return c.expandAttach(ap), nil
 	}
@@ -31,7 +31,7 @@ func (c *checker) expandAttachMissing(ap *ast.AttachPoint) (pts []*AttachPoint, 
 // missingProbe reports an attach point that does not exist as config
 // missing_probes says (an error, a warning, or nothing) and returns its
 // stand-in when it is dropped (see expandAttachMissing).
-func (c *checker) missingProbe(ap *ast.AttachPoint, msg string) (dropped *AttachPoint) {
+func (c *checker) missingProbe(ap *ast.AttachPoint, msg string) (dropped *provider.Point) {
 	switch c.prog.Config.MissingProbes {
 	case "", "error":
 		c.errorf(ap, "%s", msg)
@@ -41,7 +41,7 @@ func (c *checker) missingProbe(ap *ast.AttachPoint, msg string) (dropped *Attach
 	}
 	parts := provider.SplitAttach(ap.Raw)
 	if def := provider.Lookup(parts[0]); def != nil && def.Supported() {
-		dropped = &AttachPoint{Name: ap.Raw, Provider: def.Name, Pos: ap.Pos()}
+		dropped = &provider.Point{Name: ap.Raw, Provider: def.Name, Pos: ap.Pos()}
 	}
 	return dropped
 }
@@ -79,12 +79,12 @@ func (c *checker) checkProbe(pr *Probe) {
 	}
 	pr.Info = &Info{
 		Types:       map[ast.Expr]*types.Type{},
-		Consts:      map[ast.Expr]Const{},
+		Consts:      map[ast.Expr]builtin.Const{},
 		Uaddrs:      map[*ast.Call]Uaddr{},
 		VarIDs:      map[*ast.Var]int{},
 		VarTypes:    vars,
 		VarOwnTypes: own,
-		Calls:       map[*ast.Call]*Func{},
+		Calls:       map[*ast.Call]*builtin.Func{},
 		Idents:      map[*ast.Ident]*builtin.Var{},
 		Members:     map[*ast.Field]types.Field{},
 		Records:     map[string]*ast.Tuple{},

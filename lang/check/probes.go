@@ -10,7 +10,7 @@ import (
 
 // expandAttach expands one attach point through its provider's definition
 // (package provider).
-func (c *checker) expandAttach(ap *ast.AttachPoint) []*AttachPoint {
+func (c *checker) expandAttach(ap *ast.AttachPoint) []*provider.Point {
 	parts := provider.SplitAttach(ap.Raw)
 	p := provider.Lookup(parts[0])
 	if p == nil {

@@ -177,7 +177,7 @@ type MapType struct {
 // one instance per attach point.
 type Probe struct {
 	AST    *ast.Probe
-	Points []*AttachPoint
+	Points []*provider.Point
 	Info   *Info
 	Index  int // position of the AST probe in the file
 }
@@ -188,13 +188,10 @@ func (p *Probe) Provider() string { return p.Points[0].Provider }
 // Def returns the definition of the instance's provider.
 func (p *Probe) Def() *provider.Provider { return provider.Lookup(p.Provider()) }
 
-// AttachPoint is one expanded attach point.
-type AttachPoint = provider.Point
-
 // Info holds what the checker learned about one probe instance.
 type Info struct {
 	Types  map[ast.Expr]*types.Type
-	Consts map[ast.Expr]Const // expressions with a compile-time value (positional params, literals)
+	Consts map[ast.Expr]builtin.Const // expressions with a compile-time value (positional params, literals)
 	// Scratch variables are block scoped: every declaration gets an ID, and
 	// every use of a variable is resolved to the ID of its declaration.
 	VarIDs   map[*ast.Var]int
@@ -203,7 +200,7 @@ type Info struct {
 	// assigned values' types unified before they are widened for storage
 	// (int8 for $x = 1, string[3] for $s = "hi"); sizeof reads it.
 	VarOwnTypes []*types.Type
-	Calls       map[*ast.Call]*Func // resolved builtin functions
+	Calls       map[*ast.Call]*builtin.Func // resolved builtin functions
 	Idents      map[*ast.Ident]*builtin.Var
 	// Members holds the resolved member of every field access: its byte
 	// offset from the struct's (or the args record's) start, bitfield
@@ -245,9 +242,6 @@ type Uaddr struct {
 type VMALayout struct {
 	VMStart, VMPgoff, VMFile, FInode, IIno int
 }
-
-// Const is a compile-time value.
-type Const = builtin.Const
 
 // VarOf returns the ID and type of the declaration a variable use refers to.
 func (in *Info) VarOf(v *ast.Var) (int, *types.Type) {

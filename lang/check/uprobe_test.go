@@ -16,6 +16,7 @@ import (
 	"github.com/gotrace/gotrace/lang/check"
 	"github.com/gotrace/gotrace/lang/syntax"
 	"github.com/gotrace/gotrace/provider"
+	"github.com/gotrace/gotrace/tracefs"
 )
 
 // fakeHost is an Env whose host files are in memory: the checker must find
@@ -28,7 +29,7 @@ type fakeHost struct {
 }
 
 func (*fakeHost) Tracepoints(string) ([]string, error) { return nil, nil }
-func (*fakeHost) TracepointFormat(c, e string) (*check.TracepointFormat, error) {
+func (*fakeHost) TracepointFormat(c, e string) (*tracefs.Format, error) {
 	return nil, fmt.Errorf("no tracepoint %s:%s", c, e)
 }
 func (*fakeHost) BTF() (*btf.Spec, error) { return nil, errors.New("no BTF") }

@@ -11,13 +11,14 @@ import (
 	"github.com/gotrace/gotrace/lang/eval"
 	"github.com/gotrace/gotrace/lang/syntax"
 	"github.com/gotrace/gotrace/lang/types"
+	"github.com/gotrace/gotrace/tracefs"
 )
 
 // noEnv is a machine without tracepoints or BTF: BEGIN scripts need none.
 type noEnv struct{}
 
 func (noEnv) Tracepoints(string) ([]string, error) { return nil, errors.New("no tracefs") }
-func (noEnv) TracepointFormat(string, string) (*check.TracepointFormat, error) {
+func (noEnv) TracepointFormat(string, string) (*tracefs.Format, error) {
 	return nil, errors.New("no tracefs")
 }
 func (noEnv) BTF() (*btf.Spec, error) { return nil, errors.New("no BTF") }
