@@ -14,6 +14,7 @@ import (
 	"github.com/gotrace/gotrace/internal/debuginfo"
 	"github.com/gotrace/gotrace/internal/hostfs"
 	"github.com/gotrace/gotrace/lang/check"
+	"github.com/gotrace/gotrace/lang/preamble"
 	"github.com/gotrace/gotrace/provider"
 	"github.com/gotrace/gotrace/tracefs"
 )
@@ -173,25 +174,25 @@ func (k *KernelEnv) ELFType(file string) (elf.Type, error) {
 	return hostfs.Files{}.ELFType(file)
 }
 
-// ReadScriptFile implements check.ScriptFiles on the local file system.
+// ReadScriptFile implements preamble.ScriptFiles on the local file system.
 func (k *KernelEnv) ReadScriptFile(path string) ([]byte, error) {
 	return hostfs.Files{}.ReadScriptFile(path)
 }
 
-// StatScriptFile implements check.ScriptFiles on the local file system.
+// StatScriptFile implements preamble.ScriptFiles on the local file system.
 func (k *KernelEnv) StatScriptFile(path string) (fs.FileInfo, error) {
 	return hostfs.Files{}.StatScriptFile(path)
 }
 
-// ReadScriptDir implements check.ScriptFiles on the local file system.
+// ReadScriptDir implements preamble.ScriptFiles on the local file system.
 func (k *KernelEnv) ReadScriptDir(path string) ([]fs.DirEntry, error) {
 	return hostfs.Files{}.ReadScriptDir(path)
 }
 
 var (
-	_ provider.HostFiles = (*KernelEnv)(nil)
-	_ check.ELFTypes     = (*KernelEnv)(nil)
-	_ check.ScriptFiles  = (*KernelEnv)(nil)
+	_ provider.HostFiles   = (*KernelEnv)(nil)
+	_ check.ELFTypes       = (*KernelEnv)(nil)
+	_ preamble.ScriptFiles = (*KernelEnv)(nil)
 )
 
 // kernelThreadStatusOffset returns the offset of thread_info.status in

@@ -6,4 +6,4 @@ import (
 
 // Files is the checker's ScriptFiles on the local file system; the
 // package itself does not import lang.
-var _ check.ScriptFiles = Files{}
+var _ preamble.ScriptFiles = Files{}

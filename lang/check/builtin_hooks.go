@@ -104,3 +104,7 @@ func (c *checker) CheckCgroupid(e *ast.Call) *types.Type { return checkCgroupid(
 func (c *checker) CheckPath(e *ast.Call) *types.Type { return checkPath(c, e) }
 
 func (c *checker) CheckUaddr(e *ast.Call) *types.Type { return checkUaddr(c, e) }
+
+// Imported reports whether the script imports the standard library file
+// or package path (preamble.Preamble.Imported).
+func (c *checker) Imported(path string) bool { return c.pre.Imported(path) }

@@ -5,14 +5,29 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"unicode"
 
 	"github.com/cilium/ebpf/btf"
 
 	"github.com/gotrace/gotrace/builtin"
 	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/preamble"
 	"github.com/gotrace/gotrace/lang/srcpos"
 )
+
+// preprocess runs the preprocessor over the script's preamble and its
+// imports' (preamble.Preprocess) and defines the C types of the
+// definitions it leaves active, before the preprocessor's constants
+// (preamble.Constants), which a #define of an enumerator's name overrides.
+func (c *checker) preprocess(file *ast.File) {
+	c.defines = map[string]builtin.Const{}
+	c.enums = map[string]*btf.Enum{}
+	c.ctypes = map[string]btf.Type{}
+	for _, d := range c.pre.Preprocess(file) {
+		c.cDefinition(d)
+	}
+	c.shadowedKernelTypes()
+	c.pre.Constants(file, c.defines)
+}
 
 // cDefinition parses a C type definition of the preamble — struct, union
 // or enum, optionally wrapped in a typedef — and records it so that casts,
@@ -21,7 +36,7 @@ import (
 // defined earlier in the script or found in kernel BTF. Layout follows the
 // C rules: natural alignment, padding to the largest member.
 func (c *checker) cDefinition(d *ast.CDef) {
-	p := &cParser{c: c, def: d, toks: cTokens(d.Text), pos: d.Pos()}
+	p := &cParser{c: c, def: d, toks: preamble.CTokens(d.Text), pos: d.Pos()}
 	if err := p.definition(); err != nil {
 		c.errorf(d, "C definition: %v", err)
 	}
@@ -86,40 +101,6 @@ type cParser struct {
 // MaxTypeSize is the largest struct, union or array a script may define:
 // member offsets are kept in bits in 32-bit BTF fields.
 const MaxTypeSize = 1<<29 - 1
-
-// cTokens splits C source into identifiers, numbers and punctuation.
-func cTokens(src string) []string {
-	var toks []string
-	for i := 0; i < len(src); {
-		r := rune(src[i])
-		switch {
-		case unicode.IsSpace(r):
-			i++
-		case strings.HasPrefix(src[i:], "//"):
-			for i < len(src) && src[i] != '\n' {
-				i++
-			}
-		case strings.HasPrefix(src[i:], "/*"):
-			end := strings.Index(src[i+2:], "*/")
-			if end < 0 {
-				i = len(src)
-			} else {
-				i += end + 4
-			}
-		case r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r):
-			j := i
-			for j < len(src) && (src[j] == '_' || unicode.IsLetter(rune(src[j])) || unicode.IsDigit(rune(src[j]))) {
-				j++
-			}
-			toks = append(toks, src[i:j])
-			i = j
-		default:
-			toks = append(toks, src[i:i+1])
-			i++
-		}
-	}
-	return toks
-}
 
 func (p *cParser) peek() string {
 	if p.i < len(p.toks) {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/gotrace/gotrace/builtin"
 	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/preamble"
 	"github.com/gotrace/gotrace/lang/srcpos"
 	"github.com/gotrace/gotrace/lang/syntax"
 	"github.com/gotrace/gotrace/lang/types"
@@ -101,18 +102,14 @@ type checker struct {
 	declared map[int]*types.Type
 	// loops counts the loops enclosing the statement being checked.
 	loops int
-	// macros are the script's macros by name, one per arity.
-	macros map[string][]*ast.Macro
+	// pre runs the preamble passes over the script: imports,
+	// preprocessor, macros.
+	pre *preamble.Preamble
 	// ctypes holds the types the script's C definitions declare, by name
 	// ("struct foo", "enum bar", or a typedef name).
 	ctypes map[string]btf.Type
 	// defines holds the #define constants of the preamble.
 	defines map[string]builtin.Const
-	// imports are the standard library files and packages the script
-	// imports, imported the files (imports.go), each after those it
-	// imports.
-	imports  map[string]bool
-	imported []*importUnit
 	// kernelMembers are the members of the script's definitions whose
 	// type, by value, is a kernel type (shadowedKernelTypes).
 	kernelMembers []kernelMember
@@ -161,7 +158,8 @@ func (c *checker) errorf(at srcpos.Spanned, format string, args ...any) {
 var posParamRe = regexp.MustCompile(`\$(\d+)`)
 
 func (c *checker) checkFile(file *ast.File) {
-	c.resolveImports(file)
+	c.pre = preamble.New(c.env, preamble.Options{IncludeDirs: c.opts.IncludeDirs, Includes: c.opts.Includes}, &c.errs)
+	c.pre.Import(file)
 	c.preprocess(file)
 	// The script's config block, then the environment
 	// (BPFTRACE_MAX_STRLEN=...), which wins, as in bpftrace.
@@ -171,7 +169,8 @@ func (c *checker) checkFile(file *ast.File) {
 	if env := configFromEnv(c.opts.ConfigEnv); env != nil {
 		c.checkConfig(env)
 	}
-	c.expandMacros(file)
+	c.pre.ExpandMacros(file)
+	c.prog.Expansions = c.pre.Expansions
 	canonicalBuiltins(file)
 	aggregationBlocks(file)
 	for _, d := range file.MapDecls {

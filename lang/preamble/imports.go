@@ -1,4 +1,4 @@
-package check
+package preamble
 
 import (
 	"errors"
@@ -30,7 +30,7 @@ import (
 // refuses them. BPF C sources and objects other than the standard
 // library's are errors: gotrace has no C compiler.
 type importer struct {
-	c       *checker
+	c       *Preamble
 	files   ScriptFiles // nil when the environment cannot read files
 	rootDir string
 	// resolved holds the imports looked up, by importing directory and
@@ -46,14 +46,13 @@ type importUnit struct {
 	defs []*ast.CDef // a header's preprocessor lines and type definitions
 }
 
-// resolveImports imports the files the script names, in c.imported (a
-// file after the files it imports), and the standard library names in
-// c.imports, then merges the imported scripts' probes, macros and map
-// declarations into file (the checker's clone): theirs first, in import
-// order, then the script's own. Their C definitions are preprocessed after
-// the script's (preprocess).
-func (c *checker) resolveImports(file *ast.File) {
-	c.imports = map[string]bool{}
+// Import imports the files the script names, in c.imported (a file after
+// the files it imports), and the standard library names in c.imports,
+// then merges the imported scripts' probes, macros and map declarations
+// into file (the checker's clone): theirs first, in import order, then the
+// script's own. Their C definitions are preprocessed after the script's
+// (Preprocess).
+func (c *Preamble) Import(file *ast.File) {
 	if len(file.Imports) == 0 {
 		return
 	}
@@ -124,9 +123,7 @@ func (im *importer) resolve(imp *ast.Import, dir string) {
 		if similar := similarStdlib(imp.Path); len(similar) > 0 {
 			e.Hints = append(e.Hints, "similar to builtins: "+strings.Join(similar, ","))
 		}
-		if !im.c.quiet {
-			im.c.errs = append(im.c.errs, e)
-		}
+		*im.c.errs = append(*im.c.errs, e)
 	}
 }
 
@@ -288,13 +285,11 @@ func parseImported(name, text string) (*ast.File, error) {
 }
 
 // addErrors adds the errors of err, an ErrorList, to the checker's.
-func (c *checker) addErrors(err error) {
+func (c *Preamble) addErrors(err error) {
 	var list syntax.ErrorList
 	if !errors.As(err, &list) {
 		c.errorf(srcpos.Pos{}, "%v", err)
 		return
 	}
-	if !c.quiet {
-		c.errs = append(c.errs, list...)
-	}
+	*c.errs = append(*c.errs, list...)
 }

@@ -1,4 +1,4 @@
-package check
+package preamble
 
 import (
 	"errors"
@@ -8,8 +8,6 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
-
-	"github.com/cilium/ebpf/btf"
 
 	"github.com/gotrace/gotrace/builtin"
 	"github.com/gotrace/gotrace/lang/ast"
@@ -30,7 +28,7 @@ type macroDef struct {
 
 // preproc is the state of the preprocessor over one script's preamble.
 type preproc struct {
-	c       *checker
+	c       *Preamble
 	defs    map[string]macroDef
 	order   []string // names in definition order
 	system  bool     // an active system #include: the kernel macro table is visible
@@ -38,6 +36,8 @@ type preproc struct {
 	depth   int      // nesting of user headers
 	// exploded: a macro's expansion went past cmacro.MaxExpansions
 	exploded bool
+	// cdefs are the C definitions in active regions, in order.
+	cdefs []*ast.CDef
 }
 
 // pline is one line the preprocessor reads: a preamble item of the script
@@ -55,7 +55,7 @@ type pline struct {
 // maxIncludeDepth bounds the nesting of user headers.
 const maxIncludeDepth = 32
 
-// preprocess evaluates the C preamble of a script, the preprocessor lines
+// Preprocess evaluates the C preamble of a script, the preprocessor lines
 // and C definitions before the first probe, macro, map declaration or
 // config block (the parser rejects them later, as bpftrace does, so
 // conditionals cannot select probes or statements):
@@ -80,13 +80,13 @@ const maxIncludeDepth = 32
 //
 // Options.Includes (bpftrace --include) are included before the preamble;
 // the preambles of imported scripts and headers follow it, each on its own
-// (conditionals balance within a file). C type definitions in active regions of the script (struct, union, enum,
-// typedef) define script types (cdefs.go).
-func (c *checker) preprocess(file *ast.File) {
-	c.defines = map[string]builtin.Const{}
-	c.enums = map[string]*btf.Enum{}
-	c.ctypes = map[string]btf.Type{}
+// (conditionals balance within a file). Preprocess returns the C type
+// definitions in active regions of the script and of its imports (struct,
+// union, enum, typedef), in order, which the checker defines as script
+// types before it calls Constants.
+func (c *Preamble) Preprocess(file *ast.File) []*ast.CDef {
 	p := &preproc{c: c, defs: map[string]macroDef{}}
+	c.pp = p
 	dir := filepath.Dir(file.Name)
 	var lines []pline
 	for _, inc := range c.opts.Includes {
@@ -99,7 +99,17 @@ func (c *checker) preprocess(file *ast.File) {
 	for _, u := range c.imported {
 		p.run(u.lines())
 	}
-	c.shadowedKernelTypes()
+	return p.cdefs
+}
+
+// Constants ends the preprocessing Preprocess began, once the checker has
+// defined its C definitions (whose enumerators defines holds): the
+// object-like macros whose body is a constant become constants in defines,
+// those whose body is a bpftrace expression macros of file, and, after a
+// system #include, the kernel macros file names constants.
+func (c *Preamble) Constants(file *ast.File, defines map[string]builtin.Const) {
+	p := c.pp
+	c.defines = defines
 	p.constants()
 	p.exprMacros(file)
 	if p.system {
@@ -127,7 +137,7 @@ func (p *preproc) run(lines []pline) {
 		text := strings.TrimSpace(l.text)
 		if !strings.HasPrefix(text, "#") {
 			if on() && l.def != nil {
-				p.c.cDefinition(l.def)
+				p.cdefs = append(p.cdefs, l.def)
 			}
 			continue
 		}
@@ -437,7 +447,7 @@ func (p *preproc) constants() {
 
 // exprMacros makes the object-like macros whose body is no constant but a
 // bpftrace expression (#define IS_ROOT (uid == 0)) macros of the script
-// without parameters, which expandMacros substitutes where they are named,
+// without parameters, which ExpandMacros substitutes where they are named,
 // as bpftrace expands C macros. The expression keeps its place in the
 // script for errors (the #include line for a header's macro). Bodies that
 // do not parse as an expression are left out: naming one is an unknown

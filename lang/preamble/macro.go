@@ -1,4 +1,4 @@
-package check
+package preamble
 
 import (
 	"fmt"
@@ -17,7 +17,7 @@ const maxMacroDepth = 32
 // grow to 2^32 copies.
 const MaxMacroNodes = 200_000
 
-// expandMacros inlines macro calls in every probe, before checking:
+// ExpandMacros inlines macro calls in every probe, before checking:
 //   - a call used as a statement becomes the macro's body, as a block;
 //   - a call used as a value must name a macro whose body is a single
 //     expression, which replaces the call.
@@ -26,7 +26,7 @@ const MaxMacroNodes = 200_000
 // variable, `@m` parameters the caller's map, and bare parameters stand for
 // the argument expression. A macro without parameters may also be used as
 // a bare identifier (`if errname { ... }`), as in bpftrace.
-func (c *checker) expandMacros(file *ast.File) {
+func (c *Preamble) ExpandMacros(file *ast.File) {
 	if len(file.Macros) == 0 {
 		return
 	}
@@ -37,7 +37,7 @@ func (c *checker) expandMacros(file *ast.File) {
 			dup = dup || len(o.Params) == len(m.Params)
 		}
 		if dup {
-			c.errorf(m, "macro %s is defined twice with %d parameter%s", m.Name, len(m.Params), plural(len(m.Params)))
+			c.errorf(m, "macro %s is defined twice with %d parameter%s", m.Name, len(m.Params), plural(m.Params))
 			continue
 		}
 		c.macros[m.Name] = append(c.macros[m.Name], m)
@@ -61,7 +61,7 @@ type macroBudget struct {
 }
 
 type expander struct {
-	c      *checker
+	c      *Preamble
 	budget *macroBudget
 	depth  int
 	// subst maps parameter names to their replacement in the macro body
@@ -93,7 +93,7 @@ func (ex *expander) lookup(name string, args []ast.Expr, pos srcpos.Span) (*ast.
 		}
 	}
 	if m == nil {
-		ex.c.errorf(pos, "macro %s takes %d argument%s, got %d", name, len(ms[0].Params), plural(len(ms[0].Params)), len(args))
+		ex.c.errorf(pos, "macro %s takes %d argument%s, got %d", name, len(ms[0].Params), plural(ms[0].Params), len(args))
 		return nil, nil
 	}
 	if ex.depth >= maxMacroDepth {
@@ -286,10 +286,10 @@ func (ex *expander) expr(e ast.Expr) ast.Expr {
 		}
 		call := &ast.Call{Span: e.Span, Name: e.Name, Args: args}
 		if len(ex.sites) > 0 {
-			if ex.c.prog.Expansions == nil {
-				ex.c.prog.Expansions = map[*ast.Call][]srcpos.Span{}
+			if ex.c.Expansions == nil {
+				ex.c.Expansions = map[*ast.Call][]srcpos.Span{}
 			}
-			ex.c.prog.Expansions[call] = ex.sites
+			ex.c.Expansions[call] = ex.sites
 		}
 		return call
 	case *ast.MapRef:
@@ -375,4 +375,12 @@ func (ex *expander) value(name string, args []ast.Expr, pos srcpos.Span) ast.Exp
 	}
 	// statements, then the value: a block expression
 	return &ast.BlockExpr{Span: pos, Body: in.block(m.Body)}
+}
+
+// plural is "s" unless params has one element.
+func plural(params []*ast.MacroParam) string {
+	if len(params) == 1 {
+		return ""
+	}
+	return "s"
 }

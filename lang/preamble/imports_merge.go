@@ -1,4 +1,4 @@
-package check
+package preamble
 
 import "github.com/gotrace/gotrace/lang/ast"
 
@@ -7,8 +7,8 @@ import "github.com/gotrace/gotrace/lang/ast"
 // the imported scripts first, each after the scripts it imports, so their
 // BEGIN probes run first, as bpftrace runs an import's first; then the
 // script's own. Their preambles are preprocessed after the script's
-// (preprocess), in the same order.
-func (c *checker) mergeImports(file *ast.File) {
+// (Preprocess), in the same order.
+func (c *Preamble) mergeImports(file *ast.File) {
 	var probes []*ast.Probe
 	var macros []*ast.Macro
 	var decls []*ast.MapDecl

@@ -1,7 +1,8 @@
-package check
+package preamble
 
 import (
 	"strings"
+	"unicode"
 
 	"github.com/gotrace/gotrace/lang/ast"
 	"github.com/gotrace/gotrace/lang/srcpos"
@@ -42,7 +43,7 @@ func headerDefs(src *srcpos.Source) []*ast.CDef {
 // type: a struct, union or enum with a body, or a typedef that is not of a
 // function type (which scripts cannot use).
 func typeDefinition(decl string) bool {
-	toks := cTokens(decl)
+	toks := CTokens(decl)
 	if len(toks) == 0 {
 		return false
 	}
@@ -227,4 +228,38 @@ func (h *headerScanner) lineStart() bool {
 		}
 	}
 	return true
+}
+
+// CTokens splits C source into identifiers, numbers and punctuation.
+func CTokens(src string) []string {
+	var toks []string
+	for i := 0; i < len(src); {
+		r := rune(src[i])
+		switch {
+		case unicode.IsSpace(r):
+			i++
+		case strings.HasPrefix(src[i:], "//"):
+			for i < len(src) && src[i] != '\n' {
+				i++
+			}
+		case strings.HasPrefix(src[i:], "/*"):
+			end := strings.Index(src[i+2:], "*/")
+			if end < 0 {
+				i = len(src)
+			} else {
+				i += end + 4
+			}
+		case r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r):
+			j := i
+			for j < len(src) && (src[j] == '_' || unicode.IsLetter(rune(src[j])) || unicode.IsDigit(rune(src[j]))) {
+				j++
+			}
+			toks = append(toks, src[i:j])
+			i = j
+		default:
+			toks = append(toks, src[i:i+1])
+			i++
+		}
+	}
+	return toks
 }

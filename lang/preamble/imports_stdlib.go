@@ -1,4 +1,4 @@
-package check
+package preamble
 
 import (
 	"sort"
@@ -61,6 +61,6 @@ func similar(a, b string) bool {
 
 // Imported reports whether the script imports the standard library file
 // path (stdlib/test/test.bpf.c), by its name or its directory's.
-func (c *checker) Imported(path string) bool {
+func (c *Preamble) Imported(path string) bool {
 	return c.imports[path] || c.imports[path[:max(strings.LastIndexByte(path, '/'), 0)]]
 }
