@@ -21,3 +21,12 @@ func TestNamedAttachPoint(t *testing.T) {
 	wantOutput(t, run(t, "-e", `tick=interval:ms:10 { print(probe); exit(); } first=begin, last=end { print(probe); }`),
 		"begin\ninterval:ms:10\nend\n\n\n", 0)
 }
+
+// TestStrlenPointer: strlen() and strcap() of an int8 pointer read the
+// string it points to, up to max_strlen bytes (bpftrace's strnlen).
+func TestStrlenPointer(t *testing.T) {
+	wantOutput(t, run(t, "-e", `begin { $s = "hello"; $p = (int8 *)&$s; $e = ""; print(strlen($p)); print(strcap($p)); print(strlen((int8 *)&$e)); exit(); }`),
+		"5\n5\n0\n\n\n", 0)
+	wantOutput(t, run(t, "-e", `config = { max_strlen = 3 } begin { $s = "hello"; print(strlen((int8 *)&$s)); exit(); }`),
+		"3\n\n\n", 0)
+}
