@@ -63,3 +63,11 @@ begin { @m[1] = 7; $v = 1; print(f($v)); print(f(@m)); print(f(5)); exit(); }`),
 		t.Errorf("exit %d, stderr (- want, + got):\n%s", got.code, difftest.Diff(want, got.stderr))
 	}
 }
+
+// TestTypeofMacroArgument: typeof(...) passed to a macro gives its bare
+// parameter a type (bpftrace 0.27): sizeof(t), (t)v and let $y: t use it.
+func TestTypeofMacroArgument(t *testing.T) {
+	wantOutput(t, run(t, "-e", `macro sz(t) { sizeof(t) } macro cast(t, v) { (t)v } macro mk(t) { let $y: t = 300; $y }
+begin { $x = (int16)1; print(sz(typeof($x))); print(cast(typeof($x), 70000)); print(mk(typeof($x))); print(sz(typeof(struct task_struct)) > 0); exit(); }`),
+		"2\n4464\n300\ntrue\n\n\n", 0)
+}

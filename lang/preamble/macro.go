@@ -397,11 +397,22 @@ func (ex *expander) expr(e ast.Expr) ast.Expr {
 	case *ast.Paren:
 		return &ast.Paren{Span: e.Span, X: ex.expr(e.X)}
 	case *ast.SizeofExpr:
-		return &ast.SizeofExpr{Span: e.Span, Type: ex.typeExpr(e.Type), X: ex.expr(e.X)}
+		n := &ast.SizeofExpr{Span: e.Span, Type: ex.typeExpr(e.Type), X: ex.expr(e.X)}
+		if ta, ok := n.X.(*ast.TypeArg); ok {
+			// sizeof(t) of a parameter given typeof(...)
+			n.Type, n.X = ta.Type, nil
+		}
+		return n
+	case *ast.TypeArg:
+		return &ast.TypeArg{Span: e.Span, Type: ex.typeExpr(e.Type)}
 	case *ast.BlockExpr:
 		return &ast.BlockExpr{Span: e.Span, Body: ex.block(e.Body)}
 	case *ast.OffsetofExpr:
-		return &ast.OffsetofExpr{Span: e.Span, Type: e.Type, X: ex.expr(e.X), Field: e.Field}
+		n := &ast.OffsetofExpr{Span: e.Span, Type: ex.typeExpr(e.Type), X: ex.expr(e.X), Field: e.Field}
+		if ta, ok := n.X.(*ast.TypeArg); ok {
+			n.Type, n.X = ta.Type, nil
+		}
+		return n
 	case *ast.IntLit:
 		cp := *e
 		return &cp
@@ -424,7 +435,21 @@ func (ex *expander) expr(e ast.Expr) ast.Expr {
 // typeExpr copies a type: typeof(x) of a parameter x is the type of
 // the argument.
 func (ex *expander) typeExpr(t *ast.TypeExpr) *ast.TypeExpr {
-	if t == nil || !t.Typeof {
+	if t == nil {
+		return nil
+	}
+	if ta, ok := ex.subst[t.Name].(*ast.TypeArg); ok && !t.Typeof && !(t.IsArray && ta.Type.IsArray) {
+		// a bare parameter given typeof(...), used as a type: that type,
+		// with the pointers and array length written here
+		cp := *ast.Clone(ta.Type)
+		cp.Span = t.Span
+		cp.Pointers += t.Pointers
+		if t.IsArray {
+			cp.IsArray, cp.ArrayLen = true, t.ArrayLen
+		}
+		return &cp
+	}
+	if !t.Typeof {
 		return t
 	}
 	cp := *t
