@@ -71,3 +71,22 @@ func TestTypeofMacroArgument(t *testing.T) {
 begin { $x = (int16)1; print(sz(typeof($x))); print(cast(typeof($x), 70000)); print(mk(typeof($x))); print(sz(typeof(struct task_struct)) > 0); exit(); }`),
 		"2\n4464\n300\ntrue\n\n\n", 0)
 }
+
+// TestTypeinfo: typeinfo() gives bpftrace 0.27.1's record for values and
+// types written as its operand.
+func TestTypeinfo(t *testing.T) {
+	got := run(t, "-e", `config = { unstable_typeinfo = enable } begin { print(typeinfo(1)); print(typeinfo("abc")); $x = (int16)2; print(typeinfo($x)); @a[1] = (1, "x"); print(typeinfo(@a[1])); print(typeinfo(nsecs)); print(typeinfo(struct task_struct *)); print(typeinfo(kstack)); print(typeinfo((a=1,b="x"))); print(typeinfo(int8).full_type); clear(@a); exit(); }`)
+	want := `{ .btf_id = 0, .base_type = int, .full_type = int8 }
+{ .btf_id = 0, .base_type = string, .full_type = string[4] }
+{ .btf_id = 0, .base_type = int, .full_type = int16 }
+{ .btf_id = 0, .base_type = tuple, .full_type = (int8,string[2]) }
+{ .btf_id = 0, .base_type = int, .full_type = uint64 }
+{ .btf_id = 0, .base_type = pointer, .full_type = struct task_struct * }
+{ .btf_id = 0, .base_type = kstack, .full_type = kstack_bpftrace_127 }
+{ .btf_id = 0, .base_type = record, .full_type = record { .a = int8, .b = string[2] } }
+int8
+
+
+`
+	wantOutput(t, got, want, 0)
+}

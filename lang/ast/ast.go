@@ -349,8 +349,8 @@ type SizeofExpr struct {
 
 // TypeArg is a type where an expression stands: `typeof(T)` or
 // `typeof(expr)` as a macro's argument (bpftrace 0.27), for the macro to
-// use its bare parameter as that type (sizeof(t), (t)x, let $v: t). Type
-// has Typeof set.
+// use its bare parameter as that type (sizeof(t), (t)x, let $v: t), with
+// Type.Typeof set; or a type written as typeinfo()'s operand.
 type TypeArg struct {
 	srcpos.Span
 	Type *TypeExpr

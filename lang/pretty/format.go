@@ -791,7 +791,7 @@ func (p *printer) value(x ast.Expr, md *notes, w uint, bare bool) *Buffer {
 	case *ast.OffsetofExpr:
 		return newBuffer().text("offsetof(").add(p.typeArg(x.Type, x.X, md, w)).text(", " + strings.Join(x.Field, ".") + ")")
 	case *ast.TypeArg:
-		if x.Type.Of != nil {
+		if x.Type.Of != nil || !x.Type.Typeof {
 			return newBuffer().text(typeText(x.Type, p))
 		}
 		t := *x.Type

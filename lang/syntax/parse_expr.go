@@ -398,6 +398,8 @@ func (p *exprParser) primary() (ast.Expr, error) {
 
 		case "container_of":
 			return p.containerOf(t)
+		case "typeinfo":
+			return p.typeinfo(t)
 		}
 		p.next() // (
 		args, end, err := p.list(")")

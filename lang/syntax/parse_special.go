@@ -37,6 +37,24 @@ func (p *exprParser) sizeof(name *lexer.Token) (ast.Expr, error) {
 	return &ast.SizeofExpr{Span: span(toPos(name.Pos), tokEnd(end)), Type: ty, X: x}, nil
 }
 
+// typeinfo parses typeinfo(type) and typeinfo(expr): a call whose one
+// argument is a type (ast.TypeArg) or an expression.
+func (p *exprParser) typeinfo(name *lexer.Token) (ast.Expr, error) {
+	p.next() // (
+	ty, x, err := p.typeOrExpr()
+	if err != nil {
+		return nil, err
+	}
+	end, err := p.expect(")")
+	if err != nil {
+		return nil, err
+	}
+	if ty != nil {
+		x = &ast.TypeArg{Span: ty.Span, Type: ty}
+	}
+	return &ast.Call{Span: span(toPos(name.Pos), tokEnd(end)), Name: name.Value, Args: []ast.Expr{x}}, nil
+}
+
 func (p *exprParser) offsetof(name *lexer.Token) (ast.Expr, error) {
 	p.next() // (
 	ty, x, err := p.typeOrExpr()
