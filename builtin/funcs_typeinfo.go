@@ -33,7 +33,7 @@ func init() {
 				&ast.StrLit{Span: sp, Value: FullTypeName(t)},
 			})
 		},
-		Buffer: func(g Emitter, e *ast.Call) int16 { return g.Record(CallRecordKey(e), e.Pos()) },
+		Buffer:  func(g Emitter, e *ast.Call) int16 { return g.Record(CallRecordKey(e), e.Pos()) },
 		Example: `config = { unstable_typeinfo = enable } BEGIN { print(typeinfo(1).full_type) }`,
 		Doc: Doc{Sig: "typeinfo(x: any | type): record { btf_id, base_type, full_type }",
 			Text: "A record describing the type of a value or of a type: its kind (base_type) and its full name (full_type), as bpftrace names them."}})

@@ -24,13 +24,20 @@ func (p *exprParser) typeOrExpr() (*ast.TypeExpr, ast.Expr, error) {
 	return nil, x, err
 }
 
-func (p *exprParser) sizeof(name *lexer.Token) (ast.Expr, error) {
+// parenOperand parses "(" typeOrExpr ")", the operand of sizeof and
+// typeinfo, and returns the closing parenthesis.
+func (p *exprParser) parenOperand() (*ast.TypeExpr, ast.Expr, *lexer.Token, error) {
 	p.next() // (
 	ty, x, err := p.typeOrExpr()
 	if err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
 	end, err := p.expect(")")
+	return ty, x, end, err
+}
+
+func (p *exprParser) sizeof(name *lexer.Token) (ast.Expr, error) {
+	ty, x, end, err := p.parenOperand()
 	if err != nil {
 		return nil, err
 	}
@@ -40,12 +47,7 @@ func (p *exprParser) sizeof(name *lexer.Token) (ast.Expr, error) {
 // typeinfo parses typeinfo(type) and typeinfo(expr): a call whose one
 // argument is a type (ast.TypeArg) or an expression.
 func (p *exprParser) typeinfo(name *lexer.Token) (ast.Expr, error) {
-	p.next() // (
-	ty, x, err := p.typeOrExpr()
-	if err != nil {
-		return nil, err
-	}
-	end, err := p.expect(")")
+	ty, x, end, err := p.parenOperand()
 	if err != nil {
 		return nil, err
 	}
