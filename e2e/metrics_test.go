@@ -191,6 +191,7 @@ tracepoint:syscalls:sys_enter_lseek /pid == %d/ {
 	@seeks = count();
 	@by_whence[args.whence == 0 ? "set" : "cur"] = count();
 	@offset = hist(args.offset);
+	@lin = lhist(args.offset, 0, 400, 100);
 	@st[(fd = args.fd)] = stats(args.offset);
 	@text = "not exported";
 }`, os.Getpid()))
@@ -209,6 +210,7 @@ tracepoint:syscalls:sys_enter_lseek /pid == %d/ {
 	}
 	waitQuery(t, base, "gotrace_seeks_total", float64(total))
 	waitQuery(t, base, `gotrace_offset_count`, float64(total))
+	waitQuery(t, base, `gotrace_lin_count`, float64(total))
 
 	busy := queryOne(t, base, "gotrace_syscalls_total")
 	byWhence := map[string]float64{}
@@ -224,6 +226,17 @@ tracepoint:syscalls:sys_enter_lseek /pid == %d/ {
 	stSum := queryOne(t, base, `gotrace_st_sum{fd="`+fd+`"}`)
 	stAvg := queryOne(t, base, `gotrace_st_avg{fd="`+fd+`"}`)
 	up := queryOne(t, base, `up{job="gotrace"}`)
+	// The histograms keep the sum of the offsets beside their buckets
+	// under --metrics: 10*0 + 20*5 + 30*300 + 7*1.
+	const offsetSum = 9107
+	for _, h := range []string{"gotrace_offset", "gotrace_lin"} {
+		if got := queryOne(t, base, h+"_sum"); got != offsetSum {
+			t.Errorf("%s_sum = %v, want %d", h, got, offsetSum)
+		}
+		if got := queryOne(t, base, h+"_count"); got != float64(total) {
+			t.Errorf("%s_count = %v, want %d", h, got, total)
+		}
+	}
 
 	// A raw scrape passes promtool.
 	raw, err := httpGet("http://127.0.0.1:" + port + "/metrics")

@@ -136,7 +136,7 @@ func value(v any) Value {
 				bs[i].Le = math.Inf(1)
 			}
 		}
-		return Value{Buckets: bs}
+		return Value{Buckets: bs, Sum: float64(v.Sum), HasSum: v.HasSum}
 	}
 	return Value{}
 }

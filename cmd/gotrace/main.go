@@ -554,7 +554,7 @@ func compileOptions(cfg *config) gotrace.Options {
 	}
 	return gotrace.Options{Params: params, NamedParams: named, ConfigEnv: configEnv,
 		Unsafe: cfg.out.unsafe, TraceableFunctions: cfg.traceable, IncludeDirs: cfg.includeDirs, Includes: cfg.includes,
-		DummyTSMap: dummyTSMap, Env: cfg.env}
+		DummyTSMap: dummyTSMap, Env: cfg.env, HistSum: cfg.metrics.addr != ""}
 }
 
 // isTerminal reports whether f is a terminal.
