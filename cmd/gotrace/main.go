@@ -305,10 +305,6 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		}
 		return printInfo(stdout)
 	}
-	if cfg.repl && cfg.metrics.addr != "" {
-		fmt.Fprintln(stderr, "ERROR: --metrics needs a program (-e or a file); the REPL does not serve metrics")
-		return 1
-	}
 	if cfg.repl {
 		release() // the REPL runs each script with Run's own handling
 		return repl(ctx, cfg, stdout, stderr)

@@ -49,22 +49,28 @@ func startMetrics(m *metricsFlags, prog *object.Program, stderr io.Writer, noWar
 	if m.addr == "" {
 		return nil, nil, nil
 	}
+	src := metrics.NewSessionSource(prog)
+	srv, err := serveMetrics(m, src, stderr, noWarnings)
+	if err != nil {
+		return nil, nil, err
+	}
+	return srv, src, nil
+}
+
+// serveMetrics serves src's maps at --metrics's address, as --metrics-prefix
+// and --metrics-max-series say.
+func serveMetrics(m *metricsFlags, src metrics.Source, stderr io.Writer, noWarnings bool) (*metrics.Server, error) {
 	warn := func(msg string) {
 		if !noWarnings {
 			fmt.Fprintf(stderr, "WARNING: %s\n", msg)
 		}
 	}
-	src := metrics.NewSessionSource(prog)
 	c, err := metrics.New(src, metrics.Options{
 		Prefix: m.prefix, NoPrefix: m.prefixSet && m.prefix == "",
 		MaxSeries: m.maxSeries, Warn: warn,
 	})
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	srv, err := metrics.Listen(m.addr, c, warn)
-	if err != nil {
-		return nil, nil, err
-	}
-	return srv, src, nil
+	return metrics.Listen(m.addr, c, warn)
 }
