@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/gotrace/gotrace/codegen"
-	"github.com/gotrace/gotrace/lang"
+	"github.com/gotrace/gotrace/lang/syntax"
 )
 
 // TestHistSumLayout: with Options.HistSum, hist() and lhist() buckets hold
@@ -15,7 +15,7 @@ func TestHistSumLayout(t *testing.T) {
 	for _, histSum := range []bool{false, true} {
 		prog, err := compileScript(t, "histsum.bt", src, codegen.Options{HistSum: histSum})
 		if err != nil {
-			t.Fatal(lang.Render(err, src))
+			t.Fatal(syntax.Render(err, src))
 		}
 		for _, m := range prog.Maps {
 			size := prog.Collection.Maps[m.BPFName].ValueSize

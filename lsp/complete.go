@@ -12,7 +12,7 @@ import (
 
 	"github.com/gotrace/gotrace/builtin"
 	"github.com/gotrace/gotrace/internal/usdt"
-	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/srcpos"
 	"github.com/gotrace/gotrace/lang/types"
 	"github.com/gotrace/gotrace/provider"
 )
@@ -583,4 +583,4 @@ func typeString(t *types.Type) string {
 	return t.String()
 }
 
-var _ = ast.Pos{}
+var _ = srcpos.Pos{}

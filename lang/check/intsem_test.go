@@ -1,0 +1,151 @@
+package check_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/check"
+	"github.com/gotrace/gotrace/lang/syntax"
+)
+
+// TestIntegerTypes checks the types of integer expressions: 64-bit
+// results, signed when an operand is signed and always for -, literals
+// that take the other operand's sign and fold exactly, and the unary
+// operators (bpftrace 0.26's rules).
+func TestIntegerTypes(t *testing.T) {
+	tests := []struct{ expr, typ string }{
+		{"(uint8)250 + (uint8)10", "uint64"},
+		{"(uint32)5 + (uint8)3", "uint64"},
+		{"(uint64)1 - (uint64)2", "int64"},
+		{"(uint64)1 + (-2)", "int64"},
+		{"(uint64)$x + 1", "uint64"},
+		{"(int8)$x + (uint64)1", "int64"},
+		{"(uint16)$x << 3", "uint64"},
+		{"~10", "uint64"},
+		{"~(-11)", "int64"},
+		// - and ~ are typed in the operand's width, where they are
+		// computed (sizeof and typeof see 64 bits, as bpftrace's)
+		{"~(uint8)$x", "uint8"},
+		{"~(int16)$x", "int16"},
+		{"-(uint32)$x", "uint32"},
+		{"-(int32)$x", "int32"},
+		{"-$x", "int8"},
+		{"-(int64)$x", "int64"},
+		{"0x7fffffffffffffff + 1", "uint64"},
+		{"1 << 63", "uint64"},
+		{"-1 << 63", "int64"},
+		{"-(-0x8000000000000000)", "uint64"},
+		{"10 - 20", "int64"},
+	}
+	for _, tt := range tests {
+		src := "BEGIN { $x = 1; $r = " + tt.expr + "; }"
+		file, err := syntax.Parse("t.bt", src)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.expr, err)
+		}
+		prog, err := check.Check(file, nil, check.Options{})
+		if err != nil {
+			t.Errorf("%s: %v", tt.expr, syntax.Render(err, src))
+			continue
+		}
+		p := prog.Probes[0]
+		stmts := p.AST.Body.Stmts
+		rhs := stmts[len(stmts)-1].(*ast.AssignStmt).Rhs
+		if got := p.Info.TypeOf(rhs).String(); got != tt.typ {
+			t.Errorf("%s: type %s, want %s", tt.expr, got, tt.typ)
+		}
+	}
+}
+
+// TestSignedDivisionWarning checks bpftrace's warning for / and % on
+// operands of different types, one of them signed.
+func TestSignedDivisionWarning(t *testing.T) {
+	tests := []struct {
+		expr string
+		warn bool
+	}{
+		{"(int64)$x / (uint32)$x", true},
+		{"(uint64)$x % (int8)$x", true},
+		{"(int64)$x / (int64)$x", false},
+		{"(uint64)$x / (uint32)$x", false},
+		{"(int64)$x / 2", false},
+		{"(uint64)$x / 2", false},
+		{"(int64)$x * (uint32)$x", false},
+	}
+	for _, tt := range tests {
+		// $x is an int32: none of the casts is unnecessary
+		src := "BEGIN { $x = 1000000; @r = " + tt.expr + "; }"
+		file, err := syntax.Parse("t.bt", src)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.expr, err)
+		}
+		prog, err := check.Check(file, nil, check.Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", tt.expr, syntax.Render(err, src))
+		}
+		var got bool
+		for _, w := range prog.Warnings {
+			if w.Msg == "signed operands for '"+strings.Fields(tt.expr)[1]+"' can lead to undefined behavior (cast to unsigned to silence warning)" {
+				got = true
+			} else {
+				t.Errorf("%s: unexpected warning %q", tt.expr, w.Msg)
+			}
+		}
+		if got != tt.warn {
+			t.Errorf("%s: warning %v, want %v", tt.expr, got, tt.warn)
+		}
+	}
+}
+
+// TestSizeofVariable checks sizeof of scratch variables: the size of the
+// type bpftrace 0.26 gives the variable, the smallest type of an integer
+// literal promoted over its assignments, not the 64 bits it is stored in.
+func TestSizeofVariable(t *testing.T) {
+	tests := []struct {
+		stmts string
+		want  uint64
+	}{
+		{"$x = 1;", 1},
+		{"$x = 1000;", 2},
+		{"$x = 100000;", 4},
+		{"$x = 1 << 40;", 8},
+		{"$x = -1;", 1},
+		{"$x = 1; $x = 1000;", 2},
+		{"$x = 1000; $x = 1;", 2},
+		{"$x = (uint32)3;", 4},
+		{"$x = 1; $x = (uint8)2;", 1},
+		{"$x = (uint8)1; $x = (int16)-1;", 2},
+		{"$x = (uint16)1; $x = (int16)-1;", 4},
+		{"$x = (uint64)1; $x = (int64)-1;", 8},
+		{"$y = 1; $x = $y;", 1},
+		{"$x = 1 == 1;", 1},
+		{"$x = pid;", 4},
+		{"$x = nsecs;", 8},
+		{"$x = 1 + 1;", 1},
+		{"$y = 1; $x = $y + 1;", 8},
+		{"let $x: int16 = 1;", 2},
+		{"let $x = 1;", 1},
+		{`$x = "hi";`, 3},
+		{`$x = "hi"; $x = "hello";`, 6},
+		{"$x = (1, (int16)2);", 4},
+	}
+	for _, tt := range tests {
+		src := "BEGIN { " + tt.stmts + " $r = sizeof($x); }"
+		file, err := syntax.Parse("t.bt", src)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.stmts, err)
+		}
+		prog, err := check.Check(file, nil, check.Options{})
+		if err != nil {
+			t.Errorf("%s: %v", tt.stmts, syntax.Render(err, src))
+			continue
+		}
+		p := prog.Probes[0]
+		stmts := p.AST.Body.Stmts
+		rhs := stmts[len(stmts)-1].(*ast.AssignStmt).Rhs
+		if got := p.Info.Consts[rhs].Int; got != tt.want {
+			t.Errorf("%s sizeof($x) = %d, want %d", tt.stmts, got, tt.want)
+		}
+	}
+}
