@@ -26,6 +26,7 @@ func main() {
 	scrape := flag.Bool("scrape", false, "measure instead what scraping gotrace --metrics adds per event (A/B rounds; -rounds defaults to 61)")
 	window := flag.Duration("window", time.Second, "with -scrape: length of a measurement window")
 	interval := flag.Duration("interval", time.Second, "with -scrape: scrape interval")
+	only := flag.String("only", "", "with -scrape: the scripts to measure, comma-separated (count,hist,keys10k; default all)")
 	loopCPU := flag.Int("loop-cpu", -1, "with -scrape: pin the loop thread to this CPU (gotrace and the scraper stay on the process's CPUs: taskset)")
 	flag.Parse()
 	if _, err := os.Stat(*gotrace); err != nil {
@@ -37,7 +38,13 @@ func main() {
 		if !flagSet("rounds") {
 			*rounds = 61
 		}
-		err = scrapeAB(*gotrace, abScripts(os.Getpid()), abOptions{rounds: *rounds, window: *window, interval: *interval, loopCPU: *loopCPU})
+		var scripts []abScript
+		for _, s := range abScripts(os.Getpid()) {
+			if *only == "" || slices.Contains(strings.Split(*only, ","), s.name) {
+				scripts = append(scripts, s)
+			}
+		}
+		err = scrapeAB(*gotrace, scripts, abOptions{rounds: *rounds, window: *window, interval: *interval, loopCPU: *loopCPU})
 	} else {
 		err = run(*gotrace, *bpftrace, *rounds, *calls)
 	}

@@ -267,7 +267,7 @@ func scrapeABScript(gotrace string, s abScript, o abOptions) error {
 	b := med(base, window.cpuPerCall)
 	fmt.Printf("  %-34s %10.1f %10.1f %10.1f  %s\n", "thread CPU, ns per getppid call", b,
 		med(off, window.cpuPerCall), med(on, window.cpuPerCall), summary(effect(window.cpuPerCall, b)))
-	fmt.Printf("  %-34s %10.1f %10.1f %10.1f  (the scrapes' own CPU time included, on the same CPU)\n", "wall, ns per getppid call",
+	fmt.Printf("  %-34s %10.1f %10.1f %10.1f  (with the time other tasks held the loop's CPU)\n", "wall, ns per getppid call",
 		med(base, window.wallPerCall), med(off, window.wallPerCall), med(on, window.wallPerCall))
 	return nil
 }

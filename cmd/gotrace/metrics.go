@@ -19,7 +19,8 @@ type metricsFlags struct {
 }
 
 const metricsUsage = `    --metrics ADDR serve the maps as Prometheus metrics at http://ADDR/metrics
-                   while the program runs (e.g. 127.0.0.1:9435, :9435)
+                   while the program runs (e.g. 127.0.0.1:9435, :9435); without
+                   a program, the REPL's attached entries' maps
     --metrics-prefix PREFIX
                    start metric names with PREFIX (default gotrace)
     --metrics-max-series N
