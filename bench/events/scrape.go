@@ -33,18 +33,27 @@ type abOptions struct {
 	loopCPU  int           // the CPU of the loop thread, -1 for the process's
 }
 
-// window is one measurement window of the getppid loop: calls made, the
-// loop thread's CPU time and the wall time they took, and the run time and
-// runs of the tracer's BPF programs meanwhile (progNs, progRuns).
+// window is one measurement window of the loop: getppid calls made, the
+// loop thread's CPU time and the wall time they took; the same for the
+// getuid calls made between them (the control: a system call as cheap,
+// never traced); and the run time and runs of the tracer's BPF programs
+// meanwhile (progNs, progRuns).
 type window struct {
 	calls            int
 	cpuNs, wall      float64
+	ctlCalls         int
+	ctlNs            float64
 	progNs, progRuns float64
 }
 
 func (w window) cpuPerCall() float64  { return w.cpuNs / float64(w.calls) }
 func (w window) wallPerCall() float64 { return w.wall / float64(w.calls) }
 func (w window) progPerRun() float64  { return w.progNs / w.progRuns }
+
+// gap is the thread's CPU time per getppid call less that per getuid call
+// in the same window: what tracing adds to getppid, plus the small
+// difference of the two calls untraced.
+func (w window) gap() float64 { return w.cpuPerCall() - w.ctlNs/float64(w.ctlCalls) }
 
 // loopFor calls getppid(2) on one locked thread for d, and returns the
 // calls and the thread's CPU time (CLOCK_THREAD_CPUTIME_ID: the system
@@ -64,22 +73,36 @@ func loopFor(d time.Duration, pid, cpu int) window {
 			}
 		}
 	}
-	var c0, c1 unix.Timespec
+	const batch = 10000
+	var w window
+	threadCPU := func() int64 {
+		var ts unix.Timespec
+		_ = unix.ClockGettime(unix.CLOCK_THREAD_CPUTIME_ID, &ts)
+		return ts.Nano()
+	}
 	ns0, runs0 := progStats(pid)
-	_ = unix.ClockGettime(unix.CLOCK_THREAD_CPUTIME_ID, &c0)
 	start := time.Now()
-	calls := 0
 	for time.Since(start) < d {
-		for range 10000 {
+		// Batches of getppid and of the control alternate, so that both
+		// see the same state of the machine.
+		t0, c0 := time.Now(), threadCPU()
+		for range batch {
 			unix.Getppid()
 		}
-		calls += 10000
+		c1, t1 := threadCPU(), time.Now()
+		for range batch {
+			unix.Getuid()
+		}
+		c2 := threadCPU()
+		w.calls += batch
+		w.cpuNs += float64(c1 - c0)
+		w.wall += float64(t1.Sub(t0).Nanoseconds())
+		w.ctlCalls += batch
+		w.ctlNs += float64(c2 - c1)
 	}
-	wall := time.Since(start)
-	_ = unix.ClockGettime(unix.CLOCK_THREAD_CPUTIME_ID, &c1)
 	ns1, runs1 := progStats(pid)
-	return window{calls: calls, cpuNs: float64(c1.Nano() - c0.Nano()), wall: float64(wall.Nanoseconds()),
-		progNs: float64(ns1 - ns0), progRuns: float64(runs1 - runs0)}
+	w.progNs, w.progRuns = float64(ns1-ns0), float64(runs1-runs0)
+	return w
 }
 
 // progStats sums the kernel's run statistics (run_time_ns, run_cnt: kept
@@ -162,16 +185,21 @@ func (s *scraper) stop() {
 // script with --metrics for the whole measurement; the scraper is turned
 // on and off between windows of the getppid loop, in ABBA order round
 // after round (off-on, on-off, ...), so that drifts of the machine fall on
-// both arms alike. Two costs are compared, each per round as the relative
-// difference of the two arms of the round:
+// both arms alike. Three costs are compared, each per round as the
+// relative difference of the two arms of the round:
 //
 //   - the run time per event of gotrace's BPF programs, as the kernel
 //     measures it (BPF_ENABLE_STATS, on for the measurement): the cost
 //     tracing adds to each event, interrupted by nothing else;
+//   - the loop thread's CPU time per getppid call less that per getuid
+//     call, batches of the two alternating within each window (getuid is
+//     never traced), less the same difference untraced (windows before
+//     gotrace starts and after it stops): the cost tracing adds, as the
+//     traced thread pays it (entering the program included), with what
+//     the scrapes do to any system call (the caches they displace on a
+//     shared CPU) taken out;
 //   - the loop thread's CPU time per getppid call less the untraced
-//     call's (windows before gotrace starts and after it stops): the cost
-//     tracing adds, as the traced thread pays it (entering the program
-//     included).
+//     call's: the same cost with that left in.
 //
 // Each is reported as the median over the rounds with a distribution-free
 // 95% confidence interval, the quartiles and the extremes; the wall time
@@ -264,6 +292,9 @@ func scrapeABScript(gotrace string, s abScript, o abOptions) error {
 	prog := window.progPerRun
 	fmt.Printf("  %-34s %10s %10.1f %10.1f  %s\n", "BPF program, ns per run", "",
 		med(off, prog), med(on, prog), summary(effect(prog, 0)))
+	g := med(base, window.gap)
+	fmt.Printf("  %-34s %10.1f %10.1f %10.1f  %s\n", "thread CPU, getppid - getuid, ns", g,
+		med(off, window.gap), med(on, window.gap), summary(effect(window.gap, g)))
 	b := med(base, window.cpuPerCall)
 	fmt.Printf("  %-34s %10.1f %10.1f %10.1f  %s\n", "thread CPU, ns per getppid call", b,
 		med(off, window.cpuPerCall), med(on, window.cpuPerCall), summary(effect(window.cpuPerCall, b)))
