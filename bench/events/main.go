@@ -44,6 +44,10 @@ func main() {
 				scripts = append(scripts, s)
 			}
 		}
+		if len(scripts) == 0 {
+			fmt.Fprintf(os.Stderr, "events: -only %s: no such script (count, hist, keys10k)\n", *only)
+			os.Exit(2)
+		}
 		err = scrapeAB(*gotrace, scripts, abOptions{rounds: *rounds, window: *window, interval: *interval, loopCPU: *loopCPU})
 	} else {
 		err = run(*gotrace, *bpftrace, *rounds, *calls)
