@@ -32,7 +32,7 @@ var iterProvider = &Provider{
 	Compile: func(pts []*Point, _ Features, probe *object.Probe) Program {
 		probe.Provider = "iter"
 		for _, pt := range pts {
-			probe.Targets = append(probe.Targets, pt.Event)
+			probe.Targets = append(probe.Targets, FuncTarget{Func: pt.Event})
 		}
 		probe.Pin = pts[0].Module
 		return Program{Type: ebpf.Tracing, AttachType: ebpf.AttachTraceIter, Ctx: CtxIter}

@@ -47,7 +47,11 @@ var rawTracepointProvider = &Provider{
 				// tp_btf: the target was fixed when loading.
 				l, err = link.AttachTracing(link.TracingOptions{Program: prog, AttachType: a.AttachType(p)})
 			} else {
-				name := t
+				ft, terr := TargetAs[FuncTarget](p, t)
+				if terr != nil {
+					return 0, terr
+				}
+				name := ft.Func
 				if i := strings.LastIndexByte(name, ':'); i >= 0 {
 					name = name[i+1:]
 				}

@@ -106,7 +106,7 @@ func (s *entry) attachTracing(probes []*object.Probe) (skipped int, err error) {
 		}
 		target := p.Name
 		if len(p.Targets) == 1 {
-			target = p.Targets[0]
+			target = p.Targets[0].String()
 		}
 		if s.isWildcard(p) {
 			s.kf.skip(target)

@@ -3,28 +3,14 @@ package runtime
 import (
 	"fmt"
 	"io"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/link"
 
 	"github.com/gotrace/gotrace/object"
+	"github.com/gotrace/gotrace/provider"
 )
-
-// splitOffset splits a kprobe target "func+offset".
-func splitOffset(target string) (string, uint64, error) {
-	fn, off, ok := strings.Cut(target, "+")
-	if !ok {
-		return target, 0, nil
-	}
-	v, err := strconv.ParseUint(off, 0, 64)
-	if err != nil {
-		return "", 0, fmt.Errorf("bad kprobe offset in %q", target)
-	}
-	return fn, v, nil
-}
 
 // AttachKprobes implements provider.Attacher: it attaches a kprobe or kretprobe program to its targets:
 // through one kprobe_multi link when the program was loaded for it, else
@@ -38,12 +24,13 @@ func (s *entry) AttachKprobes(p *object.Probe, bp *ebpf.Program, ret bool) (int,
 	links := make([]link.Link, len(p.Targets))
 	errs := make([]error, len(p.Targets))
 	parallel(len(p.Targets), attachWorkers, func(i int) {
-		fn, off, err := splitOffset(p.Targets[i])
+		t, err := provider.TargetAs[provider.FuncTarget](p, p.Targets[i])
 		if err != nil {
 			errs[i] = err
 			return
 		}
-		opts := &link.KprobeOptions{Offset: off, TraceFSPrefix: "gotrace"}
+		fn := t.Func
+		opts := &link.KprobeOptions{Offset: t.Offset, TraceFSPrefix: "gotrace"}
 		if ret {
 			links[i], errs[i] = link.Kretprobe(fn, bp, opts)
 		} else {
@@ -58,7 +45,7 @@ func (s *entry) AttachKprobes(p *object.Probe, bp *ebpf.Program, ret bool) (int,
 			continue
 		}
 		if len(p.Targets) > 1 {
-			s.kf.skip(t)
+			s.kf.skip(t.String())
 			continue
 		}
 		if firstErr == nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/cilium/ebpf/link"
 
 	"github.com/gotrace/gotrace/object"
+	"github.com/gotrace/gotrace/provider"
 )
 
 // attachKprobeMulti attaches every target through one kprobe_multi link.
@@ -25,15 +26,15 @@ func (s *entry) attachKprobeMulti(p *object.Probe, bp *ebpf.Program, ret bool) (
 		return link.KprobeMulti(bp, opts)
 	}
 	syms := make([]string, 0, len(p.Targets))
-	for _, t := range p.Targets {
-		fn, off, err := splitOffset(t)
+	for _, target := range p.Targets {
+		t, err := provider.TargetAs[provider.FuncTarget](p, target)
 		if err != nil {
 			return 0, err
 		}
-		if off != 0 {
+		if t.Offset != 0 {
 			return 0, fmt.Errorf("attach %s: kprobe_multi cannot attach at an offset (%s)", p.Name, t)
 		}
-		syms = append(syms, fn)
+		syms = append(syms, t.Func)
 	}
 	l, err := try(syms)
 	if err != nil {
