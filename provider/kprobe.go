@@ -51,7 +51,7 @@ func kprobe(name, alias string, ret bool) *Provider {
 				}
 				return 1, nil
 			}
-			n, err := a.AttachKprobes(p, prog, ret)
+			n, err := attachKprobes(a, p, prog, ret)
 			if err != nil && len(p.Targets) == 1 {
 				err = explainKprobeRefusal(a, p, err)
 			}

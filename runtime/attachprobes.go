@@ -62,7 +62,7 @@ func (s *entry) attachProbes(probes []*object.Probe) (skipped int, err error) {
 		return skipped, err
 	}
 	if n := len(s.kf.skipped); n > 0 {
-		s.sink.Info(fmt.Sprintf("skipped %d function%s the kernel refused: %s", n, plural(n), skippedList(s.kf.skipped)))
+		s.sink.Info(fmt.Sprintf("skipped %d function%s the kernel refused: %s", n, plural(n), provider.SkippedList(s.kf.skipped)))
 	}
 	return skipped, nil
 }
@@ -125,7 +125,7 @@ func (s *entry) attachTracing(probes []*object.Probe) (skipped int, err error) {
 		return skipped, firstErr
 	}
 	if len(got) == 0 && skipped == 0 {
-		return 0, fmt.Errorf("the kernel refused every function (%s)", skippedList(s.kf.skipped))
+		return 0, fmt.Errorf("the kernel refused every function (%s)", provider.SkippedList(s.kf.skipped))
 	}
 	if !s.opts.Quiet {
 		perKind := map[string]int{}
