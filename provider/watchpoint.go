@@ -39,8 +39,7 @@ var watchpointProvider = &Provider{
 	ProbeType: "watchpoint",
 	Compile: func(pts []*Point, _ Features, probe *object.Probe) Program {
 		probe.Provider = "watchpoint"
-		pt := pts[0]
-		probe.Targets = []object.Target{WatchTarget{Addr: pt.Offset, Length: pt.Value, Mode: pt.Event}}
+		probe.Targets = []object.Target{pts[0].Data.(WatchTarget)}
 		return Program{Type: ebpf.PerfEvent, Ctx: CtxPerfSample}
 	},
 	Attach: attachWatchpoint,
@@ -86,7 +85,7 @@ func expandWatchpoint(_ ExpandEnv, raw string, parts []string) ([]*Point, error)
 	if m := sortMode(string(mode)); !contains(watchpointModes, m) {
 		return nil, fmt.Errorf("invalid watchpoint mode: %s (supported modes: %s)", m, strings.Join(watchpointModes, ","))
 	}
-	return []*Point{{Name: fmt.Sprintf("watchpoint:0x%x:%d:%s", addr, length, parts[2]), Offset: addr, Value: length, Event: sortMode(string(mode))}}, nil
+	return []*Point{{Name: fmt.Sprintf("watchpoint:0x%x:%d:%s", addr, length, parts[2]), Data: WatchTarget{Addr: addr, Length: length, Mode: sortMode(string(mode))}}}, nil
 }
 
 // sortMode spells a mode as bpftrace compares it: r before w ("wr" is
