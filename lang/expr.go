@@ -269,6 +269,8 @@ func (c *checker) binary(e *ast.Binary) *types.Type {
 	if a == nil || b == nil {
 		return nil
 	}
+	c.markFlex(e.X, a)
+	c.markFlex(e.Y, b)
 	switch e.Op {
 	case "&&", "||":
 		if !isCondition(a) || !isCondition(b) {
@@ -351,7 +353,21 @@ func (c *checker) binary(e *ast.Binary) *types.Type {
 // flexLiteral reports whether e, of type t, is a non-negative literal,
 // which takes the sign of the other operand of a binary operation.
 func (c *checker) flexLiteral(e ast.Expr, t *types.Type) bool {
-	return c.isLiteral(e) && t.Kind == types.Int && t.Signed && int64(c.info.Consts[e].Int) >= 0
+	return c.isLiteral(e) && t.Kind == types.Int && t.Signed && int64(c.info.Consts[e].Int) >= 0 || c.info.FlexVals[e]
+}
+
+// markFlex records in Info.FlexVals the operand e, of type t, when it
+// reads a variable or map whose own type is a flexible one.
+func (c *checker) markFlex(e ast.Expr, t *types.Type) {
+	if t == nil || t.Kind != types.Int || !t.Signed {
+		return
+	}
+	switch unparen(e).(type) {
+	case *ast.Var, *ast.MapRef:
+		if c.ownType(e, t).Flexible {
+			c.info.FlexVals[e] = true
+		}
+	}
 }
 
 // foldUnary types -x and ~x on an integer x of type t. On a literal they

@@ -38,19 +38,10 @@ func TestIntegerTypes(t *testing.T) {
 		{"10 - 20", "int64"},
 	}
 	for _, tt := range tests {
-		src := "BEGIN { $x = 1; $r = " + tt.expr + "; }"
-		file, err := lang.Parse("t.bt", src)
-		if err != nil {
-			t.Fatalf("%s: %v", tt.expr, err)
-		}
-		prog, err := lang.Check(file, nil, lang.Options{})
-		if err != nil {
-			t.Errorf("%s: %v", tt.expr, lang.Render(err, src))
+		p, rhs := lastAssigned(t, "BEGIN { $x = 1; $r = "+tt.expr+"; }")
+		if p == nil {
 			continue
 		}
-		p := prog.Probes[0]
-		stmts := p.AST.Body.Stmts
-		rhs := stmts[len(stmts)-1].(*ast.AssignStmt).Rhs
 		if got := p.Info.TypeOf(rhs).String(); got != tt.typ {
 			t.Errorf("%s: type %s, want %s", tt.expr, got, tt.typ)
 		}
@@ -147,4 +138,66 @@ func TestSizeofVariable(t *testing.T) {
 			t.Errorf("%s sizeof($x) = %d, want %d", tt.stmts, got, tt.want)
 		}
 	}
+}
+
+// TestFlexibleOperands: a variable or map that only ever held
+// non-negative literals ($f = 49) takes the other operand's sign in a
+// binary operation, as the literals do in bpftrace 0.27 ((uint64)x * $f is
+// a uint64, and (uint64)x > $f compares unsigned); a cast or a negative
+// value is not flexible.
+func TestFlexibleOperands(t *testing.T) {
+	const prelude = "$f = 49; $f2 = 50; $f2 = 7; $g = $f; $n = -1; $c = (int64)49; $q = (int8)49; $mixed = 49; $mixed = -1; @m = 49; "
+	tests := []struct {
+		expr, typ string
+		signedCmp bool // for a comparison: whether it is signed
+	}{
+		{"(uint64)1 * $f", "uint64", false},
+		{"$f * (uint64)1", "uint64", false},
+		{"(uint64)1 | $f2", "uint64", false},
+		{"(uint64)1 ^ $g", "uint64", false},
+		{"(uint64)1 * @m", "uint64", false},
+		{"(uint64)1 * $n", "int64", false},
+		{"(uint64)1 * $c", "int64", false},
+		{"(uint64)1 * $q", "int64", false},
+		{"(uint64)1 * $mixed", "int64", false},
+		{"(uint64)1 - $f", "int64", false},
+		{"(int32)-1 * $f", "int64", false},
+		{"(uint64)1 > $f", "bool", false},
+		{"@m < (uint64)1", "bool", false},
+		{"(uint64)1 > $c", "bool", true},
+		{"(uint64)1 > $n", "bool", true},
+		{"(int8)-1 > $f", "bool", true},
+	}
+	for _, tt := range tests {
+		p, rhs := lastAssigned(t, "BEGIN { "+prelude+"$r = "+tt.expr+"; }")
+		if p == nil {
+			continue
+		}
+		if got := p.Info.TypeOf(rhs).String(); got != tt.typ {
+			t.Errorf("%s: type %s, want %s", tt.expr, got, tt.typ)
+		}
+		if b, ok := rhs.(*ast.Binary); ok && tt.typ == "bool" {
+			if got := p.Info.SignedCompare(b.X, b.Y); got != tt.signedCmp {
+				t.Errorf("%s: signed comparison %v, want %v", tt.expr, got, tt.signedCmp)
+			}
+		}
+	}
+}
+
+// lastAssigned checks src and returns its probe and the value its last
+// statement assigns; nil (the error reported) when src does not check.
+func lastAssigned(t *testing.T, src string) (*lang.Probe, ast.Expr) {
+	t.Helper()
+	file, err := lang.Parse("t.bt", src)
+	if err != nil {
+		t.Fatalf("%s: %v", src, err)
+	}
+	prog, err := lang.Check(file, nil, lang.Options{})
+	if err != nil {
+		t.Errorf("%s", lang.Render(err, src))
+		return nil, nil
+	}
+	p := prog.Probes[0]
+	stmts := p.AST.Body.Stmts
+	return p, stmts[len(stmts)-1].(*ast.AssignStmt).Rhs
 }
