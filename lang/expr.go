@@ -295,6 +295,7 @@ func (c *checker) binary(e *ast.Binary) *types.Type {
 		if (a.IsInt() || a.Kind == types.Pointer) && (b.IsInt() || b.Kind == types.Pointer) {
 			if a.IsInt() && b.IsInt() {
 				c.foldCondition(e)
+				c.warnOperandCasts(e.Op, e.X, e.Y, a, b, nil)
 			}
 			return types.BoolT
 		}
@@ -332,6 +333,7 @@ func (c *checker) binary(e *ast.Binary) *types.Type {
 	}
 	xflex, yflex := c.flexLiteral(e.X, a), c.flexLiteral(e.Y, b)
 	rt := arithType(e.Op, a, b, xflex, yflex)
+	c.warnOperandCasts(e.Op, e.X, e.Y, a, b, rt)
 	if signedDivWarning(e.Op, a, b, xflex, yflex) {
 		c.warnf(e, "signed operands for '%s' can lead to undefined behavior (cast to unsigned to silence warning)", e.Op)
 	}

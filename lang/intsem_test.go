@@ -1,6 +1,9 @@
 package lang_test
 
 import (
+	"fmt"
+	"regexp"
+	"sort"
 	"strings"
 	"testing"
 
@@ -76,9 +79,12 @@ func TestSignedDivisionWarning(t *testing.T) {
 		}
 		var got bool
 		for _, w := range prog.Warnings {
-			if w.Msg == "signed operands for '"+strings.Fields(tt.expr)[1]+"' can lead to undefined behavior (cast to unsigned to silence warning)" {
+			switch {
+			case w.Msg == "signed operands for '"+strings.Fields(tt.expr)[1]+"' can lead to undefined behavior (cast to unsigned to silence warning)":
 				got = true
-			} else {
+			case strings.HasPrefix(w.Msg, "Expression of type: "):
+				// the conversion of an operand (TestCastWarnings)
+			default:
 				t.Errorf("%s: unexpected warning %q", tt.expr, w.Msg)
 			}
 		}
@@ -200,4 +206,83 @@ func lastAssigned(t *testing.T, src string) (*lang.Probe, ast.Expr) {
 	p := prog.Probes[0]
 	stmts := p.AST.Body.Stmts
 	return p, stmts[len(stmts)-1].(*ast.AssignStmt).Rhs
+}
+
+// TestCastWarnings checks bpftrace 0.27's warning for an integer converted
+// implicitly to a type that does not hold all its values, with the columns
+// 0.27 gives: an operand of arithmetic converted to its result type, the
+// operands of a comparison to their promoted type, a value assigned to a
+// variable or map whose type other assignments promoted, and x op= y (read
+// as x = x op y) converted to x's declared type, from the operator on.
+func TestCastWarnings(t *testing.T) {
+	tests := []struct {
+		src  string
+		want []string // col-col: from to
+	}{
+		{"begin { $a = (int64)1; $b = $a + (uint64)5; }", []string{"34-42: uint64 int64"}},
+		{"begin { $a = (int32)-1; $b = $a * (uint64)5; }", []string{"35-43: uint64 int64"}},
+		{"begin { $a = (uint64)1; $b = $a > -1; }", []string{"30-32: uint64 int64"}},
+		{"begin { $a = (uint64)1; $b = (int8)-1; $c = $a == $b; }", []string{"45-47: uint64 int64"}},
+		{"begin { $a = (uint32)1; $b = (int8)-1; $c = $a < $b; $d = $a + $b; }", nil},
+		{"begin { @c = count(); $b = (int8)-1; $d = @c + $b; }", nil},
+		{"begin { $f = 49; $u = (uint64)2; $d = $u * $f; $e = $u > $f; }", nil},
+		{"begin { let $x: uint8 = 1; $x += 5; }", []string{"31-35: uint64 uint8"}},
+		{"begin { let $x: int16 = 1; $x *= 300; }", []string{"31-37: int64 int16"}},
+		{"begin { let $x: int64 = 1; $x += (uint64)5; }", []string{"34-42: uint64 int64"}},
+		{"begin { let $x: uint32 = 1; $x <<= 3; $x -= 1; }", []string{"32-37: uint64 uint32", "42-46: int64 uint32"}},
+		{"begin { $x = (uint8)1; $x += 1000; }", nil},
+		{"begin { @a = (int64)1; @a += (uint64)5; }", []string{"30-38: uint64 int64"}},
+		{"begin { $a = (uint64)1; $a -= 5; }", []string{"14-22: uint64 int64"}},
+		{"begin { @a = (uint64)1; @a -= 5; }", []string{"14-22: uint64 int64"}},
+		{"begin { @a = (uint64)1; @a = (int8)-1; $v = (uint64)1; $v = (int8)-1; }", []string{"14-22: uint64 int64", "45-53: uint64 int64"}},
+		{"begin { let $x: int8 = 1; $x = (int64)5; $x = ($x + 1); }", []string{"32-39: int64 int8", "48-54: int64 int8"}},
+	}
+	re := regexp.MustCompile(`^Expression of type: (\w+) being cast to type: (\w+)\. This may cause unexpected results\. Use an explicit cast to suppress this warning\.$`)
+	for _, tt := range tests {
+		file, err := lang.Parse("t.bt", tt.src)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.src, err)
+		}
+		prog, err := lang.Check(file, nil, lang.Options{})
+		if err != nil {
+			t.Errorf("%s", lang.Render(err, tt.src))
+			continue
+		}
+		var got []string
+		for _, w := range prog.Warnings {
+			if m := re.FindStringSubmatch(w.Msg); m != nil {
+				got = append(got, fmt.Sprintf("%d-%d: %s %s", w.Pos.Column, w.End.Column, m[1], m[2]))
+			}
+		}
+		sort.Strings(got)
+		if strings.Join(got, "\n") != strings.Join(tt.want, "\n") {
+			t.Errorf("%s: warnings\n%s\nwant\n%s", tt.src, strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
+		}
+	}
+}
+
+// TestCompoundPromotes: x op= y is x = x op y, so x's type is promoted
+// with the type of x op y, as bpftrace 0.27 does: $a = (uint64)1; $a -= 5
+// holds -4, an int64; a declared type stays.
+func TestCompoundPromotes(t *testing.T) {
+	for _, tt := range []struct{ stmts, typ string }{
+		{"$a = (uint64)1; $a -= 5;", "int64"},
+		{"$a = (uint32)1; $a += 5;", "uint64"},
+		{"$a = (uint16)1; $a |= (int8)-1;", "int64"},
+		{"$a = (uint64)0; $a--;", "int64"},
+		{"$a = (uint8)255; $a++;", "uint64"},
+		{"$a = 1; $a *= (uint64)5;", "uint64"},
+		{"let $a: uint8 = 1; $a -= 5;", "uint8"},
+		{"@a = (uint64)1; @a -= 5; $a = @a;", "int64"},
+		{"@a = (uint64)1; @a--; $a = @a;", "int64"},
+		{"@a = (uint32)1; @a++; $a = @a;", "uint64"},
+	} {
+		p, rhs := lastAssigned(t, "BEGIN { "+tt.stmts+" $r = $a; }")
+		if p == nil {
+			continue
+		}
+		if got := p.Info.TypeOf(rhs).String(); got != tt.typ {
+			t.Errorf("%s: $a is %s, want %s", tt.stmts, got, tt.typ)
+		}
+	}
 }
