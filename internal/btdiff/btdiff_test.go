@@ -62,6 +62,9 @@ func TestValueOrdered(t *testing.T) {
 		"@p1_m[a]: 0\n@p1_m[b]: 114\n@p1_m[c]: 0\n":                                   false,
 		"@p1_m[a]: 18446744073709551615\n@p1_m[b]: 3\n":                               false,
 		"@p1_m[a]: (1, 2)\n@p1_m[b]: (0, 1)\n":                                        true,
+		"@p1_m[a]: 5\n@p1_n[a]: 1\n":                                                  true,
+		"@p1_m[a]: 1\n@p1_m[b]: 5\n@p1_m[a]: 1\n@p1_m[b]: 5\n":                        true,
+		"@p1_m[a]: 1\n@p1_m[b]: 5\n@p1_m[c]: 1\n@p1_m[b]: 5\n":                        false,
 	} {
 		if got := valueOrdered(out); got != want {
 			t.Errorf("valueOrdered(%q) = %v, want %v", out, got, want)

@@ -72,6 +72,8 @@ func (g *gen) stmt() {
 		g.mapStmt()
 	case k < 92:
 		g.aggregation()
+	case k < 96:
+		g.compound()
 	default:
 		g.line("print(sizeof(%s));", g.intLeaf())
 	}
@@ -316,4 +318,31 @@ func (g *gen) aggValue() string {
 		// arguments)
 		return fmt.Sprintf("(int64)%s", g.intExpr(1))
 	}
+}
+
+// compound updates a variable or map with x op= y, x++ or x--, which
+// promote its type with the type of x op y, and prints it.
+func (g *gen) compound() {
+	x := fmt.Sprintf("$c%d", g.next())
+	if g.r.IntN(2) == 0 {
+		x = g.mapName(fmt.Sprintf("c%d", g.next()))
+	}
+	g.line("%s = %s;", x, g.typedLit())
+	for range 1 + g.r.IntN(3) {
+		switch k := g.r.IntN(9); {
+		case k < 7:
+			// not /=, %= or >>=: x may be signed (Known: signed division)
+			op := []string{"+=", "-=", "*=", "&=", "|=", "^=", "<<="}[k]
+			y := g.intExpr(1)
+			if op == "<<=" {
+				y = strconv.Itoa(g.r.IntN(8))
+			}
+			g.line("%s %s %s;", x, op, y)
+		case k == 7:
+			g.line("%s++;", x)
+		default:
+			g.line("%s--;", x)
+		}
+	}
+	g.line("print(%s);", x)
 }

@@ -75,19 +75,27 @@ func sortMapLines(out string) string {
 	return strings.Join(lines, "\n")
 }
 
-var mapEntryRe = regexp.MustCompile(`^@\w+\[.*\]: (-?\d+)$`)
+var mapEntryRe = regexp.MustCompile(`^(@\w+\[.*\]): (-?\d+)$`)
 
-// valueOrdered reports whether each run of keyed map entries of out whose
-// values are integers is in ascending value order.
+// valueOrdered reports whether each print of a map in out whose values are
+// integers has its entries in ascending value order. A print ends at a
+// line that is not an entry, at another map's entry, or at a key printed
+// already (the same map printed again).
 func valueOrdered(out string) bool {
 	var prev *big.Int
+	seen := map[string]bool{}
+	name := ""
 	for _, l := range strings.Split(out, "\n") {
 		m := mapEntryRe.FindStringSubmatch(l)
+		if m == nil || !strings.HasPrefix(m[1], name+"[") || seen[m[1]] {
+			prev, seen = nil, map[string]bool{}
+		}
 		if m == nil {
-			prev = nil
 			continue
 		}
-		v, _ := new(big.Int).SetString(m[1], 10)
+		name, _, _ = strings.Cut(m[1], "[")
+		seen[m[1]] = true
+		v, _ := new(big.Int).SetString(m[2], 10)
 		if prev != nil && prev.Cmp(v) > 0 {
 			return false
 		}
