@@ -13,12 +13,13 @@ import (
 	"github.com/gotrace/gotrace/internal/btfnames"
 	"github.com/gotrace/gotrace/internal/debuginfo"
 	"github.com/gotrace/gotrace/internal/hostfs"
-	"github.com/gotrace/gotrace/lang"
+	"github.com/gotrace/gotrace/lang/check"
+	"github.com/gotrace/gotrace/lang/preamble"
 	"github.com/gotrace/gotrace/provider"
 	"github.com/gotrace/gotrace/tracefs"
 )
 
-// KernelEnv is the lang.Env of the running kernel. It mounts tracefs and
+// KernelEnv is the check.Env of the running kernel. It mounts tracefs and
 // loads the kernel's BTF only when a script needs them.
 type KernelEnv struct {
 	once      sync.Once
@@ -71,7 +72,7 @@ func (k *KernelEnv) btfCache() *btf.Cache {
 	return k.cache
 }
 
-// Tracepoints implements lang.Env.
+// Tracepoints implements check.Env.
 func (k *KernelEnv) Tracepoints(pattern string) ([]string, error) {
 	e, err := k.get()
 	if err != nil {
@@ -80,8 +81,8 @@ func (k *KernelEnv) Tracepoints(pattern string) ([]string, error) {
 	return e.Tracepoints(pattern)
 }
 
-// TracepointFormat implements lang.Env.
-func (k *KernelEnv) TracepointFormat(category, event string) (*lang.TracepointFormat, error) {
+// TracepointFormat implements check.Env.
+func (k *KernelEnv) TracepointFormat(category, event string) (*tracefs.Format, error) {
 	e, err := k.get()
 	if err != nil {
 		return nil, err
@@ -89,7 +90,7 @@ func (k *KernelEnv) TracepointFormat(category, event string) (*lang.TracepointFo
 	return e.TracepointFormat(category, event)
 }
 
-// BTF implements lang.Env. The kernel's BTF does not need tracefs.
+// BTF implements check.Env. The kernel's BTF does not need tracefs.
 func (k *KernelEnv) BTF() (*btf.Spec, error) {
 	e, err := k.get()
 	if err != nil {
@@ -127,7 +128,7 @@ func (k *KernelEnv) KernelSymbols() (*tracefs.Symbols, error) {
 
 var _ provider.KernelSymbols = (*KernelEnv)(nil)
 
-// KernelSymbol implements lang.SymbolResolver from /proc/kallsyms.
+// KernelSymbol implements check.SymbolResolver from /proc/kallsyms.
 func (k *KernelEnv) KernelSymbol(name string) (uint64, error) {
 	f, err := os.Open("/proc/kallsyms")
 	if err != nil {
@@ -146,7 +147,7 @@ func (k *KernelEnv) KernelSymbol(name string) (uint64, error) {
 	case err != nil:
 		return 0, fmt.Errorf("reading kernel symbols: %w", err)
 	case !found:
-		return 0, fmt.Errorf("%q: %w", name, lang.ErrNoSymbol)
+		return 0, fmt.Errorf("%q: %w", name, check.ErrNoSymbol)
 	case addr == 0:
 		return 0, fmt.Errorf("kernel symbol addresses are hidden (kptr_restrict): run as root")
 	}
@@ -168,30 +169,30 @@ func (k *KernelEnv) Inode(path string) (uint64, error) {
 	return hostfs.Files{}.Inode(path)
 }
 
-// ELFType implements lang.ELFTypes on the local file system.
+// ELFType implements check.ELFTypes on the local file system.
 func (k *KernelEnv) ELFType(file string) (elf.Type, error) {
 	return hostfs.Files{}.ELFType(file)
 }
 
-// ReadScriptFile implements lang.ScriptFiles on the local file system.
+// ReadScriptFile implements preamble.ScriptFiles on the local file system.
 func (k *KernelEnv) ReadScriptFile(path string) ([]byte, error) {
 	return hostfs.Files{}.ReadScriptFile(path)
 }
 
-// StatScriptFile implements lang.ScriptFiles on the local file system.
+// StatScriptFile implements preamble.ScriptFiles on the local file system.
 func (k *KernelEnv) StatScriptFile(path string) (fs.FileInfo, error) {
 	return hostfs.Files{}.StatScriptFile(path)
 }
 
-// ReadScriptDir implements lang.ScriptFiles on the local file system.
+// ReadScriptDir implements preamble.ScriptFiles on the local file system.
 func (k *KernelEnv) ReadScriptDir(path string) ([]fs.DirEntry, error) {
 	return hostfs.Files{}.ReadScriptDir(path)
 }
 
 var (
-	_ provider.HostFiles = (*KernelEnv)(nil)
-	_ lang.ELFTypes      = (*KernelEnv)(nil)
-	_ lang.ScriptFiles   = (*KernelEnv)(nil)
+	_ provider.HostFiles   = (*KernelEnv)(nil)
+	_ check.ELFTypes       = (*KernelEnv)(nil)
+	_ preamble.ScriptFiles = (*KernelEnv)(nil)
 )
 
 // kernelThreadStatusOffset returns the offset of thread_info.status in

@@ -12,8 +12,9 @@ import (
 
 	"github.com/gotrace/gotrace/codegen"
 	"github.com/gotrace/gotrace/internal/hostfs"
-	"github.com/gotrace/gotrace/lang"
 	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/check"
+	"github.com/gotrace/gotrace/lang/syntax"
 	"github.com/gotrace/gotrace/object"
 	"github.com/gotrace/gotrace/output"
 	"github.com/gotrace/gotrace/provider"
@@ -43,20 +44,20 @@ type Options struct {
 	Unsafe bool
 	// TraceableFunctions is bpftrace's --traceable-functions FILE: the
 	// kernel functions that can be traced, in place of
-	// available_filter_functions (lang.Options).
+	// available_filter_functions (check.Options).
 	TraceableFunctions string
 	// Cpid is the pid of the child command (-c), the value of the cpid
 	// builtin; 0 means none (cpid is then an error). See StartChild.
 	Cpid int
 	// Pid restricts the script to one process (-p); 0 means none. See
-	// lang.Options.Pid for which probes are filtered.
+	// check.Options.Pid for which probes are filtered.
 	Pid int
 	// IncludeDirs and Includes are bpftrace's -I and --include: where user
 	// headers are searched, and headers included before the script (see
-	// lang.Options).
+	// check.Options).
 	IncludeDirs, Includes []string
 	// DummyTSMap is bpftrace's BPFTRACE_DUMMY_TS_MAP test hook (see
-	// lang.Options.DummyTSMap).
+	// check.Options.DummyTSMap).
 	DummyTSMap string
 	// Env describes the machine; nil means the running kernel (NewKernelEnv).
 	Env Env
@@ -67,10 +68,10 @@ type Options struct {
 }
 
 // Env is what Compile and Run need to know about the machine: the checker's
-// view (lang.Env), and what program loads share with it. *KernelEnv and
+// view (check.Env), and what program loads share with it. *KernelEnv and
 // *tracefs.Env implement it.
 type Env interface {
-	lang.Env
+	check.Env
 	// BTFCache returns the kernel BTF cache shared between the checker and
 	// program loads, or nil for a fresh one.
 	BTFCache() *btf.Cache
@@ -134,7 +135,7 @@ type RunOptions struct {
 // Script is a compiled script, ready to run.
 type Script struct {
 	Name, Source string
-	Checked      *lang.Program
+	Checked      *check.Program
 	Program      *object.Program
 	env          Env
 	unsafe       bool
@@ -143,7 +144,7 @@ type Script struct {
 }
 
 // Compile parses, checks and compiles a script. Errors in the script are
-// returned as a lang.ErrorList; render them with FormatError.
+// returned as a syntax.ErrorList; render them with FormatError.
 func Compile(name, src string, opts Options) (*Script, error) {
 	return compile(name, src, opts, nil)
 }
@@ -155,18 +156,18 @@ func compile(name, src string, opts Options, st *sessionState) (*Script, error) 
 	if env == nil {
 		env = NewKernelEnv()
 	}
-	file, err := lang.Parse(name, src)
+	file, err := syntax.Parse(name, src)
 	if err != nil {
 		return nil, err
 	}
-	lopts := lang.Options{Params: opts.Params, NamedParams: opts.NamedParams, MaxStrlen: opts.MaxStrlen, MaxMapKeys: opts.MaxMapKeys, ConfigEnv: opts.ConfigEnv, Unsafe: opts.Unsafe, TraceableFunctions: opts.TraceableFunctions, Cpid: opts.Cpid, Pid: opts.Pid, IncludeDirs: opts.IncludeDirs, Includes: opts.Includes, DummyTSMap: opts.DummyTSMap, Host: hostfs.Host()}
+	lopts := check.Options{Params: opts.Params, NamedParams: opts.NamedParams, MaxStrlen: opts.MaxStrlen, MaxMapKeys: opts.MaxMapKeys, ConfigEnv: opts.ConfigEnv, Unsafe: opts.Unsafe, TraceableFunctions: opts.TraceableFunctions, Cpid: opts.Cpid, Pid: opts.Pid, IncludeDirs: opts.IncludeDirs, Includes: opts.Includes, DummyTSMap: opts.DummyTSMap, Host: hostfs.Host()}
 	lopts.NCPUs, _ = ebpf.PossibleCPU()
 	checkedFile := file
 	if st != nil {
 		checkedFile = st.withPrelude(file)
 		lopts.Maps = st.mapTypes
 	}
-	checked, err := lang.Check(checkedFile, env, lopts)
+	checked, err := check.Check(checkedFile, env, lopts)
 	if err != nil {
 		return nil, err
 	}
@@ -213,7 +214,7 @@ func compile(name, src string, opts Options, st *sessionState) (*Script, error) 
 	}
 	var cerr *codegen.Error
 	if errors.As(err, &cerr) {
-		return nil, lang.ErrorList{{Pos: cerr.Pos, Msg: cerr.Err.Error()}}
+		return nil, syntax.ErrorList{{Pos: cerr.Pos, Msg: cerr.Err.Error()}}
 	}
 	if err != nil {
 		return nil, err
@@ -223,7 +224,7 @@ func compile(name, src string, opts Options, st *sessionState) (*Script, error) 
 
 // needsKernelFeatures reports whether a provider of the program compiles
 // differently by kernel (provider.KernelFeatures).
-func needsKernelFeatures(p *lang.Program) bool {
+func needsKernelFeatures(p *check.Program) bool {
 	for _, pr := range p.Probes {
 		if pr.Def().KernelFeatures {
 			return true
@@ -235,7 +236,7 @@ func needsKernelFeatures(p *lang.Program) bool {
 // syscallPoints counts the program's syscall tracepoint attach points,
 // which the syscall dispatchers may serve
 // (provider.Features.SyscallRawTp, runtime.WantSyscallDispatch).
-func syscallPoints(p *lang.Program) int {
+func syscallPoints(p *check.Program) int {
 	n := 0
 	for _, pr := range p.Probes {
 		if provider.SyscallDirection(pr.Points) != "" {
@@ -251,7 +252,7 @@ func (s *Script) Parsed() *ast.File { return s.file }
 // Warnings renders the script's warnings (e.g. skipped missing probes),
 // or "" when there are none.
 func (s *Script) Warnings() string {
-	return lang.RenderWarnings(s.Checked.Warnings, s.Source)
+	return syntax.RenderWarnings(s.Checked.Warnings, s.Source)
 }
 
 // runtimeOptions builds the runtime's options from opts, the compile
@@ -312,14 +313,14 @@ func (s *Script) Load(opts RunOptions) error {
 // instructions.
 func (s *Script) FormatError(err error) string {
 	if pe := codegen.VerifierPosition(err, s.Program); pe != nil {
-		return lang.Render(pe, s.Source) + verifierTail(err)
+		return syntax.Render(pe, s.Source) + verifierTail(err)
 	}
 	return FormatError(err, s.Source)
 }
 
 // FormatError renders an error from Compile for a terminal.
 func FormatError(err error, src string) string {
-	return lang.Render(err, src)
+	return syntax.Render(err, src)
 }
 
 // verifierTail returns the last lines of a verifier log, indented.

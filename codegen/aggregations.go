@@ -4,6 +4,7 @@ import (
 	"github.com/cilium/ebpf/asm"
 
 	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/srcpos"
 	"github.com/gotrace/gotrace/lang/types"
 	"github.com/gotrace/gotrace/object"
 )
@@ -221,7 +222,7 @@ func (g *gen) linearBucket(t *types.Type) {
 // tseriesClock puts tseries()'s clock in R0: the TAI time, or, with
 // bpftrace's BPFTRACE_DUMMY_TS_MAP test hook, the value of that keyless map
 // (0 when it has none).
-func (g *gen) tseriesClock(pos ast.Pos) {
+func (g *gen) tseriesClock(pos srcpos.Pos) {
 	name := g.c.prog.DummyTSMap
 	if name == "" {
 		g.emit(asm.FnKtimeGetTaiNs.Call())
@@ -242,7 +243,7 @@ func (g *gen) tseriesClock(pos ast.Pos) {
 // reset when it holds an older epoch, then aggregated (sum, min/max, avg)
 // or overwritten (with the time in meta, so user space keeps the latest).
 // bpf_ktime_get_tai_ns needs Linux 6.1.
-func (g *gen) tseries(mi *object.Map, key, arg int16, t *types.Type, pos ast.Pos) {
+func (g *gen) tseries(mi *object.Map, key, arg int16, t *types.Type, pos srcpos.Pos) {
 	now := g.allocScalar(pos)
 	epoch := g.allocScalar(pos)
 	g.tseriesClock(pos)

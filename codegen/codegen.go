@@ -10,8 +10,9 @@ import (
 	"github.com/cilium/ebpf/btf"
 
 	"github.com/gotrace/gotrace/builtin"
-	"github.com/gotrace/gotrace/lang"
 	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/check"
+	"github.com/gotrace/gotrace/lang/srcpos"
 	"github.com/gotrace/gotrace/lang/types"
 	"github.com/gotrace/gotrace/object"
 	"github.com/gotrace/gotrace/provider"
@@ -38,7 +39,7 @@ type Options struct {
 	// milliseconds); 0 means unknown, and it is then looked up in BTF.
 	ThreadStatusOffset int
 	// Maps are the kernel layouts of maps that exist before the program
-	// (a session's live maps, lang.Options.Maps), by name ("@x"): a map
+	// (a session's live maps, check.Options.Maps), by name ("@x"): a map
 	// of the program with that name gets the same layout, so that the
 	// runtime can give it the live map. A use that needs another kind
 	// of map is an error.
@@ -62,7 +63,7 @@ var ErrStackLimit = errors.New("BPF stack limit of 512 bytes exceeded")
 
 // Error is a code generation failure tied to a script position.
 type Error struct {
-	Pos ast.Pos
+	Pos srcpos.Pos
 	Err error
 }
 
@@ -70,7 +71,7 @@ func (e *Error) Error() string { return fmt.Sprintf("%s: error: %v", e.Pos, e.Er
 func (e *Error) Unwrap() error { return e.Err }
 
 // Compile generates BPF for a checked program. It never touches the kernel.
-func Compile(prog *lang.Program, opts Options) (*object.Program, error) {
+func Compile(prog *check.Program, opts Options) (*object.Program, error) {
 	if opts.RingbufSize == 0 {
 		opts.RingbufSize = 1 << 20
 	}
@@ -123,7 +124,7 @@ func Compile(prog *lang.Program, opts Options) (*object.Program, error) {
 }
 
 type compiler struct {
-	prog     *lang.Program
+	prog     *check.Program
 	opts     Options
 	out      *object.Program
 	mapIndex map[string]int  // user map name → index in out.Maps
@@ -145,7 +146,7 @@ func mapKeyType(keys []*types.Type, v *types.Type) *types.Type {
 	return types.NewTuple(elems, nil)
 }
 
-func (c *compiler) declareMap(mt *lang.MapType) error {
+func (c *compiler) declareMap(mt *check.MapType) error {
 	if mt.Value == nil {
 		return &Error{Pos: mt.Pos, Err: fmt.Errorf("map %s is never assigned a value", mt.Name)}
 	}
@@ -207,7 +208,7 @@ func (c *compiler) declareMap(mt *lang.MapType) error {
 // declared with an explicit type, and maps that zero() (which must keep
 // the entry, printing 0), delete(), len(), has_key() or for would see
 // differently.
-func (c *compiler) arrayEntries(mt *lang.MapType) int {
+func (c *compiler) arrayEntries(mt *check.MapType) int {
 	if len(mt.Keys) > 0 || mt.Decl != "" || c.needHash[mt.Name] || c.opts.HashMaps {
 		return 0
 	}
@@ -228,7 +229,7 @@ func (c *compiler) arrayEntries(mt *lang.MapType) int {
 
 // liveLayout gives map m (spec) the layout of live, the existing map of the
 // same name (Options.Maps).
-func (c *compiler) liveLayout(mt *lang.MapType, m *object.Map, spec, live *ebpf.MapSpec) error {
+func (c *compiler) liveLayout(mt *check.MapType, m *object.Map, spec, live *ebpf.MapSpec) error {
 	if live.Type == ebpf.PerCPUArray && spec.Type != ebpf.PerCPUArray {
 		if c.needHash[mt.Name] {
 			return &Error{Pos: mt.Pos, Err: fmt.Errorf("%s is a per-CPU array in this session: zero(), delete(), len(), has_key() and for need a hash map", mt.Name)}
@@ -254,7 +255,7 @@ func (c *compiler) isArray(m *object.Map) bool {
 
 // mapsNeedingHash returns the maps whose uses need a hash map: zero(),
 // delete(), len(), has_key() and for.
-func mapsNeedingHash(prog *lang.Program) map[string]bool {
+func mapsNeedingHash(prog *check.Program) map[string]bool {
 	need := map[string]bool{}
 	visit := func(n ast.Node) bool {
 		switch n := n.(type) {
@@ -298,7 +299,7 @@ func valueSize(t *types.Type) int {
 
 func roundUp(n, a int) int { return (n + a - 1) / a * a }
 
-func (c *compiler) compileProbe(i int, p *lang.Probe) error {
+func (c *compiler) compileProbe(i int, p *check.Probe) error {
 	if c.skipSyscall(p) {
 		return nil // served by another instance's program (syscalls.go)
 	}
@@ -557,7 +558,7 @@ func (c *compiler) useGlobals() {
 
 // written returns the attach points of p as the script wrote them: those
 // of the AST probe that p's points were expanded from.
-func written(p *lang.Probe) string {
+func written(p *check.Probe) string {
 	var raws []string
 	for _, a := range p.AST.Attach {
 		for _, pt := range p.Points {

@@ -7,6 +7,7 @@ import (
 	"github.com/cilium/ebpf/asm"
 
 	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/srcpos"
 )
 
 // strlen counts the bytes before the NUL of a string buffer, unrolled over
@@ -173,7 +174,7 @@ func (g *gen) strlenHelper(off int16, size int) {
 // the verifier walks, and stops the iteration at a match (storing i) or
 // at the haystack's end. R0 is the index or -1, as the unrolled strstr
 // leaves it.
-func (g *gen) strstrLoop(h, nd int16, hs, ns int, pos ast.Pos) {
+func (g *gen) strstrLoop(h, nd int16, hs, ns int, pos srcpos.Pos) {
 	res := g.alloc(8, pos)
 	g.emit(g.st(res, -1))
 	name := g.newLabel("strstr")

@@ -7,6 +7,7 @@ import (
 	"github.com/cilium/ebpf/asm"
 
 	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/srcpos"
 	"github.com/gotrace/gotrace/lang/types"
 	"github.com/gotrace/gotrace/provider"
 )
@@ -27,7 +28,7 @@ func (g *gen) comm(off int16) {
 }
 
 // stringConst materialises a string constant in a size-byte stack buffer.
-func (g *gen) stringConst(s string, size int, pos ast.Pos) int16 {
+func (g *gen) stringConst(s string, size int, pos srcpos.Pos) int16 {
 	// A string ends at its first NUL; the bytes after it stay zero, which
 	// word-wise comparison relies on.
 	if i := strings.IndexByte(s, 0); i >= 0 {
@@ -37,7 +38,7 @@ func (g *gen) stringConst(s string, size int, pos ast.Pos) int16 {
 }
 
 // bytesConst materialises constant bytes in a zero-padded stack buffer.
-func (g *gen) bytesConst(s string, size int, pos ast.Pos) int16 {
+func (g *gen) bytesConst(s string, size int, pos srcpos.Pos) int16 {
 	size = roundUp(max(size, len(s)), 8)
 	off := g.alloc(size, pos)
 	b := make([]byte, size)

@@ -10,7 +10,7 @@ import (
 	protocol "github.com/tliron/glsp/protocol_3_16"
 
 	"github.com/gotrace/gotrace/builtin"
-	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/srcpos"
 	"github.com/gotrace/gotrace/lang/types"
 	"github.com/gotrace/gotrace/provider"
 )
@@ -540,4 +540,4 @@ func typeString(t *types.Type) string {
 	return t.String()
 }
 
-var _ = ast.Pos{}
+var _ = srcpos.Pos{}

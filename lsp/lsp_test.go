@@ -19,14 +19,14 @@ import (
 
 	"github.com/gotrace/gotrace/internal/hostfs"
 	"github.com/gotrace/gotrace/internal/testbtf"
-	"github.com/gotrace/gotrace/lang"
+	"github.com/gotrace/gotrace/lang/check"
 	"github.com/gotrace/gotrace/lsp"
 	"github.com/gotrace/gotrace/tracefs"
 )
 
 // testEnv is the pinned kernel of the repository's tests (its BTF and a
 // tracefs snapshot) with this machine's files (imports, uprobe targets).
-func testEnv(t testing.TB) lang.Env {
+func testEnv(t testing.TB) check.Env {
 	return pinnedEnv{tracefs.NewEnv(filepath.Join("..", "testdata", "tracefs"), tracefs.WithBTF(testbtf.Spec(t))), hostfs.Files{}}
 }
 
@@ -43,7 +43,7 @@ type client struct {
 	diags map[string]chan protocol.PublishDiagnosticsParams
 }
 
-func start(t testing.TB, env lang.Env) *client {
+func start(t testing.TB, env check.Env) *client {
 	t.Helper()
 	a, b := net.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -217,12 +217,12 @@ func TestIncrementalChange(t *testing.T) {
 
 // unreadable is an environment whose tracefs cannot be read, as for a user
 // without privileges.
-type unreadable struct{ lang.Env }
+type unreadable struct{ check.Env }
 
 var errPerm = errors.New("tracefs: open /sys/kernel/tracing: permission denied")
 
 func (unreadable) Tracepoints(string) ([]string, error) { return nil, errPerm }
-func (unreadable) TracepointFormat(string, string) (*lang.TracepointFormat, error) {
+func (unreadable) TracepointFormat(string, string) (*tracefs.Format, error) {
 	return nil, errPerm
 }
 

@@ -7,7 +7,7 @@ import (
 	"github.com/cilium/ebpf"
 
 	"github.com/gotrace/gotrace/format"
-	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/srcpos"
 	"github.com/gotrace/gotrace/lang/types"
 )
 
@@ -160,11 +160,11 @@ type Printf struct {
 	// Pos and End delimit the errorf()/warnf() call (End exclusive), which
 	// the text output names as file:line:col-endcol and -f json as
 	// filename, line and col; zero for other events.
-	Pos, End ast.Pos
+	Pos, End srcpos.Pos
 	// Expanded are the macro uses an errorf()/warnf() call was expanded
 	// from, innermost first; the text output adds an "expanded from" note
 	// with the source line (Program.Source) for each.
-	Expanded []ast.Span
+	Expanded []srcpos.Span
 
 	parsed atomic.Pointer[parsedFormat] // Parsed's cache
 }
@@ -216,7 +216,7 @@ type HelperSite struct {
 	// Pos and End span the script expression whose helper call failed, as
 	// bpftrace 0.26 reports it: the member access, the dereference, the
 	// call, or else the statement (End may be invalid).
-	Pos, End ast.Pos
+	Pos, End srcpos.Pos
 }
 
 // EventRuntimeError's ID indexes RuntimeErrors: print its warning.
@@ -225,12 +225,12 @@ const EventRuntimeError = EventHelperError + 1
 // RuntimeError is a run-time error the program reports as a warning, as
 // bpftrace's "Divide or modulo by 0 detected" does.
 type RuntimeError struct {
-	Msg string  // the warning, without "WARNING: "
-	Pos ast.Pos // script position
+	Msg string     // the warning, without "WARNING: "
+	Pos srcpos.Pos // script position
 	// End, when valid, ends the script span the warning is about: the
 	// warning then names the span and shows its source line, as bpftrace
 	// 0.26 shows the lines of helper errors.
-	End ast.Pos
+	End srcpos.Pos
 	// Helper, when set, makes the warning a helper error that returned 0
 	// (a map lookup that found nothing), which -f json reports as such.
 	Helper string

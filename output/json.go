@@ -8,7 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/srcpos"
 	"github.com/gotrace/gotrace/lang/types"
 	"github.com/gotrace/gotrace/object"
 )
@@ -274,7 +274,7 @@ func JSONAttachedProbes(n int) string {
 // {"type": "errorf", "msg": "...", "filename": "...", "line": 1, "col": 9}.
 // A script named "-e" or "" is named "stdin", as bpftrace names -e
 // programs (gotrace's CLI names them "stdin" itself).
-func JSONMessage(isError bool, msg string, pos ast.Pos) string {
+func JSONMessage(isError bool, msg string, pos srcpos.Pos) string {
 	typ := "warnf"
 	if isError {
 		typ = "errorf"

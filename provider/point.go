@@ -5,13 +5,13 @@ import (
 
 	"github.com/cilium/ebpf/btf"
 
-	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/srcpos"
 	"github.com/gotrace/gotrace/tracefs"
 )
 
 // Point is one expanded attach point.
 type Point struct {
-	Pos      ast.Pos
+	Pos      srcpos.Pos
 	Provider string // canonical provider name
 	Name     string // canonical full name, e.g. "tracepoint:syscalls:sys_enter_openat"
 

@@ -33,7 +33,7 @@ var ErrClosed = errors.New("runtime: session closed")
 //
 // The maps belong to the session: a program added later that uses @x gets
 // the kernel map an earlier program created (the checker and the code
-// generator must give it the same type and layout; see lang.Options.Maps
+// generator must give it the same type and layout; see check.Options.Maps
 // and codegen.Options.Maps). Each program has its own ring buffer and
 // event loop, so that its printf and event ids are decoded with its own
 // tables; all output goes to the session's Stdout and Stderr, in order.

@@ -8,7 +8,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/srcpos"
 	"github.com/gotrace/gotrace/object"
 	"github.com/gotrace/gotrace/output"
 )
@@ -121,14 +121,14 @@ func (t *TextSink) printValue(format func(*object.Printf, []byte) (string, error
 }
 
 func (t *TextSink) Message(isError bool, text string, p *object.Printf, source string) error {
-	fmt.Fprint(t.Stderr, output.Message(isError, text, ast.Span{Start: p.Pos, End: p.End}, p.Expanded, source))
+	fmt.Fprint(t.Stderr, output.Message(isError, text, srcpos.Span{Start: p.Pos, End: p.End}, p.Expanded, source))
 	return nil
 }
 
 func (t *TextSink) HelperError(site object.HelperSite, code int64, source string) error {
 	// bpftrace 0.26's warning: the span, the message, the helper and its
 	// code, and the source line under it.
-	sp := ast.Span{Start: site.Pos, End: site.End}
+	sp := srcpos.Span{Start: site.Pos, End: site.End}
 	fmt.Fprintf(t.Stderr, "%s: WARNING: %s\nAdditional Info - helper: %s, retcode: %d\n", sp.Location(), helperMessage(code), site.Helper, code)
 	for _, l := range sp.Context(source) {
 		fmt.Fprintln(t.Stderr, l)
@@ -141,7 +141,7 @@ func helperMessage(code int64) string { return strerror(syscall.Errno(-code)) }
 
 func (t *TextSink) RuntimeError(re object.RuntimeError, source string) error {
 	if re.End.IsValid() {
-		sp := ast.Span{Start: re.Pos, End: re.End}
+		sp := srcpos.Span{Start: re.Pos, End: re.End}
 		fmt.Fprintf(t.Stderr, "%s: WARNING: %s\n", sp.Location(), re.Msg)
 		for _, l := range sp.Context(source) {
 			fmt.Fprintln(t.Stderr, l)
@@ -289,7 +289,7 @@ func (j *JSONSink) Exit() error { return nil }
 
 // jsonFilename is the file name -f json gives a script position: "stdin"
 // for -e.
-func jsonFilename(pos ast.Pos) string {
+func jsonFilename(pos srcpos.Pos) string {
 	if pos.Filename == "-e" || pos.Filename == "" {
 		return "stdin"
 	}

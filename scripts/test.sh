@@ -71,7 +71,7 @@ go run ./cmd/btdiff -gotrace "$btdiff_dir/gotrace" -ref bpftrace27 -n "$GOTRACE_
 rm -rf "$btdiff_dir"
 
 echo "=== fuzz targets (${GOTRACE_FUZZTIME:=20s} each)"
-for target in lang:FuzzParse lang:FuzzCheck lang/pretty:FuzzFormat codegen:FuzzCompile output:FuzzFormatPrintf output:FuzzWriteMap; do
+for target in lang/syntax:FuzzParse lang/check:FuzzCheck lang/pretty:FuzzFormat codegen:FuzzCompile output:FuzzFormatPrintf output:FuzzWriteMap; do
 	# Go's fuzzing engine can end a run that found nothing with "context
 	# deadline exceeded" when the budget runs out mid-input on a loaded
 	# machine: such a run is repeated once. A real failure writes its

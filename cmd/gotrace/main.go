@@ -174,7 +174,7 @@ func (cfg *config) options(help, showVersion *bool) []option {
 		{long: "probe-filter", hasArg: true, set: str(&cfg.probeFilter)},
 		{long: "traceable-functions", hasArg: true, set: str(&cfg.traceable)},
 		// Kernel types come from BTF; user headers found through -I and
-		// --include give their #defines (lang.Options). -b is accepted
+		// --include give their #defines (check.Options). -b is accepted
 		// for compatibility; --debuginfo adds directories searched for
 		// the separate debug files of uprobe targets.
 		{short: 'I', hasArg: true, set: func(s string) error { cfg.includeDirs = append(cfg.includeDirs, s); return nil }},

@@ -16,8 +16,8 @@ import (
 	"github.com/chzyer/readline"
 
 	"github.com/gotrace/gotrace"
-	"github.com/gotrace/gotrace/lang"
 	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/syntax"
 	"github.com/gotrace/gotrace/runtime"
 )
 
@@ -373,7 +373,7 @@ func (r *replSession) detach(e *replEntry) {
 // isProgram reports whether input is a script (probes or definitions)
 // rather than a statement or expression.
 func isProgram(input string) bool {
-	f, err := lang.Parse("stdin", input)
+	f, err := syntax.Parse("stdin", input)
 	return err == nil && (len(f.Probes)+len(f.Macros)+len(f.Preamble)+len(f.Imports)+len(f.MapDecls) > 0 || f.Config != nil)
 }
 
@@ -381,7 +381,7 @@ func isProgram(input string) bool {
 // expression is printed from BEGIN; anything else runs as statements in
 // BEGIN.
 func replProgram(input string) string {
-	if e, err := lang.ParseExpr(input); err == nil {
+	if e, err := syntax.ParseExpr(input); err == nil {
 		if _, isCall := e.(*ast.Call); !isCall {
 			return "BEGIN { print(" + input + "); exit(); }"
 		}

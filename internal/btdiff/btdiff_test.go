@@ -4,7 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gotrace/gotrace/lang"
+	"github.com/gotrace/gotrace/lang/check"
+	"github.com/gotrace/gotrace/lang/syntax"
 )
 
 // TestProgramsCheck: the generator is deterministic, and the checker
@@ -17,12 +18,12 @@ func TestProgramsCheck(t *testing.T) {
 			t.Fatalf("program %d differs between two calls", id)
 		}
 		sc := buildScript(map[int]string{id: src}, []int{id})
-		file, err := lang.Parse("p.bt", sc.text)
+		file, err := syntax.Parse("p.bt", sc.text)
 		if err == nil {
-			_, err = lang.Check(file, nil, lang.Options{})
+			_, err = check.Check(file, nil, check.Options{})
 		}
 		if err != nil {
-			t.Errorf("program %d:\n%s\n%s", id, sc.text, lang.Render(err, sc.text))
+			t.Errorf("program %d:\n%s\n%s", id, sc.text, syntax.Render(err, sc.text))
 		}
 	}
 }

@@ -7,8 +7,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gotrace/gotrace/lang"
 	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/check"
 	"github.com/gotrace/gotrace/lang/types"
 )
 
@@ -48,17 +48,17 @@ func (v Value) String() string {
 // Env evaluates expressions of one checked probe, with values for its
 // scratch variables.
 type Env struct {
-	Info *lang.Info
+	Info *check.Info
 	// Vars holds the values of scratch variables, by declaration ID
-	// (lang.Info.VarOf).
+	// (check.Info.VarOf).
 	Vars map[int]Value
 }
 
 // NewEnv returns an Env for info without variables.
-func NewEnv(info *lang.Info) *Env { return &Env{Info: info, Vars: map[int]Value{}} }
+func NewEnv(info *check.Info) *Env { return &Env{Info: info, Vars: map[int]Value{}} }
 
 // Expr evaluates a checked expression that involves no scratch variables.
-func Expr(info *lang.Info, e ast.Expr) (Value, error) { return NewEnv(info).Expr(e) }
+func Expr(info *check.Info, e ast.Expr) (Value, error) { return NewEnv(info).Expr(e) }
 
 func errorf(e ast.Node, format string, args ...any) error {
 	return fmt.Errorf("%s: %s: %w", e.Pos(), fmt.Sprintf(format, args...), ErrUnsupported)
@@ -430,7 +430,7 @@ func (env *Env) Exec(s ast.Stmt) error {
 			case "/=", "%=", ">>=":
 				cv, isConst := env.Info.Consts[s.Rhs]
 				flex := isConst && !cv.IsStr && x.Type.Kind == types.Int && x.Type.Signed && int64(cv.Int) >= 0
-				signed = lang.SignedPair(t, x.Type, false, flex)
+				signed = check.SignedPair(t, x.Type, false, flex)
 			}
 			r, ok := Arith(s.Op[:len(s.Op)-1], old.Bits, x.Bits, signed)
 			if !ok {
