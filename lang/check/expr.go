@@ -360,10 +360,16 @@ func (c *checker) flexLiteral(e ast.Expr, t *types.Type) bool {
 	return c.isLiteral(e) && t.Kind == types.Int && t.Signed && int64(c.info.Consts[e].Int) >= 0 || c.info.FlexVals[e]
 }
 
-// markFlex records in Info.FlexVals the operand e, of type t, when it
-// reads a variable or map whose own type is a flexible one.
+// markFlex records in Info.FlexVals the operand e, of type t, when it is
+// a non-negative integer literal or reads a variable or map whose own type
+// is a flexible one.
 func (c *checker) markFlex(e ast.Expr, t *types.Type) {
 	if t == nil || t.Kind != types.Int || !t.Signed {
+		return
+	}
+	if c.isLiteral(e) {
+		// a literal (not a cast: (int32)5 is an int32)
+		c.info.FlexVals[e] = int64(c.info.Consts[e].Int) >= 0
 		return
 	}
 	switch ast.Unparen(e).(type) {

@@ -174,6 +174,9 @@ func TestFlexibleOperands(t *testing.T) {
 		{"(uint64)1 > $c", "bool", true},
 		{"(uint64)1 > $n", "bool", true},
 		{"(int8)-1 > $f", "bool", true},
+		// a cast is not flexible: (int32)5 makes the comparison signed
+		{"(uint64)1 > (int32)5", "bool", true},
+		{"(uint64)1 > 5", "bool", false},
 	}
 	for _, tt := range tests {
 		p, rhs := lastAssigned(t, "BEGIN { "+prelude+"$r = "+tt.expr+"; }")
@@ -284,6 +287,24 @@ func TestCompoundPromotes(t *testing.T) {
 		}
 		if got := p.Info.TypeOf(rhs).String(); got != tt.typ {
 			t.Errorf("%s: $a is %s, want %s", tt.stmts, got, tt.typ)
+		}
+	}
+}
+
+// TestFoldedCompareSign: a comparison of constants folds with the
+// signedness it has at run time: (uint64)18446744073709551513 (that is,
+// -103) > (int32)5 is false, as in bpftrace 0.27; > 5 compares unsigned.
+func TestFoldedCompareSign(t *testing.T) {
+	for expr, want := range map[string]uint64{
+		"(uint64)18446744073709551513 > (int32)5": 0,
+		"(uint64)18446744073709551513 > 5":        1,
+	} {
+		p, rhs := lastAssigned(t, "BEGIN { $r = "+expr+"; }")
+		if p == nil {
+			continue
+		}
+		if cv, ok := p.Info.Consts[rhs]; !ok || cv.Int != want {
+			t.Errorf("%s folds to %v (%v), want %d", expr, cv.Int, ok, want)
 		}
 	}
 }

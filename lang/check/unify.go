@@ -218,11 +218,12 @@ func SignedPair(xt, yt *types.Type, xflex, yflex bool) bool {
 	return xs && ys
 }
 
-// nonNegConst reports whether e, of type t, is a non-negative signed
-// integer constant.
-func (in *Info) nonNegConst(e ast.Expr, t *types.Type) bool {
-	cv, ok := in.Consts[e]
-	return ok && !cv.IsStr && t.Kind == types.Int && t.Signed && int64(cv.Int) >= 0 || in.FlexVals[e]
+// nonNegConst reports whether the operand e of a binary operation takes
+// the other operand's sign: a non-negative integer literal, or a variable
+// or map that only held such literals (Info.FlexVals). A cast is not one:
+// (uint64)x > (int32)5 compares signed, as in bpftrace 0.27.
+func (in *Info) nonNegConst(e ast.Expr, _ *types.Type) bool {
+	return in.FlexVals[e]
 }
 
 // SignedCompare reports whether the comparison x op y is signed, as
