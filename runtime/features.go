@@ -123,3 +123,13 @@ func haveDirectBTFLoads(spec *btf.Spec, cache *btf.Cache) bool {
 	coll.Close()
 	return true
 }
+
+// The kernel features --no-feature can turn off (bpftrace's names).
+const (
+	FeatureKprobeMulti   = "kprobe_multi"   // kprobe_multi links for kprobe and fentry wildcards
+	FeatureUprobeMulti   = "uprobe_multi"   // uprobe_multi links for uprobes on several functions
+	FeatureKprobeSession = "kprobe_session" // gotrace never uses kprobe sessions: accepted, nothing to turn off
+)
+
+// FeatureNames are the features --no-feature accepts, in bpftrace's order.
+var FeatureNames = []string{FeatureUprobeMulti, FeatureKprobeMulti, FeatureKprobeSession}

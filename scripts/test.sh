@@ -29,6 +29,8 @@ command -v bpftrace >/dev/null 2>&1 || need+=(bpftrace)
 # gcc and the C library headers build the traced programs of the uprobe and
 # usdt e2e tests.
 command -v gcc >/dev/null 2>&1 || need+=(gcc)
+# g++ builds the traced C++ program of e2e/cpp_test.go (C++ uprobes).
+command -v g++ >/dev/null 2>&1 || need+=(g++)
 [ -e /usr/include/stdlib.h ] || need+=(libc6-dev)
 # prometheus (server and promtool) for the --metrics e2e test and the
 # lint of scrapes; kubectl validates deploy/kubernetes offline.
