@@ -66,6 +66,10 @@ type Options struct {
 	NoFeatures []string
 	// Env describes the machine; nil means the running kernel (NewKernelEnv).
 	Env Env
+	// HistSum keeps the sum of the values each hist() and lhist() records
+	// beside its counts, for the _sum of a Prometheus histogram (package
+	// metrics): output.Hist.Sum. It costs an add per event.
+	HistSum bool
 	// Features holds the kernel-dependent code generation choices; nil
 	// means probe the running kernel for them, which is done only for
 	// scripts with kernel-function probes.
@@ -214,6 +218,7 @@ func compile(name, src string, opts Options, st *sessionState) (*Script, error) 
 		copts.BTF, _ = env.BTF()
 	}
 	copts.HelperWarnings = copts.HelperWarnings || opts.HelperWarnings
+	copts.HistSum = opts.HistSum
 	if st != nil {
 		copts.Maps, copts.HashMaps = st.mapSpecs, true
 	}

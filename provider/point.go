@@ -33,16 +33,17 @@ type Point struct {
 	// of its own can attach, never kprobe_multi; the kernel decides.
 	NoFtrace bool
 
+	// Data is what a provider's expansion keeps about the point for its
+	// own Compile, of the provider's own type (a timer's rate, a perf
+	// event's sample period, a watchpoint's breakpoint); no other stage
+	// reads it.
+	Data any
+
 	// uprobe, uretprobe: Lang is the language prefix written
 	// (uprobe:BINARY:cpp:FUNCTION), "" for none; Demangled is the C++
 	// name of a mangled Func (with its parameters), "" when Func is not
 	// mangled or config cpp_demangle is off.
 	Lang, Demangled string
-
-	// interval, profile: Unit is "s", "ms", "us", "hz"; Value the number.
-	// software: Event is the event name and Value the sample period.
-	Unit  string
-	Value uint64
 
 	// usdt: the probe location (Module is the binary, Func is
 	// "NAMESPACE:PROBE").

@@ -24,7 +24,7 @@ const SyscallPerfEnv = "GOTRACE_SYSCALL_TRACEPOINTS"
 // run on every syscall of the machine, traced or not, and a dispatched
 // event costs a tail call more than a perf-event one (bench/events); what
 // they save is the teardown, an RCU grace period for each perf event
-// closed (about 30 ms each when closed concurrently, README "Benchmarks"),
+// closed (about 30 ms each when closed concurrently, docs/benchmarks.md),
 // which a handful of tracepoints does not make worth that cost.
 const SyscallDispatchMin = 8
 

@@ -64,7 +64,7 @@ go test -count=1 -timeout 45m ./...
 
 echo "=== differential check against bpftrace 0.27.1 (${GOTRACE_BTDIFF_N:=400} programs)"
 # scripts/bpftrace27.sh installs the reference in a Debian sid chroot (about
-# 3 minutes the first time); README's "Differential check" gives the long run.
+# 3 minutes the first time); docs/testing.md's "Differential check" gives the long run.
 scripts/bpftrace27.sh
 btdiff_dir=$(mktemp -d)
 CGO_ENABLED=0 go build -o "$btdiff_dir/gotrace" ./cmd/gotrace

@@ -354,10 +354,6 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		}
 		return printInfo(stdout)
 	}
-	if cfg.repl && cfg.metrics.addr != "" {
-		fmt.Fprintln(stderr, "ERROR: --metrics needs a program (-e or a file); the REPL does not serve metrics")
-		return 1
-	}
 	if cfg.repl {
 		release() // the REPL runs each script with Run's own handling
 		return repl(ctx, cfg, stdout, stderr)
@@ -603,7 +599,7 @@ func compileOptions(cfg *config) gotrace.Options {
 	}
 	return gotrace.Options{Params: params, NamedParams: named, ConfigEnv: configEnv,
 		Unsafe: cfg.out.unsafe, TraceableFunctions: cfg.traceable, IncludeDirs: cfg.includeDirs, Includes: cfg.includes,
-		DummyTSMap: dummyTSMap, Env: cfg.env, NoFeatures: cfg.noFeatures}
+		DummyTSMap: dummyTSMap, Env: cfg.env, NoFeatures: cfg.noFeatures, HistSum: cfg.metrics.addr != ""}
 }
 
 // isTerminal reports whether f is a terminal.

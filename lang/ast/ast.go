@@ -116,6 +116,9 @@ type AssignStmt struct {
 	Op  string
 	Lhs Expr
 	Rhs Expr
+	// OpPos is where the operator starts (x += y: at +=); warnings about
+	// the value x op y are placed from it to the end of y.
+	OpPos srcpos.Pos
 }
 
 // IncDecStmt is `x++`, `x--`, `++x` or `--x` used as a statement.

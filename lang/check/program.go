@@ -229,6 +229,11 @@ type Info struct {
 	// (uint16[2])$x with $x = -1), the bytes of the integer's own type the
 	// array starts with; the rest are zeros, as in bpftrace.
 	CastWidths map[*ast.Cast]int
+	// FlexVals holds the operands of binary operations that take the
+	// other operand's sign, as bpftrace 0.27's sign-flexible types do:
+	// non-negative integer literals, and reads of a variable or map which
+	// only ever held such literals ($v = 49; (uint64)1 * $v is a uint64).
+	FlexVals map[ast.Expr]bool
 }
 
 // Uaddr is a symbol of a position-independent file: its address in the

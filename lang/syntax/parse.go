@@ -182,9 +182,10 @@ type gReturn struct {
 }
 
 type gSimple struct {
-	Lhs *gExpr `parser:"@@"`
-	Op  string `parser:"( @(\"=\" | \"+=\" | \"-=\" | \"*=\" | \"/=\" | \"%=\" | \"&=\" | \"|=\" | \"^=\" | \"<<=\" | \">>=\")"`
-	Rhs *gExpr `parser:"  @@ )?"`
+	Tokens []lexer.Token
+	Lhs    *gExpr `parser:"@@"`
+	Op     string `parser:"( @(\"=\" | \"+=\" | \"-=\" | \"*=\" | \"/=\" | \"%=\" | \"&=\" | \"|=\" | \"^=\" | \"<<=\" | \">>=\")"`
+	Rhs    *gExpr `parser:"  @@ )?"`
 }
 
 type gExprRoot struct {
@@ -593,5 +594,13 @@ func (c *converter) simple(g *gSimple) ast.Stmt {
 	default:
 		c.errorf(startOf(x), "cannot assign to this expression")
 	}
-	return &ast.AssignStmt{Span: span(startOf(x), endOf(g.Rhs.X)), Op: g.Op, Lhs: x, Rhs: g.Rhs.X}
+	a := &ast.AssignStmt{Span: span(startOf(x), endOf(g.Rhs.X)), Op: g.Op, Lhs: x, Rhs: g.Rhs.X}
+	for _, t := range g.Tokens {
+		if t.Value == g.Op && t.Pos.Offset >= endOf(x).Offset {
+			a.OpPos = toPos(t.Pos)
+			a.OpPos.Filename, a.OpPos.Src = endOf(x).Filename, endOf(x).Src
+			break
+		}
+	}
+	return a
 }
