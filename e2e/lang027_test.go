@@ -90,3 +90,10 @@ int8
 `
 	wantOutput(t, got, want, 0)
 }
+
+// TestStrConcatSize: str_concat() returns bpftrace's string[1024], whose
+// sizeof and strcap say so, holding the two strings.
+func TestStrConcatSize(t *testing.T) {
+	wantOutput(t, run(t, "-e", `begin { $t = str_concat("x", "yz"); print($t); print(sizeof($t)); print(strcap($t)); print(strlen($t)); exit(); }`),
+		"xyz\n1024\n1024\n3\n\n\n", 0)
+}
