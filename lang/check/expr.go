@@ -77,8 +77,9 @@ func (c *checker) expr1(e ast.Expr) *types.Type {
 		}
 		switch mt.Value.Kind {
 		case types.Count, types.Sum, types.Min, types.Max, types.Avg:
-			// Reading an aggregation yields its integer value.
-			return types.NewInt(8, mt.Value.Signed || mt.Value.Kind == types.Min || mt.Value.Kind == types.Max || mt.Value.Kind == types.Avg)
+			// Reading an aggregation yields its integer value, of its
+			// sign.
+			return types.NewInt(8, mt.Value.Signed)
 		case types.Hist, types.Lhist, types.Stats, types.Tseries:
 			c.errorf(e, "the value of %s (%s) can only be printed", e.Name, mt.Value)
 			return nil

@@ -281,13 +281,19 @@ func TestCompoundPromotes(t *testing.T) {
 		{"@a = (uint64)1; @a--; $a = @a;", "int64"},
 		{"@a = (uint32)1; @a++; $a = @a;", "uint64"},
 	} {
-		p, rhs := lastAssigned(t, "BEGIN { "+tt.stmts+" $r = $a; }")
-		if p == nil {
-			continue
-		}
-		if got := p.Info.TypeOf(rhs).String(); got != tt.typ {
-			t.Errorf("%s: $a is %s, want %s", tt.stmts, got, tt.typ)
-		}
+		wantReadType(t, tt.stmts, "$a", tt.typ)
+	}
+}
+
+// wantReadType checks that x, read after stmts, has type typ.
+func wantReadType(t *testing.T, stmts, x, typ string) {
+	t.Helper()
+	p, rhs := lastAssigned(t, "BEGIN { "+stmts+" $r = "+x+"; }")
+	if p == nil {
+		return
+	}
+	if got := p.Info.TypeOf(rhs).String(); got != typ {
+		t.Errorf("%s: %s reads as %s, want %s", stmts, x, got, typ)
 	}
 }
 
@@ -306,5 +312,24 @@ func TestFoldedCompareSign(t *testing.T) {
 		if cv, ok := p.Info.Consts[rhs]; !ok || cv.Int != want {
 			t.Errorf("%s folds to %v (%v), want %d", expr, cv.Int, ok, want)
 		}
+	}
+}
+
+// TestAggregationSign: an aggregation is signed as its arguments are, and
+// signed when it is given both, as in bpftrace 0.27: max((uint64)x) reads
+// as a uint64.
+func TestAggregationSign(t *testing.T) {
+	for _, tt := range []struct{ stmts, typ string }{
+		{"@m = max((uint64)1);", "uint64"},
+		{"@m = min((uint32)1);", "uint64"},
+		{"@m = avg((uint64)1);", "uint64"},
+		{"@m = sum((uint64)1);", "uint64"},
+		{"@m = max(5);", "int64"},
+		{"@m = max((int8)-1);", "int64"},
+		{"@m = max((uint64)1); @m = max(5);", "int64"},
+		{"@m = sum((uint64)1); @m = sum(-3);", "int64"},
+		{"@m = min(5); @m = min((uint64)1);", "int64"},
+	} {
+		wantReadType(t, tt.stmts, "@m", tt.typ)
 	}
 }
