@@ -45,6 +45,16 @@ type PidNS struct {
 	Dev, Ino uint64
 }
 
+// EvalArg is the value of an argument of Func.Eval: an integer as a 64-bit
+// register holds it (Bits), or a string (Str, IsStr), with the size of its
+// type (a string's buffer).
+type EvalArg struct {
+	Bits  uint64
+	Str   string
+	IsStr bool
+	Size  int
+}
+
 // Func is a builtin function.
 type Func struct {
 	Name string
@@ -83,6 +93,13 @@ type Func struct {
 	// Result is the kind of the value (types.Void when there is none): it
 	// routes how output decodes and prints it.
 	Result types.Kind
+	// Eval computes the call from the values of its arguments, as its
+	// emitted code does, for the Go evaluator of checked expressions
+	// (lang/eval) that the differential tests compare with the kernel:
+	// size is the size of the call's type; ok is false for arguments it
+	// does not compute on. nil when the evaluator does not run the
+	// function.
+	Eval func(args []EvalArg, size int) (v uint64, ok bool)
 	// Example is a script that uses the function; the table test checks
 	// and compiles it, and runs it when its probe exists on the host.
 	Example string

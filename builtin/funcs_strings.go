@@ -1,6 +1,8 @@
 package builtin
 
 import (
+	"math/bits"
+
 	"github.com/cilium/ebpf/asm"
 
 	"net/netip"
@@ -22,6 +24,15 @@ func checkStrlen(c Checker, e *ast.Call) *types.Type {
 	return types.Uint64
 }
 
+// evalStrlen is the length of the string before its NUL: the buffer holds
+// at most Size-1 bytes before it.
+func evalStrlen(args []EvalArg, _ int) (uint64, bool) {
+	if len(args) != 1 || !args[0].IsStr {
+		return 0, false
+	}
+	return uint64(min(len(args[0].Str), args[0].Size)), true
+}
+
 func checkStrncmp(c Checker, e *ast.Call) *types.Type {
 	if !c.WantArgs(e, 3, 3) {
 		return nil
@@ -41,6 +52,25 @@ func checkStrncmp(c Checker, e *ast.Call) *types.Type {
 		return nil
 	}
 	return types.Int64
+}
+
+// evalStrncmp is 0 when the first n bytes of the strings are equal, else 1.
+func evalStrncmp(args []EvalArg, _ int) (uint64, bool) {
+	if len(args) != 3 || !args[0].IsStr || !args[1].IsStr || args[2].IsStr {
+		return 0, false
+	}
+	n := int(min(args[2].Bits, 1<<20))
+	a, b := args[0].Str, args[1].Str
+	if len(a) > n {
+		a = a[:n]
+	}
+	if len(b) > n {
+		b = b[:n]
+	}
+	if a != b {
+		return 1, true
+	}
+	return 0, true
 }
 
 func checkBswap(c Checker, e *ast.Call) *types.Type {
@@ -260,4 +290,21 @@ func checkBuf(c Checker, e *ast.Call) *types.Type {
 		return nil
 	}
 	return bufferType(n)
+}
+
+// evalBswap reverses the bytes of an integer of the call's size.
+func evalBswap(args []EvalArg, size int) (uint64, bool) {
+	if len(args) != 1 || args[0].IsStr {
+		return 0, false
+	}
+	x := args[0].Bits
+	switch size {
+	case 1:
+		return x, true
+	case 2:
+		return uint64(bits.ReverseBytes16(uint16(x))), true
+	case 4:
+		return uint64(bits.ReverseBytes32(uint32(x))), true
+	}
+	return bits.ReverseBytes64(x), true
 }

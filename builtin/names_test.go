@@ -20,11 +20,7 @@ import (
 // provider's name outside its definition, as "path name" (path from the
 // repository root). The list only shrinks: a stage that needs to know
 // something about a builtin or a provider asks its definition.
-var nameCompareAllowed = map[string]bool{
-	"lang/eval/eval.go bswap":   true,
-	"lang/eval/eval.go strlen":  true,
-	"lang/eval/eval.go strncmp": true,
-}
+var nameCompareAllowed = map[string]bool{}
 
 // notNames are string compares that spell a builtin's or a provider's name
 // but mean something else, with what they mean.

@@ -342,13 +342,13 @@ func (c *compiler) compileProbe(i int, p *check.Probe) error {
 			one := *probe
 			one.Name = p.Points[j].Name
 			one.Function = bpftraceFunction(one.Name, i+1)
-			one.Targets = []string{target}
+			one.Targets = []object.Target{target}
 			if len(probe.Targets) > 1 {
 				one.Program = fmt.Sprintf("%s_%d", probe.Program, j)
 			}
 			s := spec.Copy()
 			s.Name = one.Function
-			s.AttachTo = target
+			s.AttachTo = target.String()
 			if one.Program != probe.Program {
 				c.ownScratch(s, one.Program, probe.Program)
 			}

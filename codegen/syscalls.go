@@ -128,7 +128,7 @@ func (c *compiler) planSyscalls() {
 			}
 			pts = append(pts, p.Points...)
 			for _, pt := range p.Points {
-				if _, nr, ok := provider.SyscallTarget(pt.Category + ":" + pt.Event); ok {
+				if _, nr, ok := provider.SyscallTarget(pt.Category, pt.Event); ok {
 					nrs = append(nrs, nr)
 					layer = max(layer, next[dir][nr])
 				}
@@ -207,7 +207,7 @@ func (c *compiler) syscallBody(g *gen, p *check.Probe, probe *object.Probe) {
 		probe.Name = pts[0].Name
 		probe.Targets = nil
 		for _, pt := range pts {
-			probe.Targets = append(probe.Targets, pt.Category+":"+pt.Event)
+			probe.Targets = append(probe.Targets, provider.TracepointTarget{Category: pt.Category, Event: pt.Event})
 		}
 		probe.Group.Size = len(probe.Targets)
 		g.sysNames = true
@@ -380,7 +380,7 @@ func (c *compiler) emitDispatchers() {
 			Provider:   "tracepoint",
 			Name:       "tracepoint:raw_syscalls:" + dir,
 			Program:    name,
-			Targets:    []string{dir},
+			Targets:    []object.Target{provider.FuncTarget{Func: dir}},
 			Dispatcher: true,
 		})
 	}

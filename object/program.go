@@ -77,7 +77,7 @@ type Probe struct {
 	// letters, digits and '_' made '_', then '_' and the probe's 1-based
 	// position in the script ("begin_1").
 	Function string
-	Targets  []string // what to attach to: tracepoints "cat:event", kernel functions ("vfs_read", "do_sys_open+16"), raw tracepoint events
+	Targets  []Target // what to attach to, one value of its provider's target type each
 	Period   uint64   // interval/profile/software: sample period (ns for cpu-clock, events otherwise)
 	Freq     uint64   // profile:hz: sample frequency
 	Config   uint64   // software: PERF_COUNT_SW_* value
@@ -99,6 +99,17 @@ type Probe struct {
 	// that share a Group pointer come from the same probe of the script.
 	// nil for probes the runtime makes up itself.
 	Group *Group
+}
+
+// Target is one thing a probe attaches to: a kernel function, a
+// tracepoint, a location in a binary... Its provider's Compile makes it, as
+// a value of the provider's own type (package provider), and its Attach
+// reads it back, so that nothing parses it again. String names it in
+// messages and in the targets the kernel refused, as bpftrace does:
+// "vfs_read", "do_sys_open+16", "syscalls:sys_enter_openat",
+// "/bin/bash:readline".
+type Target interface {
+	String() string
 }
 
 // Group is one probe of the script after expansion: the attach points as

@@ -47,15 +47,8 @@ func trampoline(name string, aliases []string, at ebpf.AttachType) *Provider {
 			}
 			return Program{Type: ebpf.Tracing, AttachType: at, Ctx: CtxBTFArgs}
 		},
-		Attach: func(a Attacher, p *object.Probe, prog *ebpf.Program) (int, error) {
-			l, err := link.AttachTracing(link.TracingOptions{Program: prog, AttachType: a.AttachType(p)})
-			if err != nil {
-				return 0, fmt.Errorf("attach %s: %w", p.Name, err)
-			}
-			a.Push(l)
-			return max(len(p.Targets), 1), nil
-		},
-		List: funcLister(name, true, exit),
+		Attach: attachTrampoline,
+		List:   funcLister(name, true, exit),
 		// Trampolines are listed with their module: fentry:vmlinux:vfs_read.
 		Listing: func(pt *Point) (string, bool) {
 			return name + ":" + cmp.Or(pt.Module, "vmlinux") + ":" + pt.Func, true
@@ -67,4 +60,24 @@ func trampoline(name string, aliases []string, at ebpf.AttachType) *Provider {
 		p.Retval = RetvalAfterArgs
 	}
 	return p
+}
+
+// attachTrampoline links a Tracing program, which the kernel bound to its
+// one target when it loaded it (fentry, fexit, tp_btf). A target of a
+// wildcard that the kernel refuses is skipped: no attach point, no error.
+func attachTrampoline(a Attacher, p *object.Probe, prog *ebpf.Program) (int, error) {
+	l, err := link.AttachTracing(link.TracingOptions{Program: prog, AttachType: a.AttachType(p)})
+	if err != nil {
+		if p.Group.Wildcard() {
+			target := p.Name
+			if len(p.Targets) == 1 {
+				target = p.Targets[0].String()
+			}
+			a.Skip(target)
+			return 0, nil
+		}
+		return 0, fmt.Errorf("attach %s: %w", p.Name, err)
+	}
+	a.Push(l)
+	return max(len(p.Targets), 1), nil
 }

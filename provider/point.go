@@ -33,10 +33,11 @@ type Point struct {
 	// of its own can attach, never kprobe_multi; the kernel decides.
 	NoFtrace bool
 
-	// interval, profile: Unit is "s", "ms", "us", "hz"; Value the number.
-	// software: Event is the event name and Value the sample period.
-	Unit  string
-	Value uint64
+	// Data is what a provider's expansion keeps about the point for its
+	// own Compile, of the provider's own type (a timer's rate, a perf
+	// event's sample period, a watchpoint's breakpoint); no other stage
+	// reads it.
+	Data any
 
 	// usdt: the probe location (Module is the binary, Func is
 	// "NAMESPACE:PROBE").

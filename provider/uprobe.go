@@ -42,11 +42,7 @@ func uprobe(name, alias string, ret bool) *Provider {
 		Compile: func(pts []*Point, _ Features, probe *object.Probe) Program {
 			probe.Provider = name
 			for _, pp := range pts {
-				target := pp.Module + ":" + pp.Func
-				if pp.Offset != 0 {
-					target += fmt.Sprintf("+%d", pp.Offset)
-				}
-				probe.Targets = append(probe.Targets, target)
+				probe.Targets = append(probe.Targets, BinaryTarget{File: pp.Module, Func: pp.Func, Offset: pp.Offset})
 			}
 			return Program{Type: ebpf.Kprobe, AttachType: ebpf.AttachNone, Ctx: CtxPtRegs}
 		},
@@ -79,12 +75,12 @@ func uprobe(name, alias string, ret bool) *Provider {
 	return p
 }
 
-// targetFiles are the files of a uprobe's targets (PATH:SYMBOL).
+// targetFiles are the files of a uprobe's targets.
 func targetFiles(p *object.Probe) []string {
 	var out []string
 	for _, t := range p.Targets {
-		if i := strings.LastIndexByte(t, ':'); i > 0 {
-			out = append(out, t[:i])
+		if t, ok := t.(BinaryTarget); ok {
+			out = append(out, t.File)
 		}
 	}
 	return out
@@ -290,15 +286,14 @@ type uprobeTarget struct {
 // resolveUprobe resolves a target "PATH:SYMBOL", "PATH:SYMBOL+OFFSET" or
 // "PATH:0xADDRESS" of p, with bpftrace's checks and messages (the
 // symbol's bounds, --unsafe for a symbol without size).
-func resolveUprobe(a Attacher, p *object.Probe, target string, ret bool, syms uprobeSymbols) (uprobeTarget, error) {
-	i := strings.LastIndexByte(target, ':')
-	if i <= 0 || i == len(target)-1 {
-		return uprobeTarget{}, fmt.Errorf("attach %s: bad uprobe target %q, want PATH:SYMBOL", p.Name, target)
+func resolveUprobe(a Attacher, p *object.Probe, target object.Target, ret bool, syms uprobeSymbols) (uprobeTarget, error) {
+	bt, err := TargetAs[BinaryTarget](p, target)
+	if err != nil {
+		return uprobeTarget{}, err
 	}
-	file, sym := target[:i], target[i+1:]
+	file, sym := bt.File, bt.Func
 	onDisk, _, inArchive := strings.Cut(file, "!/") // the probe is on the archive at the entry's offset
 	t := uprobeTarget{file: onDisk, opts: link.UprobeOptions{PID: a.Pid()}}
-	var err error
 	if addr, ok := parseUprobeAddress(sym); ok {
 		if t.opts.Address, err = syms.address(file, addr, ret, a.Unsafe()); err != nil {
 			return uprobeTarget{}, err
@@ -306,13 +301,7 @@ func resolveUprobe(a Attacher, p *object.Probe, target string, ret bool, syms up
 		t.atZero = t.opts.Address == 0
 		return t, nil
 	}
-	var off uint64
-	if j := strings.LastIndexByte(sym, '+'); j > 0 {
-		if off, err = strconv.ParseUint(sym[j+1:], 0, 64); err != nil {
-			return uprobeTarget{}, fmt.Errorf("attach %s: bad offset in %q", p.Name, target)
-		}
-		sym = sym[:j]
-	}
+	off := bt.Offset
 	addr, err := syms.symbol(file, sym, off, ret, a.Unsafe())
 	if err != nil {
 		return uprobeTarget{}, err
@@ -328,9 +317,9 @@ func resolveUprobe(a Attacher, p *object.Probe, target string, ret bool, syms up
 	return t, nil
 }
 
-// attachUprobe attaches to a target "PATH:SYMBOL", "PATH:SYMBOL+OFFSET" or
-// "PATH:0xADDRESS", for the -p process only when given.
-func attachUprobe(a Attacher, p *object.Probe, prog *ebpf.Program, target string, ret bool, syms uprobeSymbols) error {
+// attachUprobe attaches to a target PATH:SYMBOL, PATH:SYMBOL+OFFSET or
+// PATH:0xADDRESS (a BinaryTarget), for the -p process only when given.
+func attachUprobe(a Attacher, p *object.Probe, prog *ebpf.Program, target object.Target, ret bool, syms uprobeSymbols) error {
 	t, err := resolveUprobe(a, p, target, ret, syms)
 	if err != nil {
 		return err

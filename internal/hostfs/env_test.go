@@ -1,7 +1,7 @@
 package hostfs
 
 import (
-	"github.com/gotrace/gotrace/lang/check"
+	"github.com/gotrace/gotrace/lang/preamble"
 )
 
 // Files is the checker's ScriptFiles on the local file system; the

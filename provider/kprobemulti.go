@@ -1,4 +1,4 @@
-package runtime
+package provider
 
 import (
 	"errors"
@@ -15,7 +15,7 @@ import (
 // attachKprobeMulti attaches every target through one kprobe_multi link.
 // When the kernel refuses the set, the functions it refuses are found by
 // bisection, skipped, and the rest attached in one link.
-func (s *entry) attachKprobeMulti(p *object.Probe, bp *ebpf.Program, ret bool) (int, error) {
+func attachKprobeMulti(a Attacher, p *object.Probe, bp *ebpf.Program, ret bool) (int, error) {
 	start := time.Now()
 	try := func(syms []string) (link.Link, error) {
 		opts := link.KprobeMultiOptions{Symbols: syms}
@@ -25,15 +25,15 @@ func (s *entry) attachKprobeMulti(p *object.Probe, bp *ebpf.Program, ret bool) (
 		return link.KprobeMulti(bp, opts)
 	}
 	syms := make([]string, 0, len(p.Targets))
-	for _, t := range p.Targets {
-		fn, off, err := splitOffset(t)
+	for _, target := range p.Targets {
+		t, err := TargetAs[FuncTarget](p, target)
 		if err != nil {
 			return 0, err
 		}
-		if off != 0 {
+		if t.Offset != 0 {
 			return 0, fmt.Errorf("attach %s: kprobe_multi cannot attach at an offset (%s)", p.Name, t)
 		}
-		syms = append(syms, fn)
+		syms = append(syms, t.Func)
 	}
 	l, err := try(syms)
 	if err != nil {
@@ -46,19 +46,19 @@ func (s *entry) attachKprobeMulti(p *object.Probe, bp *ebpf.Program, ret bool) (
 		var bad []string
 		good := bisectRefused(syms, try, &bad)
 		for _, b := range bad {
-			s.kf.skip(b)
+			a.Skip(b)
 		}
 		if len(good) == 0 {
-			return 0, fmt.Errorf("attach %s: the kernel refused every function (%s): %w", p.Name, skippedList(bad), err)
+			return 0, fmt.Errorf("attach %s: the kernel refused every function (%s): %w", p.Name, SkippedList(bad), err)
 		}
 		if l, err = try(good); err != nil {
 			return 0, fmt.Errorf("attach %s: %w", p.Name, err)
 		}
 		syms = good
 	}
-	s.attached.push(l)
-	if len(syms) > 1 && !s.opts.Quiet {
-		s.sink.Info(fmt.Sprintf("%s: attached %d functions through one kprobe_multi link in %.2fs",
+	a.Push(l)
+	if len(syms) > 1 {
+		a.Note(fmt.Sprintf("%s: attached %d functions through one kprobe_multi link in %.2fs",
 			p.Provider, len(syms), time.Since(start).Seconds()))
 	}
 	return len(syms), nil
