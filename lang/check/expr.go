@@ -337,8 +337,8 @@ func (c *checker) binary(e *ast.Binary) *types.Type {
 	xflex, yflex := c.flexLiteral(e.X, a), c.flexLiteral(e.Y, b)
 	rt := arithType(e.Op, a, b, xflex, yflex)
 	c.warnOperandCasts(e.Op, e.X, e.Y, a, b, rt)
-	if signedDivWarning(e.Op, a, b, xflex, yflex) {
-		c.warnf(e, "signed operands for '%s' can lead to undefined behavior (cast to unsigned to silence warning)", e.Op)
+	if c.signedDivWarning(e.Op, e.X, e.Y, a, b) {
+		c.warnOnceSpan(bpfSpan(e), fmt.Sprintf("signed operands for '%s' can lead to undefined behavior (cast to unsigned to silence warning)", e.Op))
 	}
 	x, xok := c.info.Consts[e.X]
 	y, yok := c.info.Consts[e.Y]
