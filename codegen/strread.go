@@ -163,14 +163,7 @@ func (g *gen) readStr(e *ast.Call, off int16, slotSize int) {
 	g.scalar(arg)
 	g.emit(asm.Mov.Reg(asm.R3, asm.R0))
 	g.zero(off, slotSize)
-	fn := asm.FnProbeReadKernelStr
-	switch {
-	case at.AS == types.User || (at.AS == types.NoAS && g.info.UserArgs):
-		fn = asm.FnProbeReadUserStr
-	case at.AS == types.NoAS && g.ctx != provider.CtxNone:
-		// Unknown address space: the compat helper reads either (x86).
-		fn = asm.FnProbeReadStr
-	}
+	fn := g.readStrFn(at)
 	size := int32(g.strReadSize(e))
 	if len(e.Args) == 2 {
 		if cv, ok := g.info.Consts[e.Args[1]]; !ok || cv.IsStr {
@@ -250,4 +243,17 @@ func (g *gen) strConcat(e *ast.Call) int16 {
 	g.mark(done)
 	g.emit(asm.Mov.Imm(asm.R0, 0))
 	return off
+}
+
+// readStrFn is the helper that reads a string through a pointer of type
+// at: from user memory, kernel memory, or, when the address space is not
+// known, either (the compat helper, x86).
+func (g *gen) readStrFn(at *types.Type) asm.BuiltinFunc {
+	switch {
+	case at.AS == types.User || (at.AS == types.NoAS && g.info.UserArgs):
+		return asm.FnProbeReadUserStr
+	case at.AS == types.NoAS && g.ctx != provider.CtxNone:
+		return asm.FnProbeReadStr
+	}
+	return asm.FnProbeReadKernelStr
 }

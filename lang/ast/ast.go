@@ -86,6 +86,9 @@ type Probe struct {
 type AttachPoint struct {
 	srcpos.Span
 	Raw string
+	// Name is the name a script gives the attach point before it
+	// (name=kprobe:f, bpftrace 0.27), "" for none; Raw is without it.
+	Name string
 }
 
 // Block is `{ stmts }`.

@@ -219,6 +219,10 @@ func (c *checker) unary(e *ast.Unary) *types.Type {
 	case "++", "--":
 		c.incDec(e.X, e.Op)
 		return c.info.Types[e.X]
+	case "&":
+		if m, ok := ast.Unparen(e.X).(*ast.MapRef); ok {
+			return c.mapAddr(e, m)
+		}
 	}
 	t := c.expr(e.X)
 	if t == nil {

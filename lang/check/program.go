@@ -138,6 +138,8 @@ type Config struct {
 	MaxBPFProgs     int     // max_bpf_progs, 0 for the default (DefaultMaxBPFProgs)
 	PerfRBPages     uint64  // perf_rb_pages, 0 for the default (see runtime.RingbufSize)
 	LogSize         uint64  // log_size, 0 for the default (see runtime.Options.LogSize)
+	NoCppDemangle   bool    // cpp_demangle = false: C++ symbols keep their mangled names
+	UserSymbolCache string  // cache_user_symbols: "PER_PID", "PER_PROGRAM", "NONE"; "" for the default
 	Other           []string
 }
 
