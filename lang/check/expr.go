@@ -154,6 +154,9 @@ func (c *checker) expr1(e ast.Expr) *types.Type {
 		return c.sizeof(e)
 	case *ast.OffsetofExpr:
 		return c.offsetof(e)
+	case *ast.TypeArg:
+		c.errorf(e, "When used as a call argument, `typeof` builtin only valid for macro calls that are expecting a type parameter")
+		return nil
 	case *ast.Tuple:
 		return c.tuple(e)
 	case *ast.BlockExpr:
