@@ -57,7 +57,7 @@ func trampoline(name string, aliases []string, at ebpf.AttachType) *Provider {
 		AttachReverse: true,
 	}
 	if exit {
-		p.Retval = RetvalAfterArgs
+		p.RetvalType = retvalProto(true)
 	}
 	return p
 }

@@ -62,7 +62,7 @@ func kprobe(name, alias string, ret bool) *Provider {
 		AttachReverse: !ret,
 	}
 	if ret {
-		p.Retval = RetvalProto
+		p.RetvalType = retvalProto(false)
 	} else {
 		p.Args, p.ArgN, p.Override = ArgsFuncProto, true, true
 	}

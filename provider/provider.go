@@ -7,7 +7,9 @@ import (
 	"strings"
 
 	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/btf"
 
+	"github.com/gotrace/gotrace/lang/types"
 	"github.com/gotrace/gotrace/object"
 )
 
@@ -36,16 +38,12 @@ const (
 	CtxIter                            // an iterator's struct bpf_iter__OBJECT (iter.go)
 )
 
-// RetvalFrom says how the retval builtin is typed and read.
-type RetvalFrom uint8
-
-// Sources of retval.
-const (
-	RetvalNone      RetvalFrom = iota // retval is not available
-	RetvalProto                       // the return register, typed by the BTF prototype (int64 without one)
-	RetvalUser                        // the return register of a user function, uint64
-	RetvalAfterArgs                   // the slot after the arguments (fexit), typed by the prototype
-)
+// Typer is what a provider's typing hooks ask of the checker.
+type Typer interface {
+	// KernelType converts a type of the kernel's BTF; nil when it has no
+	// value type.
+	KernelType(t btf.Type) *types.Type
+}
 
 // Phase says when the runtime runs a provider's programs.
 type Phase uint8
@@ -79,8 +77,11 @@ type Provider struct {
 	Args    ArgsFrom
 	ArgsErr string // why args is unavailable for one attach point when Args is ArgsNone, or when ArgsDWARF finds no DWARF ("" for the generic message)
 	Ctx     CtxKind
-	Retval  RetvalFrom
-	ArgN    bool // arg0...argN exist
+	// RetvalType types the retval builtin at the points of one probe
+	// (pts, at least one), or says why it is not available; nil when no
+	// point of the provider has a return value.
+	RetvalType func(ty Typer, pts []*Point) (*types.Type, string)
+	ArgN       bool // arg0...argN exist
 	// ArgNMax is how many argN there are (6, arg0...arg5, when 0; at
 	// most MaxArgN); ArgNSigned: they are int64, not uint64.
 	ArgNMax    int

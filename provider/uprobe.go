@@ -12,6 +12,7 @@ import (
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/link"
 
+	"github.com/gotrace/gotrace/lang/types"
 	"github.com/gotrace/gotrace/object"
 )
 
@@ -65,7 +66,8 @@ func uprobe(name, alias string, ret bool) *Provider {
 		AttachReverse: true,
 	}
 	if ret {
-		p.Retval = RetvalUser
+		// the return register of a user function, without a prototype
+		p.RetvalType = func(Typer, []*Point) (*types.Type, string) { return types.Uint64, "" }
 		p.ArgsErr = "args is not available in uretprobe probes (the argument registers are overwritten when the function returns): use a uprobe"
 	} else {
 		p.ArgN = true

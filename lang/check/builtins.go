@@ -164,25 +164,15 @@ func (c *checker) CtxType() *types.Type {
 
 // RetvalType types retval in the probe being checked.
 func (c *checker) RetvalType() (*types.Type, string) {
-	pt := c.probe.Points[0]
-	from := c.probe.Def().Retval
-	switch from {
-	case provider.RetvalProto, provider.RetvalAfterArgs:
-	case provider.RetvalUser:
-		return types.Uint64, ""
-	default:
-		return nil, fmt.Sprintf("retval is not available in %s probes", pt.Provider)
+	def := c.probe.Def()
+	if def.RetvalType == nil {
+		return nil, fmt.Sprintf("retval is not available in %s probes", c.probe.Provider())
 	}
-	if proto := pt.FuncProto(); len(c.probe.Points) == 1 && proto != nil {
-		if t := btfToType(proto.Return, types.Kernel); t != nil && (t.IsInt() || t.Kind == types.Pointer) {
-			return t, ""
-		}
-	}
-	if from == provider.RetvalAfterArgs && len(c.probe.Points) > 1 {
-		return nil, fmt.Sprintf("retval in %s needs one function per probe (its position depends on the prototype)", pt.Provider)
-	}
-	return types.Int64, ""
+	return def.RetvalType(c, c.probe.Points)
 }
+
+// KernelType implements provider.Typer.
+func (c *checker) KernelType(t btf.Type) *types.Type { return btfToType(t, types.Kernel) }
 
 // tracepointArgs builds the record type of a tracepoint's args.
 func (c *checker) tracepointArgs(pt *provider.Point) *types.Type {
