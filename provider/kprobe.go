@@ -64,7 +64,7 @@ func kprobe(name, alias string, ret bool) *Provider {
 	if ret {
 		p.RetvalType = retvalProto(false)
 	} else {
-		p.Args, p.ArgN, p.Override = ArgsFuncProto, true, true
+		p.ArgsType, p.ArgN, p.Override = ArgsBuilder.ProtoArgs, true, true
 	}
 	return p
 }

@@ -13,16 +13,19 @@ import (
 	"github.com/gotrace/gotrace/object"
 )
 
-// ArgsFrom says where the args builtin of a provider gets its fields.
-type ArgsFrom uint8
-
-// Sources of args.
-const (
-	ArgsNone             ArgsFrom = iota // args is not available
-	ArgsTracepointFormat                 // the tracepoint's format file, read from the record ctx points to
-	ArgsFuncProto                        // the BTF prototype of the function (kernel functions, raw tracepoints)
-	ArgsDWARF                            // the DWARF of the user binary (uprobe), decoded when a probe uses args
-)
+// ArgsBuilder builds the args records that providers' ArgsType hooks
+// pick from; the checker implements it. Each returns the record, or nil
+// and why args is not available.
+type ArgsBuilder interface {
+	// TracepointArgs: the fields of the tracepoint's format file.
+	TracepointArgs(pt *Point) (*types.Type, string)
+	// ProtoArgs: the parameters of the point's BTF prototype (kernel
+	// functions, BTF raw tracepoints).
+	ProtoArgs(pt *Point) (*types.Type, string)
+	// DWARFArgs: the parameters the DWARF of the user binary gives the
+	// function.
+	DWARFArgs(pt *Point) (*types.Type, string)
+}
 
 // CtxKind says what the program's context (R1, the ctx builtin) points to.
 type CtxKind uint8
@@ -74,9 +77,14 @@ type Provider struct {
 	Expand func(env ExpandEnv, raw string, parts []string) ([]*Point, error)
 
 	// Typing of the builtins.
-	Args    ArgsFrom
-	ArgsErr string // why args is unavailable for one attach point when Args is ArgsNone, or when ArgsDWARF finds no DWARF ("" for the generic message)
-	Ctx     CtxKind
+	// ArgsType types the args builtin of a probe with one attach point,
+	// when the probe uses it; nil when the provider has no args.
+	ArgsType func(b ArgsBuilder, pt *Point) (*types.Type, string)
+	// ArgsInCtx: the args record is the program's context (a tracepoint's
+	// record), whose fields are read at their offsets in it.
+	ArgsInCtx bool
+	ArgsErr   string // why args is unavailable when ArgsType is nil, or when DWARFArgs finds no DWARF ("" for the generic message)
+	Ctx       CtxKind
 	// RetvalType types the retval builtin at the points of one probe
 	// (pts, at least one), or says why it is not available; nil when no
 	// point of the provider has a return value.

@@ -71,7 +71,7 @@ func uprobe(name, alias string, ret bool) *Provider {
 		p.ArgsErr = "args is not available in uretprobe probes (the argument registers are overwritten when the function returns): use a uprobe"
 	} else {
 		p.ArgN = true
-		p.Args = ArgsDWARF
+		p.ArgsType = ArgsBuilder.DWARFArgs
 		p.ArgsErr = "args needs DWARF debug information: the binary has none (build it with -g, or give its debug file with --debuginfo): use arg0...arg5"
 	}
 	return p

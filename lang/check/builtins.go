@@ -111,8 +111,12 @@ func aggregationValue(e *ast.BlockExpr) bool {
 
 // ArgsType types the args builtin of the probe being checked.
 func (c *checker) ArgsType() (*types.Type, string) {
-	if c.info.ArgsType == nil && c.info.ArgsErr == "" && c.probe.Def().Args == provider.ArgsDWARF && len(c.probe.Points) == 1 {
-		c.info.ArgsType, c.info.ArgsErr = c.dwarfArgs(c.probe.Points[0])
+	if def := c.probe.Def(); c.info.ArgsType == nil && c.info.ArgsErr == "" && len(c.probe.Points) == 1 {
+		if def.ArgsType != nil {
+			c.info.ArgsType, c.info.ArgsErr = def.ArgsType(c, c.probe.Points[0])
+		} else {
+			c.info.ArgsErr = def.ArgsErr
+		}
 	}
 	if c.info.ArgsType == nil {
 		if c.info.ArgsErr != "" {
@@ -173,6 +177,17 @@ func (c *checker) RetvalType() (*types.Type, string) {
 
 // KernelType implements provider.Typer.
 func (c *checker) KernelType(t btf.Type) *types.Type { return btfToType(t, types.Kernel) }
+
+// TracepointArgs implements provider.ArgsBuilder.
+func (c *checker) TracepointArgs(pt *provider.Point) (*types.Type, string) {
+	return c.tracepointArgs(pt), ""
+}
+
+// ProtoArgs implements provider.ArgsBuilder.
+func (c *checker) ProtoArgs(pt *provider.Point) (*types.Type, string) { return c.kfuncArgs(pt) }
+
+// DWARFArgs implements provider.ArgsBuilder.
+func (c *checker) DWARFArgs(pt *provider.Point) (*types.Type, string) { return c.dwarfArgs(pt) }
 
 // tracepointArgs builds the record type of a tracepoint's args.
 func (c *checker) tracepointArgs(pt *provider.Point) *types.Type {
