@@ -64,7 +64,7 @@ func kprobe(name, alias string, ret bool) *Provider {
 	if ret {
 		p.RetvalType = retvalProto(false)
 	} else {
-		p.ArgsType, p.ArgN, p.Override = ArgsBuilder.ProtoArgs, true, true
+		p.ArgsType, p.ArgN, p.Override = ArgsBuilder.RegisterArgs, true, true
 	}
 	return p
 }

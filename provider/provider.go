@@ -19,9 +19,13 @@ import (
 type ArgsBuilder interface {
 	// TracepointArgs: the fields of the tracepoint's format file.
 	TracepointArgs(pt *Point) (*types.Type, string)
-	// ProtoArgs: the parameters of the point's BTF prototype (kernel
-	// functions, BTF raw tracepoints).
+	// ProtoArgs: the parameters of the point's BTF prototype, in the
+	// argument slots of a trampoline's context (fentry, fexit, BTF raw
+	// tracepoints).
 	ProtoArgs(pt *Point) (*types.Type, string)
+	// RegisterArgs: the parameters of the point's BTF prototype, in the
+	// registers of its pt_regs (kprobe).
+	RegisterArgs(pt *Point) (*types.Type, string)
 	// DWARFArgs: the parameters the DWARF of the user binary gives the
 	// function.
 	DWARFArgs(pt *Point) (*types.Type, string)

@@ -184,7 +184,12 @@ func (c *checker) TracepointArgs(pt *provider.Point) (*types.Type, string) {
 }
 
 // ProtoArgs implements provider.ArgsBuilder.
-func (c *checker) ProtoArgs(pt *provider.Point) (*types.Type, string) { return c.kfuncArgs(pt) }
+func (c *checker) ProtoArgs(pt *provider.Point) (*types.Type, string) { return c.kfuncArgs(pt, false) }
+
+// RegisterArgs implements provider.ArgsBuilder.
+func (c *checker) RegisterArgs(pt *provider.Point) (*types.Type, string) {
+	return c.kfuncArgs(pt, true)
+}
 
 // DWARFArgs implements provider.ArgsBuilder.
 func (c *checker) DWARFArgs(pt *provider.Point) (*types.Type, string) { return c.dwarfArgs(pt) }
