@@ -27,6 +27,8 @@ type KernelEnv struct {
 	err       error
 	cacheOnce sync.Once
 	cache     *btf.Cache // kernel BTF, parsed once for the checker and the loader
+	fileOnce  sync.Once
+	file      *btf.Spec // the BTF file BTFEnv names (fileBTF)
 }
 
 var (
@@ -90,8 +92,37 @@ func (k *KernelEnv) TracepointFormat(category, event string) (*tracefs.Format, e
 	return e.TracepointFormat(category, event)
 }
 
-// BTF implements check.Env. The kernel's BTF does not need tracefs.
+// BTFEnv names the environment variable that gives a BTF file to read
+// the kernel's types from instead of the running kernel's (bpftrace's
+// BPFTRACE_BTF): a raw BTF blob or an ELF file with a .BTF section. A file
+// that cannot be read is warned about, and the kernel's BTF used.
+const BTFEnv = "BPFTRACE_BTF"
+
+// fileBTF loads the BTF file BTFEnv names, once; nil when it names none
+// or one that cannot be read.
+func (k *KernelEnv) fileBTF() *btf.Spec {
+	k.fileOnce.Do(func() {
+		path := os.Getenv(BTFEnv)
+		if path == "" {
+			return
+		}
+		spec, err := btf.LoadSpec(path)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "WARNING: BTF: failed to parse BTF from %s: %v\n", path, err)
+			return
+		}
+		btfnames.RegisterKernel(spec)
+		k.file = spec
+	})
+	return k.file
+}
+
+// BTF implements check.Env: the kernel's BTF, or the file BTFEnv names.
+// The kernel's BTF does not need tracefs.
 func (k *KernelEnv) BTF() (*btf.Spec, error) {
+	if spec := k.fileBTF(); spec != nil {
+		return spec, nil
+	}
 	e, err := k.get()
 	if err != nil {
 		spec, err := k.btfCache().Kernel()
@@ -199,7 +230,7 @@ var (
 // task_struct from the running kernel's raw BTF, when env is the running
 // kernel.
 func kernelThreadStatusOffset(env Env) (int, error) {
-	if _, ok := env.(*KernelEnv); !ok {
+	if k, ok := env.(*KernelEnv); !ok || k.fileBTF() != nil {
 		return 0, errors.New("not the running kernel's environment")
 	}
 	return btfnames.MemberOffsetFile(btfnames.KernelPath, "task_struct", "thread_info", "status")

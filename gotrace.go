@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/cilium/ebpf"
@@ -59,8 +60,16 @@ type Options struct {
 	// DummyTSMap is bpftrace's BPFTRACE_DUMMY_TS_MAP test hook (see
 	// check.Options.DummyTSMap).
 	DummyTSMap string
+	// NoFeatures are kernel features not to use although the kernel has
+	// them, bpftrace's --no-feature (runtime.FeatureNames): kprobe_multi,
+	// uprobe_multi, kprobe_session.
+	NoFeatures []string
 	// Env describes the machine; nil means the running kernel (NewKernelEnv).
 	Env Env
+	// HistSum keeps the sum of the values each hist() and lhist() records
+	// beside its counts, for the _sum of a Prometheus histogram (package
+	// metrics): output.Hist.Sum. It costs an add per event.
+	HistSum bool
 	// Features holds the kernel-dependent code generation choices; nil
 	// means probe the running kernel for them, which is done only for
 	// scripts with kernel-function probes.
@@ -116,6 +125,10 @@ type RunOptions struct {
 	// LineBuffered writes each event's output as soon as the event is
 	// read (bpftrace -B line, its default, and -B none).
 	LineBuffered bool
+	// Tests runs the script's test: probes (bpftrace --test): each
+	// once, with a report of which passed, and no maps printed at exit;
+	// without it a script of only test probes is refused.
+	Tests bool
 	// Verbose, when set, receives program and map information and the
 	// verifier's statistics for each program (bpftrace -v).
 	Verbose io.Writer
@@ -139,8 +152,10 @@ type Script struct {
 	Program      *object.Program
 	env          Env
 	unsafe       bool
-	pid          int
-	file         *ast.File // as parsed, without a session's prelude
+	// noUprobeMulti: --no-feature uprobe_multi
+	noUprobeMulti bool
+	pid           int
+	file          *ast.File // as parsed, without a session's prelude
 }
 
 // Compile parses, checks and compiles a script. Errors in the script are
@@ -178,6 +193,9 @@ func compile(name, src string, opts Options, st *sessionState) (*Script, error) 
 	} else if needsKernelFeatures(checked) {
 		spec, _ := env.BTF()
 		copts = codegen.Options{BTF: spec, Features: runtime.Features(spec, env.BTFCache())}
+		if slices.Contains(opts.NoFeatures, runtime.FeatureKprobeMulti) {
+			copts.KprobeMulti, copts.FentryMultiThreshold = false, 0
+		}
 	} else if wantDispatch && runtime.HaveSyscallRawTp() {
 		// Only the syscall dispatchers depend on the kernel: probe that
 		// alone, and, when they are used, read the one member offset
@@ -200,6 +218,7 @@ func compile(name, src string, opts Options, st *sessionState) (*Script, error) 
 		copts.BTF, _ = env.BTF()
 	}
 	copts.HelperWarnings = copts.HelperWarnings || opts.HelperWarnings
+	copts.HistSum = opts.HistSum
 	if st != nil {
 		copts.Maps, copts.HashMaps = st.mapSpecs, true
 	}
@@ -219,7 +238,8 @@ func compile(name, src string, opts Options, st *sessionState) (*Script, error) 
 	if err != nil {
 		return nil, err
 	}
-	return &Script{Name: name, Source: src, Checked: checked, Program: prog, env: env, unsafe: opts.Unsafe, pid: opts.Pid, file: file}, nil
+	return &Script{Name: name, Source: src, Checked: checked, Program: prog, env: env, unsafe: opts.Unsafe, pid: opts.Pid, file: file,
+		noUprobeMulti: slices.Contains(opts.NoFeatures, runtime.FeatureUprobeMulti)}, nil
 }
 
 // needsKernelFeatures reports whether a provider of the program compiles
@@ -260,14 +280,15 @@ func (s *Script) Warnings() string {
 // the script's config block.
 func (s *Script) runtimeOptions(opts RunOptions) runtime.Options {
 	ro := runtime.Options{
-		Stdout: opts.Stdout, Stderr: opts.Stderr, Quiet: opts.Quiet, Unsafe: s.unsafe, Pid: s.pid,
+		Stdout: opts.Stdout, Stderr: opts.Stderr, Quiet: opts.Quiet, Unsafe: s.unsafe, Pid: s.pid, NoUprobeMulti: s.noUprobeMulti,
 		NoSignals: opts.NoSignals, NoExitMaps: opts.NoExitMaps, Formatter: opts.Formatter,
 		Attached: opts.Attached, Opened: opts.Opened, StackMode: opts.StackMode, MaxCatBytes: opts.MaxCatBytes,
-		Verbose: opts.Verbose, Format: opts.Format, Sink: opts.Sink, ProbeStats: opts.ProbeStats, LineBuffered: opts.LineBuffered,
+		Verbose: opts.Verbose, Format: opts.Format, Sink: opts.Sink, ProbeStats: opts.ProbeStats, LineBuffered: opts.LineBuffered, Tests: opts.Tests,
 		TracefsDir: s.env.TracefsDir(), BTFCache: s.env.BTFCache(),
 	}
 	cfg := s.Checked.Config
-	if cfg.NoExitMaps {
+	if cfg.NoExitMaps || opts.Tests {
+		// bpftrace prints no maps at the exit of a test run
 		ro.NoExitMaps = true
 	}
 	if cfg.MaxCatBytes > 0 {
@@ -281,6 +302,8 @@ func (s *Script) runtimeOptions(opts RunOptions) runtime.Options {
 		ro.StackMode = cfg.StackMode
 	}
 	ro.NoDebugInfo = cfg.NoDebugInfo
+	ro.NoCppDemangle = cfg.NoCppDemangle
+	ro.NoSymbolCache = cfg.UserSymbolCache == "NONE"
 	if cfg.StrTruncTrailer != nil {
 		f := output.NewFormatter()
 		if ro.Formatter != nil {
@@ -354,7 +377,9 @@ func SplitParams(args []string) (positional []string, named map[string]string) {
 // variables set.
 var configNames = []string{"max_strlen", "max_map_keys", "print_maps_on_exit", "missing_probes",
 	"stack_mode", "str_trunc_trailer", "max_cat_bytes", "perf_rb_pages", "log_size",
-	"max_bpf_progs", "max_probes", "on_stack_limit", "cpp_demangle", "lazy_symbolication"}
+	"max_bpf_progs", "max_probes", "on_stack_limit", "cpp_demangle", "lazy_symbolication",
+	"cache_user_symbols", "use_blazesym", "show_debug_info", "license",
+	"unstable_import_statement", "unstable_tseries", "unstable_typeinfo", "unstable_dw_ustack"}
 
 // ConfigFromEnviron collects bpftrace's BPFTRACE_<CONFIG> environment
 // variables (e.g. BPFTRACE_MAX_STRLEN) from environ ("NAME=value" lines).

@@ -15,9 +15,15 @@ func checkStrlen(c Checker, e *ast.Call) *types.Type {
 	if !c.WantArgs(e, 1, 1) {
 		return nil
 	}
-	if t := c.Expr(e.Args[0]); t == nil {
+	t := c.Expr(e.Args[0])
+	switch {
+	case t == nil:
 		return nil
-	} else if t.Kind != types.String {
+	case t.Kind == types.Pointer:
+		if !charPointer(c, e.Args[0], t) {
+			return nil
+		}
+	case t.Kind != types.String:
 		c.Errorf(e.Args[0], "strlen() needs a string, not %s", t)
 		return nil
 	}
@@ -31,6 +37,17 @@ func evalStrlen(args []EvalArg, _ int) (uint64, bool) {
 		return 0, false
 	}
 	return uint64(min(len(args[0].Str), args[0].Size)), true
+}
+
+// charPointer checks that a string-like pointer points to int8, as
+// bpftrace's stdlib asserts (char, uint8 and void pointers are refused:
+// cast them to int8 *).
+func charPointer(c Checker, x ast.Expr, t *types.Type) bool {
+	if e := t.Elem; e == nil || e.Kind != types.Int || e.Size != 1 || !e.Signed || e.Enum() != nil {
+		c.Errorf(x, "string-like pointers must point to a char-like type (int8 *), not %s", t)
+		return false
+	}
+	return true
 }
 
 func checkStrncmp(c Checker, e *ast.Call) *types.Type {

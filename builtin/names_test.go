@@ -26,6 +26,7 @@ var nameCompareAllowed = map[string]bool{}
 // but mean something else, with what they mean.
 var notNames = map[string]string{
 	"cmd/gotrace/main.go bench":          "the --mode value",
+	"cmd/gotrace/main.go test":           "the --mode value",
 	"cmd/gotrace/repl.go exit":           "the REPL's quit command",
 	"cmd/kbench/main.go fentry":          "a benchmark method",
 	"cmd/kbench/main.go kprobe":          "a benchmark method",

@@ -229,7 +229,7 @@ func init() {
 					return nil, fmt.Sprintf("func is not available in %s probes", pts[0].Provider)
 				}
 				if len(pts) == 1 {
-					return types.NewString(len(pts[0].Func) + 1), ""
+					return types.NewString(len(pts[0].FuncName()) + 1), ""
 				}
 				if p := pts[0].Provider; p == "uprobe" || p == "uretprobe" {
 					// The address and pid, resolved as usym() is.
@@ -241,7 +241,7 @@ func init() {
 				if t.Kind != types.String {
 					return Const{}, false
 				}
-				return Const{IsStr: true, Str: c.Points()[0].Func}, true
+				return Const{IsStr: true, Str: c.Points()[0].FuncName()}, true
 			},
 			Emit: func(g Emitter, _ *ast.Ident) {
 				g.Emit(asm.Mov.Reg(asm.R1, Ctx), asm.FnGetFuncIp.Call())

@@ -30,11 +30,15 @@ func (g *gen) aggregate(m *ast.MapRef, call *ast.Call, t *types.Type) {
 	array := g.c.isArray(mi)
 	key := g.alloc(mi.Key.Size, m.Pos())
 	// The argument first: it may call helpers. A histogram needs only its
-	// bucket, stored straight into the key; the others keep it in rArg.
+	// bucket, stored straight into the key (and, keeping its sum, the
+	// value in rArg); the others keep it in rArg.
 	switch t.Kind {
 	case types.Hist, types.Lhist:
 		g.scalar(call.Args[0])
 		g.emit(asm.Mov.Reg(asm.R1, asm.R0))
+		if mi.HistSum {
+			g.emit(asm.Mov.Reg(rArg, asm.R0))
+		}
 		if t.Kind == types.Hist {
 			g.log2Bucket(t.Bits)
 		} else {
@@ -65,7 +69,7 @@ func (g *gen) aggregate(m *ast.MapRef, call *ast.Call, t *types.Type) {
 		missing = end // an index out of range; never for count
 	}
 	g.emit(asm.JEq.Imm(asm.R0, 0, missing))
-	g.aggregateInPlace(t, end)
+	g.aggregateInPlace(t, mi.HistSum, end)
 	if array {
 		g.mark(end)
 		return
@@ -73,10 +77,14 @@ func (g *gen) aggregate(m *ast.MapRef, call *ast.Call, t *types.Type) {
 	g.emit(asm.Ja.Label(end))
 	// New key: insert this CPU's first value.
 	g.mark(missing)
-	switch t.Kind {
-	case types.Count, types.Hist, types.Lhist:
+	switch {
+	case mi.HistSum: // {1, value}
+		val := g.alloc(histSumValueSize, m.Pos())
+		g.emit(g.st(val, 1), g.stx(val+8, rArg, asm.DWord))
+		g.update(mi, key, val)
+	case t.Kind == types.Count, t.Kind == types.Hist, t.Kind == types.Lhist:
 		g.updateOne(mi, key)
-	case types.Sum:
+	case t.Kind == types.Sum:
 		val := g.allocScalar(m.Pos())
 		g.emit(g.stx(val, rArg, asm.DWord))
 		g.update(mi, key, val)
@@ -89,8 +97,9 @@ func (g *gen) aggregate(m *ast.MapRef, call *ast.Call, t *types.Type) {
 }
 
 // aggregateInPlace updates the value R0 points at (this CPU's slot) with
-// rArg; Min and Max jump to end when the value stays.
-func (g *gen) aggregateInPlace(t *types.Type, end string) {
+// rArg; Min and Max jump to end when the value stays. A histogram bucket
+// that keeps its sum (histSum) adds rArg to it.
+func (g *gen) aggregateInPlace(t *types.Type, histSum bool, end string) {
 	p := asm.R0
 	switch t.Kind {
 	case types.Count, types.Hist, types.Lhist:
@@ -99,6 +108,13 @@ func (g *gen) aggregateInPlace(t *types.Type, end string) {
 			asm.Add.Imm(asm.R1, 1),
 			asm.StoreMem(p, 0, asm.R1, asm.DWord),
 		)
+		if histSum {
+			g.emit(
+				asm.LoadMem(asm.R1, p, 8, asm.DWord),
+				asm.Add.Reg(asm.R1, rArg),
+				asm.StoreMem(p, 8, asm.R1, asm.DWord),
+			)
+		}
 	case types.Sum:
 		g.emit(
 			asm.LoadMem(asm.R1, p, 0, asm.DWord),

@@ -131,6 +131,11 @@ func (g *gen) printf(kind object.EventKind, format string, args []ast.Expr, at s
 	off := object.EventHeaderSize
 	for _, a := range args {
 		at := argType(g.info.TypeOf(a))
+		if t := g.info.TypeOf(a); kind == object.EventPrintValue && t.Kind == types.Pointer {
+			// print() shows a pointer in hex, as bpftrace; printf's
+			// conversions take it as an integer
+			at = t
+		}
 		p.Args = append(p.Args, object.Arg{Type: at, Offset: off})
 		off += slotSize(at)
 	}

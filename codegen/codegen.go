@@ -48,6 +48,11 @@ type Options struct {
 	// aggregation; see arrayEntries), so that programs added to a session
 	// later can use it any way.
 	HashMaps bool
+	// HistSum keeps, beside each hist() and lhist() bucket's count, the
+	// sum of the values it recorded (object.Map.HistSum), for the _sum of
+	// a Prometheus histogram (gotrace --metrics). It costs one add per
+	// event; bpftrace's histograms do not keep it.
+	HistSum bool
 }
 
 // Map names used in the collection for the runtime's own maps.
@@ -168,6 +173,10 @@ func (c *compiler) declareMap(mt *check.MapType) error {
 	if m.PerCPU {
 		spec.Type = ebpf.PerCPUHash
 	}
+	if c.opts.HistSum && (m.Value.Kind == types.Hist || m.Value.Kind == types.Lhist) {
+		m.HistSum = true
+		spec.ValueSize = histSumValueSize
+	}
 	if mt.MaxEntries > 0 {
 		spec.MaxEntries = uint32(mt.MaxEntries)
 	}
@@ -279,6 +288,10 @@ func mapsNeedingHash(prog *check.Program) map[string]bool {
 }
 
 func bpfMapName(i int) string { return fmt.Sprintf("m%d", i) }
+
+// histSumValueSize is the size of a histogram bucket's value with its sum
+// (Options.HistSum): {count uint64; sum int64}.
+const histSumValueSize = 16
 
 // valueSize is the stored size of a map value.
 func valueSize(t *types.Type) int {

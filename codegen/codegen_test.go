@@ -104,6 +104,8 @@ func TestGolden(t *testing.T) {
 							opts.KprobeMulti = true
 						case "DirectBTFLoads":
 							opts.DirectBTFLoads = true
+						case "HistSum":
+							opts.HistSum = true
 						default:
 							t.Fatalf("unknown option %q", o)
 						}

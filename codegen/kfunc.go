@@ -294,7 +294,8 @@ func (g *gen) deref(e *ast.Unary) {
 	g.loadSized(tmp, t)
 }
 
-// addrOf leaves in R0 the address of a variable's stack slot (&$x).
+// addrOf leaves in R0 the address of a variable's stack slot (&$x), or
+// of a map (&@m).
 func (g *gen) addrOf(e *ast.Unary) {
 	x := e.X
 	for {
@@ -303,6 +304,11 @@ func (g *gen) addrOf(e *ast.Unary) {
 			break
 		}
 		x = p.X
+	}
+	if m, ok := x.(*ast.MapRef); ok {
+		// &@m: the map's struct bpf_map
+		g.emit(asm.LoadMapPtr(asm.R0, 0).WithReference(g.mapInfo(m.Name).BPFName))
+		return
 	}
 	v, ok := x.(*ast.Var)
 	if !ok {

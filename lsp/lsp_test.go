@@ -271,6 +271,44 @@ func TestCompletion(t *testing.T) {
 	}
 }
 
+// TestCompletionUSDT: after usdt:BINARY: the probes of the binary's USDT
+// notes are offered, with and without their provider; after
+// usdt:BINARY:PROVIDER: that provider's. The binary is the static test
+// program of internal/usdt (probes notes:twelve and notes:sema).
+func TestCompletionUSDT(t *testing.T) {
+	bin, err := filepath.Abs(filepath.Join("..", "internal", "usdt", "testdata", "notes"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := start(t, testEnv(t))
+	for _, tc := range []struct {
+		name, src   string
+		want, never []string
+	}{
+		{"probes", "usdt:" + bin + ":|", []string{"notes:twelve", "notes:sema", "twelve", "sema"}, nil},
+		{"by prefix", "usdt:" + bin + ":tw|", []string{"twelve"}, []string{"sema", "notes:sema"}},
+		{"provider prefix", "usdt:" + bin + ":no|", []string{"notes:twelve", "notes:sema"}, nil},
+		{"of a provider", "usdt:" + bin + ":notes:|", []string{"twelve", "sema"}, []string{"notes:twelve"}},
+		{"other provider", "usdt:" + bin + ":other:|", nil, []string{"twelve", "sema"}},
+		{"alias U", "BEGIN {}\nU:" + bin + ":notes:s|", []string{"sema"}, []string{"twelve"}},
+		{"no such binary", "usdt:/no/such/binary:|", nil, []string{"twelve"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := c.complete("file:///tmp/usdt.bt", tc.src)
+			for _, w := range tc.want {
+				if !slices.Contains(got, w) {
+					t.Errorf("%q is not offered; got %v", w, got)
+				}
+			}
+			for _, n := range tc.never {
+				if slices.Contains(got, n) {
+					t.Errorf("%q is offered; got %v", n, got)
+				}
+			}
+		})
+	}
+}
+
 func TestHover(t *testing.T) {
 	c := start(t, testEnv(t))
 	for _, tc := range []struct {

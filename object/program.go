@@ -137,6 +137,10 @@ type Map struct {
 	Key     *types.Type   // layout of the BPF key: a Tuple of Keys, plus a trailing uint64 bucket for Hist and Lhist; uint64 0 when Keys is nil and not a histogram
 	Value   *types.Type   // value type, or an aggregation kind (types.Count, types.Hist, ...)
 	PerCPU  bool          // values are per-CPU (aggregations)
+	// HistSum: each bucket of a hist() or lhist() holds {count uint64;
+	// sum int64}, the sum of the values it recorded beside their number
+	// (codegen.Options.HistSum), rather than the count alone.
+	HistSum bool
 }
 
 // EventKind is the first uint64 of every ringbuf record.

@@ -432,3 +432,9 @@ func (f *Formatter) WriteMapJSON(w io.Writer, m *object.Map, entries []Entry, op
 func JSONBenchmark(name string, averageNs int64, iters int) string {
 	return fmt.Sprintf(`{"type": "benchmark_result", "data": {%s: {"average": %d, "iters": %d}}}`+"\n", JSONString(name), averageNs, iters)
 }
+
+// JSONTestResult renders the result of one test probe (bpftrace --test):
+// its run time in nanoseconds, whether it passed, and what it printed.
+func JSONTestResult(name string, durationNs int64, passed bool, output string) string {
+	return fmt.Sprintf(`{"type": "test_result", "data": {%s: {"duration": %d, "passed": %t, "output": %s}}}`+"\n", JSONString(name), durationNs, passed, JSONString(output))
+}

@@ -39,6 +39,12 @@ type Point struct {
 	// reads it.
 	Data any
 
+	// uprobe, uretprobe: Lang is the language prefix written
+	// (uprobe:BINARY:cpp:FUNCTION), "" for none; Demangled is the C++
+	// name of a mangled Func (with its parameters), "" when Func is not
+	// mangled or config cpp_demangle is off.
+	Lang, Demangled string
+
 	// usdt: the probe location (Module is the binary, Func is
 	// "NAMESPACE:PROBE").
 	USDT *USDTLocation
@@ -79,4 +85,13 @@ func (p *Point) SetProto(proto *btf.FuncProto) {
 // when it is first asked for.
 func (p *Point) setLazyProto(spec *btf.Spec, id btf.TypeID) {
 	p.proto = &lazyProto{decode: func() *btf.FuncProto { return protoByID(spec, id) }}
+}
+
+// FuncName is the name the func builtin gives the point's function: the
+// demangled C++ name when there is one.
+func (p *Point) FuncName() string {
+	if p.Demangled != "" {
+		return p.Demangled
+	}
+	return p.Func
 }

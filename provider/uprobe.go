@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -61,6 +62,13 @@ func uprobe(name, alias string, ret bool) *Provider {
 		},
 		List: func(w io.Writer, env ListEnv, pattern string, verbose bool) error {
 			return listUprobes(w, name, env, pattern, verbose && !ret)
+		},
+		Listing: func(pt *Point) (string, bool) {
+			if pt.Lang != LangCpp {
+				return pt.Name, true
+			}
+			// quoted, so that the line is an attach point as written
+			return name + ":" + pt.Module + ":" + pt.Lang + ":\"" + Demangle(pt.Func) + "\"", true
 		},
 		ListUser:      !ret, // bpftrace's user-space list has uprobe, not uretprobe
 		AttachReverse: true,
@@ -124,8 +132,16 @@ func expandUprobe(kind string, env ExpandEnv, raw string, parts []string) ([]*Po
 		}
 		return expandSourceLine(kind, env, target, src, parts[1:])
 	}
+	parts = pidExecutable(TargetOf(env).Pid, parts)
+	lang := ""
+	if len(parts) == 3 {
+		lang, parts = parts[1], []string{parts[0], parts[2]}
+		if lang != LangCpp {
+			return nil, fmt.Errorf("unsupported language type: %s", lang)
+		}
+	}
 	if len(parts) != 2 || parts[0] == "" || parts[1] == "" {
-		return nil, fmt.Errorf("%s must be %s:BINARY:FUNCTION, got %q", kind, kind, raw)
+		return nil, fmt.Errorf("%s must be %s:BINARY:[cpp:]FUNCTION, got %q", kind, kind, raw)
 	}
 	b, err := binaries(env)
 	if err != nil {
@@ -166,18 +182,37 @@ func expandUprobe(kind string, env ExpandEnv, raw string, parts []string) ([]*Po
 			return nil, err
 		}
 		var names []string
-		if HasGlob(fn) {
+		switch {
+		case lang == LangCpp:
+			// a C++ name may match several symbols without a
+			// wildcard: overloads
+			for name := range funcs {
+				if cppMatch(fn, name) {
+					names = append(names, name)
+				}
+			}
+			sort.Strings(names)
+		case HasGlob(fn):
 			for name := range funcs {
 				if ok, _ := path.Match(fn, name); ok {
 					names = append(names, name)
 				}
 			}
 			sort.Strings(names)
-		} else if _, ok := funcs[fn]; ok {
-			names = []string{fn}
+		default:
+			if _, ok := funcs[fn]; ok {
+				names = []string{fn}
+			}
+		}
+		prefix := kind + ":" + bin + ":"
+		if lang != "" {
+			prefix += lang + ":"
 		}
 		for _, n := range names {
-			pt := &Point{Name: kind + ":" + bin + ":" + n, Module: bin, Func: n, Offset: offset}
+			pt := &Point{Name: prefix + n, Module: bin, Func: n, Offset: offset, Lang: lang}
+			if Mangled(n) && !TargetOf(env).NoCppDemangle {
+				pt.Demangled = Demangle(n)
+			}
 			if offset != 0 {
 				pt.Name += fmt.Sprintf("+%d", offset)
 			}
@@ -189,7 +224,16 @@ func expandUprobe(kind string, env ExpandEnv, raw string, parts []string) ([]*Po
 		if len(bins) == 1 {
 			where = bins[0]
 		}
-		return nil, fmt.Errorf("No matches for %s %s:%s.", kind, where, parts[1])
+		if lang != "" {
+			where += ":" + lang
+		}
+		msg := fmt.Sprintf("No matches for %s %s:%s.", kind, where, parts[1])
+		if lang != "" || HasGlob(fn) {
+			// expanded as a wildcard (a C++ name as one too, for its
+			// overloads): dropped quietly beside other attach points
+			return nil, noMatch(msg)
+		}
+		return nil, errors.New(msg)
 	}
 	return out, nil
 }
@@ -205,6 +249,10 @@ func listUprobes(w io.Writer, kind string, env ListEnv, pattern string, verbose 
 	}
 	if target == "" || target == "*" && TargetOf(env).Pid == 0 {
 		return fmt.Errorf("%s listing needs a binary or -p: %s:BINARY:FUNCTION", kind, kind)
+	}
+	lang := ""
+	if l, rest, ok := strings.Cut(fnPattern, ":"); ok && l == LangCpp {
+		lang, fnPattern = l, rest
 	}
 	if fnPattern == "" {
 		fnPattern = "*"
@@ -227,7 +275,7 @@ func listUprobes(w io.Writer, kind string, env ListEnv, pattern string, verbose 
 		}
 		names := make([]string, 0, len(funcs))
 		for n := range funcs {
-			if matchGlob(fnPattern, n) {
+			if lang == LangCpp && cppMatch(fnPattern, n) || lang == "" && matchGlob(fnPattern, n) {
 				names = append(names, n)
 			}
 		}
@@ -237,7 +285,12 @@ func listUprobes(w io.Writer, kind string, env ListEnv, pattern string, verbose 
 			params = dwarfParams(env, bin)
 		}
 		for _, n := range names {
-			fmt.Fprintf(w, "%s:%s:%s\n", kind, bin, n)
+			if lang == LangCpp {
+				// as a program's C++ probes list (the Listing hook)
+				fmt.Fprintf(w, "%s:%s:%s:\"%s\"\n", kind, bin, lang, Demangle(n))
+			} else {
+				fmt.Fprintf(w, "%s:%s:%s\n", kind, bin, n)
+			}
 			if params != nil {
 				for _, p := range params(n) {
 					fmt.Fprintf(w, "    %s\n", p)

@@ -56,6 +56,9 @@ type Sink interface {
 	Lost(n uint64) error
 	// Benchmark: the result of one bench probe (first: the first one).
 	Benchmark(first bool, width int, name string, avg time.Duration, iters int) error
+	// TestResult: the result of a test probe, the last of results;
+	// names are every test's, in the order they run.
+	TestResult(names []string, results []TestResult) error
 	// Detached: detaching the probes took took, which is long (not
 	// called with Options.Quiet).
 	Detached(took time.Duration)
@@ -202,6 +205,75 @@ func (t *TextSink) Benchmark(first bool, width int, name string, avg time.Durati
 	return t.write(b.String())
 }
 
+// The colours of bpftrace's test report, which it prints whatever the
+// output is.
+const (
+	testGreen = "\033[32m"
+	testRed   = "\033[31m"
+	testReset = "\033[0m"
+)
+
+func (t *TextSink) TestResult(names []string, results []TestResult) error {
+	var b strings.Builder
+	i := len(results) - 1
+	r := results[i]
+	if i == 0 {
+		fmt.Fprintf(&b, "%s[==========]%s Running %d tests.\n", testGreen, testReset, len(names))
+	}
+	fmt.Fprintf(&b, "%s[ RUN      ]%s %s\n", testGreen, testReset, r.Name)
+	if r.Passed {
+		// a test that passes prints nothing of its own
+		fmt.Fprintf(&b, "%s[       OK ]%s %s", testGreen, testReset, r.Name)
+	} else {
+		for _, line := range strings.Split(r.Output, "\n") {
+			if line != "" {
+				b.WriteString(line + "\n")
+			}
+		}
+		fmt.Fprintf(&b, "%s[  FAILED  ]%s %s", testRed, testReset, r.Name)
+	}
+	fmt.Fprintf(&b, " (%s)\n", testDuration(r.Duration))
+	if i == len(names)-1 {
+		plural := func(n int) string {
+			if n == 1 {
+				return "test"
+			}
+			return "tests"
+		}
+		var failed []string
+		for _, r := range results {
+			if !r.Passed {
+				failed = append(failed, r.Name)
+			}
+		}
+		passed := len(results) - len(failed)
+		fmt.Fprintf(&b, "%s[==========]%s %d %s ran.\n", testGreen, testReset, len(names), plural(len(names)))
+		fmt.Fprintf(&b, "%s[  PASSED  ]%s %d %s.\n", testGreen, testReset, passed, plural(passed))
+		if len(failed) > 0 {
+			fmt.Fprintf(&b, "%s[  FAILED  ]%s %d %s, listed below:\n", testRed, testReset, len(failed), plural(len(failed)))
+			for _, n := range failed {
+				fmt.Fprintf(&b, "%s[  FAILED  ]%s %s\n", testRed, testReset, n)
+			}
+		}
+	}
+	return t.write(b.String())
+}
+
+// testDuration renders a test's run time in the largest unit it reaches
+// (ns, μs, ms, s), truncated. bpftrace 0.27.1 prints the unit's scale
+// there instead ("1000 μs" for any time in microseconds).
+func testDuration(d time.Duration) string {
+	switch {
+	case d >= time.Second:
+		return fmt.Sprintf("%d s", d/time.Second)
+	case d >= time.Millisecond:
+		return fmt.Sprintf("%d ms", d/time.Millisecond)
+	case d >= time.Microsecond:
+		return fmt.Sprintf("%d μs", d/time.Microsecond)
+	}
+	return fmt.Sprintf("%d ns", d.Nanoseconds())
+}
+
 // JSONSink prints a session's events as bpftrace's -f json does: one JSON
 // object a line on Stdout, the script's messages and lost events
 // included; the runtime's own errors and warnings stay text on Stderr.
@@ -279,6 +351,11 @@ func (j *JSONSink) Lost(n uint64) error { return j.write(output.JSONLostEvents(n
 
 func (j *JSONSink) Benchmark(first bool, width int, name string, avg time.Duration, iters int) error {
 	return j.write(output.JSONBenchmark(name, avg.Nanoseconds(), iters))
+}
+
+func (j *JSONSink) TestResult(_ []string, results []TestResult) error {
+	r := results[len(results)-1]
+	return j.write(output.JSONTestResult(r.Name, r.Duration.Nanoseconds(), r.Passed, r.Output))
 }
 
 // Detached: JSON output does not report the time detaching took.

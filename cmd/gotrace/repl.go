@@ -80,21 +80,39 @@ func repl(ctx context.Context, cfg *config, stdout, stderr io.Writer) int {
 		}
 	}()
 
+	srv, msrc, err := r.startMetrics()
+	if err != nil {
+		closeEditor(rl)
+		fmt.Fprintf(stderr, "ERROR: %v\n", err)
+		return 1
+	}
 	sess, err := gotrace.Open(ctx, compileOptions(cfg), gotrace.RunOptions{Stdout: r.out, Stderr: r.errOut, Quiet: true, Format: cfg.out.fmt, ProbeStats: true})
 	if err != nil {
 		rl.Close()
+		if srv != nil {
+			srv.Close()
+		}
 		fmt.Fprintf(stderr, "gotrace: %v\n", err)
 		return 1
 	}
 	r.sess = sess
+	if srv != nil {
+		msrc.Set(sess.Runtime())
+	}
 	hist := historyPath()
 	for _, l := range loadHistory(hist) {
 		_ = rl.SaveHistory(l)
 	}
 	go r.worker()
 	fmt.Fprint(r.errOut, replHelp)
+	if srv != nil {
+		fmt.Fprintf(r.errOut, "Metrics of the attached entries' maps at http://%s/metrics\n", srv.Addr())
+	}
 	code := r.loop()
 	r.wait()
+	if srv != nil {
+		srv.Close()
+	}
 	if hist != "" {
 		if err := saveHistory(hist, r.history); err != nil {
 			fmt.Fprintf(r.errOut, "gotrace: history not saved: %v\n", err)

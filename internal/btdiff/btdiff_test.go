@@ -54,3 +54,21 @@ func TestSortMapLines(t *testing.T) {
 		t.Error("entries not sorted")
 	}
 }
+
+// TestValueOrdered: the map order explanation holds only for entries in
+// ascending value order.
+func TestValueOrdered(t *testing.T) {
+	for out, want := range map[string]bool{
+		"@p1_m[a]: -5\n@p1_m[b]: 0\n@p1_m[c]: 18446744073709551615\nx\n@p1_n[a]: 3\n": true,
+		"@p1_m[a]: 0\n@p1_m[b]: 114\n@p1_m[c]: 0\n":                                   false,
+		"@p1_m[a]: 18446744073709551615\n@p1_m[b]: 3\n":                               false,
+		"@p1_m[a]: (1, 2)\n@p1_m[b]: (0, 1)\n":                                        true,
+		"@p1_m[a]: 5\n@p1_n[a]: 1\n":                                                  true,
+		"@p1_m[a]: 1\n@p1_m[b]: 5\n@p1_m[a]: 1\n@p1_m[b]: 5\n":                        true,
+		"@p1_m[a]: 1\n@p1_m[b]: 5\n@p1_m[c]: 1\n@p1_m[b]: 5\n":                        false,
+	} {
+		if got := valueOrdered(out); got != want {
+			t.Errorf("valueOrdered(%q) = %v, want %v", out, got, want)
+		}
+	}
+}

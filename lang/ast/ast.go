@@ -86,6 +86,9 @@ type Probe struct {
 type AttachPoint struct {
 	srcpos.Span
 	Raw string
+	// Name is the name a script gives the attach point before it
+	// (name=kprobe:f, bpftrace 0.27), "" for none; Raw is without it.
+	Name string
 }
 
 // Block is `{ stmts }`.
@@ -113,6 +116,9 @@ type AssignStmt struct {
 	Op  string
 	Lhs Expr
 	Rhs Expr
+	// OpPos is where the operator starts (x += y: at +=); warnings about
+	// the value x op y are placed from it to the end of y.
+	OpPos srcpos.Pos
 }
 
 // IncDecStmt is `x++`, `x--`, `++x` or `--x` used as a statement.

@@ -238,10 +238,21 @@ func (c *checker) unnecessaryCast(e *ast.Cast, t, nt *types.Type) {
 	if nt.Kind != types.Int || own.Kind != types.Int || own.Size != nt.Size || own.Signed != nt.Signed || nt.Enum() != nil || e.Type.Typeof {
 		return
 	}
-	sp := srcpos.Span{Start: e.Span.Start, End: e.Type.Span.End}
-	sp.End.Column++ // the closing parenthesis
-	sp.End.Offset++
-	c.warnOnceSpan(sp, fmt.Sprintf("Unnecessary cast: expression is already of type %s", nt))
+	c.warnOnceSpan(bpfSpan(e), fmt.Sprintf("Unnecessary cast: expression is already of type %s", nt))
+}
+
+// bpfSpan is the span bpftrace gives e in its messages: without the
+// parentheses around it, and only the parenthesised type of a cast.
+func bpfSpan(e ast.Expr) srcpos.Span {
+	switch x := ast.Unparen(e).(type) {
+	case *ast.Cast:
+		sp := srcpos.Span{Start: x.Span.Start, End: x.Type.Span.End}
+		sp.End.Column++ // the closing parenthesis
+		sp.End.Offset++
+		return sp
+	default:
+		return x.GetSpan()
+	}
 }
 
 // arrayCast types (T[N])x: the bytes of an integer (or of another array or

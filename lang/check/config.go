@@ -121,10 +121,42 @@ func (c *checker) checkConfig(cfg *ast.Config) {
 				continue
 			}
 			c.errorf(e.Value, "max_bpf_progs must be a positive integer")
-		case "on_stack_limit", "cpp_demangle", "lazy_symbolication":
-			// Accepted: these affect output details gotrace does not vary.
+		case "cpp_demangle", "lazy_symbolication", "use_blazesym":
+			// lazy_symbolication, use_blazesym: output details gotrace
+			// does not vary
+			b, ok := configBool(val)
+			if !ok {
+				c.errorf(e, "%s: Invalid bool value: valid values are true, false, 1 or 0.", key)
+				continue
+			}
+			if key == "cpp_demangle" {
+				c.prog.Config.NoCppDemangle = !b
+			}
+			c.prog.Config.Other = append(c.prog.Config.Other, key+"="+strconv.FormatBool(b))
+		case "on_stack_limit":
+			if _, ok := e.Value.(*ast.IntLit); !ok {
+				c.errorf(e, "%s: expecting a number, got %s", key, val)
+				continue
+			}
 			c.prog.Config.Other = append(c.prog.Config.Other, key+"="+val)
+		case "cache_user_symbols":
+			switch v := strings.ToUpper(val); v {
+			case "PER_PID", "PER_PROGRAM", "NONE":
+				c.prog.Config.UserSymbolCache = v
+			default:
+				c.errorf(e, "%s: Invalid value for cache_user_symbols: valid values are PER_PID, PER_PROGRAM, and NONE.", key)
+			}
+		case "btf", "kernel_build", "kernel_source", "vmlinux":
+			c.errorf(e, "%s: can only be set as an environment variable", e.Key)
 		default:
+			if to, ok := renamedConfig[key]; ok {
+				// bpftrace's old names: a warning, then the new option
+				c.warnf(e, "%s has been renamed, please use %s", key, to)
+				e := *e
+				e.Key = to
+				c.checkConfig(&ast.Config{Entries: []*ast.ConfigEntry{&e}})
+				continue
+			}
 			c.errorf(e, "%s: not a known configuration option", e.Key)
 		}
 	}
@@ -322,4 +354,25 @@ func configValue(e ast.Expr) string {
 		return v.Name
 	}
 	return ""
+}
+
+// renamedConfig maps the config options bpftrace renamed to their names
+// now (no_cpp_demangle sets cpp_demangle, whatever its name says).
+var renamedConfig = map[string]string{
+	"strlen":          "max_strlen",
+	"no_cpp_demangle": "cpp_demangle",
+	"cat_bytes_max":   "max_cat_bytes",
+	"map_keys_max":    "max_map_keys",
+}
+
+// configBool reads a config option's boolean value as bpftrace does:
+// true, false, 1 or 0.
+func configBool(val string) (bool, bool) {
+	switch val {
+	case "true", "1":
+		return true, true
+	case "false", "0":
+		return false, true
+	}
+	return false, false
 }

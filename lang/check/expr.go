@@ -218,6 +218,10 @@ func (c *checker) unary(e *ast.Unary) *types.Type {
 	case "++", "--":
 		c.incDec(e.X, e.Op)
 		return c.info.Types[e.X]
+	case "&":
+		if m, ok := ast.Unparen(e.X).(*ast.MapRef); ok {
+			return c.mapAddr(e, m)
+		}
 	}
 	t := c.expr(e.X)
 	if t == nil {
@@ -271,6 +275,8 @@ func (c *checker) binary(e *ast.Binary) *types.Type {
 	if a == nil || b == nil {
 		return nil
 	}
+	c.markFlex(e.X, a)
+	c.markFlex(e.Y, b)
 	switch e.Op {
 	case "&&", "||":
 		if !isCondition(a) || !isCondition(b) {
@@ -295,6 +301,7 @@ func (c *checker) binary(e *ast.Binary) *types.Type {
 		if (a.IsInt() || a.Kind == types.Pointer) && (b.IsInt() || b.Kind == types.Pointer) {
 			if a.IsInt() && b.IsInt() {
 				c.foldCondition(e)
+				c.warnOperandCasts(e.Op, e.X, e.Y, a, b, nil)
 			}
 			return types.BoolT
 		}
@@ -332,6 +339,7 @@ func (c *checker) binary(e *ast.Binary) *types.Type {
 	}
 	xflex, yflex := c.flexLiteral(e.X, a), c.flexLiteral(e.Y, b)
 	rt := arithType(e.Op, a, b, xflex, yflex)
+	c.warnOperandCasts(e.Op, e.X, e.Y, a, b, rt)
 	if signedDivWarning(e.Op, a, b, xflex, yflex) {
 		c.warnf(e, "signed operands for '%s' can lead to undefined behavior (cast to unsigned to silence warning)", e.Op)
 	}
@@ -353,7 +361,27 @@ func (c *checker) binary(e *ast.Binary) *types.Type {
 // flexLiteral reports whether e, of type t, is a non-negative literal,
 // which takes the sign of the other operand of a binary operation.
 func (c *checker) flexLiteral(e ast.Expr, t *types.Type) bool {
-	return c.isLiteral(e) && t.Kind == types.Int && t.Signed && int64(c.info.Consts[e].Int) >= 0
+	return c.isLiteral(e) && t.Kind == types.Int && t.Signed && int64(c.info.Consts[e].Int) >= 0 || c.info.FlexVals[e]
+}
+
+// markFlex records in Info.FlexVals the operand e, of type t, when it is
+// a non-negative integer literal or reads a variable or map whose own type
+// is a flexible one.
+func (c *checker) markFlex(e ast.Expr, t *types.Type) {
+	if t == nil || t.Kind != types.Int || !t.Signed {
+		return
+	}
+	if c.isLiteral(e) {
+		// a literal (not a cast: (int32)5 is an int32)
+		c.info.FlexVals[e] = int64(c.info.Consts[e].Int) >= 0
+		return
+	}
+	switch ast.Unparen(e).(type) {
+	case *ast.Var, *ast.MapRef:
+		if c.ownType(e, t).Flexible {
+			c.info.FlexVals[e] = true
+		}
+	}
 }
 
 // foldUnary types -x and ~x on an integer x of type t. On a literal they

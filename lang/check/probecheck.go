@@ -89,6 +89,7 @@ func (c *checker) checkProbe(pr *Probe) {
 		Members:     map[*ast.Field]types.Field{},
 		Records:     map[string]*ast.Tuple{},
 		CastWidths:  map[*ast.Cast]int{},
+		FlexVals:    map[ast.Expr]bool{},
 	}
 	c.probe, c.info = pr, pr.Info
 	c.scopes = []map[string]int{{}}

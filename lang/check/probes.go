@@ -23,7 +23,7 @@ func (c *checker) expandAttach(ap *ast.AttachPoint) []*provider.Point {
 	}
 	var env provider.ExpandEnv
 	if c.env != nil {
-		env = provider.WithTarget(c.env, provider.Target{Pid: c.opts.Pid, Unsafe: c.opts.Unsafe, TraceableFunctions: c.opts.TraceableFunctions})
+		env = provider.WithTarget(c.env, provider.Target{Pid: c.opts.Pid, Unsafe: c.opts.Unsafe, TraceableFunctions: c.opts.TraceableFunctions, NoCppDemangle: c.prog.Config.NoCppDemangle})
 	}
 	points, err := p.Expand(env, ap.Raw, parts[1:])
 	var nt *provider.NotTraceable

@@ -138,6 +138,8 @@ type Config struct {
 	MaxBPFProgs     int     // max_bpf_progs, 0 for the default (DefaultMaxBPFProgs)
 	PerfRBPages     uint64  // perf_rb_pages, 0 for the default (see runtime.RingbufSize)
 	LogSize         uint64  // log_size, 0 for the default (see runtime.Options.LogSize)
+	NoCppDemangle   bool    // cpp_demangle = false: C++ symbols keep their mangled names
+	UserSymbolCache string  // cache_user_symbols: "PER_PID", "PER_PROGRAM", "NONE"; "" for the default
 	Other           []string
 }
 
@@ -227,6 +229,11 @@ type Info struct {
 	// (uint16[2])$x with $x = -1), the bytes of the integer's own type the
 	// array starts with; the rest are zeros, as in bpftrace.
 	CastWidths map[*ast.Cast]int
+	// FlexVals holds the operands of binary operations that take the
+	// other operand's sign, as bpftrace 0.27's sign-flexible types do:
+	// non-negative integer literals, and reads of a variable or map which
+	// only ever held such literals ($v = 49; (uint64)1 * $v is a uint64).
+	FlexVals map[ast.Expr]bool
 }
 
 // Uaddr is a symbol of a position-independent file: its address in the

@@ -2,6 +2,8 @@ package check
 
 import (
 	"fmt"
+	"strings"
+
 	"github.com/gotrace/gotrace/builtin"
 	"github.com/gotrace/gotrace/lang/ast"
 	"github.com/gotrace/gotrace/lang/srcpos"
@@ -280,8 +282,13 @@ func (c *checker) incDec(x ast.Expr, op string) {
 		vt := flexibleInt64()
 		if pt := c.mapPointer(x.Name); pt != nil {
 			vt = pt // p++ steps a pointer by the size of what it points to
+		} else if xt := c.lhsInt(x); xt != nil {
+			vt = incDecType(op, xt) // @x-- of a uint64 holds -1
 		}
 		mt := c.mapUse(x, vt, true)
+		if mt != nil && vt.Kind == types.Int && !vt.Flexible {
+			mt.ownValue = promoteOwn(mt.ownValue, vt)
+		}
 		c.info.Types[x] = types.Int64
 		if mt != nil && mt.Value != nil && mt.Value.Kind == types.Pointer {
 			c.info.Types[x] = mt.Value
@@ -296,6 +303,10 @@ func (c *checker) incDec(x ast.Expr, op string) {
 		c.info.Types[x] = t
 		if !t.IsInt() && t.Kind != types.Pointer {
 			c.errorf(x, "%s needs an integer or pointer variable, %s is %s", op, x.Name, t)
+		}
+		if id := c.info.VarIDs[x]; t.Kind == types.Int && c.declared[id] == nil {
+			// $x-- of a uint64 holds -1
+			c.assignVar(x, incDecType(op, t), incDecType(op, t), "+=", x.Pos())
 		}
 	default:
 		c.errorf(x, "%s can only be applied to a map or a variable", op)
@@ -345,12 +356,19 @@ func (c *checker) assign(s *ast.AssignStmt) {
 		c.errorf(s.Rhs, "expression has no value to assign")
 		return
 	}
+	rhsType := rt
 	if s.Op != "=" {
 		if !rt.IsInt() {
 			c.errorf(s.Rhs, "%s needs an integer operand, not %s", s.Op, rt)
 			return
 		}
-		rt = flexibleInt64() // x op= y keeps x's type
+		rt = flexibleInt64() // x op= y on a map of no type yet
+		if xt := c.lhsInt(s.Lhs); xt != nil {
+			// x op= y is x = x op y: x's type is promoted with the type of
+			// x op y, as bpftrace 0.27 does ($a = (uint64)1; $a -= 5
+			// holds -4)
+			rt = arithType(strings.TrimSuffix(s.Op, "="), xt, rhsType, c.ownType(s.Lhs, xt).Flexible, c.flexLiteral(s.Rhs, rhsType))
+		}
 		if pt := c.lhsPointer(s.Lhs); pt != nil {
 			if s.Op != "+=" && s.Op != "-=" {
 				c.errorf(s.Lhs, "%s is not defined on a pointer (%s): only += and -= are", s.Op, pt)
@@ -371,15 +389,29 @@ func (c *checker) assign(s *ast.AssignStmt) {
 		mt := c.mapUse(l, types.Storage(rt), true)
 		if mt != nil && mt.Value != nil {
 			if s.Op == "=" {
-				mt.ownValue = promoteOwn(mt.ownValue, c.ownType(s.Rhs, rt))
+				own := c.ownType(s.Rhs, rt)
+				mt.ownValue = promoteOwn(mt.ownValue, own)
+				// converted to the map's type, which other
+				// assignments may have promoted
+				if t := mt.ownValue; own.Kind == types.Int && t.Kind == types.Int && !c.isLiteral(s.Rhs) && !intFitsInto(own, t) {
+					c.warnCast(bpfSpan(s.Rhs), own, t)
+				}
+			} else if rt.Kind == types.Int && !rt.Flexible {
+				mt.ownValue = promoteOwn(mt.ownValue, rt)
 			}
 			c.info.Types[l] = mt.Value
 			if s.Op != "=" && !mt.Value.IsInt() && mt.Value.Kind != types.Pointer {
 				c.errorf(l, "%s needs an integer or pointer map, %s holds %s", s.Op, l.Name, mt.Value)
+			} else if s.Op != "=" {
+				c.compoundCasts(s, mt.Value, rhsType, nil)
 			}
 		}
 	case *ast.Var:
-		c.assignVar(l, rt, c.ownType(s.Rhs, rt), s.Op, s.Rhs.Pos())
+		own := rt // x op y
+		if s.Op == "=" {
+			own = c.ownType(s.Rhs, rt)
+		}
+		c.assignVar(l, rt, own, s.Op, s.Rhs.Pos())
 		if id, ok := c.info.VarIDs[l]; ok && s.Op == "=" {
 			// its declared type, else its values' types promoted (all of
 			// them: pass 1 kept them)
@@ -390,12 +422,40 @@ func (c *checker) assign(s *ast.AssignStmt) {
 			if target != nil {
 				c.fitsInt(s, l.Name, s.Rhs, rt, target)
 			}
+		} else if ok {
+			c.compoundCasts(s, c.info.VarTypes[id], rhsType, c.declared[id])
 		}
 	case *ast.Discard:
 		c.info.Types[l] = rt
 	default:
 		c.errorf(s.Lhs, "cannot assign to this expression")
 	}
+}
+
+// incDecType is the type of x + 1 (op "++") or x - 1 (op "--") for x of
+// integer type t: x++ and x-- promote x's type with it, as x += 1 does.
+func incDecType(op string, t *types.Type) *types.Type {
+	return arithType(op[:1], t, types.Int64, false, true)
+}
+
+// lhsInt returns the integer type the target of a compound assignment (a
+// variable or a map) holds so far, or nil.
+func (c *checker) lhsInt(x ast.Expr) *types.Type {
+	var t *types.Type
+	switch x := x.(type) {
+	case *ast.MapRef:
+		if mt := c.prog.Maps[x.Name]; mt != nil {
+			t = mt.Value
+		}
+	case *ast.Var:
+		if id, ok := c.lookupVar(x.Name); ok {
+			t = c.info.VarTypes[id]
+		}
+	}
+	if t == nil || t == poisoned || t.Kind != types.Int {
+		return nil
+	}
+	return t
 }
 
 // mapPointer returns the pointer type map name holds so far, or nil.
@@ -439,8 +499,9 @@ func (c *checker) assignVar(l *ast.Var, rt, own *types.Type, op string, rhsPos s
 	if old == poisoned {
 		old = nil
 	}
-	if op != "=" && old != nil {
-		// x op= y keeps x's type: the result wraps to it.
+	if op != "=" && old != nil && (c.declared[id] != nil || rt.Kind != types.Int || rt.Flexible) {
+		// x op= y keeps a declared type or a pointer's: the result wraps
+		// to it.
 		c.info.Types[l] = old
 		return
 	}
@@ -511,10 +572,65 @@ func (c *checker) fitsInt(stmt srcpos.Spanned, name string, rhs ast.Expr, rt, ta
 		return true
 	}
 	if !intFitsInto(own, target) {
-		sp := rhs.GetSpan()
-		c.warnOnceSpan(sp, fmt.Sprintf("Expression of type: %s being cast to type: %s. This may cause unexpected results. Use an explicit cast to suppress this warning.", own, target))
+		c.warnCast(bpfSpan(rhs), own, target)
 	}
 	return true
+}
+
+// warnCast is bpftrace 0.27's warning for an integer of type from that it
+// converts implicitly to type to, which does not hold all its values.
+func (c *checker) warnCast(sp srcpos.Span, from, to *types.Type) {
+	c.warnOnceSpan(sp, fmt.Sprintf("Expression of type: %s being cast to type: %s. This may cause unexpected results. Use an explicit cast to suppress this warning.", from, to))
+}
+
+// compoundCasts gives bpftrace 0.27's warnings for x op= y, which it
+// reads as x = x op y (x of type xt, y of type yt): an operand converted
+// with a loss to the type of x op y, and x op y converted with a loss to
+// declared, the type a let gave x (nil when none), placed from the
+// operator to the end of y.
+func (c *checker) compoundCasts(s *ast.AssignStmt, xt, yt, declared *types.Type) {
+	if xt == nil || xt.Kind != types.Int || yt.Kind != types.Int {
+		return
+	}
+	op := strings.TrimSuffix(s.Op, "=")
+	rt := arithType(op, xt, yt, c.ownType(s.Lhs, xt).Flexible, c.flexLiteral(s.Rhs, yt))
+	c.warnOperandCasts(op, s.Lhs, s.Rhs, xt, yt, rt)
+	if declared != nil && declared.Kind == types.Int && !intFitsInto(rt, declared) && s.OpPos.Line > 0 {
+		c.warnCast(srcpos.Span{Start: s.OpPos, End: bpfSpan(s.Rhs).End}, rt, declared)
+	}
+}
+
+// warnOperandCast warns, as bpftrace 0.27 does, when the operand x (of
+// type t) of a binary operation is converted to the operation's type to
+// and does not fit in it: (uint64)5 in $i + (uint64)5 with $i an int64.
+// Literals and aggregations (@c = count()) convert silently.
+func (c *checker) warnOperandCast(x ast.Expr, t, to *types.Type) {
+	if t == nil || t.Kind != types.Int || to == nil || to.Kind != types.Int || c.isLiteral(x) {
+		return
+	}
+	if m, ok := ast.Unparen(x).(*ast.MapRef); ok {
+		if mt := c.prog.Maps[m.Name]; mt != nil && mt.Value.IsAggregation() {
+			return
+		}
+	}
+	if own := c.ownType(x, t); !intFitsInto(own, to) {
+		c.warnCast(bpfSpan(x), own, to)
+	}
+}
+
+// warnOperandCasts warns about the operands of x op y (of types a and b)
+// that bpftrace converts with a loss: to the result type rt of arithmetic,
+// to the promoted type of both for a comparison.
+func (c *checker) warnOperandCasts(op string, x, y ast.Expr, a, b, rt *types.Type) {
+	switch op {
+	case "==", "!=", "<", "<=", ">", ">=":
+		if a.Kind != types.Int || b.Kind != types.Int {
+			return
+		}
+		rt = promoteInt(c.ownType(x, a), c.ownType(y, b))
+	}
+	c.warnOperandCast(x, a, rt)
+	c.warnOperandCast(y, b, rt)
 }
 
 // literalFits reports whether the integer literal v (negative when signed

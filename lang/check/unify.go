@@ -120,8 +120,8 @@ func unifyInts(a, b *types.Type) *types.Type {
 // flexible marks the type of a non-negative integer constant: like
 // bpftrace's integer literals, it takes the type of what it is unified with.
 func (c *checker) flexible(e ast.Expr, t *types.Type) *types.Type {
-	cv, ok := c.info.Consts[e]
-	if !ok || cv.IsStr || t.Kind != types.Int || !t.Signed || int64(cv.Int) < 0 {
+	cv := c.info.Consts[e]
+	if !c.isLiteral(e) || t.Kind != types.Int || !t.Signed || int64(cv.Int) < 0 {
 		return t
 	}
 	ft := *t
@@ -218,11 +218,12 @@ func SignedPair(xt, yt *types.Type, xflex, yflex bool) bool {
 	return xs && ys
 }
 
-// nonNegConst reports whether e, of type t, is a non-negative signed
-// integer constant.
-func (in *Info) nonNegConst(e ast.Expr, t *types.Type) bool {
-	cv, ok := in.Consts[e]
-	return ok && !cv.IsStr && t.Kind == types.Int && t.Signed && int64(cv.Int) >= 0
+// nonNegConst reports whether the operand e of a binary operation takes
+// the other operand's sign: a non-negative integer literal, or a variable
+// or map that only held such literals (Info.FlexVals). A cast is not one:
+// (uint64)x > (int32)5 compares signed, as in bpftrace 0.27.
+func (in *Info) nonNegConst(e ast.Expr, _ *types.Type) bool {
+	return in.FlexVals[e]
 }
 
 // SignedCompare reports whether the comparison x op y is signed, as

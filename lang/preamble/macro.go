@@ -183,7 +183,7 @@ func (ex *expander) stmt(s ast.Stmt) ast.Stmt {
 		}
 		return &ast.ExprStmt{Span: s.Span, X: ex.expr(s.X)}
 	case *ast.AssignStmt:
-		return &ast.AssignStmt{Span: s.Span, Op: s.Op, Lhs: ex.expr(s.Lhs), Rhs: ex.expr(s.Rhs)}
+		return &ast.AssignStmt{Span: s.Span, Op: s.Op, Lhs: ex.expr(s.Lhs), Rhs: ex.expr(s.Rhs), OpPos: s.OpPos}
 	case *ast.IncDecStmt:
 		return &ast.IncDecStmt{Span: s.Span, Op: s.Op, Prefix: s.Prefix, X: ex.expr(s.X)}
 	case *ast.LetStmt:

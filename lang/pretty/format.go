@@ -228,6 +228,9 @@ func (p *printer) probe(pr *ast.Probe, md *notes, w uint) *Buffer {
 	b := newBuffer()
 	for i, a := range pr.Attach {
 		t := a.Raw
+		if a.Name != "" {
+			t = a.Name + "=" + t
+		}
 		if i < len(pr.Attach)-1 {
 			t += ","
 		}

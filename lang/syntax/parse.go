@@ -2,6 +2,7 @@ package syntax
 
 import (
 	"errors"
+	"regexp"
 	"strings"
 	"sync"
 
@@ -181,9 +182,10 @@ type gReturn struct {
 }
 
 type gSimple struct {
-	Lhs *gExpr `parser:"@@"`
-	Op  string `parser:"( @(\"=\" | \"+=\" | \"-=\" | \"*=\" | \"/=\" | \"%=\" | \"&=\" | \"|=\" | \"^=\" | \"<<=\" | \">>=\")"`
-	Rhs *gExpr `parser:"  @@ )?"`
+	Tokens []lexer.Token
+	Lhs    *gExpr `parser:"@@"`
+	Op     string `parser:"( @(\"=\" | \"+=\" | \"-=\" | \"*=\" | \"/=\" | \"%=\" | \"&=\" | \"|=\" | \"^=\" | \"<<=\" | \">>=\")"`
+	Rhs    *gExpr `parser:"  @@ )?"`
 }
 
 type gExprRoot struct {
@@ -442,13 +444,26 @@ func endOfSource(name, src string) srcpos.Pos {
 func (c *converter) probe(g *gProbe) *ast.Probe {
 	p := &ast.Probe{Body: c.block(g.Body)}
 	for _, a := range g.Attach {
-		p.Attach = append(p.Attach, &ast.AttachPoint{Span: tokSpan(a.Tok), Raw: a.Tok[0].Value})
+		name, raw := attachName(a.Tok[0].Value)
+		p.Attach = append(p.Attach, &ast.AttachPoint{Span: tokSpan(a.Tok), Raw: raw, Name: name})
 	}
 	if g.Pred != nil {
 		p.Pred = g.Pred.X
 	}
 	p.Span = span(p.Attach[0].Start, p.Body.End)
 	return p
+}
+
+// attachNameRe matches the name a script may give an attach point
+// (name=kprobe:f): an identifier and '=' before the provider.
+var attachNameRe = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_]*)=`)
+
+// attachName splits the name off an attach point as written.
+func attachName(raw string) (name, rest string) {
+	if m := attachNameRe.FindStringSubmatch(raw); m != nil {
+		return m[1], raw[len(m[0]):]
+	}
+	return "", raw
 }
 
 func (c *converter) block(g *gBlock) *ast.Block {
@@ -579,5 +594,13 @@ func (c *converter) simple(g *gSimple) ast.Stmt {
 	default:
 		c.errorf(startOf(x), "cannot assign to this expression")
 	}
-	return &ast.AssignStmt{Span: span(startOf(x), endOf(g.Rhs.X)), Op: g.Op, Lhs: x, Rhs: g.Rhs.X}
+	a := &ast.AssignStmt{Span: span(startOf(x), endOf(g.Rhs.X)), Op: g.Op, Lhs: x, Rhs: g.Rhs.X}
+	for _, t := range g.Tokens {
+		if t.Value == g.Op && t.Pos.Offset >= endOf(x).Offset {
+			a.OpPos = toPos(t.Pos)
+			a.OpPos.Filename, a.OpPos.Src = endOf(x).Filename, endOf(x).Src
+			break
+		}
+	}
+	return a
 }

@@ -184,6 +184,8 @@ var fileTests = []struct{ name, src, want string }{
 	{"trailing expression without semicolon", "END { print(@x) }", probe("END", " (expr (call print (map @x)))")},
 	{"multiple attach points", "BEGIN, END { }", "(file\n  (probe (attach \"BEGIN\") (attach \"END\") (block)))"},
 	{"attach points across lines", "BEGIN,\n  END\n{ }", "(file\n  (probe (attach \"BEGIN\") (attach \"END\") (block)))"},
+	{"named attach points", "tick=interval:ms:100, end { }", "(file\n  (probe (attach tick= \"interval:ms:100\") (attach \"end\") (block)))"},
+	{"a name only before the provider", "a=b=begin { }", "(file\n  (probe (attach a= \"b=begin\") (block)))"},
 	{"predicate", `tracepoint:syscalls:sys_enter_open* /comm == "bash"/ { @[comm] = count(); }`,
 		"(file\n  (probe (attach \"tracepoint:syscalls:sys_enter_open*\") (pred (binary == (ident comm) (str \"bash\"))) (block (assign = (map @ (ident comm)) (call count)))))"},
 	{"division in predicate", "kprobe:f /@x / 2 > 1/ { }", "(file\n  (probe (attach \"kprobe:f\") (pred (binary > (binary / (map @x) (int 2)) (int 1))) (block)))"},
