@@ -8,7 +8,6 @@ import (
 	"github.com/gotrace/gotrace/lang/ast"
 	"github.com/gotrace/gotrace/lang/srcpos"
 	"github.com/gotrace/gotrace/lang/types"
-	"github.com/gotrace/gotrace/provider"
 )
 
 func (c *checker) cast(e *ast.Cast) *types.Type {
@@ -76,7 +75,7 @@ func (c *checker) probeAddrSpace() types.AddrSpace {
 	switch {
 	case def.UserBinary:
 		return types.User
-	case def.Func || def.ArgN || def.Args != provider.ArgsNone:
+	case def.Func || def.ArgN || def.ArgsType != nil:
 		return types.Kernel
 	}
 	return types.NoAS
