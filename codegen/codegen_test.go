@@ -103,6 +103,8 @@ func TestGolden(t *testing.T) {
 							opts.KprobeMulti = true
 						case "DirectBTFLoads":
 							opts.DirectBTFLoads = true
+						case "TracingMulti":
+							opts.TracingMulti = true
 						default:
 							t.Fatalf("unknown option %q", o)
 						}

@@ -118,6 +118,10 @@ type Attacher interface {
 	// one kprobe per target; functions the kernel refuses in a wildcard
 	// are skipped.
 	AttachKprobes(p *object.Probe, prog *ebpf.Program, ret bool) (int, error)
+	// AttachTracingMulti attaches a program loaded with a tracing_multi
+	// attach type (IsTracingMulti) to all p's targets through one link;
+	// functions the kernel refuses are skipped.
+	AttachTracingMulti(p *object.Probe, prog *ebpf.Program) (int, error)
 	// Map returns the loaded map of the collection with that name, or nil.
 	Map(name string) *ebpf.Map
 }

@@ -194,6 +194,12 @@ type Features struct {
 	// pt_regs) instead of one trampoline per function; 0 disables it.
 	// Needs KprobeMulti.
 	FentryMultiThreshold int
+	// TracingMulti: the kernel has tracing_multi links (fentry and fexit
+	// programs attached to many functions through one link, Linux 7.3):
+	// an fentry or fexit probe of several functions whose body does not
+	// depend on which one fired compiles to one program of attach type
+	// AttachTraceFentryMulti or AttachTraceFexitMulti.
+	TracingMulti bool
 	// DirectBTFLoads: in trampoline (fentry/fexit) and BTF raw tracepoint
 	// programs, members reached through BTF-typed pointers (args and the
 	// pointers loaded from them) are read with plain loads, which the

@@ -51,7 +51,8 @@ const DefaultFentryMultiThreshold = 64
 //   - direct loads through BTF-typed pointers in trampoline and BTF raw
 //     tracepoint programs (Linux 5.5), probed by loading a tp_btf program
 //     that reads sched_switch's prev->pid;
-//   - raw tracepoint programs (Linux 4.17), for syscall tracepoints.
+//   - raw tracepoint programs (Linux 4.17), for syscall tracepoints;
+//   - tracing_multi links (Linux 7.3), HaveTracingMulti.
 //
 // cache, when not nil, is where the probe finds its attach target: pass the
 // cache spec came from, so that the kernel's BTF is not parsed twice.
@@ -62,6 +63,7 @@ func Features(spec *btf.Spec, cache *btf.Cache) provider.Features {
 		o.KprobeMulti = true
 		o.FentryMultiThreshold = DefaultFentryMultiThreshold
 	}
+	o.TracingMulti = HaveTracingMulti()
 	o.DirectBTFLoads = haveDirectBTFLoads(spec, cache)
 	o.SyscallRawTp = HaveSyscallRawTp()
 	return o
@@ -121,5 +123,24 @@ func haveDirectBTFLoads(spec *btf.Spec, cache *btf.Cache) bool {
 		return false
 	}
 	coll.Close()
+	return true
+}
+
+// HaveTracingMulti reports whether the kernel loads fentry programs for
+// tracing_multi links: a program of attach type
+// provider.AttachTraceFentryMulti, which kernels without them refuse
+// (EINVAL: an attach type they do not know).
+func HaveTracingMulti() bool {
+	_ = raiseMemlock()
+	prog, err := ebpf.NewProgram(&ebpf.ProgramSpec{
+		Type:         ebpf.Tracing,
+		AttachType:   provider.AttachTraceFentryMulti,
+		License:      "GPL",
+		Instructions: asm.Instructions{asm.Mov.Imm(asm.R0, 0), asm.Return()},
+	})
+	if err != nil {
+		return false
+	}
+	prog.Close()
 	return true
 }
