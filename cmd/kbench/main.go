@@ -33,7 +33,26 @@ func main() {
 	only := flag.String("only", "tracing_multi,kprobe_multi,kprobe,fentry,gotrace-fentry", "methods to measure")
 	flag.IntVar(&attachWorkers, "attach-workers", 1, "goroutines attaching separate kprobes/trampolines")
 	flag.IntVar(&detachWorkers, "detach-workers", 32, "goroutines detaching them")
+	events := flag.Int("events", 0, "measure the cost per event of each mechanism with this many calls instead (see events.go)")
+	rounds := flag.Int("rounds", 3, "with -events, rounds to take the best of")
 	flag.Parse()
+	if *events > 0 {
+		set := map[string]bool{}
+		if f := flag.Lookup("only"); f != nil && f.Value.String() != f.DefValue {
+			for _, m := range strings.Split(*only, ",") {
+				set[m] = true
+			}
+		}
+		if err := rlimit.RemoveMemlock(); err != nil {
+			fmt.Fprintln(os.Stderr, "kbench:", err)
+			os.Exit(1)
+		}
+		if err := benchEvents(*events, *rounds, set); err != nil {
+			fmt.Fprintln(os.Stderr, "kbench:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if err := run(*n, strings.Split(*only, ",")); err != nil {
 		fmt.Fprintln(os.Stderr, "kbench:", err)
 		os.Exit(1)
