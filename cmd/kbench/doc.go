@@ -20,10 +20,13 @@
 //
 // With -events N it measures instead the cost per event of each mechanism
 // (fentry, tracing_multi, kprobe_multi, kprobe) on one hot function,
-// getppid(2)'s entry called N times in a loop: the time per call with a
-// hand-written cilium/ebpf program attached (one per-CPU array increment)
-// and with gotrace's "@ = count()" on the same mechanism, less the time
-// without either, the best of -rounds:
+// ksys_read, called N times by a loop of 1-byte read(2)s of /dev/null:
+// the time per call with a hand-written cilium/ebpf program attached (one
+// per-CPU array increment) and with gotrace's "@ = count()" on the same
+// mechanism, less the time without either; and each program's own run
+// time per event from the kernel's BPF statistics, which is what the two
+// differ in (under emulation the loop's times are noisy). The best of
+// -rounds:
 //
 //	.cache/vm/vmexec -kernel 7.3 -timeout 600s /tmp/kbench -events 200000
 //

@@ -10,13 +10,30 @@ import (
 // (MAX_BPF_FUNC_ARGS).
 const maxTrampolineArgs = 12
 
-// TrampolineRefusals returns, for each function of ids whose prototype a
-// BPF trampoline (fentry, fexit) cannot take, why: it returns a struct or
+// trampolineDenied are the functions the kernel never lets a trampoline
+// attach to, whatever their prototype, because trampolines call them
+// (the verifier's btf_id_deny set, its members depending on the kernel's
+// configuration; a name this kernel does not deny is refused the same way
+// by the kernel that has it).
+var trampolineDenied = map[string]bool{
+	"___migrate_enable":      true,
+	"migrate_disable":        true,
+	"migrate_enable":         true,
+	"rcu_read_unlock_strict": true,
+	"preempt_count_add":      true,
+	"preempt_count_sub":      true,
+	"__rcu_read_lock":        true,
+	"__rcu_read_unlock":      true,
+}
+
+// TrampolineRefusals returns, for each function of ids that a BPF
+// trampoline (fentry, fexit) cannot take, why: it returns a struct or
 // union, takes one of more than 16 bytes by value, takes variable
-// arguments or more than 12. These are the kernel's checks of a
-// trampoline's target prototype (btf_distill_func_proto); a link over
-// many functions fails as a whole on one of them. The prototypes are read
-// from the raw blob in place.
+// arguments or more than 12 (the kernel's checks of a trampoline's target
+// prototype, btf_distill_func_proto), or it is one of the functions the
+// kernel denies trampolines altogether. A link over many functions fails
+// as a whole on one of them. The records are read from the raw blob in
+// place.
 func (ix *Index) TrampolineRefusals(ids []btf.TypeID) (map[btf.TypeID]string, error) {
 	if ix.raw == nil {
 		return nil, fmt.Errorf("btfnames: index without its blob")
@@ -48,6 +65,9 @@ func (r *reader) trampolineRefusal(id int) (string, error) {
 	}
 	if kind != kindFunc {
 		return "", fmt.Errorf("type %d is not a function (kind %d)", id, kind)
+	}
+	if r.deniedName(off) {
+		return "is denied to trampolines by the kernel", nil
 	}
 	kind, vlen, _, off, err := r.record(int(r.bo.Uint32(r.types[off+8:])))
 	if err != nil {
@@ -103,4 +123,16 @@ func (r *reader) aggregate(id int) (kind, size int, err error) {
 		}
 	}
 	return 0, 0, fmt.Errorf("%w: type %d: qualifier loop", ErrFormat, id)
+}
+
+// deniedName reports whether the record at off is named as a function of
+// trampolineDenied, without copying the string section.
+func (r *reader) deniedName(off int) bool {
+	nameOff := r.bo.Uint32(r.types[off:])
+	for name := range trampolineDenied {
+		if r.nameIs(nameOff, name) {
+			return true
+		}
+	}
+	return false
 }
