@@ -13,12 +13,13 @@ import (
 	"github.com/gotrace/gotrace/internal/btfnames"
 	"github.com/gotrace/gotrace/internal/debuginfo"
 	"github.com/gotrace/gotrace/internal/hostfs"
-	"github.com/gotrace/gotrace/lang"
+	"github.com/gotrace/gotrace/lang/check"
+	"github.com/gotrace/gotrace/lang/preamble"
 	"github.com/gotrace/gotrace/provider"
 	"github.com/gotrace/gotrace/tracefs"
 )
 
-// KernelEnv is the lang.Env of the running kernel. It mounts tracefs and
+// KernelEnv is the check.Env of the running kernel. It mounts tracefs and
 // loads the kernel's BTF only when a script needs them.
 type KernelEnv struct {
 	once      sync.Once
@@ -26,6 +27,8 @@ type KernelEnv struct {
 	err       error
 	cacheOnce sync.Once
 	cache     *btf.Cache // kernel BTF, parsed once for the checker and the loader
+	fileOnce  sync.Once
+	file      *btf.Spec // the BTF file BTFEnv names (fileBTF)
 }
 
 var (
@@ -71,7 +74,7 @@ func (k *KernelEnv) btfCache() *btf.Cache {
 	return k.cache
 }
 
-// Tracepoints implements lang.Env.
+// Tracepoints implements check.Env.
 func (k *KernelEnv) Tracepoints(pattern string) ([]string, error) {
 	e, err := k.get()
 	if err != nil {
@@ -80,8 +83,8 @@ func (k *KernelEnv) Tracepoints(pattern string) ([]string, error) {
 	return e.Tracepoints(pattern)
 }
 
-// TracepointFormat implements lang.Env.
-func (k *KernelEnv) TracepointFormat(category, event string) (*lang.TracepointFormat, error) {
+// TracepointFormat implements check.Env.
+func (k *KernelEnv) TracepointFormat(category, event string) (*tracefs.Format, error) {
 	e, err := k.get()
 	if err != nil {
 		return nil, err
@@ -89,8 +92,37 @@ func (k *KernelEnv) TracepointFormat(category, event string) (*lang.TracepointFo
 	return e.TracepointFormat(category, event)
 }
 
-// BTF implements lang.Env. The kernel's BTF does not need tracefs.
+// BTFEnv names the environment variable that gives a BTF file to read
+// the kernel's types from instead of the running kernel's (bpftrace's
+// BPFTRACE_BTF): a raw BTF blob or an ELF file with a .BTF section. A file
+// that cannot be read is warned about, and the kernel's BTF used.
+const BTFEnv = "BPFTRACE_BTF"
+
+// fileBTF loads the BTF file BTFEnv names, once; nil when it names none
+// or one that cannot be read.
+func (k *KernelEnv) fileBTF() *btf.Spec {
+	k.fileOnce.Do(func() {
+		path := os.Getenv(BTFEnv)
+		if path == "" {
+			return
+		}
+		spec, err := btf.LoadSpec(path)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "WARNING: BTF: failed to parse BTF from %s: %v\n", path, err)
+			return
+		}
+		btfnames.RegisterKernel(spec)
+		k.file = spec
+	})
+	return k.file
+}
+
+// BTF implements check.Env: the kernel's BTF, or the file BTFEnv names.
+// The kernel's BTF does not need tracefs.
 func (k *KernelEnv) BTF() (*btf.Spec, error) {
+	if spec := k.fileBTF(); spec != nil {
+		return spec, nil
+	}
 	e, err := k.get()
 	if err != nil {
 		spec, err := k.btfCache().Kernel()
@@ -127,7 +159,7 @@ func (k *KernelEnv) KernelSymbols() (*tracefs.Symbols, error) {
 
 var _ provider.KernelSymbols = (*KernelEnv)(nil)
 
-// KernelSymbol implements lang.SymbolResolver from /proc/kallsyms.
+// KernelSymbol implements check.SymbolResolver from /proc/kallsyms.
 func (k *KernelEnv) KernelSymbol(name string) (uint64, error) {
 	f, err := os.Open("/proc/kallsyms")
 	if err != nil {
@@ -146,7 +178,7 @@ func (k *KernelEnv) KernelSymbol(name string) (uint64, error) {
 	case err != nil:
 		return 0, fmt.Errorf("reading kernel symbols: %w", err)
 	case !found:
-		return 0, fmt.Errorf("%q: %w", name, lang.ErrNoSymbol)
+		return 0, fmt.Errorf("%q: %w", name, check.ErrNoSymbol)
 	case addr == 0:
 		return 0, fmt.Errorf("kernel symbol addresses are hidden (kptr_restrict): run as root")
 	}
@@ -168,37 +200,37 @@ func (k *KernelEnv) Inode(path string) (uint64, error) {
 	return hostfs.Files{}.Inode(path)
 }
 
-// ELFType implements lang.ELFTypes on the local file system.
+// ELFType implements check.ELFTypes on the local file system.
 func (k *KernelEnv) ELFType(file string) (elf.Type, error) {
 	return hostfs.Files{}.ELFType(file)
 }
 
-// ReadScriptFile implements lang.ScriptFiles on the local file system.
+// ReadScriptFile implements preamble.ScriptFiles on the local file system.
 func (k *KernelEnv) ReadScriptFile(path string) ([]byte, error) {
 	return hostfs.Files{}.ReadScriptFile(path)
 }
 
-// StatScriptFile implements lang.ScriptFiles on the local file system.
+// StatScriptFile implements preamble.ScriptFiles on the local file system.
 func (k *KernelEnv) StatScriptFile(path string) (fs.FileInfo, error) {
 	return hostfs.Files{}.StatScriptFile(path)
 }
 
-// ReadScriptDir implements lang.ScriptFiles on the local file system.
+// ReadScriptDir implements preamble.ScriptFiles on the local file system.
 func (k *KernelEnv) ReadScriptDir(path string) ([]fs.DirEntry, error) {
 	return hostfs.Files{}.ReadScriptDir(path)
 }
 
 var (
-	_ provider.HostFiles = (*KernelEnv)(nil)
-	_ lang.ELFTypes      = (*KernelEnv)(nil)
-	_ lang.ScriptFiles   = (*KernelEnv)(nil)
+	_ provider.HostFiles   = (*KernelEnv)(nil)
+	_ check.ELFTypes       = (*KernelEnv)(nil)
+	_ preamble.ScriptFiles = (*KernelEnv)(nil)
 )
 
 // kernelThreadStatusOffset returns the offset of thread_info.status in
 // task_struct from the running kernel's raw BTF, when env is the running
 // kernel.
 func kernelThreadStatusOffset(env Env) (int, error) {
-	if _, ok := env.(*KernelEnv); !ok {
+	if k, ok := env.(*KernelEnv); !ok || k.fileBTF() != nil {
 		return 0, errors.New("not the running kernel's environment")
 	}
 	return btfnames.MemberOffsetFile(btfnames.KernelPath, "task_struct", "thread_info", "status")

@@ -14,7 +14,10 @@ require (
 	golang.org/x/sys v0.48.0
 )
 
-require github.com/creack/pty v1.1.24
+require (
+	github.com/creack/pty v1.1.24
+	github.com/ianlancetaylor/demangle v0.0.0-20260724033716-83e58baca724
+)
 
 require (
 	github.com/beorn7/perks v1.0.1 // indirect

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/cilium/ebpf"
@@ -12,8 +13,9 @@ import (
 
 	"github.com/gotrace/gotrace/codegen"
 	"github.com/gotrace/gotrace/internal/hostfs"
-	"github.com/gotrace/gotrace/lang"
 	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/check"
+	"github.com/gotrace/gotrace/lang/syntax"
 	"github.com/gotrace/gotrace/object"
 	"github.com/gotrace/gotrace/output"
 	"github.com/gotrace/gotrace/provider"
@@ -43,23 +45,31 @@ type Options struct {
 	Unsafe bool
 	// TraceableFunctions is bpftrace's --traceable-functions FILE: the
 	// kernel functions that can be traced, in place of
-	// available_filter_functions (lang.Options).
+	// available_filter_functions (check.Options).
 	TraceableFunctions string
 	// Cpid is the pid of the child command (-c), the value of the cpid
 	// builtin; 0 means none (cpid is then an error). See StartChild.
 	Cpid int
 	// Pid restricts the script to one process (-p); 0 means none. See
-	// lang.Options.Pid for which probes are filtered.
+	// check.Options.Pid for which probes are filtered.
 	Pid int
 	// IncludeDirs and Includes are bpftrace's -I and --include: where user
 	// headers are searched, and headers included before the script (see
-	// lang.Options).
+	// check.Options).
 	IncludeDirs, Includes []string
 	// DummyTSMap is bpftrace's BPFTRACE_DUMMY_TS_MAP test hook (see
-	// lang.Options.DummyTSMap).
+	// check.Options.DummyTSMap).
 	DummyTSMap string
+	// NoFeatures are kernel features not to use although the kernel has
+	// them, bpftrace's --no-feature (runtime.FeatureNames): kprobe_multi,
+	// uprobe_multi, kprobe_session.
+	NoFeatures []string
 	// Env describes the machine; nil means the running kernel (NewKernelEnv).
 	Env Env
+	// HistSum keeps the sum of the values each hist() and lhist() records
+	// beside its counts, for the _sum of a Prometheus histogram (package
+	// metrics): output.Hist.Sum. It costs an add per event.
+	HistSum bool
 	// Features holds the kernel-dependent code generation choices; nil
 	// means probe the running kernel for them, which is done only for
 	// scripts with kernel-function probes.
@@ -67,10 +77,10 @@ type Options struct {
 }
 
 // Env is what Compile and Run need to know about the machine: the checker's
-// view (lang.Env), and what program loads share with it. *KernelEnv and
+// view (check.Env), and what program loads share with it. *KernelEnv and
 // *tracefs.Env implement it.
 type Env interface {
-	lang.Env
+	check.Env
 	// BTFCache returns the kernel BTF cache shared between the checker and
 	// program loads, or nil for a fresh one.
 	BTFCache() *btf.Cache
@@ -115,6 +125,10 @@ type RunOptions struct {
 	// LineBuffered writes each event's output as soon as the event is
 	// read (bpftrace -B line, its default, and -B none).
 	LineBuffered bool
+	// Tests runs the script's test: probes (bpftrace --test): each
+	// once, with a report of which passed, and no maps printed at exit;
+	// without it a script of only test probes is refused.
+	Tests bool
 	// Verbose, when set, receives program and map information and the
 	// verifier's statistics for each program (bpftrace -v).
 	Verbose io.Writer
@@ -134,16 +148,18 @@ type RunOptions struct {
 // Script is a compiled script, ready to run.
 type Script struct {
 	Name, Source string
-	Checked      *lang.Program
+	Checked      *check.Program
 	Program      *object.Program
 	env          Env
 	unsafe       bool
-	pid          int
-	file         *ast.File // as parsed, without a session's prelude
+	// noUprobeMulti: --no-feature uprobe_multi
+	noUprobeMulti bool
+	pid           int
+	file          *ast.File // as parsed, without a session's prelude
 }
 
 // Compile parses, checks and compiles a script. Errors in the script are
-// returned as a lang.ErrorList; render them with FormatError.
+// returned as a syntax.ErrorList; render them with FormatError.
 func Compile(name, src string, opts Options) (*Script, error) {
 	return compile(name, src, opts, nil)
 }
@@ -155,18 +171,18 @@ func compile(name, src string, opts Options, st *sessionState) (*Script, error) 
 	if env == nil {
 		env = NewKernelEnv()
 	}
-	file, err := lang.Parse(name, src)
+	file, err := syntax.Parse(name, src)
 	if err != nil {
 		return nil, err
 	}
-	lopts := lang.Options{Params: opts.Params, NamedParams: opts.NamedParams, MaxStrlen: opts.MaxStrlen, MaxMapKeys: opts.MaxMapKeys, ConfigEnv: opts.ConfigEnv, Unsafe: opts.Unsafe, TraceableFunctions: opts.TraceableFunctions, Cpid: opts.Cpid, Pid: opts.Pid, IncludeDirs: opts.IncludeDirs, Includes: opts.Includes, DummyTSMap: opts.DummyTSMap, Host: hostfs.Host()}
+	lopts := check.Options{Params: opts.Params, NamedParams: opts.NamedParams, MaxStrlen: opts.MaxStrlen, MaxMapKeys: opts.MaxMapKeys, ConfigEnv: opts.ConfigEnv, Unsafe: opts.Unsafe, TraceableFunctions: opts.TraceableFunctions, Cpid: opts.Cpid, Pid: opts.Pid, IncludeDirs: opts.IncludeDirs, Includes: opts.Includes, DummyTSMap: opts.DummyTSMap, Host: hostfs.Host()}
 	lopts.NCPUs, _ = ebpf.PossibleCPU()
 	checkedFile := file
 	if st != nil {
 		checkedFile = st.withPrelude(file)
 		lopts.Maps = st.mapTypes
 	}
-	checked, err := lang.Check(checkedFile, env, lopts)
+	checked, err := check.Check(checkedFile, env, lopts)
 	if err != nil {
 		return nil, err
 	}
@@ -177,6 +193,9 @@ func compile(name, src string, opts Options, st *sessionState) (*Script, error) 
 	} else if needsKernelFeatures(checked) {
 		spec, _ := env.BTF()
 		copts = codegen.Options{BTF: spec, Features: runtime.Features(spec, env.BTFCache())}
+		if slices.Contains(opts.NoFeatures, runtime.FeatureKprobeMulti) {
+			copts.KprobeMulti, copts.FentryMultiThreshold = false, 0
+		}
 	} else if wantDispatch && runtime.HaveSyscallRawTp() {
 		// Only the syscall dispatchers depend on the kernel: probe that
 		// alone, and, when they are used, read the one member offset
@@ -199,6 +218,7 @@ func compile(name, src string, opts Options, st *sessionState) (*Script, error) 
 		copts.BTF, _ = env.BTF()
 	}
 	copts.HelperWarnings = copts.HelperWarnings || opts.HelperWarnings
+	copts.HistSum = opts.HistSum
 	if st != nil {
 		copts.Maps, copts.HashMaps = st.mapSpecs, true
 	}
@@ -213,17 +233,18 @@ func compile(name, src string, opts Options, st *sessionState) (*Script, error) 
 	}
 	var cerr *codegen.Error
 	if errors.As(err, &cerr) {
-		return nil, lang.ErrorList{{Pos: cerr.Pos, Msg: cerr.Err.Error()}}
+		return nil, syntax.ErrorList{{Pos: cerr.Pos, Msg: cerr.Err.Error()}}
 	}
 	if err != nil {
 		return nil, err
 	}
-	return &Script{Name: name, Source: src, Checked: checked, Program: prog, env: env, unsafe: opts.Unsafe, pid: opts.Pid, file: file}, nil
+	return &Script{Name: name, Source: src, Checked: checked, Program: prog, env: env, unsafe: opts.Unsafe, pid: opts.Pid, file: file,
+		noUprobeMulti: slices.Contains(opts.NoFeatures, runtime.FeatureUprobeMulti)}, nil
 }
 
 // needsKernelFeatures reports whether a provider of the program compiles
 // differently by kernel (provider.KernelFeatures).
-func needsKernelFeatures(p *lang.Program) bool {
+func needsKernelFeatures(p *check.Program) bool {
 	for _, pr := range p.Probes {
 		if pr.Def().KernelFeatures {
 			return true
@@ -235,7 +256,7 @@ func needsKernelFeatures(p *lang.Program) bool {
 // syscallPoints counts the program's syscall tracepoint attach points,
 // which the syscall dispatchers may serve
 // (provider.Features.SyscallRawTp, runtime.WantSyscallDispatch).
-func syscallPoints(p *lang.Program) int {
+func syscallPoints(p *check.Program) int {
 	n := 0
 	for _, pr := range p.Probes {
 		if provider.SyscallDirection(pr.Points) != "" {
@@ -251,7 +272,7 @@ func (s *Script) Parsed() *ast.File { return s.file }
 // Warnings renders the script's warnings (e.g. skipped missing probes),
 // or "" when there are none.
 func (s *Script) Warnings() string {
-	return lang.RenderWarnings(s.Checked.Warnings, s.Source)
+	return syntax.RenderWarnings(s.Checked.Warnings, s.Source)
 }
 
 // runtimeOptions builds the runtime's options from opts, the compile
@@ -259,14 +280,15 @@ func (s *Script) Warnings() string {
 // the script's config block.
 func (s *Script) runtimeOptions(opts RunOptions) runtime.Options {
 	ro := runtime.Options{
-		Stdout: opts.Stdout, Stderr: opts.Stderr, Quiet: opts.Quiet, Unsafe: s.unsafe, Pid: s.pid,
+		Stdout: opts.Stdout, Stderr: opts.Stderr, Quiet: opts.Quiet, Unsafe: s.unsafe, Pid: s.pid, NoUprobeMulti: s.noUprobeMulti,
 		NoSignals: opts.NoSignals, NoExitMaps: opts.NoExitMaps, Formatter: opts.Formatter,
 		Attached: opts.Attached, Opened: opts.Opened, StackMode: opts.StackMode, MaxCatBytes: opts.MaxCatBytes,
-		Verbose: opts.Verbose, Format: opts.Format, Sink: opts.Sink, ProbeStats: opts.ProbeStats, LineBuffered: opts.LineBuffered,
+		Verbose: opts.Verbose, Format: opts.Format, Sink: opts.Sink, ProbeStats: opts.ProbeStats, LineBuffered: opts.LineBuffered, Tests: opts.Tests,
 		TracefsDir: s.env.TracefsDir(), BTFCache: s.env.BTFCache(),
 	}
 	cfg := s.Checked.Config
-	if cfg.NoExitMaps {
+	if cfg.NoExitMaps || opts.Tests {
+		// bpftrace prints no maps at the exit of a test run
 		ro.NoExitMaps = true
 	}
 	if cfg.MaxCatBytes > 0 {
@@ -280,6 +302,8 @@ func (s *Script) runtimeOptions(opts RunOptions) runtime.Options {
 		ro.StackMode = cfg.StackMode
 	}
 	ro.NoDebugInfo = cfg.NoDebugInfo
+	ro.NoCppDemangle = cfg.NoCppDemangle
+	ro.NoSymbolCache = cfg.UserSymbolCache == "NONE"
 	if cfg.StrTruncTrailer != nil {
 		f := output.NewFormatter()
 		if ro.Formatter != nil {
@@ -312,14 +336,14 @@ func (s *Script) Load(opts RunOptions) error {
 // instructions.
 func (s *Script) FormatError(err error) string {
 	if pe := codegen.VerifierPosition(err, s.Program); pe != nil {
-		return lang.Render(pe, s.Source) + verifierTail(err)
+		return syntax.Render(pe, s.Source) + verifierTail(err)
 	}
 	return FormatError(err, s.Source)
 }
 
 // FormatError renders an error from Compile for a terminal.
 func FormatError(err error, src string) string {
-	return lang.Render(err, src)
+	return syntax.Render(err, src)
 }
 
 // verifierTail returns the last lines of a verifier log, indented.
@@ -353,7 +377,9 @@ func SplitParams(args []string) (positional []string, named map[string]string) {
 // variables set.
 var configNames = []string{"max_strlen", "max_map_keys", "print_maps_on_exit", "missing_probes",
 	"stack_mode", "str_trunc_trailer", "max_cat_bytes", "perf_rb_pages", "log_size",
-	"max_bpf_progs", "max_probes", "on_stack_limit", "cpp_demangle", "lazy_symbolication"}
+	"max_bpf_progs", "max_probes", "on_stack_limit", "cpp_demangle", "lazy_symbolication",
+	"cache_user_symbols", "use_blazesym", "show_debug_info", "license",
+	"unstable_import_statement", "unstable_tseries", "unstable_typeinfo", "unstable_dw_ustack"}
 
 // ConfigFromEnviron collects bpftrace's BPFTRACE_<CONFIG> environment
 // variables (e.g. BPFTRACE_MAX_STRLEN) from environ ("NAME=value" lines).

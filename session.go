@@ -8,8 +8,8 @@ import (
 
 	"github.com/cilium/ebpf"
 
-	"github.com/gotrace/gotrace/lang"
 	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/check"
 	"github.com/gotrace/gotrace/runtime"
 )
 
@@ -54,9 +54,9 @@ type MapEntry = runtime.MapEntry
 // sessionState is what a session's earlier programs left for later ones to
 // be compiled against.
 type sessionState struct {
-	mapTypes map[string]*lang.MapType // the maps' types, by name
-	mapSpecs map[string]*ebpf.MapSpec // the maps' kernel layouts, by name
-	prelude  ast.File                 // earlier entries' C definitions, config, imports and macros
+	mapTypes map[string]*check.MapType // the maps' types, by name
+	mapSpecs map[string]*ebpf.MapSpec  // the maps' kernel layouts, by name
+	prelude  ast.File                  // earlier entries' C definitions, config, imports and macros
 }
 
 // Open starts a session. opts are the compile options of every program
@@ -69,8 +69,8 @@ func Open(ctx context.Context, opts Options, ropts RunOptions) (*Session, error)
 	if opts.Env == nil {
 		opts.Env = NewKernelEnv()
 	}
-	s := &Session{opts: opts, ropts: ropts, st: sessionState{mapTypes: map[string]*lang.MapType{}, mapSpecs: map[string]*ebpf.MapSpec{}}}
-	probe := &Script{env: opts.Env, unsafe: opts.Unsafe, pid: opts.Pid, Checked: &lang.Program{}}
+	s := &Session{opts: opts, ropts: ropts, st: sessionState{mapTypes: map[string]*check.MapType{}, mapSpecs: map[string]*ebpf.MapSpec{}}}
+	probe := &Script{env: opts.Env, unsafe: opts.Unsafe, pid: opts.Pid, Checked: &check.Program{}}
 	ro := probe.runtimeOptions(ropts)
 	ro.NoSignals = true
 	rt, err := runtime.Open(ctx, ro)
@@ -91,7 +91,7 @@ func (s *Session) Compile(name, source string) (*Script, error) {
 
 // Add compiles source (named "stdin" in its errors) against the session's
 // state and adds it: see AddScript. Errors in the source are a
-// lang.ErrorList; render them with FormatError.
+// syntax.ErrorList; render them with FormatError.
 func (s *Session) Add(source string) (*Handle, error) {
 	script, err := s.Compile("stdin", source)
 	if err != nil {

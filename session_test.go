@@ -9,7 +9,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/gotrace/gotrace/lang"
+	"github.com/gotrace/gotrace/lang/syntax"
 )
 
 // TestSessionSharedMaps adds two programs writing one map, rejects a third
@@ -63,11 +63,11 @@ func TestSessionSharedMaps(t *testing.T) {
 
 	src := `BEGIN { @c = 5; @new = 1; }`
 	_, err = sess.Add(src)
-	var el lang.ErrorList
+	var el syntax.ErrorList
 	if err == nil || !strings.Contains(FormatError(err, src), "stdin:1:9") {
 		t.Errorf("disagreeing entry: err %v, want a positioned error at 1:9", err)
 	} else if !errorsAs(err, &el) {
-		t.Errorf("disagreeing entry: %T, want a lang.ErrorList", err)
+		t.Errorf("disagreeing entry: %T, want a syntax.ErrorList", err)
 	}
 	t.Log(FormatError(err, src))
 	if names := sess.MapNames(); len(names) != 1 {
@@ -93,8 +93,8 @@ func TestSessionSharedMaps(t *testing.T) {
 	}
 }
 
-func errorsAs(err error, el *lang.ErrorList) bool {
-	l, ok := err.(lang.ErrorList)
+func errorsAs(err error, el *syntax.ErrorList) bool {
+	l, ok := err.(syntax.ErrorList)
 	*el = l
 	return ok
 }

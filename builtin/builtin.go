@@ -8,6 +8,7 @@ import (
 	"github.com/cilium/ebpf/btf"
 
 	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/srcpos"
 	"github.com/gotrace/gotrace/lang/types"
 	"github.com/gotrace/gotrace/object"
 	"github.com/gotrace/gotrace/provider"
@@ -42,6 +43,16 @@ type Host struct {
 // /proc/PID/ns/pid file; the zero value is the initial namespace.
 type PidNS struct {
 	Dev, Ino uint64
+}
+
+// EvalArg is the value of an argument of Func.Eval: an integer as a 64-bit
+// register holds it (Bits), or a string (Str, IsStr), with the size of its
+// type (a string's buffer).
+type EvalArg struct {
+	Bits  uint64
+	Str   string
+	IsStr bool
+	Size  int
 }
 
 // Func is a builtin function.
@@ -82,6 +93,13 @@ type Func struct {
 	// Result is the kind of the value (types.Void when there is none): it
 	// routes how output decodes and prints it.
 	Result types.Kind
+	// Eval computes the call from the values of its arguments, as its
+	// emitted code does, for the Go evaluator of checked expressions
+	// (lang/eval) that the differential tests compare with the kernel:
+	// size is the size of the call's type; ok is false for arguments it
+	// does not compute on. nil when the evaluator does not run the
+	// function.
+	Eval func(args []EvalArg, size int) (v uint64, ok bool)
 	// Example is a script that uses the function; the table test checks
 	// and compiles it, and runs it when its probe exists on the host.
 	Example string
@@ -144,14 +162,14 @@ type Var struct {
 	Example string
 }
 
-// Checker is what the checker (package lang) offers a definition's Check
+// Checker is what the checker (package lang/check) offers a definition's Check
 // and Type hooks. Methods named Check* are the checks of builtins still
 // written in lang; new definitions use the primitives.
 type Checker interface {
 	// Errorf reports an error at a position or under a node's span.
-	Errorf(at ast.Spanned, format string, args ...any)
+	Errorf(at srcpos.Spanned, format string, args ...any)
 	// Warnf reports a warning (the script still runs) about a span.
-	Warnf(at ast.Spanned, format string, args ...any)
+	Warnf(at srcpos.Spanned, format string, args ...any)
 	// Expr checks and types an expression (nil after an error).
 	Expr(e ast.Expr) *types.Type
 	// OwnType is the type bpftrace gives the checked expression e of type
@@ -185,7 +203,7 @@ type Checker interface {
 	// which the config option enables ("enable"), refuses ("error") or
 	// allows with a warning ("warn"), def when the script does not set
 	// it; a refusal is reported at the span.
-	Unstable(at ast.Spanned, feature, option, def string) bool
+	Unstable(at srcpos.Spanned, feature, option, def string) bool
 	// StackMode is the config's stack_mode ("" when unset).
 	StackMode() string
 	// BTF is the kernel's BTF.
@@ -240,8 +258,8 @@ type Emitter interface {
 	// of any kind; AllocScalar reserves 8 bytes for an integer (kept on
 	// the real stack when the frame is in a scratch value, where the
 	// verifier tracks what it holds).
-	Alloc(size int, pos ast.Pos) int16
-	AllocScalar(pos ast.Pos) int16
+	Alloc(size int, pos srcpos.Pos) int16
+	AllocScalar(pos srcpos.Pos) int16
 	// Zero clears size bytes at off.
 	Zero(off int16, size int)
 	// NewLabel returns a fresh label; Mark places one on the next
@@ -252,7 +270,7 @@ type Emitter interface {
 	// a verifier error about the instructions from there on names n.
 	Tag(n ast.Node)
 	// Fail records a code generation error.
-	Fail(pos ast.Pos, err error)
+	Fail(pos srcpos.Pos, err error)
 	// Scalar evaluates an integer, bool or pointer expression into R0;
 	// Buffer evaluates a buffer expression into the stack.
 	Scalar(e ast.Expr)
@@ -280,20 +298,20 @@ type Emitter interface {
 	// Kfunc calls the kernel function name, a kfunc the checker resolved
 	// (Checker.Kfunc), with its arguments in R1-R5 and its result in R0;
 	// it fails unless the program is BPF_PROG_TYPE_TRACING.
-	Kfunc(name string, pos ast.Pos)
+	Kfunc(name string, pos srcpos.Pos)
 	// Record builds on the stack the record of constants the checker made
 	// for the builtin name (Checker.Config) and returns its offset.
-	Record(name string, pos ast.Pos) int16
+	Record(name string, pos srcpos.Pos) int16
 	// Pcap registers a pcap file for skboutput and returns the id its
 	// packets carry (object.Packet.ID) and the name of the perf event
 	// array they are sent through.
 	Pcap(file string, offset int) (id int, perfMap string)
 	// Exit sends the exit event with the value of code, or the fixed code
 	// when code is nil, and ends the probe.
-	Exit(code ast.Expr, fixed int64, pos ast.Pos)
+	Exit(code ast.Expr, fixed int64, pos srcpos.Pos)
 	// Message sends a printf-style event of kind with the format and the
 	// checked arguments; errorf and warnf events point at the span.
-	Message(kind object.EventKind, format string, args []ast.Expr, at ast.Spanned)
+	Message(kind object.EventKind, format string, args []ast.Expr, at srcpos.Spanned)
 
 	Print(e *ast.Call)
 	MapEvent(kind object.EventKind, e *ast.Call)
@@ -302,7 +320,7 @@ type Emitter interface {
 	HasKey(e *ast.Call)
 	Str(e *ast.Call) int16
 	StrInto(e *ast.Call, dst int16, size int) bool
-	LoadReg(name string, pos ast.Pos)
+	LoadReg(name string, pos srcpos.Pos)
 	Strlen(e *ast.Call)
 	Strncmp(e *ast.Call)
 	Strstr(e *ast.Call, contains bool)
@@ -319,7 +337,7 @@ type Emitter interface {
 	StrConcat(e *ast.Call) int16
 	Elapsed(e *ast.Ident)
 	Retval(e *ast.Ident)
-	ArgN(i int, pos ast.Pos)
+	ArgN(i int, pos srcpos.Pos)
 	Ppid(e *ast.Ident)
 	Comm(off int16)
 }

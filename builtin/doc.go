@@ -3,7 +3,7 @@
 // builtin, read by every stage, as ply's struct func.
 //
 // Each entry names the builtin, types and validates a use of it (Check or
-// Type, run by the checker in package lang through the Checker interface),
+// Type, run by the checker in package lang/check through the Checker interface),
 // emits its value (Emit, Buffer, run by package codegen through the Emitter
 // interface), names the kind of its result (Result: the types.Kind that
 // routes how package output decodes and prints the value) and carries a

@@ -84,9 +84,9 @@ func init() {
 	defFuncs(
 		&Func{Name: "str", Check: Checker.CheckStr, Buffer: Emitter.Str, Into: Emitter.StrInto, Result: types.String,
 			Example: `tracepoint:syscalls:sys_enter_openat { printf("%s\n", str(args.filename)) }`},
-		&Func{Name: "strlen", Check: checkStrlen, Emit: Emitter.Strlen, Result: types.Int,
+		&Func{Name: "strlen", Check: checkStrlen, Emit: Emitter.Strlen, Eval: evalStrlen, Result: types.Int,
 			Example: `BEGIN { printf("%d\n", strlen(comm)) }`},
-		&Func{Name: "strncmp", Check: checkStrncmp, Emit: Emitter.Strncmp, Result: types.Int,
+		&Func{Name: "strncmp", Check: checkStrncmp, Emit: Emitter.Strncmp, Eval: evalStrncmp, Result: types.Int,
 			Example: `BEGIN { printf("%d\n", strncmp(comm, "gotrace", 3)) }`},
 		&Func{Name: "memcmp", Check: checkMemcmp, Emit: emitMemcmp, Result: types.Int,
 			Example: `BEGIN { printf("%d\n", memcmp(comm, "gotrace", 3)) }`},
@@ -100,7 +100,7 @@ func init() {
 			Example: `BEGIN { printf("%s\n", str_concat(comm, "x")) }`},
 		&Func{Name: "buf", Check: checkBuf, Buffer: Emitter.Buf, Result: types.Array,
 			Example: `tracepoint:syscalls:sys_enter_write { printf("%r\n", buf(args.buf, 4)) }`},
-		&Func{Name: "bswap", Check: checkBswap, Result: types.Int,
+		&Func{Name: "bswap", Check: checkBswap, Eval: evalBswap, Result: types.Int,
 			Emit: func(g Emitter, e *ast.Call) {
 				g.Scalar(e.Args[0])
 				if size := g.TypeOf(e).Size; size > 1 {

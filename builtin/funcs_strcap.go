@@ -8,9 +8,16 @@ import (
 func init() {
 	// strcap(s) is the capacity of a string-like value (bpftrace 0.26
 	// strings.bt): a string's buffer size, an array's element count,
-	// known at compile time. (bpftrace gives a char pointer's strlen;
-	// gotrace's strlen does not read through pointers yet.)
-	defFuncs(&Func{Name: "strcap", Result: types.Int, Emit: constValue,
+	// known at compile time; an int8 pointer's is the length of the
+	// string it points to, strlen(p).
+	defFuncs(&Func{Name: "strcap", Result: types.Int,
+		Emit: func(g Emitter, e *ast.Call) {
+			if _, ok := g.ConstOf(e); ok {
+				constValue(g, e)
+				return
+			}
+			g.Strlen(e)
+		},
 		Check: func(c Checker, e *ast.Call) *types.Type {
 			t := oneArg(c, e)
 			if t == nil {
@@ -27,8 +34,9 @@ func init() {
 				}
 				c.SetConst(e, Const{Int: uint64(t.Len)})
 			case types.Pointer:
-				c.Errorf(e.Args[0].Pos(), "strcap() of a pointer is not supported yet")
-				return nil
+				if !charPointer(c, e.Args[0], t) {
+					return nil
+				}
 			default:
 				c.Errorf(e.Args[0].Pos(), "string-like values must be either strings, arrays or pointers")
 				return nil

@@ -1,6 +1,8 @@
 package builtin
 
 import (
+	"math/bits"
+
 	"github.com/cilium/ebpf/asm"
 
 	"net/netip"
@@ -13,13 +15,39 @@ func checkStrlen(c Checker, e *ast.Call) *types.Type {
 	if !c.WantArgs(e, 1, 1) {
 		return nil
 	}
-	if t := c.Expr(e.Args[0]); t == nil {
+	t := c.Expr(e.Args[0])
+	switch {
+	case t == nil:
 		return nil
-	} else if t.Kind != types.String {
+	case t.Kind == types.Pointer:
+		if !charPointer(c, e.Args[0], t) {
+			return nil
+		}
+	case t.Kind != types.String:
 		c.Errorf(e.Args[0], "strlen() needs a string, not %s", t)
 		return nil
 	}
 	return types.Uint64
+}
+
+// evalStrlen is the length of the string before its NUL: the buffer holds
+// at most Size-1 bytes before it.
+func evalStrlen(args []EvalArg, _ int) (uint64, bool) {
+	if len(args) != 1 || !args[0].IsStr {
+		return 0, false
+	}
+	return uint64(min(len(args[0].Str), args[0].Size)), true
+}
+
+// charPointer checks that a string-like pointer points to int8, as
+// bpftrace's stdlib asserts (char, uint8 and void pointers are refused:
+// cast them to int8 *).
+func charPointer(c Checker, x ast.Expr, t *types.Type) bool {
+	if e := t.Elem; e == nil || e.Kind != types.Int || e.Size != 1 || !e.Signed || e.Enum() != nil {
+		c.Errorf(x, "string-like pointers must point to a char-like type (int8 *), not %s", t)
+		return false
+	}
+	return true
 }
 
 func checkStrncmp(c Checker, e *ast.Call) *types.Type {
@@ -41,6 +69,25 @@ func checkStrncmp(c Checker, e *ast.Call) *types.Type {
 		return nil
 	}
 	return types.Int64
+}
+
+// evalStrncmp is 0 when the first n bytes of the strings are equal, else 1.
+func evalStrncmp(args []EvalArg, _ int) (uint64, bool) {
+	if len(args) != 3 || !args[0].IsStr || !args[1].IsStr || args[2].IsStr {
+		return 0, false
+	}
+	n := int(min(args[2].Bits, 1<<20))
+	a, b := args[0].Str, args[1].Str
+	if len(a) > n {
+		a = a[:n]
+	}
+	if len(b) > n {
+		b = b[:n]
+	}
+	if a != b {
+		return 1, true
+	}
+	return 0, true
 }
 
 func checkBswap(c Checker, e *ast.Call) *types.Type {
@@ -260,4 +307,21 @@ func checkBuf(c Checker, e *ast.Call) *types.Type {
 		return nil
 	}
 	return bufferType(n)
+}
+
+// evalBswap reverses the bytes of an integer of the call's size.
+func evalBswap(args []EvalArg, size int) (uint64, bool) {
+	if len(args) != 1 || args[0].IsStr {
+		return 0, false
+	}
+	x := args[0].Bits
+	switch size {
+	case 1:
+		return x, true
+	case 2:
+		return uint64(bits.ReverseBytes16(uint16(x))), true
+	case 4:
+		return uint64(bits.ReverseBytes32(uint32(x))), true
+	}
+	return bits.ReverseBytes64(x), true
 }

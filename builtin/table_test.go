@@ -9,8 +9,9 @@ import (
 	"github.com/gotrace/gotrace/codegen"
 	"github.com/gotrace/gotrace/internal/hostfs"
 	"github.com/gotrace/gotrace/internal/testbtf"
-	"github.com/gotrace/gotrace/lang"
 	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/check"
+	"github.com/gotrace/gotrace/lang/syntax"
 	"github.com/gotrace/gotrace/lang/types"
 	"github.com/gotrace/gotrace/output"
 	"github.com/gotrace/gotrace/tracefs"
@@ -27,14 +28,14 @@ func (testEnv) KernelSymbol(name string) (uint64, error) { return 0xffffffff8100
 
 // compile checks and compiles src against the pinned BTF and the test
 // tracefs, as the codegen goldens do.
-func compile(t *testing.T, src string) *lang.Program {
+func compile(t *testing.T, src string) *check.Program {
 	t.Helper()
-	file, err := lang.Parse("example.bt", src)
+	file, err := syntax.Parse("example.bt", src)
 	if err != nil {
 		t.Fatalf("parse %q: %v", src, err)
 	}
 	env := testEnv{tracefs.NewEnv(filepath.Join("..", "testdata", "tracefs"), tracefs.WithBTF(testbtf.Spec(t))), hostfs.Files{}}
-	prog, err := lang.Check(file, env, lang.Options{Unsafe: true, Cpid: 1, NCPUs: 4})
+	prog, err := check.Check(file, env, check.Options{Unsafe: true, Cpid: 1, NCPUs: 4})
 	if err != nil {
 		t.Fatalf("check %q: %v", src, err)
 	}
@@ -60,12 +61,12 @@ func TestFuncs(t *testing.T) {
 				t.Fatal("neither Emit nor Buffer, and not a compile-time constant")
 			}
 			if want, ok := compileErrors[f.Name]; ok {
-				file, err := lang.Parse("example.bt", f.Example)
+				file, err := syntax.Parse("example.bt", f.Example)
 				if err != nil {
 					t.Fatalf("parse %q: %v", f.Example, err)
 				}
 				env := testEnv{tracefs.NewEnv(filepath.Join("..", "testdata", "tracefs"), tracefs.WithBTF(testbtf.Spec(t))), hostfs.Files{}}
-				_, err = lang.Check(file, env, lang.Options{})
+				_, err = check.Check(file, env, check.Options{})
 				if err == nil || err.Error() != want {
 					t.Errorf("check %q: error %v, want %q", f.Example, err, want)
 				}
@@ -105,7 +106,7 @@ var compileErrors = map[string]string{
 var constOnly = map[string]bool{"kaddr": true, "getopt": true}
 
 // aggType is the value type of the map an aggregation call is assigned to.
-func aggType(prog *lang.Program, p *lang.Probe, call *ast.Call) *types.Type {
+func aggType(prog *check.Program, p *check.Probe, call *ast.Call) *types.Type {
 	var typ *types.Type
 	ast.Inspect(p.AST, func(n ast.Node) bool {
 		if s, ok := n.(*ast.AssignStmt); ok && s.Rhs == ast.Expr(call) {

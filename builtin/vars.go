@@ -6,6 +6,7 @@ import (
 	"github.com/cilium/ebpf/asm"
 
 	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/srcpos"
 	"github.com/gotrace/gotrace/lang/types"
 	"github.com/gotrace/gotrace/provider"
 )
@@ -30,9 +31,9 @@ func helperVar(fn asm.BuiltinFunc, ops ...asm.Instruction) func(Emitter, *ast.Id
 func emitPid(g Emitter, e *ast.Ident) { EmitPid(g, false, pos(e)) }
 func emitTid(g Emitter, e *ast.Ident) { emitNsID(g, false, pos(e), true) }
 
-func pos(e *ast.Ident) ast.Pos {
+func pos(e *ast.Ident) srcpos.Pos {
 	if e == nil {
-		return ast.Pos{}
+		return srcpos.Pos{}
 	}
 	return e.Pos()
 }
@@ -40,10 +41,10 @@ func pos(e *ast.Ident) ast.Pos {
 // EmitPid loads the current process id into R0: in the initial PID
 // namespace when init is set or the tracer runs in it, else in the
 // tracer's namespace (bpf_get_ns_current_pid_tgid, Linux 5.7).
-func EmitPid(g Emitter, init bool, at ast.Pos) { emitNsID(g, init, at, false) }
+func EmitPid(g Emitter, init bool, at srcpos.Pos) { emitNsID(g, init, at, false) }
 
 // emitNsID loads the current process id (thread id when tid is set).
-func emitNsID(g Emitter, init bool, at ast.Pos, tid bool) {
+func emitNsID(g Emitter, init bool, at srcpos.Pos, tid bool) {
 	ns := g.PidNS()
 	if init || ns == (PidNS{}) {
 		if tid {
@@ -228,7 +229,7 @@ func init() {
 					return nil, fmt.Sprintf("func is not available in %s probes", pts[0].Provider)
 				}
 				if len(pts) == 1 {
-					return types.NewString(len(pts[0].Func) + 1), ""
+					return types.NewString(len(pts[0].FuncName()) + 1), ""
 				}
 				if p := pts[0].Provider; p == "uprobe" || p == "uretprobe" {
 					// The address and pid, resolved as usym() is.
@@ -240,7 +241,7 @@ func init() {
 				if t.Kind != types.String {
 					return Const{}, false
 				}
-				return Const{IsStr: true, Str: c.Points()[0].Func}, true
+				return Const{IsStr: true, Str: c.Points()[0].FuncName()}, true
 			},
 			Emit: func(g Emitter, _ *ast.Ident) {
 				g.Emit(asm.Mov.Reg(asm.R1, Ctx), asm.FnGetFuncIp.Call())

@@ -6,6 +6,7 @@ import (
 	"github.com/cilium/ebpf/asm"
 
 	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/srcpos"
 	"github.com/gotrace/gotrace/lang/types"
 )
 
@@ -38,7 +39,7 @@ func init() {
 
 // taskComm reads curtask->(link)->comm into a 16-byte buffer: link is the
 // offset of a task_struct pointer member, comm the offset of comm.
-func taskComm(g Emitter, pos ast.Pos, link, comm int) int16 {
+func taskComm(g Emitter, pos srcpos.Pos, link, comm int) int16 {
 	tmp := g.AllocScalar(pos)
 	off := g.Alloc(16, pos)
 	g.Emit(asm.FnGetCurrentTask.Call(), asm.Add.Imm(asm.R0, int32(link)))

@@ -4,6 +4,7 @@ import (
 	"github.com/cilium/ebpf/asm"
 
 	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/srcpos"
 	"github.com/gotrace/gotrace/lang/types"
 	"github.com/gotrace/gotrace/object"
 )
@@ -29,11 +30,15 @@ func (g *gen) aggregate(m *ast.MapRef, call *ast.Call, t *types.Type) {
 	array := g.c.isArray(mi)
 	key := g.alloc(mi.Key.Size, m.Pos())
 	// The argument first: it may call helpers. A histogram needs only its
-	// bucket, stored straight into the key; the others keep it in rArg.
+	// bucket, stored straight into the key (and, keeping its sum, the
+	// value in rArg); the others keep it in rArg.
 	switch t.Kind {
 	case types.Hist, types.Lhist:
 		g.scalar(call.Args[0])
 		g.emit(asm.Mov.Reg(asm.R1, asm.R0))
+		if mi.HistSum {
+			g.emit(asm.Mov.Reg(rArg, asm.R0))
+		}
 		if t.Kind == types.Hist {
 			g.log2Bucket(t.Bits)
 		} else {
@@ -64,7 +69,7 @@ func (g *gen) aggregate(m *ast.MapRef, call *ast.Call, t *types.Type) {
 		missing = end // an index out of range; never for count
 	}
 	g.emit(asm.JEq.Imm(asm.R0, 0, missing))
-	g.aggregateInPlace(t, end)
+	g.aggregateInPlace(t, mi.HistSum, end)
 	if array {
 		g.mark(end)
 		return
@@ -72,10 +77,14 @@ func (g *gen) aggregate(m *ast.MapRef, call *ast.Call, t *types.Type) {
 	g.emit(asm.Ja.Label(end))
 	// New key: insert this CPU's first value.
 	g.mark(missing)
-	switch t.Kind {
-	case types.Count, types.Hist, types.Lhist:
+	switch {
+	case mi.HistSum: // {1, value}
+		val := g.alloc(histSumValueSize, m.Pos())
+		g.emit(g.st(val, 1), g.stx(val+8, rArg, asm.DWord))
+		g.update(mi, key, val)
+	case t.Kind == types.Count, t.Kind == types.Hist, t.Kind == types.Lhist:
 		g.updateOne(mi, key)
-	case types.Sum:
+	case t.Kind == types.Sum:
 		val := g.allocScalar(m.Pos())
 		g.emit(g.stx(val, rArg, asm.DWord))
 		g.update(mi, key, val)
@@ -88,8 +97,9 @@ func (g *gen) aggregate(m *ast.MapRef, call *ast.Call, t *types.Type) {
 }
 
 // aggregateInPlace updates the value R0 points at (this CPU's slot) with
-// rArg; Min and Max jump to end when the value stays.
-func (g *gen) aggregateInPlace(t *types.Type, end string) {
+// rArg; Min and Max jump to end when the value stays. A histogram bucket
+// that keeps its sum (histSum) adds rArg to it.
+func (g *gen) aggregateInPlace(t *types.Type, histSum bool, end string) {
 	p := asm.R0
 	switch t.Kind {
 	case types.Count, types.Hist, types.Lhist:
@@ -98,6 +108,13 @@ func (g *gen) aggregateInPlace(t *types.Type, end string) {
 			asm.Add.Imm(asm.R1, 1),
 			asm.StoreMem(p, 0, asm.R1, asm.DWord),
 		)
+		if histSum {
+			g.emit(
+				asm.LoadMem(asm.R1, p, 8, asm.DWord),
+				asm.Add.Reg(asm.R1, rArg),
+				asm.StoreMem(p, 8, asm.R1, asm.DWord),
+			)
+		}
 	case types.Sum:
 		g.emit(
 			asm.LoadMem(asm.R1, p, 0, asm.DWord),
@@ -221,7 +238,7 @@ func (g *gen) linearBucket(t *types.Type) {
 // tseriesClock puts tseries()'s clock in R0: the TAI time, or, with
 // bpftrace's BPFTRACE_DUMMY_TS_MAP test hook, the value of that keyless map
 // (0 when it has none).
-func (g *gen) tseriesClock(pos ast.Pos) {
+func (g *gen) tseriesClock(pos srcpos.Pos) {
 	name := g.c.prog.DummyTSMap
 	if name == "" {
 		g.emit(asm.FnKtimeGetTaiNs.Call())
@@ -242,7 +259,7 @@ func (g *gen) tseriesClock(pos ast.Pos) {
 // reset when it holds an older epoch, then aggregated (sum, min/max, avg)
 // or overwritten (with the time in meta, so user space keeps the latest).
 // bpf_ktime_get_tai_ns needs Linux 6.1.
-func (g *gen) tseries(mi *object.Map, key, arg int16, t *types.Type, pos ast.Pos) {
+func (g *gen) tseries(mi *object.Map, key, arg int16, t *types.Type, pos srcpos.Pos) {
 	now := g.allocScalar(pos)
 	epoch := g.allocScalar(pos)
 	g.tseriesClock(pos)

@@ -6,8 +6,9 @@ import (
 
 	"github.com/cilium/ebpf/asm"
 
-	"github.com/gotrace/gotrace/lang"
 	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/check"
+	"github.com/gotrace/gotrace/lang/srcpos"
 	"github.com/gotrace/gotrace/lang/types"
 	"github.com/gotrace/gotrace/object"
 )
@@ -55,14 +56,14 @@ func (g *gen) binary(e *ast.Binary) {
 
 // compoundSigned reports whether $v op= x, with $v of type t, is a signed
 // operation: for /=, %= and >>= both sides signed (a non-negative constant
-// takes $v's sign), as lang.Info.SignedOperands; otherwise signedOp.
+// takes $v's sign), as check.Info.SignedOperands; otherwise signedOp.
 func (g *gen) compoundSigned(op string, t *types.Type, x ast.Expr) bool {
 	xt := g.info.TypeOf(x)
 	switch op {
 	case "/=", "%=", ">>=":
 		cv, ok := g.info.Consts[x]
 		flex := ok && !cv.IsStr && xt.Kind == types.Int && xt.Signed && int64(cv.Int) >= 0
-		return lang.SignedPair(t, xt, false, flex)
+		return check.SignedPair(t, xt, false, flex)
 	}
 	return signedOp(t, xt)
 }
@@ -104,7 +105,7 @@ func (g *gen) pointerArith(e *ast.Binary, xt, yt *types.Type) {
 }
 
 // arith computes R0 = R0 op R1.
-func (g *gen) arith(op string, signed bool, pos ast.Pos) {
+func (g *gen) arith(op string, signed bool, pos srcpos.Pos) {
 	switch op {
 	case "+":
 		g.emit(asm.Add.Reg(asm.R0, asm.R1))
@@ -152,7 +153,7 @@ const divZeroMsg = "Divide or modulo by 0 detected. This can lead to unexpected 
 // divisor may be zero it is checked first: as in bpftrace, the result is
 // then 1 and a run-time warning is sent (BPF itself would yield 0 for /
 // and the dividend for %).
-func (g *gen) divide(mod, signed, check bool, pos ast.Pos) {
+func (g *gen) divide(mod, signed, check bool, pos srcpos.Pos) {
 	var done string
 	if check {
 		nz := g.newLabel("divnz")
@@ -195,7 +196,7 @@ func (g *gen) divide1(mod, signed bool) {
 
 // runtimeError sends an EventRuntimeError carrying msg for the script
 // position pos. It clobbers R0-R5.
-func (g *gen) runtimeError(msg string, pos ast.Pos) {
+func (g *gen) runtimeError(msg string, pos srcpos.Pos) {
 	id := len(g.c.out.RuntimeErrors)
 	g.c.out.RuntimeErrors = append(g.c.out.RuntimeErrors, object.RuntimeError{Msg: msg, Pos: pos})
 	rec := g.alloc(object.EventHeaderSize, pos)

@@ -6,15 +6,16 @@ import (
 	"github.com/cilium/ebpf/asm"
 
 	"github.com/gotrace/gotrace/builtin"
-	"github.com/gotrace/gotrace/lang"
 	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/check"
+	"github.com/gotrace/gotrace/lang/srcpos"
 	"github.com/gotrace/gotrace/lang/types"
 )
 
 // buffer evaluates a string expression into a zero-padded stack buffer of
 // roundUp(size, 8) bytes and returns its offset.
 func (g *gen) buffer(e ast.Expr) int16 {
-	defer func(sp ast.Span) { g.exprSpan = sp }(g.enterExpr(e))
+	defer func(sp srcpos.Span) { g.exprSpan = sp }(g.enterExpr(e))
 	t := g.info.TypeOf(e)
 	if off, ok := g.syscallProbeName(e); ok {
 		return off
@@ -386,7 +387,7 @@ func (g *gen) fieldBuffer(e *ast.Field) int16 {
 	g.zero(off, t.Size)
 	g.emit(asm.Mov.Reg(asm.R1, g.base(off)), asm.Add.Imm(asm.R1, int32(off)))
 	switch t.Name {
-	case lang.DataLocString:
+	case check.DataLocString:
 		// The field holds offset (low 16 bits) and length of the string.
 		g.emit(
 			asm.LoadMem(asm.R3, rCtx, int16(f.Offset), asm.Word),
@@ -437,7 +438,7 @@ func (g *gen) place(e ast.Expr) int16 {
 // in place; another (a packed tuple's string after a uint8, a string[6]
 // followed by a field) is copied to its own slot, since reading or
 // comparing its padded size would take the next field's bytes.
-func (g *gen) elemBuffer(base int16, xt *types.Type, off int, t *types.Type, pos ast.Pos) int16 {
+func (g *gen) elemBuffer(base int16, xt *types.Type, off int, t *types.Type, pos srcpos.Pos) int16 {
 	end := roundUp(xt.Size, 8) // the value's own buffer is zero-padded
 	if xt.Kind == types.Array {
 		end = min(end, off+t.Size)

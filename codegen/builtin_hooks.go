@@ -7,8 +7,8 @@ import (
 	"github.com/cilium/ebpf/asm"
 
 	"github.com/gotrace/gotrace/builtin"
-	"github.com/gotrace/gotrace/lang"
 	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/srcpos"
 	"github.com/gotrace/gotrace/lang/types"
 	"github.com/gotrace/gotrace/object"
 )
@@ -18,29 +18,29 @@ import (
 
 var _ builtin.Emitter = (*gen)(nil)
 
-func (g *gen) Emit(ins ...asm.Instruction)       { g.emit(ins...) }
-func (g *gen) Base(off int16) asm.Register       { return g.base(off) }
-func (g *gen) Alloc(size int, pos ast.Pos) int16 { return g.alloc(size, pos) }
-func (g *gen) AllocScalar(pos ast.Pos) int16     { return g.allocScalar(pos) }
-func (g *gen) Zero(off int16, size int)          { g.zero(off, size) }
-func (g *gen) NewLabel(prefix string) string     { return g.newLabel(prefix) }
-func (g *gen) Mark(label string)                 { g.mark(label) }
-func (g *gen) Tag(n ast.Node)                    { g.tag(n) }
-func (g *gen) Fail(pos ast.Pos, err error)       { g.fail(pos, err) }
-func (g *gen) Scalar(e ast.Expr)                 { g.scalar(e) }
-func (g *gen) Buffer(e ast.Expr) int16           { return g.buffer(e) }
-func (g *gen) Addr(e ast.Expr)                   { g.addrInto0(g.structChain(e)) }
-func (g *gen) LoadImm(reg asm.Register, v int64) { g.loadImm(reg, v) }
-func (g *gen) TypeOf(e ast.Expr) *types.Type     { return g.info.TypeOf(e) }
-func (g *gen) LoadReg(name string, pos ast.Pos)  { g.loadReg(name, pos) }
-func (g *gen) Strlen(e *ast.Call)                { g.strlen(e) }
-func (g *gen) Strncmp(e *ast.Call)               { g.strncmp(e) }
-func (g *gen) Strstr(e *ast.Call, contains bool) { g.strstr(e, contains) }
-func (g *gen) Kstack(e ast.Expr)                 { g.kstack(e) }
-func (g *gen) Uaddr(e *ast.Call)                 { g.uaddr(e) }
-func (g *gen) Ustack(e ast.Expr) int16           { return g.ustack(e) }
-func (g *gen) Join(e *ast.Call)                  { g.join(e) }
-func (g *gen) Macaddr(e *ast.Call)               { g.macaddr(e) }
+func (g *gen) Emit(ins ...asm.Instruction)          { g.emit(ins...) }
+func (g *gen) Base(off int16) asm.Register          { return g.base(off) }
+func (g *gen) Alloc(size int, pos srcpos.Pos) int16 { return g.alloc(size, pos) }
+func (g *gen) AllocScalar(pos srcpos.Pos) int16     { return g.allocScalar(pos) }
+func (g *gen) Zero(off int16, size int)             { g.zero(off, size) }
+func (g *gen) NewLabel(prefix string) string        { return g.newLabel(prefix) }
+func (g *gen) Mark(label string)                    { g.mark(label) }
+func (g *gen) Tag(n ast.Node)                       { g.tag(n) }
+func (g *gen) Fail(pos srcpos.Pos, err error)       { g.fail(pos, err) }
+func (g *gen) Scalar(e ast.Expr)                    { g.scalar(e) }
+func (g *gen) Buffer(e ast.Expr) int16              { return g.buffer(e) }
+func (g *gen) Addr(e ast.Expr)                      { g.addrInto0(g.structChain(e)) }
+func (g *gen) LoadImm(reg asm.Register, v int64)    { g.loadImm(reg, v) }
+func (g *gen) TypeOf(e ast.Expr) *types.Type        { return g.info.TypeOf(e) }
+func (g *gen) LoadReg(name string, pos srcpos.Pos)  { g.loadReg(name, pos) }
+func (g *gen) Strlen(e *ast.Call)                   { g.strlen(e) }
+func (g *gen) Strncmp(e *ast.Call)                  { g.strncmp(e) }
+func (g *gen) Strstr(e *ast.Call, contains bool)    { g.strstr(e, contains) }
+func (g *gen) Kstack(e ast.Expr)                    { g.kstack(e) }
+func (g *gen) Uaddr(e *ast.Call)                    { g.uaddr(e) }
+func (g *gen) Ustack(e ast.Expr) int16              { return g.ustack(e) }
+func (g *gen) Join(e *ast.Call)                     { g.join(e) }
+func (g *gen) Macaddr(e *ast.Call)                  { g.macaddr(e) }
 func (g *gen) MapLen(e *ast.Call) {
 	if m, ok := e.Args[0].(*ast.MapRef); ok && m.Keys == nil {
 		g.mapLen(m)
@@ -62,7 +62,7 @@ func (g *gen) Task() builtin.TaskLayout       { return g.c.prog.Task }
 func (g *gen) PidNS() builtin.PidNS           { return g.c.prog.Host.PidNS }
 func (g *gen) TAIOffset() int64               { return g.c.prog.Host.TAIOffset }
 func (g *gen) ReadKernel(dst int16, size int) { g.readKernel(dst, size, types.Kernel) }
-func (g *gen) Record(name string, pos ast.Pos) int16 {
+func (g *gen) Record(name string, pos srcpos.Pos) int16 {
 	rec, ok := g.info.Records[name]
 	if !ok {
 		g.fail(pos, fmt.Errorf("no record for %s", name))
@@ -74,7 +74,7 @@ func (g *gen) Record(name string, pos ast.Pos) int16 {
 func (g *gen) Pcap(file string, offset int) (int, string) {
 	return g.c.pcap(file, offset)
 }
-func (g *gen) ConstOf(e ast.Expr) (lang.Const, bool) {
+func (g *gen) ConstOf(e ast.Expr) (builtin.Const, bool) {
 	cv, ok := g.info.Consts[e]
 	return cv, ok
 }
@@ -85,11 +85,11 @@ func (g *gen) MapEvent(kind object.EventKind, e *ast.Call) {
 }
 
 // Exit sends the exit event and ends the probe, as in current bpftrace.
-func (g *gen) Exit(code ast.Expr, fixed int64, pos ast.Pos) { g.exit(code, fixed, pos) }
+func (g *gen) Exit(code ast.Expr, fixed int64, pos srcpos.Pos) { g.exit(code, fixed, pos) }
 
 // exit sends the exit event with the value of x, or code when x is nil,
 // and ends the probe.
-func (g *gen) exit(x ast.Expr, code int64, pos ast.Pos) {
+func (g *gen) exit(x ast.Expr, code int64, pos srcpos.Pos) {
 	hdr := g.alloc(object.EventHeaderSize, pos)
 	if x != nil {
 		g.scalar(x)
@@ -104,7 +104,7 @@ func (g *gen) exit(x ast.Expr, code int64, pos ast.Pos) {
 
 // Message sends a printf-style event of kind with a format of the
 // definition's own and checked arguments.
-func (g *gen) Message(kind object.EventKind, format string, args []ast.Expr, at ast.Spanned) {
+func (g *gen) Message(kind object.EventKind, format string, args []ast.Expr, at srcpos.Spanned) {
 	g.printf(kind, format, args, at)
 }
 
@@ -204,7 +204,7 @@ func (g *gen) Elapsed(e *ast.Ident) {
 
 // ArgN loads register argument i (kprobes, uprobes) or array slot i (BTF
 // raw tracepoints).
-func (g *gen) ArgN(i int, pos ast.Pos) {
+func (g *gen) ArgN(i int, pos srcpos.Pos) {
 	if loc := g.probe.Points[0].USDT; loc != nil {
 		g.usdtArg(loc, i, pos)
 		return
@@ -229,7 +229,7 @@ func (g *gen) Ppid(e *ast.Ident) {
 
 // Kfunc calls the kfunc name: a call instruction whose immediate is the
 // function's ID in kernel BTF (offset 0: vmlinux), as the checker found it.
-func (g *gen) Kfunc(name string, pos ast.Pos) {
+func (g *gen) Kfunc(name string, pos srcpos.Pos) {
 	if g.progType != ebpf.Tracing {
 		g.fail(pos, fmt.Errorf("the kfunc %s can only be called from a tracing program; this probe's program is of type %s", name, g.progType))
 		return

@@ -6,8 +6,9 @@ import (
 	"github.com/cilium/ebpf/asm"
 	"github.com/cilium/ebpf/btf"
 
-	"github.com/gotrace/gotrace/lang"
 	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/check"
+	"github.com/gotrace/gotrace/lang/srcpos"
 	"github.com/gotrace/gotrace/lang/types"
 	"github.com/gotrace/gotrace/object"
 )
@@ -30,7 +31,7 @@ func (g *gen) call(e *ast.Call) {
 }
 
 // callSpan is the metadata key of a helper call instruction emitted for
-// a builtin function call: its value is the call's ast.Span, where a
+// a builtin function call: its value is the call's srcpos.Span, where a
 // verifier's refusal of the helper is reported (VerifierPosition).
 type callSpan struct{}
 
@@ -86,7 +87,7 @@ func (g *gen) constPtr(reg asm.Register, n int) asm.Instruction {
 }
 
 // event sends a header-only event.
-func (g *gen) event(kind object.EventKind, id int, pos ast.Pos) {
+func (g *gen) event(kind object.EventKind, id int, pos srcpos.Pos) {
 	hdr := g.alloc(object.EventHeaderSize, pos)
 	g.emit(
 		g.st(hdr, int64(kind)),
@@ -117,7 +118,7 @@ func argType(t *types.Type) *types.Type {
 
 // printf builds a record {kind, id, args...} on the stack and sends it;
 // at is the call (its span, for errorf and warnf) or its position.
-func (g *gen) printf(kind object.EventKind, format string, args []ast.Expr, at ast.Spanned) {
+func (g *gen) printf(kind object.EventKind, format string, args []ast.Expr, at srcpos.Spanned) {
 	sp := at.GetSpan()
 	pos := sp.Start
 	p := &object.Printf{Format: format}
@@ -130,6 +131,11 @@ func (g *gen) printf(kind object.EventKind, format string, args []ast.Expr, at a
 	off := object.EventHeaderSize
 	for _, a := range args {
 		at := argType(g.info.TypeOf(a))
+		if t := g.info.TypeOf(a); kind == object.EventPrintValue && t.Kind == types.Pointer {
+			// print() shows a pointer in hex, as bpftrace; printf's
+			// conversions take it as an integer
+			at = t
+		}
 		p.Args = append(p.Args, object.Arg{Type: at, Offset: off})
 		off += slotSize(at)
 	}
@@ -153,11 +159,11 @@ func (g *gen) printf(kind object.EventKind, format string, args []ast.Expr, at a
 }
 
 // printValue implements print(v) for a non-map value.
-func (g *gen) printValue(v ast.Expr, pos ast.Pos) {
+func (g *gen) printValue(v ast.Expr, pos srcpos.Pos) {
 	g.printf(object.EventPrintValue, "", []ast.Expr{v}, pos)
 }
 
-// join reads up to lang.MaxJoinArgs strings from a char *[] and sends
+// join reads up to check.MaxJoinArgs strings from a char *[] and sends
 // them, with the separator, as one event reserved in the ring buffer (it is
 // too large for the stack).
 func (g *gen) join(e *ast.Call) {
@@ -168,7 +174,7 @@ func (g *gen) join(e *ast.Call) {
 	size := g.c.prog.MaxStrlen
 	p := &object.Printf{Format: sep}
 	off := object.EventHeaderSize + 8
-	for i := 0; i < lang.MaxJoinArgs; i++ {
+	for i := 0; i < check.MaxJoinArgs; i++ {
 		p.Args = append(p.Args, object.Arg{Type: types.NewString(size), Offset: off})
 		off += roundUp(size, 8)
 	}
@@ -197,7 +203,7 @@ func (g *gen) join(e *ast.Call) {
 		stImm(rPtr, 0, int64(object.EventJoin)),
 		stImm(rPtr, 8, int64(id)),
 	)
-	for i := 0; i < lang.MaxJoinArgs; i++ {
+	for i := 0; i < check.MaxJoinArgs; i++ {
 		g.emit(
 			// the i-th pointer
 			asm.Mov.Reg(asm.R1, g.base(tmp)),
@@ -263,7 +269,7 @@ func (g *gen) find(e *ast.Call) {
 
 // runtimeErrorSpan is runtimeError for a warning that names the script span
 // sp and shows its source line.
-func (g *gen) runtimeErrorSpan(msg string, sp ast.Span) {
+func (g *gen) runtimeErrorSpan(msg string, sp srcpos.Span) {
 	g.runtimeError(msg, sp.Start)
 	g.c.out.RuntimeErrors[len(g.c.out.RuntimeErrors)-1].End = sp.End
 }

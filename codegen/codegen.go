@@ -10,8 +10,9 @@ import (
 	"github.com/cilium/ebpf/btf"
 
 	"github.com/gotrace/gotrace/builtin"
-	"github.com/gotrace/gotrace/lang"
 	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/check"
+	"github.com/gotrace/gotrace/lang/srcpos"
 	"github.com/gotrace/gotrace/lang/types"
 	"github.com/gotrace/gotrace/object"
 	"github.com/gotrace/gotrace/provider"
@@ -38,7 +39,7 @@ type Options struct {
 	// milliseconds); 0 means unknown, and it is then looked up in BTF.
 	ThreadStatusOffset int
 	// Maps are the kernel layouts of maps that exist before the program
-	// (a session's live maps, lang.Options.Maps), by name ("@x"): a map
+	// (a session's live maps, check.Options.Maps), by name ("@x"): a map
 	// of the program with that name gets the same layout, so that the
 	// runtime can give it the live map. A use that needs another kind
 	// of map is an error.
@@ -47,6 +48,11 @@ type Options struct {
 	// aggregation; see arrayEntries), so that programs added to a session
 	// later can use it any way.
 	HashMaps bool
+	// HistSum keeps, beside each hist() and lhist() bucket's count, the
+	// sum of the values it recorded (object.Map.HistSum), for the _sum of
+	// a Prometheus histogram (gotrace --metrics). It costs one add per
+	// event; bpftrace's histograms do not keep it.
+	HistSum bool
 }
 
 // Map names used in the collection for the runtime's own maps.
@@ -62,7 +68,7 @@ var ErrStackLimit = errors.New("BPF stack limit of 512 bytes exceeded")
 
 // Error is a code generation failure tied to a script position.
 type Error struct {
-	Pos ast.Pos
+	Pos srcpos.Pos
 	Err error
 }
 
@@ -70,7 +76,7 @@ func (e *Error) Error() string { return fmt.Sprintf("%s: error: %v", e.Pos, e.Er
 func (e *Error) Unwrap() error { return e.Err }
 
 // Compile generates BPF for a checked program. It never touches the kernel.
-func Compile(prog *lang.Program, opts Options) (*object.Program, error) {
+func Compile(prog *check.Program, opts Options) (*object.Program, error) {
 	if opts.RingbufSize == 0 {
 		opts.RingbufSize = 1 << 20
 	}
@@ -123,7 +129,7 @@ func Compile(prog *lang.Program, opts Options) (*object.Program, error) {
 }
 
 type compiler struct {
-	prog     *lang.Program
+	prog     *check.Program
 	opts     Options
 	out      *object.Program
 	mapIndex map[string]int  // user map name → index in out.Maps
@@ -145,7 +151,7 @@ func mapKeyType(keys []*types.Type, v *types.Type) *types.Type {
 	return types.NewTuple(elems, nil)
 }
 
-func (c *compiler) declareMap(mt *lang.MapType) error {
+func (c *compiler) declareMap(mt *check.MapType) error {
 	if mt.Value == nil {
 		return &Error{Pos: mt.Pos, Err: fmt.Errorf("map %s is never assigned a value", mt.Name)}
 	}
@@ -166,6 +172,10 @@ func (c *compiler) declareMap(mt *lang.MapType) error {
 	}
 	if m.PerCPU {
 		spec.Type = ebpf.PerCPUHash
+	}
+	if c.opts.HistSum && (m.Value.Kind == types.Hist || m.Value.Kind == types.Lhist) {
+		m.HistSum = true
+		spec.ValueSize = histSumValueSize
 	}
 	if mt.MaxEntries > 0 {
 		spec.MaxEntries = uint32(mt.MaxEntries)
@@ -207,7 +217,7 @@ func (c *compiler) declareMap(mt *lang.MapType) error {
 // declared with an explicit type, and maps that zero() (which must keep
 // the entry, printing 0), delete(), len(), has_key() or for would see
 // differently.
-func (c *compiler) arrayEntries(mt *lang.MapType) int {
+func (c *compiler) arrayEntries(mt *check.MapType) int {
 	if len(mt.Keys) > 0 || mt.Decl != "" || c.needHash[mt.Name] || c.opts.HashMaps {
 		return 0
 	}
@@ -228,7 +238,7 @@ func (c *compiler) arrayEntries(mt *lang.MapType) int {
 
 // liveLayout gives map m (spec) the layout of live, the existing map of the
 // same name (Options.Maps).
-func (c *compiler) liveLayout(mt *lang.MapType, m *object.Map, spec, live *ebpf.MapSpec) error {
+func (c *compiler) liveLayout(mt *check.MapType, m *object.Map, spec, live *ebpf.MapSpec) error {
 	if live.Type == ebpf.PerCPUArray && spec.Type != ebpf.PerCPUArray {
 		if c.needHash[mt.Name] {
 			return &Error{Pos: mt.Pos, Err: fmt.Errorf("%s is a per-CPU array in this session: zero(), delete(), len(), has_key() and for need a hash map", mt.Name)}
@@ -254,7 +264,7 @@ func (c *compiler) isArray(m *object.Map) bool {
 
 // mapsNeedingHash returns the maps whose uses need a hash map: zero(),
 // delete(), len(), has_key() and for.
-func mapsNeedingHash(prog *lang.Program) map[string]bool {
+func mapsNeedingHash(prog *check.Program) map[string]bool {
 	need := map[string]bool{}
 	visit := func(n ast.Node) bool {
 		switch n := n.(type) {
@@ -279,6 +289,10 @@ func mapsNeedingHash(prog *lang.Program) map[string]bool {
 
 func bpfMapName(i int) string { return fmt.Sprintf("m%d", i) }
 
+// histSumValueSize is the size of a histogram bucket's value with its sum
+// (Options.HistSum): {count uint64; sum int64}.
+const histSumValueSize = 16
+
 // valueSize is the stored size of a map value.
 func valueSize(t *types.Type) int {
 	switch t.Kind {
@@ -298,7 +312,7 @@ func valueSize(t *types.Type) int {
 
 func roundUp(n, a int) int { return (n + a - 1) / a * a }
 
-func (c *compiler) compileProbe(i int, p *lang.Probe) error {
+func (c *compiler) compileProbe(i int, p *check.Probe) error {
 	if c.skipSyscall(p) {
 		return nil // served by another instance's program (syscalls.go)
 	}
@@ -342,13 +356,13 @@ func (c *compiler) compileProbe(i int, p *lang.Probe) error {
 			one := *probe
 			one.Name = p.Points[j].Name
 			one.Function = bpftraceFunction(one.Name, i+1)
-			one.Targets = []string{target}
+			one.Targets = []object.Target{target}
 			if len(probe.Targets) > 1 {
 				one.Program = fmt.Sprintf("%s_%d", probe.Program, j)
 			}
 			s := spec.Copy()
 			s.Name = one.Function
-			s.AttachTo = target
+			s.AttachTo = target.String()
 			if one.Program != probe.Program {
 				c.ownScratch(s, one.Program, probe.Program)
 			}
@@ -558,7 +572,7 @@ func (c *compiler) useGlobals() {
 
 // written returns the attach points of p as the script wrote them: those
 // of the AST probe that p's points were expanded from.
-func written(p *lang.Probe) string {
+func written(p *check.Probe) string {
 	var raws []string
 	for _, a := range p.AST.Attach {
 		for _, pt := range p.Points {

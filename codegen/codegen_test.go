@@ -15,7 +15,8 @@ import (
 	"github.com/gotrace/gotrace/internal/hostfs"
 	"github.com/gotrace/gotrace/internal/testbtf"
 	"github.com/gotrace/gotrace/internal/txtar"
-	"github.com/gotrace/gotrace/lang"
+	"github.com/gotrace/gotrace/lang/check"
+	"github.com/gotrace/gotrace/lang/syntax"
 	"github.com/gotrace/gotrace/object"
 	"github.com/gotrace/gotrace/tracefs"
 )
@@ -56,7 +57,7 @@ func dump(p *object.Program) string {
 
 func compileScript(t *testing.T, name, src string, opts codegen.Options) (*object.Program, error) {
 	t.Helper()
-	file, err := lang.Parse(name, src)
+	file, err := syntax.Parse(name, src)
 	if err != nil {
 		return nil, err
 	}
@@ -65,7 +66,7 @@ func compileScript(t *testing.T, name, src string, opts codegen.Options) (*objec
 		*tracefs.Env
 		hostfs.Files
 	}{tracefs.NewEnv(filepath.Join("..", "testdata", "tracefs"), tracefs.WithBTF(testbtf.Spec(t))), hostfs.Files{}}
-	checked, err := lang.Check(file, env, lang.Options{Params: []string{"42"}, NCPUs: 4})
+	checked, err := check.Check(file, env, check.Options{Params: []string{"42"}, NCPUs: 4})
 	if err != nil {
 		return nil, err
 	}
@@ -105,6 +106,8 @@ func TestGolden(t *testing.T) {
 							opts.DirectBTFLoads = true
 						case "TracingMulti":
 							opts.TracingMulti = true
+						case "HistSum":
+							opts.HistSum = true
 						default:
 							t.Fatalf("unknown option %q", o)
 						}
@@ -113,7 +116,7 @@ func TestGolden(t *testing.T) {
 			}
 			prog, err := compileScript(t, filepath.Base(f), src, opts)
 			if err != nil {
-				t.Fatalf("compile: %v", lang.Render(err, src))
+				t.Fatalf("compile: %v", syntax.Render(err, src))
 			}
 			got := dump(prog)
 			want, _ := a.Get("want.asm")
@@ -141,7 +144,7 @@ fentry:vfs_write { @w = count(); }
 `
 	prog, err := compileScript(t, "groups.bt", src, codegen.Options{})
 	if err != nil {
-		t.Fatalf("compile: %v", lang.Render(err, src))
+		t.Fatalf("compile: %v", syntax.Render(err, src))
 	}
 	var got []string
 	for _, p := range prog.Probes {

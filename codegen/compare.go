@@ -3,8 +3,8 @@ package codegen
 import (
 	"github.com/cilium/ebpf/asm"
 
-	"github.com/gotrace/gotrace/lang"
 	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/check"
 	"github.com/gotrace/gotrace/lang/types"
 )
 
@@ -25,7 +25,7 @@ func bytewise(t *types.Type) bool {
 func (g *gen) compared(e *ast.Binary) (a, b int16, n int) {
 	xt, yt := g.info.TypeOf(e.X), g.info.TypeOf(e.Y)
 	if !sameLayout(xt, yt) {
-		if u, ok := lang.UnifyTypes(xt, yt); ok {
+		if u, ok := check.UnifyTypes(xt, yt); ok {
 			a, b = g.alloc(u.Size, e.Pos()), g.alloc(u.Size, e.Pos())
 			g.zero(a, u.Size)
 			g.copyAs(a, u, e.X)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gotrace/gotrace/builtin"
 	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/srcpos"
 	"github.com/gotrace/gotrace/lang/types"
 	"github.com/gotrace/gotrace/object"
 	"github.com/gotrace/gotrace/provider"
@@ -53,7 +54,7 @@ func (g *gen) scalar(e ast.Expr) {
 		g.loadImm(asm.R0, int64(cv.Int))
 		return
 	}
-	defer func(sp ast.Span) { g.exprSpan = sp }(g.enterExpr(e))
+	defer func(sp srcpos.Span) { g.exprSpan = sp }(g.enterExpr(e))
 	switch e := e.(type) {
 	case *ast.Paren:
 		g.scalar(e.X)
@@ -154,7 +155,7 @@ func (g *gen) unary(e *ast.Unary) {
 }
 
 // spill saves R0 in a fresh stack slot and returns its offset.
-func (g *gen) spill(pos ast.Pos) int16 {
+func (g *gen) spill(pos srcpos.Pos) int16 {
 	off := g.allocScalar(pos)
 	g.emit(g.stx(off, asm.R0, asm.DWord))
 	return off
@@ -386,7 +387,7 @@ func (g *gen) stackDepth(t *types.Type, idSlot, slot int16) {
 }
 
 // stackLen loads the number of frames of a stack value into R0 (see
-// lang.Program.StackLens).
+// check.Program.StackLens).
 func (g *gen) stackLen(x ast.Expr) {
 	if g.info.TypeOf(x).UserStack {
 		off := g.buffer(x)

@@ -10,7 +10,8 @@ import (
 	"github.com/gotrace/gotrace/codegen"
 	"github.com/gotrace/gotrace/internal/fuzzwatch"
 	"github.com/gotrace/gotrace/internal/testbtf"
-	"github.com/gotrace/gotrace/lang"
+	"github.com/gotrace/gotrace/lang/check"
+	"github.com/gotrace/gotrace/lang/syntax"
 	"github.com/gotrace/gotrace/provider"
 	"github.com/gotrace/gotrace/tracefs"
 )
@@ -28,13 +29,13 @@ func FuzzCompile(f *testing.F) {
 	env := tracefs.NewEnv(filepath.Join("..", "testdata", "tracefs"), tracefs.WithBTF(spec))
 	f.Fuzz(func(t *testing.T, src string) {
 		fuzzwatch.Run(t, fuzzwatch.Default, len(src), func() {
-			file, err := lang.Parse("fuzz.bt", src)
+			file, err := syntax.Parse("fuzz.bt", src)
 			if err != nil {
 				return
 			}
-			checked, err := lang.Check(file, env, lang.Options{Params: []string{"42", "hello"}})
+			checked, err := check.Check(file, env, check.Options{Params: []string{"42", "hello"}})
 			if err != nil {
-				var list lang.ErrorList
+				var list syntax.ErrorList
 				if !errors.As(err, &list) {
 					t.Errorf("check error without a position: %T %v", err, err)
 				}

@@ -9,8 +9,9 @@ import (
 	"github.com/cilium/ebpf/asm"
 	"github.com/cilium/ebpf/btf"
 
-	"github.com/gotrace/gotrace/lang"
 	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/check"
+	"github.com/gotrace/gotrace/lang/srcpos"
 	"github.com/gotrace/gotrace/lang/types"
 	"github.com/gotrace/gotrace/object"
 	"github.com/gotrace/gotrace/provider"
@@ -55,8 +56,8 @@ func (m frameMode) big() bool { return m == bigScratch || m == bigFlat }
 // gen emits the instructions of one program.
 type gen struct {
 	c     *compiler
-	probe *lang.Probe
-	info  *lang.Info
+	probe *check.Probe
+	info  *check.Info
 	ctx   provider.CtxKind // what R1 points to, as the provider compiled it
 	// progType is the program's type, as the provider compiled it.
 	progType ebpf.ProgramType
@@ -95,17 +96,17 @@ type gen struct {
 	loops []loopLabels
 	// stmtPos is the position of the statement being compiled, for errors
 	// raised by code that has no node of its own.
-	stmtPos ast.Pos
+	stmtPos srcpos.Pos
 	// stmtSpan is the statement's span and exprSpan the span of the
 	// innermost expression being evaluated (zero outside one): a failed
 	// helper call is reported at exprSpan, else at stmtSpan (-k).
-	stmtSpan, exprSpan ast.Span
-	errPos             ast.Pos
+	stmtSpan, exprSpan srcpos.Span
+	errPos             srcpos.Pos
 	err                error
 	exitLbl            string
 	// positions maps source tags back to script positions, for errors
 	// found after layout.
-	positions map[asm.Comment]ast.Pos
+	positions map[asm.Comment]srcpos.Pos
 	// epilogue, when set, emits code run when the probe ends (the tail
 	// calls of a syscall block, syscalls.go); sysDir is the raw
 	// tracepoint of a syscall block.
@@ -121,8 +122,8 @@ type gen struct {
 	progName string // the program's name, which names its scratch map
 }
 
-func newGen(c *compiler, p *lang.Probe) *gen {
-	return &gen{c: c, probe: p, info: p.Info, aliases: map[string]string{}, fp: asm.RFP, positions: map[asm.Comment]ast.Pos{}}
+func newGen(c *compiler, p *check.Probe) *gen {
+	return &gen{c: c, probe: p, info: p.Info, aliases: map[string]string{}, fp: asm.RFP, positions: map[asm.Comment]srcpos.Pos{}}
 }
 
 // emit appends instructions, attaching pending labels and source tags.
@@ -186,7 +187,7 @@ func (g *gen) tag(n ast.Node) {
 }
 
 // fail records the first error; code generation stops at the probe's end.
-func (g *gen) fail(pos ast.Pos, err error) {
+func (g *gen) fail(pos srcpos.Pos, err error) {
 	if g.err == nil {
 		g.err, g.errPos = err, pos
 	}
@@ -194,7 +195,7 @@ func (g *gen) fail(pos ast.Pos, err error) {
 
 // alloc reserves size bytes (rounded to 8) in the frame and returns their
 // offset from the frame pointer (R10 on the stack, R9 in a scratch value).
-func (g *gen) alloc(size int, pos ast.Pos) int16 {
+func (g *gen) alloc(size int, pos srcpos.Pos) int16 {
 	size = roundUp(max(size, 1), 8)
 	g.frame += size
 	if off := g.frameBias() - g.frame; g.mode == bigScratch && off < 0 && off+size > -stackLimit {
@@ -342,7 +343,7 @@ func rawLen(insns asm.Instructions) int {
 
 // sourcePos is the script position of the code that insns[i] belongs to:
 // the nearest source tag at or before it.
-func (g *gen) sourcePos(insns asm.Instructions, i int) ast.Pos {
+func (g *gen) sourcePos(insns asm.Instructions, i int) srcpos.Pos {
 	for ; i >= 0 && i < len(insns); i-- {
 		if c, ok := insns[i].Source().(asm.Comment); ok {
 			if pos, ok := g.positions[c]; ok {
@@ -370,10 +371,10 @@ func (g *gen) block(b *ast.Block) {
 }
 
 // blockEnds and endsProbe tell whether a block or a statement always
-// leaves (the code after it is unreachable); see lang.StmtEnds.
-func blockEnds(b *ast.Block) bool { return lang.BlockEnds(b) }
+// leaves (the code after it is unreachable); see check.StmtEnds.
+func blockEnds(b *ast.Block) bool { return check.BlockEnds(b) }
 
-func endsProbe(s ast.Stmt) bool { return lang.StmtEnds(s) }
+func endsProbe(s ast.Stmt) bool { return check.StmtEnds(s) }
 
 func (g *gen) stmt(s ast.Stmt) {
 	switch s := s.(type) {
@@ -543,17 +544,17 @@ func (g *gen) checkHelper(helper string) {
 // position of a failed helper call, and returns the span to restore when
 // it is done. The span is bpftrace's: a member access or an index starts
 // where its base expression does, without the parentheses around it.
-func (g *gen) enterExpr(e ast.Expr) ast.Span {
+func (g *gen) enterExpr(e ast.Expr) srcpos.Span {
 	prev := g.exprSpan
 	if _, ok := e.(*ast.Paren); !ok {
-		g.exprSpan = ast.Span{Start: exprStart(e), End: e.GetSpan().End}
+		g.exprSpan = srcpos.Span{Start: exprStart(e), End: e.GetSpan().End}
 	}
 	return prev
 }
 
 // exprStart is where bpftrace's parser starts e: parentheses are not part
 // of an expression, and postfix operators start at their base.
-func exprStart(e ast.Expr) ast.Pos {
+func exprStart(e ast.Expr) srcpos.Pos {
 	for {
 		switch x := e.(type) {
 		case *ast.Paren:

@@ -8,6 +8,7 @@ import (
 	"github.com/cilium/ebpf/btf"
 
 	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/srcpos"
 	"github.com/gotrace/gotrace/lang/types"
 	"github.com/gotrace/gotrace/provider"
 )
@@ -74,7 +75,7 @@ func (c *compiler) regOffset(name string) (int, error) {
 func (g *gen) isKprobeCtx() bool { return g.ctx == provider.CtxPtRegs }
 
 // loadReg loads a pt_regs register into R0.
-func (g *gen) loadReg(name string, pos ast.Pos) {
+func (g *gen) loadReg(name string, pos srcpos.Pos) {
 	off, err := g.c.regOffset(name)
 	if err != nil {
 		g.fail(pos, err)
@@ -84,7 +85,7 @@ func (g *gen) loadReg(name string, pos ast.Pos) {
 }
 
 // kfuncArg loads argument number i (typed t) into R0.
-func (g *gen) kfuncArg(i int, t *types.Type, pos ast.Pos) {
+func (g *gen) kfuncArg(i int, t *types.Type, pos srcpos.Pos) {
 	if g.isKprobeCtx() {
 		if i >= len(argRegs) {
 			g.fail(pos, fmt.Errorf("argument %d is not passed in a register", i))
@@ -293,7 +294,8 @@ func (g *gen) deref(e *ast.Unary) {
 	g.loadSized(tmp, t)
 }
 
-// addrOf leaves in R0 the address of a variable's stack slot (&$x).
+// addrOf leaves in R0 the address of a variable's stack slot (&$x), or
+// of a map (&@m).
 func (g *gen) addrOf(e *ast.Unary) {
 	x := e.X
 	for {
@@ -302,6 +304,11 @@ func (g *gen) addrOf(e *ast.Unary) {
 			break
 		}
 		x = p.X
+	}
+	if m, ok := x.(*ast.MapRef); ok {
+		// &@m: the map's struct bpf_map
+		g.emit(asm.LoadMapPtr(asm.R0, 0).WithReference(g.mapInfo(m.Name).BPFName))
+		return
 	}
 	v, ok := x.(*ast.Var)
 	if !ok {

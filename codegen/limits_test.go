@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/gotrace/gotrace/codegen"
-	"github.com/gotrace/gotrace/lang"
+	"github.com/gotrace/gotrace/lang/syntax"
 )
 
 // TestHugeValueFailsFast: a 100 MB struct printed or stored by value is
@@ -20,7 +20,7 @@ func TestHugeValueFailsFast(t *testing.T) {
 	runtime.ReadMemStats(&before)
 	_, err := compileScript(t, "big.bt", src, codegen.Options{})
 	runtime.ReadMemStats(&after)
-	var errs lang.ErrorList
+	var errs syntax.ErrorList
 	if !errors.As(err, &errs) || len(errs) != 2 || errs[0].Pos.String() != "big.bt:2:35" || errs[1].Pos.String() != "big.bt:2:46" ||
 		!strings.Contains(errs[0].Msg, "struct S is 100000000 bytes: values larger than 256 bytes cannot be copied by value") {
 		t.Errorf("got %v, want the value refused at big.bt:2:35 and big.bt:2:46", err)

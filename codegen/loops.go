@@ -8,6 +8,7 @@ import (
 	"github.com/cilium/ebpf/btf"
 
 	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/srcpos"
 )
 
 // loopLabels are the jump targets of break and continue; in a for-map
@@ -99,7 +100,7 @@ func (g *gen) forLoop(s *ast.ForRangeStmt) {
 // goes in R2) and prologue starts the callback once R9 holds the probe's
 // frame and rCtx its context. break returns 1 (stop), continue 0; return
 // and exit() raise a flag the probe checks after the call.
-func (g *gen) callback(pos ast.Pos, name string, proto *btf.FuncProto, setup, prologue func(), fn asm.BuiltinFunc, ctxArg asm.Register, body *ast.Block) {
+func (g *gen) callback(pos srcpos.Pos, name string, proto *btf.FuncProto, setup, prologue func(), fn asm.BuiltinFunc, ctxArg asm.Register, body *ast.Block) {
 	ctx, ok := g.ctxOf[body]
 	if !ok {
 		g.fail(pos, fmt.Errorf("internal error: a callback body planVars did not number"))

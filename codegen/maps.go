@@ -6,6 +6,7 @@ import (
 	"github.com/cilium/ebpf/asm"
 
 	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/srcpos"
 	"github.com/gotrace/gotrace/lang/types"
 	"github.com/gotrace/gotrace/object"
 )
@@ -18,7 +19,7 @@ func (g *gen) mapInfo(name string) *object.Map { return g.c.out.Maps[g.c.mapInde
 
 // mapKey builds the BPF key of map name from keys on the stack and returns
 // its offset. For histograms the trailing bucket field is left zero.
-func (g *gen) mapKey(name string, keys []ast.Expr, pos ast.Pos) (int16, *object.Map) {
+func (g *gen) mapKey(name string, keys []ast.Expr, pos srcpos.Pos) (int16, *object.Map) {
 	mi := g.mapInfo(name)
 	off := g.alloc(mi.Key.Size, pos)
 	g.mapKeyAt(off, mi, keys, false)

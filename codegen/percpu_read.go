@@ -5,7 +5,7 @@ import (
 
 	"github.com/cilium/ebpf/asm"
 
-	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/srcpos"
 	"github.com/gotrace/gotrace/lang/types"
 	"github.com/gotrace/gotrace/object"
 )
@@ -18,7 +18,7 @@ const maxCPUs = 1024
 // min, max and avg maps in a for loop: the sum of the counts or sums, the
 // minimum or maximum of the CPUs that have a value, the total divided by
 // the total count.
-func (g *gen) aggPerCPU(mi *object.Map, keyOff, valOff int16, pos ast.Pos) {
+func (g *gen) aggPerCPU(mi *object.Map, keyOff, valOff int16, pos srcpos.Pos) {
 	t := mi.Value
 	if t.Kind == types.Count || t.Kind == types.Sum {
 		g.sumPerCPU(mi, keyOff, valOff)

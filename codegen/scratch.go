@@ -132,7 +132,7 @@ func (g *gen) scratchFinish() {
 	if g.mode.big() {
 		if g.c.prog.NCPUs <= 0 {
 			// one value per CPU, or the probe would do nothing on the others
-			g.fail(g.probe.AST.Pos(), fmt.Errorf("%w: this probe needs %d bytes, past %d bytes it needs the number of possible CPUs (lang.Options.NCPUs)", ErrScratchLimit, g.maxSP, scratchLimit))
+			g.fail(g.probe.AST.Pos(), fmt.Errorf("%w: this probe needs %d bytes, past %d bytes it needs the number of possible CPUs (check.Options.NCPUs)", ErrScratchLimit, g.maxSP, scratchLimit))
 			return
 		}
 		size = max(size, scratchLimit)

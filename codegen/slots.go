@@ -7,6 +7,7 @@ import (
 	"github.com/cilium/ebpf/asm"
 
 	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/srcpos"
 )
 
 // Frame slots in the scratch modes. The verifier tracks what a program
@@ -87,7 +88,7 @@ func (g *gen) st(off int16, v int64) asm.Instruction {
 // allocScalar reserves an 8-byte slot for an integer (or a pointer): on
 // the real stack of the current context in a scratch mode while its
 // share lasts, else in the frame as alloc does.
-func (g *gen) allocScalar(pos ast.Pos) int16 {
+func (g *gen) allocScalar(pos srcpos.Pos) int16 {
 	if !g.mode.split() || g.real+8 > g.realLimit {
 		return g.alloc(8, pos)
 	}
@@ -260,7 +261,7 @@ func (g *gen) cbAllocVars(ctx int) (c cbCopies) {
 }
 
 // varOffset is the slot of variable id in the current context.
-func (g *gen) varOffset(id int, pos ast.Pos) int16 {
+func (g *gen) varOffset(id int, pos srcpos.Pos) int16 {
 	off := g.vars[id]
 	if g.onReal(off) && g.varOwner[id] != g.cbCtx {
 		g.fail(pos, fmt.Errorf("internal error: variable %d of context %d used in context %d", id, g.varOwner[id], g.cbCtx))

@@ -7,11 +7,17 @@ import (
 	"github.com/cilium/ebpf/asm"
 
 	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/srcpos"
+	"github.com/gotrace/gotrace/lang/types"
 )
 
 // strlen counts the bytes before the NUL of a string buffer, unrolled over
 // the buffer.
 func (g *gen) strlen(e *ast.Call) {
+	if at := g.info.TypeOf(e.Args[0]); at.Kind == types.Pointer {
+		g.strlenPtr(e.Args[0], at)
+		return
+	}
 	off := g.buffer(e.Args[0])
 	size := g.info.TypeOf(e.Args[0]).Size
 	done := g.newLabel("strlen")
@@ -27,6 +33,29 @@ func (g *gen) strlen(e *ast.Call) {
 			asm.Mov.Imm(asm.R0, int32(i+1)),
 		)
 	}
+	g.mark(done)
+}
+
+// strlenPtr is strlen of an int8 pointer, bpftrace's strnlen up to
+// default_str_length() (max_strlen): the string is read into a scratch
+// buffer one byte larger, so that the helper's length (with the
+// terminator) is the string's plus one up to max_strlen bytes, and
+// max_strlen + 1 beyond. A read that fails leaves its negative errno, as
+// bpftrace's bpf_strnlen does.
+func (g *gen) strlenPtr(p ast.Expr, at *types.Type) {
+	size := g.c.prog.MaxStrlen + 1
+	off := g.alloc(size, p.Pos())
+	g.scalar(p)
+	done := g.newLabel("strlenptr")
+	g.emit(
+		asm.Mov.Reg(asm.R3, asm.R0),
+		asm.Mov.Reg(asm.R1, g.base(off)),
+		asm.Add.Imm(asm.R1, int32(off)),
+		asm.Mov.Imm(asm.R2, int32(size)),
+		g.readStrFn(at).Call(),
+		asm.JSLE.Imm(asm.R0, 0, done),
+		asm.Add.Imm(asm.R0, -1),
+	)
 	g.mark(done)
 }
 
@@ -173,7 +202,7 @@ func (g *gen) strlenHelper(off int16, size int) {
 // the verifier walks, and stops the iteration at a match (storing i) or
 // at the haystack's end. R0 is the index or -1, as the unrolled strstr
 // leaves it.
-func (g *gen) strstrLoop(h, nd int16, hs, ns int, pos ast.Pos) {
+func (g *gen) strstrLoop(h, nd int16, hs, ns int, pos srcpos.Pos) {
 	res := g.alloc(8, pos)
 	g.emit(g.st(res, -1))
 	name := g.newLabel("strstr")

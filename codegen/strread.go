@@ -7,6 +7,7 @@ import (
 	"github.com/cilium/ebpf/asm"
 
 	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/srcpos"
 	"github.com/gotrace/gotrace/lang/types"
 	"github.com/gotrace/gotrace/provider"
 )
@@ -27,7 +28,7 @@ func (g *gen) comm(off int16) {
 }
 
 // stringConst materialises a string constant in a size-byte stack buffer.
-func (g *gen) stringConst(s string, size int, pos ast.Pos) int16 {
+func (g *gen) stringConst(s string, size int, pos srcpos.Pos) int16 {
 	// A string ends at its first NUL; the bytes after it stay zero, which
 	// word-wise comparison relies on.
 	if i := strings.IndexByte(s, 0); i >= 0 {
@@ -37,7 +38,7 @@ func (g *gen) stringConst(s string, size int, pos ast.Pos) int16 {
 }
 
 // bytesConst materialises constant bytes in a zero-padded stack buffer.
-func (g *gen) bytesConst(s string, size int, pos ast.Pos) int16 {
+func (g *gen) bytesConst(s string, size int, pos srcpos.Pos) int16 {
 	size = roundUp(max(size, len(s)), 8)
 	off := g.alloc(size, pos)
 	b := make([]byte, size)
@@ -67,9 +68,17 @@ func (g *gen) str(e *ast.Call) int16 {
 			g.emit(asm.StoreImm(g.base(off+int16(i)), off+int16(i), 0, asm.Byte))
 		}
 		// str(s, n) keeps n-1 characters and the terminator, as reading
-		// n bytes with probe_read_str does.
-		if n, ok := strLenArg(g, e); ok && n-1 < int64(t.Size) {
-			g.emit(asm.StoreImm(g.base(off+int16(n-1)), off+int16(n-1), 0, asm.Byte))
+		// n bytes with probe_read_str does; str(s, 0) is empty.
+		if len(e.Args) == 2 {
+			cv, ok := g.info.Consts[e.Args[1]]
+			switch n := int64(cv.Int); {
+			case !ok || cv.IsStr:
+				g.cutStr(e.Args[1], off, t.Size)
+			case n <= 0:
+				g.emit(asm.StoreImm(g.base(off), off, 0, asm.Byte))
+			case n-1 < int64(t.Size):
+				g.emit(asm.StoreImm(g.base(off+int16(n-1)), off+int16(n-1), 0, asm.Byte))
+			}
 		}
 		return off
 	}
@@ -78,6 +87,35 @@ func (g *gen) str(e *ast.Call) int16 {
 	off := g.alloc(t.Size+1, e.Pos())
 	g.readStr(e, off, t.Size+1)
 	return off
+}
+
+// cutStr ends the string in the size bytes at off after n-1 characters,
+// n the run-time value of x clamped to size (str(s, n) of a string s):
+// the string is read onto itself with that length, which writes the
+// terminator; a length of 0 empties it.
+func (g *gen) cutStr(x ast.Expr, off int16, size int) {
+	g.scalar(x)
+	clamped, read, done := g.newLabel("strcut"), g.newLabel("strcut"), g.newLabel("strcut")
+	g.emit(
+		asm.JLE.Imm(asm.R0, int32(size), clamped),
+		asm.Mov.Imm(asm.R0, int32(size)),
+	)
+	g.mark(clamped)
+	g.emit(
+		asm.JNE.Imm(asm.R0, 0, read),
+		asm.StoreImm(g.base(off), off, 0, asm.Byte),
+		asm.Ja.Label(done),
+	)
+	g.mark(read)
+	g.emit(
+		asm.Mov.Reg(asm.R2, asm.R0),
+		asm.Mov.Reg(asm.R1, g.base(off)),
+		asm.Add.Imm(asm.R1, int32(off)),
+		asm.Mov.Reg(asm.R3, asm.R1),
+		asm.FnProbeReadKernelStr.Call(),
+	)
+	g.checkHelper(helperName(asm.FnProbeReadKernelStr))
+	g.mark(done)
 }
 
 // strInto reads str(p) straight into the size-byte slot at dst when the
@@ -125,14 +163,7 @@ func (g *gen) readStr(e *ast.Call, off int16, slotSize int) {
 	g.scalar(arg)
 	g.emit(asm.Mov.Reg(asm.R3, asm.R0))
 	g.zero(off, slotSize)
-	fn := asm.FnProbeReadKernelStr
-	switch {
-	case at.AS == types.User || (at.AS == types.NoAS && g.info.UserArgs):
-		fn = asm.FnProbeReadUserStr
-	case at.AS == types.NoAS && g.ctx != provider.CtxNone:
-		// Unknown address space: the compat helper reads either (x86).
-		fn = asm.FnProbeReadStr
-	}
+	fn := g.readStrFn(at)
 	size := int32(g.strReadSize(e))
 	if len(e.Args) == 2 {
 		if cv, ok := g.info.Consts[e.Args[1]]; !ok || cv.IsStr {
@@ -212,4 +243,17 @@ func (g *gen) strConcat(e *ast.Call) int16 {
 	g.mark(done)
 	g.emit(asm.Mov.Imm(asm.R0, 0))
 	return off
+}
+
+// readStrFn is the helper that reads a string through a pointer of type
+// at: from user memory, kernel memory, or, when the address space is not
+// known, either (the compat helper, x86).
+func (g *gen) readStrFn(at *types.Type) asm.BuiltinFunc {
+	switch {
+	case at.AS == types.User || (at.AS == types.NoAS && g.info.UserArgs):
+		return asm.FnProbeReadUserStr
+	case at.AS == types.NoAS && g.ctx != provider.CtxNone:
+		return asm.FnProbeReadStr
+	}
+	return asm.FnProbeReadKernelStr
 }

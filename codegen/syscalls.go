@@ -8,8 +8,9 @@ import (
 	"github.com/cilium/ebpf/btf"
 
 	"github.com/gotrace/gotrace/builtin"
-	"github.com/gotrace/gotrace/lang"
 	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/check"
+	"github.com/gotrace/gotrace/lang/srcpos"
 	"github.com/gotrace/gotrace/lang/types"
 	"github.com/gotrace/gotrace/object"
 	"github.com/gotrace/gotrace/provider"
@@ -39,12 +40,12 @@ const tsCompat = 0x0002
 // instance with the longest name (its string type fits every name), serves
 // them all and reads the name from the names map at the syscall number.
 type syscallPlan struct {
-	layer  map[*lang.Probe]int
+	layer  map[*check.Probe]int
 	layers map[string]int // direction → number of layers
 	// shared maps each instance served by another's program to it; rep
 	// maps a serving instance to the points of all the instances it serves.
-	shared map[*lang.Probe]*lang.Probe
-	rep    map[*lang.Probe][]*provider.Point
+	shared map[*check.Probe]*check.Probe
+	rep    map[*check.Probe][]*provider.Point
 }
 
 // Names maps: per direction, an array indexed by syscall number whose
@@ -62,13 +63,13 @@ func syscallMapName(dir string, layer int) string {
 // features are the provider features for compiling p. The syscall path
 // is refused to blocks that read the tracepoint record itself (ctx) or
 // its common_* fields, which exist only in the perf-event record.
-func (c *compiler) features(p *lang.Probe) provider.Features {
+func (c *compiler) features(p *check.Probe) provider.Features {
 	f := c.opts.Features
 	f.SyscallRawTp = f.SyscallRawTp && syscallSafe(p)
 	return f
 }
 
-func syscallSafe(p *lang.Probe) bool {
+func syscallSafe(p *check.Probe) bool {
 	ok := true
 	ast.Inspect(p.AST, func(n ast.Node) bool {
 		switch n := n.(type) {
@@ -88,14 +89,14 @@ func syscallSafe(p *lang.Probe) bool {
 
 // planSyscalls assigns the layers of the blocks served by the dispatchers.
 func (c *compiler) planSyscalls() {
-	c.sys = syscallPlan{layer: map[*lang.Probe]int{}, layers: map[string]int{},
-		shared: map[*lang.Probe]*lang.Probe{}, rep: map[*lang.Probe][]*provider.Point{}}
+	c.sys = syscallPlan{layer: map[*check.Probe]int{}, layers: map[string]int{},
+		shared: map[*check.Probe]*check.Probe{}, rep: map[*check.Probe][]*provider.Point{}}
 	if !c.opts.SyscallRawTp {
 		return
 	}
 	// Groups: consecutive instances of one script probe that can share a
 	// program, or single instances.
-	var groups [][]*lang.Probe
+	var groups [][]*check.Probe
 	for i, p := range c.prog.Probes {
 		dir := p.Def().Dispatcher(p.Points)
 		if dir == "" || !c.features(p).SyscallRawTp {
@@ -109,7 +110,7 @@ func (c *compiler) planSyscalls() {
 				continue
 			}
 		}
-		groups = append(groups, []*lang.Probe{p})
+		groups = append(groups, []*check.Probe{p})
 	}
 	next := map[string]map[int]int{} // direction → nr → first free layer
 	for _, g := range groups {
@@ -127,7 +128,7 @@ func (c *compiler) planSyscalls() {
 			}
 			pts = append(pts, p.Points...)
 			for _, pt := range p.Points {
-				if _, nr, ok := provider.SyscallTarget(pt.Category + ":" + pt.Event); ok {
+				if _, nr, ok := provider.SyscallTarget(pt.Category, pt.Event); ok {
 					nrs = append(nrs, nr)
 					layer = max(layer, next[dir][nr])
 				}
@@ -153,7 +154,7 @@ func (c *compiler) planSyscalls() {
 // one program: args is not used (its type differs by syscall), and probe
 // is only a map key or a printf argument (elsewhere the checker may have
 // folded it into a per-instance constant).
-func shareable(p *lang.Probe) bool {
+func shareable(p *check.Probe) bool {
 	uses, allowed := 0, 0
 	isProbe := func(e ast.Expr) bool {
 		v := builtin.VarOf(e)
@@ -192,12 +193,12 @@ func shareable(p *lang.Probe) bool {
 
 // skipSyscall reports whether p's program is another instance's (the
 // instance needs no code of its own).
-func (c *compiler) skipSyscall(p *lang.Probe) bool { return c.sys.shared[p] != nil }
+func (c *compiler) skipSyscall(p *check.Probe) bool { return c.sys.shared[p] != nil }
 
 // syscallBody makes g's program a block run by the dispatcher of dir: it
 // names the block's prog array and, when the block ends, tail-calls the
 // later layers.
-func (c *compiler) syscallBody(g *gen, p *lang.Probe, probe *object.Probe) {
+func (c *compiler) syscallBody(g *gen, p *check.Probe, probe *object.Probe) {
 	dir := provider.SyscallDirection(p.Points)
 	layer := c.sys.layer[p]
 	probe.Dispatch = syscallMapName(dir, layer)
@@ -206,7 +207,7 @@ func (c *compiler) syscallBody(g *gen, p *lang.Probe, probe *object.Probe) {
 		probe.Name = pts[0].Name
 		probe.Targets = nil
 		for _, pt := range pts {
-			probe.Targets = append(probe.Targets, pt.Category+":"+pt.Event)
+			probe.Targets = append(probe.Targets, provider.TracepointTarget{Category: pt.Category, Event: pt.Event})
 		}
 		probe.Group.Size = len(probe.Targets)
 		g.sysNames = true
@@ -300,12 +301,12 @@ func (g *gen) syscallNr(dst asm.Register, slot int16) {
 		g.emit(asm.LoadMem(dst, rCtx, 8, asm.DWord))
 		return
 	}
-	g.readReg(slot, "orig_ax", ast.Pos{})
+	g.readReg(slot, "orig_ax", srcpos.Pos{})
 	g.emit(g.ldx(dst, slot, asm.DWord))
 }
 
 // readReg reads the pt_regs member reg of the syscall into the stack slot.
-func (g *gen) readReg(slot int16, reg string, pos ast.Pos) {
+func (g *gen) readReg(slot int16, reg string, pos srcpos.Pos) {
 	off, err := g.c.regOffset(reg)
 	if err != nil {
 		g.fail(pos, err)
@@ -325,7 +326,7 @@ func (g *gen) readReg(slot int16, reg string, pos ast.Pos) {
 // raw tracepoint's context: __syscall_nr, ret (the raw tracepoint's
 // second argument on exit), or an argument register of the x86-64
 // syscall ABI on entry.
-func (g *gen) syscallArg(f *types.Field, pos ast.Pos) {
+func (g *gen) syscallArg(f *types.Field, pos srcpos.Pos) {
 	switch {
 	case f.Offset == provider.SyscallNrOffset:
 		g.syscallNr(asm.R0, g.allocScalar(pos))
@@ -379,7 +380,7 @@ func (c *compiler) emitDispatchers() {
 			Provider:   "tracepoint",
 			Name:       "tracepoint:raw_syscalls:" + dir,
 			Program:    name,
-			Targets:    []string{dir},
+			Targets:    []object.Target{provider.FuncTarget{Func: dir}},
 			Dispatcher: true,
 		})
 	}
@@ -391,7 +392,7 @@ func (c *compiler) dispatcher(dir string, layers int) asm.Instructions {
 	out := g.newLabel("out")
 	g.source = asm.Comment("syscall dispatcher on raw tracepoint " + dir)
 	g.emit(asm.Mov.Reg(rCtx, asm.R1))
-	slot := g.alloc(8, ast.Pos{})
+	slot := g.alloc(8, srcpos.Pos{})
 	if off, ok := c.threadStatusOffset(); ok {
 		// Compat syscalls have no tracepoint events (ftrace skips them).
 		g.emit(

@@ -9,7 +9,7 @@ import (
 	"github.com/cilium/ebpf/asm"
 
 	"github.com/gotrace/gotrace/codegen"
-	"github.com/gotrace/gotrace/lang"
+	"github.com/gotrace/gotrace/lang/syntax"
 	"github.com/gotrace/gotrace/provider"
 )
 
@@ -27,7 +27,7 @@ tracepoint:syscalls:sys_enter_write { @c = ctx; }
 `
 	prog, err := compileScript(t, "sys.bt", src, codegen.Options{Features: provider.Features{SyscallRawTp: true}})
 	if err != nil {
-		t.Fatalf("compile: %v", lang.Render(err, src))
+		t.Fatalf("compile: %v", syntax.Render(err, src))
 	}
 	var got []string
 	for _, p := range prog.Probes {
@@ -82,7 +82,7 @@ func TestSyscallCompatCheck(t *testing.T) {
 	}{{16, true}, {0, false}} {
 		prog, err := compileScript(t, "sys.bt", src, codegen.Options{Features: provider.Features{SyscallRawTp: true}, ThreadStatusOffset: tc.off})
 		if err != nil {
-			t.Fatalf("compile: %v", lang.Render(err, src))
+			t.Fatalf("compile: %v", syntax.Render(err, src))
 		}
 		insns := prog.Collection.Programs["dispatch_sys_enter"].Instructions
 		got := false

@@ -4,7 +4,7 @@ import (
 	"github.com/cilium/ebpf/asm"
 
 	"github.com/gotrace/gotrace/internal/usdt"
-	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/srcpos"
 	"github.com/gotrace/gotrace/lang/types"
 	"github.com/gotrace/gotrace/provider"
 )
@@ -13,7 +13,7 @@ import (
 // specifies: a constant, a register of pt_regs, or user memory at a
 // register plus a displacement (plus an index register times a scale),
 // truncated to the argument's size and extended by its sign.
-func (g *gen) usdtArg(loc *provider.USDTLocation, i int, pos ast.Pos) {
+func (g *gen) usdtArg(loc *provider.USDTLocation, i int, pos srcpos.Pos) {
 	if i >= len(loc.Args) {
 		// The location has fewer arguments: 0, as libbpf's bpf_usdt_arg
 		// leaves it.

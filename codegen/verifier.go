@@ -12,8 +12,8 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/gotrace/gotrace/builtin"
-	"github.com/gotrace/gotrace/lang"
-	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/srcpos"
+	"github.com/gotrace/gotrace/lang/syntax"
 	"github.com/gotrace/gotrace/object"
 )
 
@@ -31,7 +31,7 @@ var (
 // in plain words at the first statement of the probe. It
 // returns nil when err is not a load failure of a known program or no
 // position can be found.
-func VerifierPosition(err error, prog *object.Program) *lang.Error {
+func VerifierPosition(err error, prog *object.Program) *syntax.Error {
 	if err == nil || prog == nil {
 		return nil
 	}
@@ -98,7 +98,7 @@ func VerifierPosition(err error, prog *object.Program) *lang.Error {
 			}
 		}
 	}
-	return &lang.Error{Pos: pos, Msg: fmt.Sprintf("the BPF verifier rejected the code generated here: %s", cause)}
+	return &syntax.Error{Pos: pos, Msg: fmt.Sprintf("the BPF verifier rejected the code generated here: %s", cause)}
 }
 
 // splitAdvice ends the messages for the verifier's limits on a whole probe.
@@ -115,7 +115,7 @@ var (
 // helperRefusal is bpftrace's error for a helper the verifier refuses in
 // this program ("helper bpf_d_path not allowed in probe"), at the builtin
 // call that emitted the helper call at raw instruction offset insn, or nil.
-func helperRefusal(log []string, insns asm.Instructions, insn int) *lang.Error {
+func helperRefusal(log []string, insns asm.Instructions, insn int) *syntax.Error {
 	helper := ""
 	refused := false
 	for _, l := range log {
@@ -135,11 +135,11 @@ func helperRefusal(log []string, insns asm.Instructions, insn int) *lang.Error {
 		if int(iter.Offset) != insn {
 			continue
 		}
-		sp, ok := iter.Ins.Metadata.Get(callSpan{}).(ast.Span)
+		sp, ok := iter.Ins.Metadata.Get(callSpan{}).(srcpos.Span)
 		if !ok {
 			return nil
 		}
-		return &lang.Error{Pos: sp.Start, End: sp.End, Msg: fmt.Sprintf("helper %s not allowed in probe", helper)}
+		return &syntax.Error{Pos: sp.Start, End: sp.End, Msg: fmt.Sprintf("helper %s not allowed in probe", helper)}
 	}
 	return nil
 }
@@ -156,7 +156,7 @@ var ksymRe = regexp.MustCompile(`ldimm64 failed to find the address for kernel s
 // ksymError is the error for a kernel variable without an address, at the
 // code that loads its address (percpu_kaddr tags it with the call): the
 // load whose tag quotes the name, else the first.
-func ksymError(insns asm.Instructions, name string) *lang.Error {
+func ksymError(insns asm.Instructions, name string) *syntax.Error {
 	src := ""
 	iter := insns.Iterate()
 	for iter.Next() {
@@ -174,21 +174,21 @@ func ksymError(insns asm.Instructions, name string) *lang.Error {
 	if !ok {
 		return nil
 	}
-	var end ast.Pos
+	var end srcpos.Pos
 	// The tag quotes the call in full when it fits one line.
 	if text := strings.TrimPrefix(src, srcPosRe.FindString(src)); !strings.HasSuffix(text, " ...") {
 		end = pos
 		end.Column += len(text)
 	}
-	return &lang.Error{Pos: pos, End: end, Msg: fmt.Sprintf("the kernel has no address for the variable %s: its kallsyms lists variables only with CONFIG_KALLSYMS_ALL", name)}
+	return &syntax.Error{Pos: pos, End: end, Msg: fmt.Sprintf("the kernel has no address for the variable %s: its kallsyms lists variables only with CONFIG_KALLSYMS_ALL", name)}
 }
 
 // probeError is an error at the first statement of a program.
-func probeError(insns asm.Instructions, msg string) *lang.Error {
+func probeError(insns asm.Instructions, msg string) *syntax.Error {
 	for _, ins := range insns {
 		if src := ins.Source(); src != nil {
 			if pos, ok := sourcePos(src.String()); ok {
-				return &lang.Error{Pos: pos, Msg: msg}
+				return &syntax.Error{Pos: pos, Msg: msg}
 			}
 		}
 	}
@@ -196,14 +196,14 @@ func probeError(insns asm.Instructions, msg string) *lang.Error {
 }
 
 // sourcePos reads the position a source tag starts with.
-func sourcePos(src string) (ast.Pos, bool) {
+func sourcePos(src string) (srcpos.Pos, bool) {
 	m := srcPosRe.FindStringSubmatch(src)
 	if m == nil {
-		return ast.Pos{}, false
+		return srcpos.Pos{}, false
 	}
 	line, _ := strconv.Atoi(m[2])
 	col, _ := strconv.Atoi(m[3])
-	return ast.Pos{Filename: m[1], Line: line, Column: col}, true
+	return srcpos.Pos{Filename: m[1], Line: line, Column: col}, true
 }
 
 // sourceAt returns the source tag in effect at raw instruction offset off.

@@ -10,7 +10,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/gotrace/gotrace/codegen"
-	"github.com/gotrace/gotrace/lang"
+	"github.com/gotrace/gotrace/lang/syntax"
 )
 
 // TestVerifierLimitMessages: the verifier's limits on a whole probe are
@@ -89,7 +89,7 @@ func TestHelperRefusal(t *testing.T) {
 	}
 	want := "stdin:1:37-59: ERROR: helper bpf_d_path not allowed in probe\n" + src + "\n" +
 		"                                    ~~~~~~~~~~~~~~~~~~~~~~\n"
-	if got := lang.Render(e, src); got != want {
+	if got := syntax.Render(e, src); got != want {
 		t.Errorf("got:\n%s\nwant:\n%s", got, want)
 	}
 }

@@ -155,3 +155,63 @@ func TestExamples(t *testing.T) {
 		})
 	}
 }
+
+// TestREADMECommands: the README's run command runs its program (through
+// the built binary, as root; compiled otherwise) and prints what it
+// says, and its test command is the script CI runs.
+func TestREADMECommands(t *testing.T) {
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile("(?m)^go run ./cmd/gotrace -e '([^']*)'$").FindStringSubmatch(string(readme))
+	if m == nil {
+		t.Fatal("the README has no `go run ./cmd/gotrace -e '...'` line")
+	}
+	args := []string{"--emit", "asm", "-e", m[1]}
+	if os.Geteuid() == 0 {
+		args = []string{"-q", "-e", m[1]}
+	}
+	out, err := exec.Command(gotrace(t), args...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("gotrace %q: %v\n%s", args, err, out)
+	}
+	if os.Geteuid() == 0 && !strings.HasPrefix(string(out), "hello world 42\n") {
+		t.Errorf("the README's run command prints %q", out)
+	}
+	if !strings.Contains(string(readme), "\n```\nscripts/test.sh\n```\n") {
+		t.Error("the README does not give scripts/test.sh as the test command")
+	}
+	ci, err := os.ReadFile("../.ci/run")
+	if err != nil || !strings.Contains(string(ci), "scripts/test.sh") {
+		t.Errorf(".ci/run does not call scripts/test.sh (%v)", err)
+	}
+	if fi, err := os.Stat("../scripts/test.sh"); err != nil || fi.Mode()&0o111 == 0 {
+		t.Errorf("scripts/test.sh is not an executable file: %v", err)
+	}
+}
+
+// TestLinks: every relative link of the README and of these documents
+// names a file of the repository.
+func TestLinks(t *testing.T) {
+	files, err := filepath.Glob("*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	link := regexp.MustCompile(`\]\(([^)#\s]+)(#[^)]*)?\)`)
+	for _, f := range append(files, "../README.md") {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range link.FindAllStringSubmatch(string(b), -1) {
+			target := m[1]
+			if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
+				continue
+			}
+			if _, err := os.Stat(filepath.Join(filepath.Dir(f), target)); err != nil {
+				t.Errorf("%s links to %s, which does not exist", f, target)
+			}
+		}
+	}
+}

@@ -215,11 +215,11 @@ func TestAOTHeaders(t *testing.T) {
 	bin := generate(t, "-I", inc, "--include", "pre.h", filepath.Join(dir, "x.bt"))
 	wantOutput(t, runBin(t, nil, bin, "-q"), "1 2 3\n\n\n", 0)
 	// The checker reads the script's files through its environment
-	// (lang.ScriptFiles) when the kernel's environment has the methods;
+	// (preamble.ScriptFiles) when the kernel's environment has the methods;
 	// before that it reads the host's files itself, and the binary needs
 	// the headers still.
 	if _, ok := any(gt.NewKernelEnv()).(interface{ ReadScriptFile(string) ([]byte, error) }); !ok {
-		t.Skip("the checker reads headers from the host: lang.ScriptFiles is not there yet")
+		t.Skip("the checker reads headers from the host: preamble.ScriptFiles is not there yet")
 	}
 	if err := os.RemoveAll(dir); err != nil {
 		t.Fatal(err)

@@ -260,18 +260,22 @@ var diffCases = []string{
 // TestDiffCases compares the hand-picked edge cases.
 func TestDiffCases(t *testing.T) {
 	needRoot(t)
-	formats := make([]string, len(diffCases))
-	// The formats follow the checked types: check once with placeholders.
-	s, err := gt.Compile("diff.bt", diffScript(diffCases, repeat("%s", len(diffCases)), false), gt.Options{Params: diffParams})
-	if err != nil {
-		t.Fatalf("compile: %v", err)
+	for _, opaque := range []bool{false, true} {
+		// The formats follow the checked types (a variable of the
+		// known prelude may be flexible, one of the opaque prelude is
+		// not): check once with placeholders.
+		formats := make([]string, len(diffCases))
+		s, err := gt.Compile("diff.bt", diffScript(diffCases, repeat("%s", len(diffCases)), opaque), gt.Options{Params: diffParams})
+		if err != nil {
+			t.Fatalf("compile: %v", err)
+		}
+		vals, _, _ := expected(t, s)
+		for i, v := range vals {
+			formats[i] = format(v.Type)
+		}
+		name := map[bool]string{false: "known", true: "opaque"}[opaque]
+		t.Run(name, func(t *testing.T) { runDiff(t, diffCases, formats, opaque) })
 	}
-	vals, _, _ := expected(t, s)
-	for i, v := range vals {
-		formats[i] = format(v.Type)
-	}
-	t.Run("known", func(t *testing.T) { runDiff(t, diffCases, formats, false) })
-	t.Run("opaque", func(t *testing.T) { runDiff(t, diffCases, formats, true) })
 }
 
 func repeat(s string, n int) []string {
@@ -309,7 +313,7 @@ func TestDiffStatements(t *testing.T) {
 	$a |= 0x70; $a &= 0x3c; $a ^= 0xff; printf("%lld\n", $a);
 	$u = 0xfffffffffffffff0; $u /= 16; printf("%llu\n", $u);
 	$u >>= 68; printf("%llu\n", $u);
-	$u -= 0x8000000000000000; printf("%llu\n", $u);
+	$u ^= 0x8000000000000000; printf("%llu\n", $u);
 	$n = -9; $n >>= 1; printf("%lld\n", $n);
 	$n %= 0; printf("%lld\n", $n);
 	$n /= 0; printf("%lld\n", $n);
@@ -335,12 +339,22 @@ func TestDiffStatements(t *testing.T) {
 // with the checker's rules so that it can pick the printf conversion.
 type exprGen struct {
 	r *rand.Rand
+	// known: the script's prelude assigns literals (diffScript's opaque
+	// false), so the variables holding non-negative ones are flexible
+	known bool
 }
 
 type genExpr struct {
 	src string
 	t   *types.Type
+	// flex: a variable that only held a non-negative literal, which takes
+	// the other operand's sign in x op y, as in bpftrace 0.27
+	flex bool
 }
+
+// flexVars are the prelude's variables that hold non-negative literals.
+var flexVars = map[string]bool{"$i0": true, "$i1": true, "$i3": true, "$i4": true, "$i5": true, "$i7": true,
+	"$i9": true, "$i10": true, "$i12": true, "$i13": true, "$i14": true}
 
 var (
 	genLits = []string{"0", "1", "2", "3", "5", "7", "10", "31", "32", "33", "63", "64", "65", "127", "128",
@@ -370,9 +384,17 @@ func ternaryType(a, b *types.Type) *types.Type {
 
 // arithType mirrors the checker's type of x op y on operands that are not
 // literals (the generator casts its literals): 64 bits, signed when an
-// operand is signed and always for -, unsigned otherwise.
-func arithType(op string, a, b *types.Type) *types.Type {
-	if op == "-" || a.Kind == types.Int && a.Signed || b.Kind == types.Int && b.Signed {
+// operand is signed and always for -, unsigned otherwise; a flexible
+// operand takes the other's sign.
+func arithType(op string, x, y genExpr) *types.Type {
+	as, bs := x.t.Kind == types.Int && x.t.Signed, y.t.Kind == types.Int && y.t.Signed
+	switch {
+	case x.flex && !y.flex:
+		as = bs
+	case y.flex && !x.flex:
+		bs = as
+	}
+	if op == "-" || as || bs {
 		return types.Int64
 	}
 	return types.Uint64
@@ -383,7 +405,7 @@ func arithType(op string, a, b *types.Type) *types.Type {
 // out of range (1 << 64, 5 / 0), which the literal folding tests cover;
 // a cast is computed at run time, in 64 bits, as the kernel does.
 func nonLiteral(src string, t *types.Type) genExpr {
-	return genExpr{"(" + t.String() + ")(" + src + ")", t}
+	return genExpr{src: "(" + t.String() + ")(" + src + ")", t: t}
 }
 
 func isParam(v string) bool {
@@ -406,23 +428,23 @@ func (g *exprGen) leaf() genExpr {
 		if v := g.pick(genIntVars); isParam(v) {
 			return nonLiteral(v, types.Int64)
 		} else {
-			return genExpr{v, types.Int64}
+			return genExpr{src: v, t: types.Int64, flex: g.known && flexVars[v]}
 		}
 	case n < 16:
 		if v := g.pick(genUintVars); isParam(v) {
 			return nonLiteral(v, types.Uint64)
 		} else {
-			return genExpr{v, types.Uint64}
+			return genExpr{src: v, t: types.Uint64}
 		}
 	case n < 17:
-		return genExpr{g.pick([]string{"$b0", "$b1", "true", "false"}), types.BoolT}
+		return genExpr{src: g.pick([]string{"$b0", "$b1", "true", "false"}), t: types.BoolT}
 	case n < 18:
-		return genExpr{"strlen(" + g.str(1).src + ")", types.Uint64}
+		return genExpr{src: "strlen(" + g.str(1).src + ")", t: types.Uint64}
 	case n < 19:
-		return genExpr{fmt.Sprintf("strncmp(%s, %s, %d)", g.str(1).src, g.str(1).src, 1+g.r.IntN(11)), types.Int64}
+		return genExpr{src: fmt.Sprintf("strncmp(%s, %s, %d)", g.str(1).src, g.str(1).src, 1+g.r.IntN(11)), t: types.Int64}
 	default:
 		op := g.pick([]string{"==", "!="})
-		return genExpr{g.str(1).src + " " + op + " " + g.str(1).src, types.BoolT}
+		return genExpr{src: g.str(1).src + " " + op + " " + g.str(1).src, t: types.BoolT}
 	}
 }
 
@@ -431,11 +453,11 @@ func (g *exprGen) str(depth int) genExpr {
 	t := types.NewString(16)
 	switch n := g.r.IntN(10); {
 	case n < 5:
-		return genExpr{g.pick(genStrLits), t}
+		return genExpr{src: g.pick(genStrLits), t: t}
 	case n < 9 || depth <= 0:
-		return genExpr{g.pick(genStrVars), t}
+		return genExpr{src: g.pick(genStrVars), t: t}
 	default:
-		return genExpr{fmt.Sprintf("(%s ? %s : %s)", g.expr(0).src, g.str(depth-1).src, g.str(depth-1).src), t}
+		return genExpr{src: fmt.Sprintf("(%s ? %s : %s)", g.expr(0).src, g.str(depth-1).src, g.str(depth-1).src), t: t}
 	}
 }
 
@@ -449,19 +471,19 @@ func (g *exprGen) expr(depth int) genExpr {
 	case n < 9:
 		x, y := g.expr(depth-1), g.expr(depth-1)
 		op := g.pick(genArith)
-		return genExpr{"(" + x.src + ") " + op + " (" + y.src + ")", arithType(op, x.t, y.t)}
+		return genExpr{src: "(" + x.src + ") " + op + " (" + y.src + ")", t: arithType(op, x, y)}
 	case n < 12:
 		x, y := g.expr(depth-1), g.expr(depth-1)
-		return genExpr{"(" + x.src + ") " + g.pick(genCompare) + " (" + y.src + ")", types.BoolT}
+		return genExpr{src: "(" + x.src + ") " + g.pick(genCompare) + " (" + y.src + ")", t: types.BoolT}
 	case n < 13:
 		x, y := g.expr(depth-1), g.expr(depth-1)
-		return genExpr{"(" + x.src + ") " + g.pick([]string{"&&", "||"}) + " (" + y.src + ")", types.BoolT}
+		return genExpr{src: "(" + x.src + ") " + g.pick([]string{"&&", "||"}) + " (" + y.src + ")", t: types.BoolT}
 	case n < 16:
 		x := g.expr(depth - 1)
 		c := g.pick(genCasts)
 		for _, t := range []*types.Type{types.Int8, types.Uint8, types.Int16, types.Uint16, types.Int32, types.Uint32, types.Int64, types.Uint64, types.BoolT} {
 			if t.String() == c || (c == "bool" && t.Kind == types.Bool) {
-				return genExpr{"(" + c + ")(" + x.src + ")", t}
+				return genExpr{src: "(" + c + ")(" + x.src + ")", t: t}
 			}
 		}
 		panic("unknown cast " + c)
@@ -469,12 +491,12 @@ func (g *exprGen) expr(depth int) genExpr {
 		x := g.expr(depth - 1)
 		switch op := g.pick([]string{"-", "~", "!"}); {
 		case op == "!":
-			return genExpr{"!(" + x.src + ")", types.BoolT}
+			return genExpr{src: "!(" + x.src + ")", t: types.BoolT}
 		case x.t.Kind == types.Bool:
 			// - and ~ are errors on bools
-			return genExpr{op + "((int64)(" + x.src + "))", types.Int64}
+			return genExpr{src: op + "((int64)(" + x.src + "))", t: types.Int64}
 		default:
-			return genExpr{op + "(" + x.src + ")", types.NewInt(8, x.t.Signed)}
+			return genExpr{src: op + "(" + x.src + ")", t: types.NewInt(8, x.t.Signed)}
 		}
 	default:
 		c, x, y := g.expr(depth-1), g.expr(depth-1), g.expr(depth-1)
@@ -482,7 +504,7 @@ func (g *exprGen) expr(depth int) genExpr {
 		if x.t.Kind == types.Bool && y.t.Kind == types.Bool {
 			t = types.BoolT
 		}
-		return genExpr{"(" + c.src + ") ? (" + x.src + ") : (" + y.src + ")", t}
+		return genExpr{src: "(" + c.src + ") ? (" + x.src + ") : (" + y.src + ")", t: t}
 	}
 }
 
@@ -514,7 +536,9 @@ func TestDiffRandom(t *testing.T) {
 		return exprs, formats
 	}
 	for i := range 10 * scale {
+		g.known = true
 		exprs, formats := batch(100)
+		g.known = false
 		t.Run(fmt.Sprintf("known%d", i), func(t *testing.T) { runDiff(t, exprs, formats, false) })
 	}
 	for i := range 50 * scale {

@@ -63,14 +63,19 @@ func TestNoKprobesMessage(t *testing.T) {
 			t.Errorf("%s: exit %d, stdout %q; want exit 1 and no output", tc.script, got.code, got.stdout)
 		}
 		const want = ": this kernel has no kprobes (CONFIG_KPROBES is not set: /sys/kernel/tracing/kprobe_events is missing)\n"
-		if !strings.HasPrefix(got.stderr, "ERROR: "+strings.TrimSuffix(tc.probe, "*")) || !strings.HasSuffix(got.stderr, want) || strings.Count(got.stderr, "\n") != 1 {
-			t.Errorf("%s: stderr = %q, want one line \"ERROR: %s%s\"", tc.script, got.stderr, tc.probe, want)
+		if !strings.HasPrefix(got.stderr, "ERROR: Unable to attach probe: "+strings.TrimSuffix(tc.probe, "*")) || !strings.HasSuffix(got.stderr, want) || strings.Count(got.stderr, "\n") != 1 {
+			t.Errorf("%s: stderr = %q, want one line \"ERROR: Unable to attach probe: %s%s\"", tc.script, got.stderr, tc.probe, want)
 		}
+	}
+	// a kprobe by address, in bpftrace's words for a probe it cannot attach
+	got := run(t, "--unsafe", "-e", `kprobe:0x12345678 { }`)
+	if want := "ERROR: Unable to attach probe: kprobe:305419896: this kernel has no kprobes (CONFIG_KPROBES is not set: /sys/kernel/tracing/kprobe_events is missing)\n"; got.code != 1 || got.stderr != want {
+		t.Errorf("kprobe:0x12345678: exit %d, stderr %q; want exit 1, %q", got.code, got.stderr, want)
 	}
 	// --dry-run loads the kprobe program, which this kernel can do, and
 	// succeeds: the script is valid. It says, on one line, that this
 	// kernel cannot attach it.
-	got := run(t, "--dry-run", "-e", `kprobe:vfs_read { @ = count(); }`)
+	got = run(t, "--dry-run", "-e", `kprobe:vfs_read { @ = count(); }`)
 	if want := "dry run: the script is valid, but this kernel cannot attach it: kprobe:vfs_read: this kernel has no kprobes (CONFIG_KPROBES is not set: /sys/kernel/tracing/kprobe_events is missing)\n"; got.code != 0 || got.stderr != want {
 		t.Errorf("--dry-run: exit %d, stderr %q; want exit 0, %q", got.code, got.stderr, want)
 	}

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -172,6 +173,43 @@ func jsonMaps(t *testing.T, stdout string) map[string]json.RawMessage {
 	return out
 }
 
+// waitScrape scrapes url until the scrape holds every string of want and
+// none of unwanted, and returns it.
+func waitScrape(t *testing.T, url string, want, unwanted []string) string {
+	t.Helper()
+	var scrape string
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		scrape, _ = httpGet(url)
+		ok := true
+		for _, w := range want {
+			ok = ok && strings.Contains(scrape, w)
+		}
+		for _, u := range unwanted {
+			ok = ok && !strings.Contains(scrape, u)
+		}
+		if ok {
+			return scrape
+		}
+	}
+	t.Fatalf("scrape lacks one of %q or has one of %q:\n%s", want, unwanted, scrape)
+	return ""
+}
+
+// promtoolCheck runs `promtool check metrics` on a scrape, when promtool is
+// installed.
+func promtoolCheck(t *testing.T, scrape string) {
+	t.Helper()
+	promtool, err := exec.LookPath("promtool")
+	if err != nil {
+		return
+	}
+	cmd := exec.Command(promtool, "check", "metrics")
+	cmd.Stdin = strings.NewReader(scrape)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Errorf("promtool check metrics: %v\n%s\non:\n%s", err, out, scrape)
+	}
+}
+
 // TestMetricsPrometheus runs a script with --metrics under a real
 // Prometheus server scraping it every second, and checks that what
 // Prometheus stored agrees with the maps gotrace prints at exit (-f json).
@@ -191,6 +229,7 @@ tracepoint:syscalls:sys_enter_lseek /pid == %d/ {
 	@seeks = count();
 	@by_whence[args.whence == 0 ? "set" : "cur"] = count();
 	@offset = hist(args.offset);
+	@lin = lhist(args.offset, 0, 400, 100);
 	@st[(fd = args.fd)] = stats(args.offset);
 	@text = "not exported";
 }`, os.Getpid()))
@@ -209,6 +248,7 @@ tracepoint:syscalls:sys_enter_lseek /pid == %d/ {
 	}
 	waitQuery(t, base, "gotrace_seeks_total", float64(total))
 	waitQuery(t, base, `gotrace_offset_count`, float64(total))
+	waitQuery(t, base, `gotrace_lin_count`, float64(total))
 
 	busy := queryOne(t, base, "gotrace_syscalls_total")
 	byWhence := map[string]float64{}
@@ -224,19 +264,24 @@ tracepoint:syscalls:sys_enter_lseek /pid == %d/ {
 	stSum := queryOne(t, base, `gotrace_st_sum{fd="`+fd+`"}`)
 	stAvg := queryOne(t, base, `gotrace_st_avg{fd="`+fd+`"}`)
 	up := queryOne(t, base, `up{job="gotrace"}`)
+	// The histograms keep the sum of the offsets beside their buckets
+	// under --metrics: 10*0 + 20*5 + 30*300 + 7*1.
+	const offsetSum = 9107
+	for _, h := range []string{"gotrace_offset", "gotrace_lin"} {
+		if got := queryOne(t, base, h+"_sum"); got != offsetSum {
+			t.Errorf("%s_sum = %v, want %d", h, got, offsetSum)
+		}
+		if got := queryOne(t, base, h+"_count"); got != float64(total) {
+			t.Errorf("%s_count = %v, want %d", h, got, total)
+		}
+	}
 
 	// A raw scrape passes promtool.
 	raw, err := httpGet("http://127.0.0.1:" + port + "/metrics")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if promtool, err := exec.LookPath("promtool"); err == nil {
-		cmd := exec.Command(promtool, "check", "metrics")
-		cmd.Stdin = strings.NewReader(raw)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Errorf("promtool check metrics: %v\n%s\non:\n%s", err, out, raw)
-		}
-	}
+	promtoolCheck(t, raw)
 	if strings.Contains(raw, "gotrace_text") {
 		t.Errorf("string map exported:\n%s", raw)
 	}
@@ -318,16 +363,7 @@ func TestMetricsWithOutputFile(t *testing.T) {
 tracepoint:syscalls:sys_enter_getppid /pid == %d/ { @calls = count(); printf("call\n"); }`, os.Getpid()))
 	s.waitLinks(1, 20*time.Second)
 	getppidN(5)
-	var scrape string
-	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-		scrape, _ = httpGet("http://127.0.0.1:" + port + "/metrics")
-		if strings.Contains(scrape, "gotrace_calls_total 5\n") {
-			break
-		}
-	}
-	if !strings.Contains(scrape, "gotrace_calls_total 5\n") {
-		t.Errorf("scrape:\n%s", scrape)
-	}
+	waitScrape(t, "http://127.0.0.1:"+port+"/metrics", []string{"gotrace_calls_total 5\n"}, nil)
 	got := s.stop(os.Interrupt)
 	if got.stdout != "" {
 		t.Errorf("stdout %q with -o", got.stdout)
@@ -361,9 +397,9 @@ func TestMetricsBadAddress(t *testing.T) {
 			t.Errorf("--metrics %s: exit %d, stdout %q, stderr %q; want 1, %q", tc.addr, got.code, got.stdout, got.stderr, tc.want)
 		}
 	}
-	got := run(t, "--repl", "--metrics", "127.0.0.1:0")
-	if want := "ERROR: --metrics needs a program (-e or a file); the REPL does not serve metrics\n"; got.code != 1 || got.stderr != want {
-		t.Errorf("--repl --metrics: exit %d, stderr %q; want 1, %q", got.code, got.stderr, want)
+	got := run(t, "--repl", "--metrics", inUse)
+	if want := "ERROR: --metrics " + inUse + ": address already in use\n"; got.code != 1 || got.stderr != want {
+		t.Errorf("--repl --metrics %s: exit %d, stderr %q; want 1, %q", inUse, got.code, got.stderr, want)
 	}
 	got = run(t, "--metrics", "127.0.0.1:0", "-e", `BEGIN { @x = count(); @x_total = 1; exit(); }`)
 	if want := "ERROR: --metrics: maps @x and @x_total both make metric gotrace_x_total\n"; got.code != 1 || got.stderr != want {
@@ -381,31 +417,12 @@ tracepoint:syscalls:sys_enter_getppid /pid == %[1]d/ { @calls = count(); @kept[1
 tracepoint:syscalls:sys_enter_getpgid /pid == %[1]d/ { clear(@calls); zero(@kept); }`, os.Getpid()))
 	s.waitLinks(2, 20*time.Second)
 	url := "http://127.0.0.1:" + port + "/metrics"
-	waitScrape := func(want ...string) string {
-		t.Helper()
-		var scrape string
-		for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-			scrape, _ = httpGet(url)
-			ok := true
-			for _, w := range want {
-				ok = ok && strings.Contains(scrape, w)
-			}
-			if ok {
-				return scrape
-			}
-		}
-		t.Fatalf("scrape lacks %q:\n%s", want, scrape)
-		return ""
-	}
 	getppidN(5)
-	waitScrape("gotrace_calls_total 5\n", `gotrace_kept_total{key="1"} 5`+"\n")
+	waitScrape(t, url, []string{"gotrace_calls_total 5\n", `gotrace_kept_total{key="1"} 5` + "\n"}, nil)
 	unix.Getpgid(0)
-	scrape := waitScrape(`gotrace_kept_total{key="1"} 0` + "\n")
-	if strings.Contains(scrape, "gotrace_calls_total ") {
-		t.Errorf("cleared map still exported:\n%s", scrape)
-	}
+	waitScrape(t, url, []string{`gotrace_kept_total{key="1"} 0` + "\n"}, []string{"gotrace_calls_total "})
 	getppidN(2)
-	waitScrape("gotrace_calls_total 2\n", `gotrace_kept_total{key="1"} 2`+"\n")
+	waitScrape(t, url, []string{"gotrace_calls_total 2\n", `gotrace_kept_total{key="1"} 2` + "\n"}, nil)
 	s.stop(os.Interrupt)
 }
 
@@ -419,18 +436,57 @@ let @m = percpuhash(2);
 tracepoint:syscalls:sys_enter_getppid /pid == %d/ { @m[nsecs] = count(); }`, os.Getpid()))
 	s.waitLinks(1, 20*time.Second)
 	getppidN(5)
-	want := []string{`gotrace_map_full_drops_total{map="@m"} 3` + "\n", "gotrace_events_lost_total 0\n"}
-	var scrape string
-	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		scrape, _ = httpGet("http://127.0.0.1:" + port + "/metrics")
-		if strings.Contains(scrape, want[0]) && strings.Contains(scrape, want[1]) {
-			break
-		}
-	}
-	for _, w := range want {
-		if !strings.Contains(scrape, w) {
-			t.Errorf("scrape lacks %q:\n%s", w, scrape)
-		}
-	}
+	waitScrape(t, "http://127.0.0.1:"+port+"/metrics",
+		[]string{`gotrace_map_full_drops_total{map="@m"} 3` + "\n", "gotrace_events_lost_total 0\n"}, nil)
 	s.stop(os.Interrupt)
+}
+
+// TestMetricsREPL: the REPL started with --metrics serves the maps of its
+// attached entries (a histogram with its sum), a map only while an entry
+// that uses it is attached, and not a one-shot statement's.
+func TestMetricsREPL(t *testing.T) {
+	r := startREPL(t, t.TempDir(), "--metrics", "127.0.0.1:0")
+	addr := regexp.MustCompile(`Metrics of the attached entries' maps at (http://127\.0\.0\.1:\d+/metrics)`).
+		FindStringSubmatch(r.text())
+	if addr == nil {
+		t.Fatalf("the REPL does not say where the metrics are:\n%s", r.text())
+	}
+	url := addr[1]
+	pid := os.Getpid()
+	r.send(fmt.Sprintf(`tracepoint:syscalls:sys_enter_getppid /pid == %d/ { @calls = count(); @seven = hist(7); @shared[1] = count(); }`, pid))
+	r.expect(`\[1\] attached`)
+	r.send(fmt.Sprintf(`tracepoint:syscalls:sys_enter_getpgid /pid == %d/ { @pg = count(); @shared[2] = count(); }`, pid))
+	r.expect(`\[2\] attached`)
+	r.send(`@once = 42`)
+	r.send(`print(@once)`)
+	r.expect(`@once: 42`)
+	getppidN(5)
+	unix.Getpgid(0)
+	scrape := waitScrape(t, url, []string{
+		"gotrace_calls_total 5\n", "gotrace_seven_sum 35\n", "gotrace_seven_count 5\n", "gotrace_pg_total 1\n",
+		`gotrace_shared_total{key="1"} 5` + "\n", `gotrace_shared_total{key="2"} 1` + "\n",
+	}, []string{"gotrace_once"})
+	promtoolCheck(t, scrape)
+	// Entry 1 detached: its maps go, but @shared, which entry 2 uses,
+	// stays whole.
+	r.send(`\detach 1`)
+	r.expect(`\[1\] detached`)
+	waitScrape(t, url, []string{"gotrace_pg_total 1\n", `gotrace_shared_total{key="1"} 5` + "\n"},
+		[]string{"gotrace_calls_total", "gotrace_seven"})
+	// A new entry brings a detached entry's map back.
+	r.send(fmt.Sprintf(`tracepoint:syscalls:sys_enter_getppid /pid == %d/ { @calls = count(); }`, pid))
+	r.expect(`\[3\] attached`)
+	getppidN(2)
+	waitScrape(t, url, []string{"gotrace_calls_total 7\n"}, nil)
+	r.send(`\detach all`)
+	waitScrape(t, url, nil, []string{"gotrace_calls_total", "gotrace_pg_total", "gotrace_shared"})
+	r.send(`\q`)
+	select {
+	case <-r.done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the REPL did not end on \\q")
+	}
+	if _, err := httpGet(url); err == nil {
+		t.Error("metrics still served after the REPL ended")
+	}
 }

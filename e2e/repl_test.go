@@ -28,11 +28,11 @@ type replTTY struct {
 	err  error
 }
 
-// startREPL runs `gotrace` (no program: the REPL) on a pty, with HOME in a
-// temporary directory (its history file).
-func startREPL(t *testing.T, home string) *replTTY {
+// startREPL runs `gotrace [args]` (no program: the REPL) on a pty, with
+// HOME in a temporary directory (its history file).
+func startREPL(t *testing.T, home string, args ...string) *replTTY {
 	t.Helper()
-	cmd := exec.Command(gotrace(t))
+	cmd := exec.Command(gotrace(t), args...)
 	cmd.Env = append(os.Environ(), "HOME="+home, "TERM=xterm")
 	tty, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 50, Cols: 200})
 	if err != nil {

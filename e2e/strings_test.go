@@ -39,6 +39,15 @@ func TestStrTruncation(t *testing.T) {
 		exit();
 	}`)
 	wantOutput(t, got, "hello_x|he\n\n\n", 0)
+
+	// of a string: a length of 0 empties it, and a run-time length
+	// cuts it as a constant one does (bpftrace 0.27)
+	got = run(t, "-e", `BEGIN {
+		$p = "hello world"; $z = 0; $o = 1; $t = 3; $big = 100;
+		printf("%s|%s|%s|%s|%s|%s\n", str($p, 0), str("abc", 0), str($p, $z), str($p, $o), str($p, $t), str($p, $big));
+		exit();
+	}`)
+	wantOutput(t, got, "||||he|hello world\n\n\n", 0)
 }
 
 // TestStrBig: with a max_strlen far past the 512-byte BPF stack (the

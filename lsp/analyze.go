@@ -10,8 +10,10 @@ import (
 
 	protocol "github.com/tliron/glsp/protocol_3_16"
 
-	"github.com/gotrace/gotrace/lang"
 	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/check"
+	"github.com/gotrace/gotrace/lang/srcpos"
+	"github.com/gotrace/gotrace/lang/syntax"
 	"github.com/gotrace/gotrace/provider"
 )
 
@@ -23,7 +25,7 @@ type document struct {
 	// nothing did), prog the script checked as far as it went (nil when
 	// file is).
 	file  *ast.File
-	prog  *lang.Program
+	prog  *check.Program
 	diags []protocol.Diagnostic
 }
 
@@ -37,7 +39,7 @@ type missingCheck struct {
 // probeEnv finds which of env's sources of kernel facts are unreadable:
 // tracefs (tracepoint formats and lists), needing root on most machines,
 // and the kernel's BTF.
-func probeEnv(env lang.Env) []missingCheck {
+func probeEnv(env check.Env) []missingCheck {
 	var out []missingCheck
 	tps, err := env.Tracepoints("*:*")
 	if err == nil && len(tps) == 0 {
@@ -57,9 +59,9 @@ func probeEnv(env lang.Env) []missingCheck {
 func (s *Server) analyze(uri, src string) *document {
 	d := &document{uri: uri, name: docName(uri), text: newText(src)}
 	file, parsed, perrs := parseRecover(d.name, src)
-	var errs, warns lang.ErrorList
+	var errs, warns syntax.ErrorList
 	errs = append(errs, perrs...)
-	var tracepoints []ast.Span // the attach points of tracepoints
+	var tracepoints []srcpos.Span // the attach points of tracepoints
 	if file != nil {
 		prog, cerrs := analyzeFile(file, s.env)
 		// An attach point that does not expand stops the checker before
@@ -70,7 +72,7 @@ func (s *Server) analyze(uri, src string) *document {
 			for _, p := range bad {
 				parsed = blank(parsed, t.posOffset(p.Start), t.posOffset(p.End))
 			}
-			if f2, err := lang.Parse(d.name, parsed); err == nil {
+			if f2, err := syntax.Parse(d.name, parsed); err == nil {
 				prog2, cerrs2 := analyzeFile(f2, s.env)
 				prog = cmp.Or(prog2, prog)
 				cerrs = mergeErrors(cerrs, cerrs2)
@@ -96,7 +98,7 @@ func (s *Server) analyze(uri, src string) *document {
 		}
 		sev, msg := protocol.DiagnosticSeverityError, e.Msg
 		for _, m := range s.missing {
-			onTracepoint := m.tracefs && slices.ContainsFunc(tracepoints, func(sp ast.Span) bool { return within(e.Pos, sp) })
+			onTracepoint := m.tracefs && slices.ContainsFunc(tracepoints, func(sp srcpos.Span) bool { return within(e.Pos, sp) })
 			if onTracepoint || strings.Contains(msg, m.err.Error()) {
 				sev = protocol.DiagnosticSeverityInformation
 				msg = fmt.Sprintf("not checked: %s are unreadable here (%v)", m.what, m.err)
@@ -120,10 +122,10 @@ func (s *Server) analyze(uri, src string) *document {
 }
 
 // attachErrors returns the probes with an error on an attach point.
-func attachErrors(f *ast.File, errs lang.ErrorList) []*ast.Probe {
+func attachErrors(f *ast.File, errs syntax.ErrorList) []*ast.Probe {
 	var out []*ast.Probe
 	for _, p := range f.Probes {
-		if slices.ContainsFunc(errs, func(e *lang.Error) bool {
+		if slices.ContainsFunc(errs, func(e *syntax.Error) bool {
 			return e.Pos.Src == nil && slices.ContainsFunc(p.Attach, func(a *ast.AttachPoint) bool { return within(e.Pos, a.Span) })
 		}) {
 			out = append(out, p)
@@ -133,13 +135,13 @@ func attachErrors(f *ast.File, errs lang.ErrorList) []*ast.Probe {
 }
 
 // within reports whether p is in span sp (its end included).
-func within(p ast.Pos, sp ast.Span) bool {
-	after := func(a, b ast.Pos) bool { return a.Line > b.Line || a.Line == b.Line && a.Column >= b.Column }
+func within(p srcpos.Pos, sp srcpos.Span) bool {
+	after := func(a, b srcpos.Pos) bool { return a.Line > b.Line || a.Line == b.Line && a.Column >= b.Column }
 	return after(p, sp.Start) && after(sp.End, p)
 }
 
 // mergeErrors adds to a the errors of b it does not have.
-func mergeErrors(a, b lang.ErrorList) lang.ErrorList {
+func mergeErrors(a, b syntax.ErrorList) syntax.ErrorList {
 	seen := map[string]bool{}
 	for _, e := range a {
 		seen[e.Error()] = true
@@ -154,16 +156,16 @@ func mergeErrors(a, b lang.ErrorList) lang.ErrorList {
 
 // analyzeFile checks a parsed script. A panic of the checker becomes an
 // error: the server outlives any script.
-func analyzeFile(file *ast.File, env lang.Env) (prog *lang.Program, errs lang.ErrorList) {
+func analyzeFile(file *ast.File, env check.Env) (prog *check.Program, errs syntax.ErrorList) {
 	defer func() {
 		if r := recover(); r != nil {
-			prog, errs = nil, lang.ErrorList{{Pos: file.Start, Msg: fmt.Sprintf("internal error in the checker: %v", r)}}
+			prog, errs = nil, syntax.ErrorList{{Pos: file.Start, Msg: fmt.Sprintf("internal error in the checker: %v", r)}}
 		}
 	}()
-	return lang.Analyze(file, env, lang.Options{})
+	return check.Analyze(file, env, check.Options{})
 }
 
-func diagnostic(t *text, sp ast.Span, sev protocol.DiagnosticSeverity, msg string) protocol.Diagnostic {
+func diagnostic(t *text, sp srcpos.Span, sev protocol.DiagnosticSeverity, msg string) protocol.Diagnostic {
 	source := "gotrace"
 	return protocol.Diagnostic{Range: t.rangeOf(sp), Severity: &sev, Source: &source, Message: msg}
 }

@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"fmt"
 	"regexp"
 	"slices"
 	"strings"
@@ -10,7 +11,8 @@ import (
 	protocol "github.com/tliron/glsp/protocol_3_16"
 
 	"github.com/gotrace/gotrace/builtin"
-	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/internal/usdt"
+	"github.com/gotrace/gotrace/lang/srcpos"
 	"github.com/gotrace/gotrace/lang/types"
 	"github.com/gotrace/gotrace/provider"
 )
@@ -178,6 +180,8 @@ func (c *completer) attachPoints(head string) {
 		c.tracepoints(parts[1:])
 	case prov.Args == provider.ArgsFuncProto && len(parts) == 2:
 		c.kernelFuncs(prov.Name == "rawtracepoint")
+	case prov.Name == "usdt" && (len(parts) == 3 || len(parts) == 4):
+		c.usdtProbes(parts[1], parts[2:len(parts)-1])
 	case prov.UserBinary && len(parts) == 3:
 		c.userSymbols(parts[1])
 	}
@@ -256,13 +260,52 @@ func (s *Server) kernelNames() *btfNames {
 	return s.names
 }
 
-func (c *completer) userSymbols(target string) {
+// binary resolves the binary of a uprobe or usdt attach point, as the
+// checker does.
+func (c *completer) binary(target string) (provider.HostFiles, string, bool) {
 	h, ok := c.s.env.(provider.HostFiles)
+	if !ok {
+		return nil, "", false
+	}
+	file, err := h.ResolveBinary(strings.Trim(target, `"`))
+	return h, file, err == nil
+}
+
+// usdtProbes completes the USDT probes of the binary of usdt:BINARY: —
+// PROVIDER:PROBE, and PROBE alone, the provider being optional — or, after
+// usdt:BINARY:PROVIDER:, the probes of that provider.
+func (c *completer) usdtProbes(target string, ns []string) {
+	_, file, ok := c.binary(target)
 	if !ok {
 		return
 	}
-	file, err := h.ResolveBinary(strings.Trim(target, `"`))
+	probes, err := usdt.ReadFile(file)
 	if err != nil {
+		return
+	}
+	prefix := c.src[c.wordStart():c.off]
+	for _, p := range probes {
+		if !strings.HasPrefix(p.Name, prefix) && !(len(ns) == 0 && strings.HasPrefix(p.Provider, prefix)) {
+			continue
+		}
+		detail := fmt.Sprintf("USDT probe %s:%s of %s, %d arguments", p.Provider, p.Name, file, len(p.Args))
+		doc := ""
+		if p.ArgSpec != "" {
+			doc = "arguments `" + p.ArgSpec + "`"
+		}
+		switch {
+		case len(ns) == 0:
+			c.add(p.Provider+":"+p.Name, protocol.CompletionItemKindEvent, detail, doc)
+			c.add(p.Name, protocol.CompletionItemKindEvent, detail, doc)
+		case ns[0] == p.Provider:
+			c.add(p.Name, protocol.CompletionItemKindEvent, detail, doc)
+		}
+	}
+}
+
+func (c *completer) userSymbols(target string) {
+	h, file, ok := c.binary(target)
+	if !ok {
 		return
 	}
 	syms, err := h.ELFSymbols(file)
@@ -540,4 +583,4 @@ func typeString(t *types.Type) string {
 	return t.String()
 }
 
-var _ = ast.Pos{}
+var _ = srcpos.Pos{}

@@ -8,6 +8,7 @@ import (
 	protocol "github.com/tliron/glsp/protocol_3_16"
 
 	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/srcpos"
 )
 
 // definition finds where the macro, map or import under the cursor is
@@ -93,7 +94,7 @@ func importLocation(d *document, path string) any {
 
 // covers reports whether byte offset off is inside span sp (its end
 // included, so a cursor just after a name is on it).
-func covers(t *text, sp ast.Span, off int) bool {
+func covers(t *text, sp srcpos.Span, off int) bool {
 	if sp.Start.Line == 0 {
 		return false
 	}
@@ -106,7 +107,7 @@ func covers(t *text, sp ast.Span, off int) bool {
 }
 
 // nameCovers reports whether off is on the name written at p.
-func nameCovers(t *text, p ast.Pos, name string, off int) bool {
+func nameCovers(t *text, p srcpos.Pos, name string, off int) bool {
 	s := t.posOffset(p)
 	return off >= s && off <= s+len(name)
 }

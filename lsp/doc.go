@@ -7,7 +7,8 @@
 // (BTF is world-readable; tracefs usually needs root), so it needs no
 // privileges. It publishes every parse and check error with the checker's
 // spans, and says which checks it could not make (a tracepoint's fields
-// when tracefs is unreadable). It completes providers, attach points,
+// when tracefs is unreadable). It completes providers, attach points
+// (a USDT binary's probes from its notes after usdt:BINARY:),
 // struct members after '.' and '->', builtins with their signatures, maps,
 // variables, macros and config keys; hovers types, builtin documentation
 // and struct layouts; finds the definitions of macros, maps and imports;

@@ -5,7 +5,8 @@ import (
 	"time"
 
 	"github.com/gotrace/gotrace"
-	"github.com/gotrace/gotrace/lang"
+
+	"github.com/gotrace/gotrace/tracefs"
 )
 
 // cacheFor is how long the server reuses what tracefs said: every
@@ -20,7 +21,7 @@ type kernelCache struct {
 	*gotrace.KernelEnv
 	mu      sync.Mutex
 	lists   map[string]cached[[]string]
-	formats map[string]cached[*lang.TracepointFormat]
+	formats map[string]cached[*tracefs.Format]
 }
 
 type cached[T any] struct {
@@ -30,17 +31,17 @@ type cached[T any] struct {
 }
 
 func newKernelCache(k *gotrace.KernelEnv) *kernelCache {
-	return &kernelCache{KernelEnv: k, lists: map[string]cached[[]string]{}, formats: map[string]cached[*lang.TracepointFormat]{}}
+	return &kernelCache{KernelEnv: k, lists: map[string]cached[[]string]{}, formats: map[string]cached[*tracefs.Format]{}}
 }
 
-// Tracepoints implements lang.Env.
+// Tracepoints implements check.Env.
 func (k *kernelCache) Tracepoints(pattern string) ([]string, error) {
 	return lookup(k, k.lists, pattern, func() ([]string, error) { return k.KernelEnv.Tracepoints(pattern) })
 }
 
-// TracepointFormat implements lang.Env.
-func (k *kernelCache) TracepointFormat(category, event string) (*lang.TracepointFormat, error) {
-	return lookup(k, k.formats, category+":"+event, func() (*lang.TracepointFormat, error) {
+// TracepointFormat implements check.Env.
+func (k *kernelCache) TracepointFormat(category, event string) (*tracefs.Format, error) {
+	return lookup(k, k.formats, category+":"+event, func() (*tracefs.Format, error) {
 		return k.KernelEnv.TracepointFormat(category, event)
 	})
 }

@@ -19,14 +19,14 @@ import (
 
 	"github.com/gotrace/gotrace/internal/hostfs"
 	"github.com/gotrace/gotrace/internal/testbtf"
-	"github.com/gotrace/gotrace/lang"
+	"github.com/gotrace/gotrace/lang/check"
 	"github.com/gotrace/gotrace/lsp"
 	"github.com/gotrace/gotrace/tracefs"
 )
 
 // testEnv is the pinned kernel of the repository's tests (its BTF and a
 // tracefs snapshot) with this machine's files (imports, uprobe targets).
-func testEnv(t testing.TB) lang.Env {
+func testEnv(t testing.TB) check.Env {
 	return pinnedEnv{tracefs.NewEnv(filepath.Join("..", "testdata", "tracefs"), tracefs.WithBTF(testbtf.Spec(t))), hostfs.Files{}}
 }
 
@@ -43,7 +43,7 @@ type client struct {
 	diags map[string]chan protocol.PublishDiagnosticsParams
 }
 
-func start(t testing.TB, env lang.Env) *client {
+func start(t testing.TB, env check.Env) *client {
 	t.Helper()
 	a, b := net.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -217,12 +217,12 @@ func TestIncrementalChange(t *testing.T) {
 
 // unreadable is an environment whose tracefs cannot be read, as for a user
 // without privileges.
-type unreadable struct{ lang.Env }
+type unreadable struct{ check.Env }
 
 var errPerm = errors.New("tracefs: open /sys/kernel/tracing: permission denied")
 
 func (unreadable) Tracepoints(string) ([]string, error) { return nil, errPerm }
-func (unreadable) TracepointFormat(string, string) (*lang.TracepointFormat, error) {
+func (unreadable) TracepointFormat(string, string) (*tracefs.Format, error) {
 	return nil, errPerm
 }
 
@@ -265,6 +265,44 @@ func TestCompletion(t *testing.T) {
 			for _, w := range tc.want {
 				if !slices.Contains(got, w) {
 					t.Errorf("%q is not offered; got %d items: %.300v", w, len(got), got)
+				}
+			}
+		})
+	}
+}
+
+// TestCompletionUSDT: after usdt:BINARY: the probes of the binary's USDT
+// notes are offered, with and without their provider; after
+// usdt:BINARY:PROVIDER: that provider's. The binary is the static test
+// program of internal/usdt (probes notes:twelve and notes:sema).
+func TestCompletionUSDT(t *testing.T) {
+	bin, err := filepath.Abs(filepath.Join("..", "internal", "usdt", "testdata", "notes"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := start(t, testEnv(t))
+	for _, tc := range []struct {
+		name, src   string
+		want, never []string
+	}{
+		{"probes", "usdt:" + bin + ":|", []string{"notes:twelve", "notes:sema", "twelve", "sema"}, nil},
+		{"by prefix", "usdt:" + bin + ":tw|", []string{"twelve"}, []string{"sema", "notes:sema"}},
+		{"provider prefix", "usdt:" + bin + ":no|", []string{"notes:twelve", "notes:sema"}, nil},
+		{"of a provider", "usdt:" + bin + ":notes:|", []string{"twelve", "sema"}, []string{"notes:twelve"}},
+		{"other provider", "usdt:" + bin + ":other:|", nil, []string{"twelve", "sema"}},
+		{"alias U", "BEGIN {}\nU:" + bin + ":notes:s|", []string{"sema"}, []string{"twelve"}},
+		{"no such binary", "usdt:/no/such/binary:|", nil, []string{"twelve"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := c.complete("file:///tmp/usdt.bt", tc.src)
+			for _, w := range tc.want {
+				if !slices.Contains(got, w) {
+					t.Errorf("%q is not offered; got %v", w, got)
+				}
+			}
+			for _, n := range tc.never {
+				if slices.Contains(got, n) {
+					t.Errorf("%q is offered; got %v", n, got)
 				}
 			}
 		})

@@ -5,7 +5,7 @@ import (
 
 	protocol "github.com/tliron/glsp/protocol_3_16"
 
-	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/srcpos"
 )
 
 // text is a document's content with its line starts, converting between
@@ -72,7 +72,7 @@ func (t *text) position(off int) protocol.Position {
 
 // posOffset returns the byte offset of a script position (line and byte
 // column), which is exact even where Offset was not set.
-func (t *text) posOffset(p ast.Pos) int {
+func (t *text) posOffset(p srcpos.Pos) int {
 	if p.Line < 1 {
 		return 0
 	}
@@ -84,7 +84,7 @@ func (t *text) posOffset(p ast.Pos) int {
 
 // rangeOf returns the LSP range of a span; an empty or unknown end covers
 // one character.
-func (t *text) rangeOf(sp ast.Span) protocol.Range {
+func (t *text) rangeOf(sp srcpos.Span) protocol.Range {
 	start := t.posOffset(sp.Start)
 	end := start + 1
 	if sp.End.Line > 0 {

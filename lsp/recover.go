@@ -3,8 +3,9 @@ package lsp
 import (
 	"errors"
 
-	"github.com/gotrace/gotrace/lang"
 	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/srcpos"
+	"github.com/gotrace/gotrace/lang/syntax"
 )
 
 // maxRecoveries bounds the items blanked out of one script.
@@ -16,18 +17,18 @@ const maxRecoveries = 64
 // parsed (nil when nothing did), the source that tree was parsed from
 // (src with the broken items blanked, positions unchanged) and every
 // parse error.
-func parseRecover(name, src string) (*ast.File, string, lang.ErrorList) {
-	var errs lang.ErrorList
+func parseRecover(name, src string) (*ast.File, string, syntax.ErrorList) {
+	var errs syntax.ErrorList
 	seen := map[string]bool{}
 	cur := src
 	for range maxRecoveries {
-		f, err := lang.Parse(name, cur)
+		f, err := syntax.Parse(name, cur)
 		if err == nil {
 			return f, cur, errs
 		}
-		var list lang.ErrorList
+		var list syntax.ErrorList
 		if !errors.As(err, &list) || len(list) == 0 {
-			return nil, cur, append(errs, &lang.Error{Pos: ast.Pos{Filename: name, Line: 1, Column: 1}, Msg: err.Error()})
+			return nil, cur, append(errs, &syntax.Error{Pos: srcpos.Pos{Filename: name, Line: 1, Column: 1}, Msg: err.Error()})
 		}
 		for _, e := range list {
 			if k := e.Error(); !seen[k] {

@@ -15,14 +15,14 @@ import (
 	protocol "github.com/tliron/glsp/protocol_3_16"
 
 	"github.com/gotrace/gotrace"
-	"github.com/gotrace/gotrace/lang"
+	"github.com/gotrace/gotrace/lang/check"
 	"github.com/gotrace/gotrace/lang/pretty"
 )
 
 // Server is the state of one language server session: the open documents
 // and the environment they are checked against.
 type Server struct {
-	env     lang.Env
+	env     check.Env
 	missing []missingCheck // the checks env cannot make
 
 	mu   sync.Mutex
@@ -34,7 +34,7 @@ type Server struct {
 
 // NewServer returns a server checking scripts against env (a
 // gotrace.KernelEnv for this machine's kernel).
-func NewServer(env lang.Env) *Server {
+func NewServer(env check.Env) *Server {
 	if k, ok := env.(*gotrace.KernelEnv); ok {
 		env = newKernelCache(k)
 	}

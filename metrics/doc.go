@@ -26,7 +26,8 @@
 //     (Prometheus' bounds are inclusive); lhist's open top row is +Inf.
 //     The buckets exported are every row the map has shown since the
 //     start, so that a series' layout only grows. _sum is the sum of the
-//     recorded values when the source keeps it (Value.HasSum), and NaN
+//     recorded values when the source keeps it (Value.HasSum: gotrace
+//     --metrics compiles the script with gotrace.Options.HistSum), and NaN
 //     otherwise: bpftrace's histograms do not keep one.
 //   - other values (strings, stacks, tseries, ...) cannot be exported:
 //     the map is skipped and named in one warning. So is a map with a key

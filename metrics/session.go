@@ -18,6 +18,7 @@ import (
 type SessionSource struct {
 	maps []MapInfo
 	sess atomic.Pointer[runtime.Session]
+	only atomic.Pointer[func(name string) bool]
 }
 
 // NewSessionSource returns the Source of a session that will run prog
@@ -35,19 +36,46 @@ func NewSessionSource(prog *object.Program) *SessionSource {
 // Set gives the source its session (runtime.Options.Opened).
 func (s *SessionSource) Set(sess *runtime.Session) { s.sess.Store(sess) }
 
+// Only restricts the maps to those keep reports true for, asked at each
+// scrape: a REPL exports the maps of its live entries, and a map stops
+// being exported once every entry that uses it is detached. Nil exports
+// every map of the session.
+func (s *SessionSource) Only(keep func(name string) bool) {
+	if keep == nil {
+		s.only.Store(nil)
+		return
+	}
+	s.only.Store(&keep)
+}
+
+// kept reports whether map name is exported (Only).
+func (s *SessionSource) kept(name string) bool {
+	keep := s.only.Load()
+	return keep == nil || (*keep)(name)
+}
+
 // Maps returns the session's maps, and the program's before the session
-// has them.
+// has them, as Only restricts them.
 func (s *SessionSource) Maps() []MapInfo {
 	sess := s.sess.Load()
-	if sess == nil {
-		return s.maps
+	var names []string
+	if sess != nil {
+		names = sess.MapNames()
 	}
-	names := sess.MapNames()
 	if len(names) == 0 {
-		return s.maps
+		var out []MapInfo
+		for _, m := range s.maps {
+			if s.kept(m.Name) {
+				out = append(out, m)
+			}
+		}
+		return out
 	}
 	out := make([]MapInfo, 0, len(names))
 	for _, name := range names {
+		if !s.kept(name) {
+			continue
+		}
 		m, err := sess.Map(name)
 		if err != nil {
 			continue
@@ -58,11 +86,11 @@ func (s *SessionSource) Maps() []MapInfo {
 	return out
 }
 
-// Read reads a map of the session: none before the session has it, or
-// after it closed.
+// Read reads a map of the session: none before the session has it, after
+// it closed, or when Only leaves it out.
 func (s *SessionSource) Read(name string) ([]Entry, error) {
 	sess := s.sess.Load()
-	if sess == nil {
+	if sess == nil || !s.kept(name) {
 		return nil, nil
 	}
 	m, err := sess.Map(name)
@@ -136,7 +164,7 @@ func value(v any) Value {
 				bs[i].Le = math.Inf(1)
 			}
 		}
-		return Value{Buckets: bs}
+		return Value{Buckets: bs, Sum: float64(v.Sum), HasSum: v.HasSum}
 	}
 	return Value{}
 }

@@ -7,7 +7,7 @@ import (
 	"github.com/cilium/ebpf"
 
 	"github.com/gotrace/gotrace/format"
-	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/srcpos"
 	"github.com/gotrace/gotrace/lang/types"
 )
 
@@ -77,7 +77,7 @@ type Probe struct {
 	// letters, digits and '_' made '_', then '_' and the probe's 1-based
 	// position in the script ("begin_1").
 	Function string
-	Targets  []string // what to attach to: tracepoints "cat:event", kernel functions ("vfs_read", "do_sys_open+16"), raw tracepoint events
+	Targets  []Target // what to attach to, one value of its provider's target type each
 	Period   uint64   // interval/profile/software: sample period (ns for cpu-clock, events otherwise)
 	Freq     uint64   // profile:hz: sample frequency
 	Config   uint64   // software: PERF_COUNT_SW_* value
@@ -99,6 +99,17 @@ type Probe struct {
 	// that share a Group pointer come from the same probe of the script.
 	// nil for probes the runtime makes up itself.
 	Group *Group
+}
+
+// Target is one thing a probe attaches to: a kernel function, a
+// tracepoint, a location in a binary... Its provider's Compile makes it, as
+// a value of the provider's own type (package provider), and its Attach
+// reads it back, so that nothing parses it again. String names it in
+// messages and in the targets the kernel refused, as bpftrace does:
+// "vfs_read", "do_sys_open+16", "syscalls:sys_enter_openat",
+// "/bin/bash:readline".
+type Target interface {
+	String() string
 }
 
 // Group is one probe of the script after expansion: the attach points as
@@ -126,6 +137,10 @@ type Map struct {
 	Key     *types.Type   // layout of the BPF key: a Tuple of Keys, plus a trailing uint64 bucket for Hist and Lhist; uint64 0 when Keys is nil and not a histogram
 	Value   *types.Type   // value type, or an aggregation kind (types.Count, types.Hist, ...)
 	PerCPU  bool          // values are per-CPU (aggregations)
+	// HistSum: each bucket of a hist() or lhist() holds {count uint64;
+	// sum int64}, the sum of the values it recorded beside their number
+	// (codegen.Options.HistSum), rather than the count alone.
+	HistSum bool
 }
 
 // EventKind is the first uint64 of every ringbuf record.
@@ -160,11 +175,11 @@ type Printf struct {
 	// Pos and End delimit the errorf()/warnf() call (End exclusive), which
 	// the text output names as file:line:col-endcol and -f json as
 	// filename, line and col; zero for other events.
-	Pos, End ast.Pos
+	Pos, End srcpos.Pos
 	// Expanded are the macro uses an errorf()/warnf() call was expanded
 	// from, innermost first; the text output adds an "expanded from" note
 	// with the source line (Program.Source) for each.
-	Expanded []ast.Span
+	Expanded []srcpos.Span
 
 	parsed atomic.Pointer[parsedFormat] // Parsed's cache
 }
@@ -216,7 +231,7 @@ type HelperSite struct {
 	// Pos and End span the script expression whose helper call failed, as
 	// bpftrace 0.26 reports it: the member access, the dereference, the
 	// call, or else the statement (End may be invalid).
-	Pos, End ast.Pos
+	Pos, End srcpos.Pos
 }
 
 // EventRuntimeError's ID indexes RuntimeErrors: print its warning.
@@ -225,12 +240,12 @@ const EventRuntimeError = EventHelperError + 1
 // RuntimeError is a run-time error the program reports as a warning, as
 // bpftrace's "Divide or modulo by 0 detected" does.
 type RuntimeError struct {
-	Msg string  // the warning, without "WARNING: "
-	Pos ast.Pos // script position
+	Msg string     // the warning, without "WARNING: "
+	Pos srcpos.Pos // script position
 	// End, when valid, ends the script span the warning is about: the
 	// warning then names the span and shows its source line, as bpftrace
 	// 0.26 shows the lines of helper errors.
-	End ast.Pos
+	End srcpos.Pos
 	// Helper, when set, makes the warning a helper error that returned 0
 	// (a map lookup that found nothing), which -f json reports as such.
 	Helper string

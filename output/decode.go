@@ -32,9 +32,13 @@ type Stats struct {
 	Average, Total int64
 }
 
-// Hist is the value of a hist() or lhist() map entry.
+// Hist is the value of a hist() or lhist() map entry. Sum is the sum of
+// the values it recorded when the map keeps one (HasSum: compiled for
+// gotrace --metrics, object.Map.HistSum); bpftrace's histograms do not.
 type Hist struct {
 	Buckets []Bucket
+	Sum     int64
+	HasSum  bool
 }
 
 // Bucket is one row of a histogram: the values from Min to Max, both
@@ -63,7 +67,7 @@ func (f *Formatter) Decode(m *object.Map, entries []Entry) ([]MapEntry, error) {
 		out := make([]MapEntry, len(hists))
 		keys := make([]any, len(hists)*len(fields))
 		for i, h := range hists {
-			out[i] = MapEntry{Key: f.decodeKey(fields, h.key, keys[i*len(fields):]), Value: h.hist.decode()}
+			out[i] = MapEntry{Key: f.decodeKey(fields, h.key, keys[i*len(fields):]), Value: h.decode(m.HistSum)}
 		}
 		return out, nil
 	}
@@ -132,6 +136,16 @@ func (f *Formatter) decodeValue(t *types.Type, b []byte) any {
 		return v
 	}
 	return f.Value(t, b)
+}
+
+// decode returns the histogram of a map entry, with its sum when the map
+// keeps one.
+func (h *histEntry) decode(hasSum bool) Hist {
+	out := h.hist.decode()
+	if hasSum {
+		out.Sum, out.HasSum = h.sum, true
+	}
+	return out
 }
 
 // decode returns the rows of a histogram as printed.

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/srcpos"
 	"github.com/gotrace/gotrace/lang/types"
 	"github.com/gotrace/gotrace/object"
 )
@@ -274,7 +274,7 @@ func JSONAttachedProbes(n int) string {
 // {"type": "errorf", "msg": "...", "filename": "...", "line": 1, "col": 9}.
 // A script named "-e" or "" is named "stdin", as bpftrace names -e
 // programs (gotrace's CLI names them "stdin" itself).
-func JSONMessage(isError bool, msg string, pos ast.Pos) string {
+func JSONMessage(isError bool, msg string, pos srcpos.Pos) string {
 	typ := "warnf"
 	if isError {
 		typ = "errorf"
@@ -431,4 +431,10 @@ func (f *Formatter) WriteMapJSON(w io.Writer, m *object.Map, entries []Entry, op
 // was timed over.
 func JSONBenchmark(name string, averageNs int64, iters int) string {
 	return fmt.Sprintf(`{"type": "benchmark_result", "data": {%s: {"average": %d, "iters": %d}}}`+"\n", JSONString(name), averageNs, iters)
+}
+
+// JSONTestResult renders the result of one test probe (bpftrace --test):
+// its run time in nanoseconds, whether it passed, and what it printed.
+func JSONTestResult(name string, durationNs int64, passed bool, output string) string {
+	return fmt.Sprintf(`{"type": "test_result", "data": {%s: {"duration": %d, "passed": %t, "output": %s}}}`+"\n", JSONString(name), durationNs, passed, JSONString(output))
 }

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/srcpos"
 	"github.com/gotrace/gotrace/lang/types"
 	"github.com/gotrace/gotrace/object"
 )
@@ -268,9 +268,9 @@ func TestJSONEvents(t *testing.T) {
 		{JSONCat("1.5 2.5\n"), `{"type": "cat", "data": "1.5 2.5\n"}`},
 		{JSONAttachedProbes(1), `{"type": "attached_probes", "count": 1, "data": {"probes": 1}}`},
 		{JSONLostEvents(3), `{"type": "lost_events", "count": 3, "data": {"events": 3}}`},
-		{JSONMessage(true, "bad \"x\"", ast.Pos{Filename: "-e", Line: 1, Column: 87}),
+		{JSONMessage(true, "bad \"x\"", srcpos.Pos{Filename: "-e", Line: 1, Column: 87}),
 			`{"type": "errorf", "msg": "bad \"x\"", "filename": "stdin", "line": 1, "col": 87}`},
-		{JSONMessage(false, "w", ast.Pos{Filename: "a.bt", Line: 3, Column: 5}),
+		{JSONMessage(false, "w", srcpos.Pos{Filename: "a.bt", Line: 3, Column: 5}),
 			`{"type": "warnf", "msg": "w", "filename": "a.bt", "line": 3, "col": 5}`},
 		{pv(types.Int64, i64(5)), `{"type": "value", "data": 5}`},
 		{pv(types.NewString(16), pack(types.NewString(16), "bpftrace")), `{"type": "value", "data": "bpftrace"}`},

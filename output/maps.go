@@ -402,6 +402,7 @@ type histEntry struct {
 	key    []byte // the key prefix, without the bucket
 	counts map[uint64]uint64
 	total  uint64
+	sum    int64     // the sum of the values recorded, when the map keeps it (object.Map.HistSum)
 	hist   histogram // built by histItems
 }
 
@@ -482,6 +483,9 @@ func histItems(m *object.Map, entries []Entry, opt MapOptions) ([]keyField, []*h
 			c := readUint(v, 8)
 			h.counts[bucket] += c
 			h.total += c
+			if m.HistSum && len(v) >= 16 {
+				h.sum += int64(readUint(v[8:], 8))
+			}
 		}
 	}
 	keyCmp := keyOrder(fields)

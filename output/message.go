@@ -3,7 +3,7 @@ package output
 import (
 	"strings"
 
-	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/srcpos"
 )
 
 // Message renders errorf() (isError) or warnf() output for stderr as
@@ -14,7 +14,7 @@ import (
 // (innermost first), each with its source line from src and '~' under the
 // use. Without a position (a program built without one) the message is
 // "ERROR: msg".
-func Message(isError bool, msg string, call ast.Span, expanded []ast.Span, src string) string {
+func Message(isError bool, msg string, call srcpos.Span, expanded []srcpos.Span, src string) string {
 	sev := "WARNING"
 	if isError {
 		sev = "ERROR"

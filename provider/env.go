@@ -113,15 +113,18 @@ type Attacher interface {
 	Stdout() io.Writer
 	// AttachType returns the attach type p's program was loaded with.
 	AttachType(p *object.Probe) ebpf.AttachType
-	// AttachKprobes attaches a kprobe (or kretprobe, ret) program to all
-	// p's targets: through one kprobe_multi link when loaded for it, else
-	// one kprobe per target; functions the kernel refuses in a wildcard
-	// are skipped.
-	AttachKprobes(p *object.Probe, prog *ebpf.Program, ret bool) (int, error)
-	// AttachTracingMulti attaches a program loaded with a tracing_multi
-	// attach type (IsTracingMulti) to all p's targets through one link;
-	// functions the kernel refuses are skipped.
-	AttachTracingMulti(p *object.Probe, prog *ebpf.Program) (int, error)
+	// PushAll registers things to close together, concurrently, when
+	// detaching (the kprobes of a wildcard: each waits for an RCU grace
+	// period).
+	PushAll(cs []io.Closer)
+	// Skip records a target of a wildcard that the kernel refused; the
+	// runtime lists them once every probe is attached.
+	Skip(target string)
+	// Skipped returns the targets skipped so far.
+	Skipped() []string
+	// Note reports progress on attaching (how many functions attached
+	// how, and in how long) on stderr, unless the session is quiet.
+	Note(msg string)
 	// Map returns the loaded map of the collection with that name, or nil.
 	Map(name string) *ebpf.Map
 }

@@ -14,9 +14,9 @@ import (
 // arguments are typed by BTF. A probe of several functions whose body
 // does not depend on which one fired is served by one tracing_multi link
 // where the kernel has it (one program, one trampoline per function,
-// attached and detached together), else a large one by one kprobe_multi
-// link (arguments then come from pt_regs): separate trampolines cost
-// ~140 ms each to detach.
+// attached and detached together; tracingmulti.go), else a large one by
+// one kprobe_multi link (arguments then come from pt_regs): separate
+// trampolines cost ~140 ms each to detach.
 var fentryProvider = trampoline("fentry", []string{"f", "kfunc"}, ebpf.AttachTraceFEntry)
 
 // fexitProvider is fexit:[vmlinux:]FUNCTION: a trampoline run on return,
@@ -60,14 +60,9 @@ func trampoline(name string, aliases []string, at ebpf.AttachType) *Provider {
 		},
 		Attach: func(a Attacher, p *object.Probe, prog *ebpf.Program) (int, error) {
 			if IsTracingMulti(a.AttachType(p)) {
-				return a.AttachTracingMulti(p, prog)
+				return attachTracingMulti(a, p, prog)
 			}
-			l, err := link.AttachTracing(link.TracingOptions{Program: prog, AttachType: a.AttachType(p)})
-			if err != nil {
-				return 0, fmt.Errorf("attach %s: %w", p.Name, err)
-			}
-			a.Push(l)
-			return max(len(p.Targets), 1), nil
+			return attachTrampoline(a, p, prog)
 		},
 		List: funcLister(name, true, exit),
 		// Trampolines are listed with their module: fentry:vmlinux:vfs_read.
@@ -83,31 +78,22 @@ func trampoline(name string, aliases []string, at ebpf.AttachType) *Provider {
 	return p
 }
 
-// Attach types of trampolines over many functions (enum bpf_attach_type;
-// Linux 7.3): a program loaded with one of them attaches through one
-// tracing_multi link to functions named by their BTF IDs. Its context is
-// that of bpf_multi_func, a function without parameters: arguments and
-// the return value are read with bpf_get_func_arg and bpf_get_func_ret.
-const (
-	AttachTraceFsession      = ebpf.AttachType(58)
-	AttachTraceFentryMulti   = ebpf.AttachType(59)
-	AttachTraceFexitMulti    = ebpf.AttachType(60)
-	AttachTraceFsessionMulti = ebpf.AttachType(61)
-)
-
-// IsTracingMulti reports whether at is an attach type of tracing_multi
-// links.
-func IsTracingMulti(at ebpf.AttachType) bool {
-	return at == AttachTraceFentryMulti || at == AttachTraceFexitMulti || at == AttachTraceFsessionMulti
-}
-
-// allVmlinux reports whether every point is a function of vmlinux: a
-// tracing_multi link names functions by vmlinux BTF IDs.
-func allVmlinux(pts []*Point) bool {
-	for _, pt := range pts {
-		if pt.Module != "" && pt.Module != "vmlinux" {
-			return false
+// attachTrampoline links a Tracing program, which the kernel bound to its
+// one target when it loaded it (fentry, fexit, tp_btf). A target of a
+// wildcard that the kernel refuses is skipped: no attach point, no error.
+func attachTrampoline(a Attacher, p *object.Probe, prog *ebpf.Program) (int, error) {
+	l, err := link.AttachTracing(link.TracingOptions{Program: prog, AttachType: a.AttachType(p)})
+	if err != nil {
+		if p.Group.Wildcard() {
+			target := p.Name
+			if len(p.Targets) == 1 {
+				target = p.Targets[0].String()
+			}
+			a.Skip(target)
+			return 0, nil
 		}
+		return 0, fmt.Errorf("attach %s: %w", p.Name, err)
 	}
-	return true
+	a.Push(l)
+	return max(len(p.Targets), 1), nil
 }

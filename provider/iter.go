@@ -25,16 +25,16 @@ var iterProvider = &Provider{
 	Aliases:         []string{"it"},
 	Expand:          expandIter,
 	Ctx:             CtxIter,
-	CtxStruct:       func(pt *Point) string { return iterStructPrefix + pt.Event },
+	CtxStruct:       func(pt *Point) string { return iterStructPrefix + pt.Data.(iterPoint).object },
 	UserArgs:        never,
 	ProbeType:       "iter",
 	Kfuncs:          true,
 	Compile: func(pts []*Point, _ Features, probe *object.Probe) Program {
 		probe.Provider = "iter"
 		for _, pt := range pts {
-			probe.Targets = append(probe.Targets, pt.Event)
+			probe.Targets = append(probe.Targets, FuncTarget{Func: pt.Data.(iterPoint).object})
 		}
-		probe.Pin = pts[0].Module
+		probe.Pin = pts[0].Data.(iterPoint).pin
 		return Program{Type: ebpf.Tracing, AttachType: ebpf.AttachTraceIter, Ctx: CtxIter}
 	},
 	Attach:        attachIter,
@@ -65,14 +65,20 @@ func expandIter(env ExpandEnv, raw string, parts []string) ([]*Point, error) {
 	if _, err := iterContext(spec, parts[0]); err != nil {
 		return nil, fmt.Errorf("iter %s not available for your kernel version.", parts[0])
 	}
-	pt := &Point{Name: "iter:" + parts[0], Event: parts[0]}
+	it := iterPoint{object: parts[0]}
 	if len(parts) == 2 && parts[1] != "" {
-		pt.Module = parts[1] // the pin path
-		if !strings.HasPrefix(pt.Module, "/") {
-			pt.Module = "/sys/fs/bpf/" + pt.Module
+		it.pin = parts[1]
+		if !strings.HasPrefix(it.pin, "/") {
+			it.pin = "/sys/fs/bpf/" + it.pin
 		}
 	}
-	return []*Point{pt}, nil
+	return []*Point{{Name: "iter:" + parts[0], Data: it}}, nil
+}
+
+// iterPoint is the Point.Data of an iter point: the iterator's object
+// (task, task_file, ...) and the path its link is pinned at ("" to run it).
+type iterPoint struct {
+	object, pin string
 }
 
 // attachIter creates the iterator and reads it to its end, which runs the

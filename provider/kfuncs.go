@@ -14,6 +14,7 @@ import (
 	"github.com/cilium/ebpf/btf"
 
 	"github.com/gotrace/gotrace/internal/btfnames"
+	"github.com/gotrace/gotrace/object"
 	"github.com/gotrace/gotrace/tracefs"
 )
 
@@ -458,15 +459,14 @@ func RenamedFunc(name string) (base, suffix string, ok bool) {
 	return name[:i], name[i:], true
 }
 
-// funcTargets are the kernel functions of the points, with their offsets.
-func funcTargets(pts []*Point) []string {
-	var targets []string
+// funcTargets are the kernel functions of the points, with their offsets,
+// and the address of kprobe:ADDRESS.
+func funcTargets(pts []*Point) []object.Target {
+	var targets []object.Target
 	for _, pp := range pts {
-		target := pp.Func
-		if pp.Offset != 0 {
-			target += fmt.Sprintf("+%d", pp.Offset)
-		}
-		targets = append(targets, target)
+		t := FuncTarget{Func: pp.Func, Offset: pp.Offset}
+		t.Addr, t.ByAddr = kprobeAddress(pp.Func)
+		targets = append(targets, t)
 	}
 	return targets
 }

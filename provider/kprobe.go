@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/cilium/ebpf"
 
@@ -46,13 +45,13 @@ func kprobe(name, alias string, ret bool) *Provider {
 		},
 		Require: requireKprobes,
 		Attach: func(a Attacher, p *object.Probe, prog *ebpf.Program) (int, error) {
-			if addr, ok := kprobeAddress(p.Targets[0]); ok && len(p.Targets) == 1 {
-				if err := attachKprobeAt(a, prog, addr, ret); err != nil {
+			if t, ok := p.Targets[0].(FuncTarget); ok && t.ByAddr && len(p.Targets) == 1 {
+				if err := attachKprobeAt(a, prog, t.Addr, ret); err != nil {
 					return 0, fmt.Errorf("Unable to attach probe: %s: %w", p.Name, err)
 				}
 				return 1, nil
 			}
-			n, err := a.AttachKprobes(p, prog, ret)
+			n, err := attachKprobes(a, p, prog, ret)
 			if err != nil && len(p.Targets) == 1 {
 				err = explainKprobeRefusal(a, p, err)
 			}
@@ -78,7 +77,11 @@ func kprobe(name, alias string, ret bool) *Provider {
 // retry with the architecture's syscall prefix ("token __x64_NAME: not
 // found"), which misleads.
 func explainKprobeRefusal(a Attacher, p *object.Probe, err error) error {
-	fn, _, _ := strings.Cut(p.Targets[0], "+")
+	t, terr := TargetAs[FuncTarget](p, p.Targets[0])
+	if terr != nil {
+		return err
+	}
+	fn := t.Func
 	env, terr := a.Tracefs()
 	if terr != nil {
 		return err

@@ -5,13 +5,13 @@ import (
 
 	"github.com/cilium/ebpf/btf"
 
-	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/srcpos"
 	"github.com/gotrace/gotrace/tracefs"
 )
 
 // Point is one expanded attach point.
 type Point struct {
-	Pos      ast.Pos
+	Pos      srcpos.Pos
 	Provider string // canonical provider name
 	Name     string // canonical full name, e.g. "tracepoint:syscalls:sys_enter_openat"
 
@@ -33,10 +33,17 @@ type Point struct {
 	// of its own can attach, never kprobe_multi; the kernel decides.
 	NoFtrace bool
 
-	// interval, profile: Unit is "s", "ms", "us", "hz"; Value the number.
-	// software: Event is the event name and Value the sample period.
-	Unit  string
-	Value uint64
+	// Data is what a provider's expansion keeps about the point for its
+	// own Compile, of the provider's own type (a timer's rate, a perf
+	// event's sample period, a watchpoint's breakpoint); no other stage
+	// reads it.
+	Data any
+
+	// uprobe, uretprobe: Lang is the language prefix written
+	// (uprobe:BINARY:cpp:FUNCTION), "" for none; Demangled is the C++
+	// name of a mangled Func (with its parameters), "" when Func is not
+	// mangled or config cpp_demangle is off.
+	Lang, Demangled string
 
 	// usdt: the probe location (Module is the binary, Func is
 	// "NAMESPACE:PROBE").
@@ -78,4 +85,13 @@ func (p *Point) SetProto(proto *btf.FuncProto) {
 // when it is first asked for.
 func (p *Point) setLazyProto(spec *btf.Spec, id btf.TypeID) {
 	p.proto = &lazyProto{decode: func() *btf.FuncProto { return protoByID(spec, id) }}
+}
+
+// FuncName is the name the func builtin gives the point's function: the
+// demangled C++ name when there is one.
+func (p *Point) FuncName() string {
+	if p.Demangled != "" {
+		return p.Demangled
+	}
+	return p.Func
 }

@@ -56,6 +56,7 @@ const (
 	Begin                 // run once before the others attach (BPF_PROG_TEST_RUN)
 	End                   // run once at exit
 	Bench                 // run repeatedly and timed, between BEGIN and END (bench.go)
+	Test                  // run once each with --test, between BEGIN and END (bench.go)
 )
 
 // Provider is one probe kind.
@@ -308,7 +309,7 @@ var table = []*Provider{
 	softwareProvider,
 	uprobeProvider, uretprobeProvider,
 	usdtProvider, hardwareProvider, watchpointProvider, asyncWatchpointProvider, iterProvider,
-	selfProvider, benchProvider,
+	selfProvider, benchProvider, testProvider,
 }
 
 // All returns every provider, supported or not, in listing order.

@@ -40,19 +40,20 @@ var rawTracepointProvider = &Provider{
 		return Program{Type: ebpf.Tracing, AttachType: ebpf.AttachTraceRawTp, Ctx: CtxBTFArgs}
 	},
 	Attach: func(a Attacher, p *object.Probe, prog *ebpf.Program) (int, error) {
+		if prog.Type() == ebpf.Tracing {
+			// tp_btf: the target was fixed when loading.
+			return attachTrampoline(a, p, prog)
+		}
 		for _, t := range p.Targets {
-			var l link.Link
-			var err error
-			if prog.Type() == ebpf.Tracing {
-				// tp_btf: the target was fixed when loading.
-				l, err = link.AttachTracing(link.TracingOptions{Program: prog, AttachType: a.AttachType(p)})
-			} else {
-				name := t
-				if i := strings.LastIndexByte(name, ':'); i >= 0 {
-					name = name[i+1:]
-				}
-				l, err = link.AttachRawTracepoint(link.RawTracepointOptions{Name: name, Program: prog})
+			ft, err := TargetAs[FuncTarget](p, t)
+			if err != nil {
+				return 0, err
 			}
+			name := ft.Func
+			if i := strings.LastIndexByte(name, ':'); i >= 0 {
+				name = name[i+1:]
+			}
+			l, err := link.AttachRawTracepoint(link.RawTracepointOptions{Name: name, Program: prog})
 			if err != nil {
 				return 0, fmt.Errorf("attach %s to %s: %w", p.Name, t, err)
 			}

@@ -75,9 +75,10 @@ func perfEventProvider(name, alias string, typ uint32, events []perfEvent) *Prov
 		Listing:   withoutPeriod,
 		Compile: func(pts []*Point, _ Features, probe *object.Probe) Program {
 			probe.Provider = name
-			ev, _ := findEvent(events, pts[0].Event)
+			s := pts[0].Data.(perfSample)
+			ev, _ := findEvent(events, s.event)
 			probe.Config = ev.Config
-			probe.Period = pts[0].Value
+			probe.Period = s.period
 			return Program{Type: ebpf.PerfEvent, Ctx: CtxPerfSample}
 		},
 		Attach: func(a Attacher, p *object.Probe, prog *ebpf.Program) (int, error) {
@@ -127,5 +128,12 @@ func expandPerfEvent(kind string, events []perfEvent, raw string, parts []string
 		}
 		period = v
 	}
-	return []*Point{{Name: fmt.Sprintf("%s:%s:%d", kind, parts[0], period), Event: parts[0], Value: period}}, nil
+	return []*Point{{Name: fmt.Sprintf("%s:%s:%d", kind, parts[0], period), Data: perfSample{event: parts[0], period: period}}}, nil
+}
+
+// perfSample is the Point.Data of a software or hardware point: the event
+// as written and its sample period.
+type perfSample struct {
+	event  string
+	period uint64
 }

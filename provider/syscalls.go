@@ -40,7 +40,11 @@ func attachSyscall(a Attacher, p *object.Probe, prog *ebpf.Program) (int, error)
 		if len(p.Targets) != 1 {
 			return 0, fmt.Errorf("attach %s: a syscall dispatcher has one raw tracepoint, got %q", p.Name, p.Targets)
 		}
-		l, err := link.AttachRawTracepoint(link.RawTracepointOptions{Name: p.Targets[0], Program: prog})
+		t, err := TargetAs[FuncTarget](p, p.Targets[0])
+		if err != nil {
+			return 0, err
+		}
+		l, err := link.AttachRawTracepoint(link.RawTracepointOptions{Name: t.Func, Program: prog})
 		if err != nil {
 			return 0, fmt.Errorf("attach %s: raw tracepoint %s: %w", p.Name, p.Targets[0], err)
 		}
@@ -51,8 +55,12 @@ func attachSyscall(a Attacher, p *object.Probe, prog *ebpf.Program) (int, error)
 	if m == nil {
 		return 0, fmt.Errorf("attach %s: no prog array %s", p.Name, p.Dispatch)
 	}
-	for _, t := range p.Targets {
-		_, nr, ok := SyscallTarget(t)
+	for _, target := range p.Targets {
+		t, err := TargetAs[TracepointTarget](p, target)
+		if err != nil {
+			return 0, err
+		}
+		_, nr, ok := SyscallTarget(t.Category, t.Event)
 		if !ok {
 			continue // no x86-64 syscall: no events
 		}
@@ -94,13 +102,12 @@ const (
 )
 
 // SyscallTarget returns the direction (SysEnter or SysExit) and syscall
-// number of a tracepoint target "syscalls:sys_enter_NAME", with ok false
+// number of the tracepoint CATEGORY:EVENT syscalls:sys_enter_NAME, with ok false
 // for any other tracepoint and for a syscall tracepoint that has no
 // x86-64 syscall number (a compat-only syscall, which native tasks never
 // make: it gets no events, as with ftrace).
-func SyscallTarget(target string) (dir string, nr int, ok bool) {
-	ev, found := strings.CutPrefix(target, "syscalls:")
-	if !found {
+func SyscallTarget(category, ev string) (dir string, nr int, ok bool) {
+	if category != "syscalls" {
 		return "", 0, false
 	}
 	var name string

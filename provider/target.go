@@ -23,6 +23,9 @@ type Target struct {
 	// available_filter_functions; a function it does not list is not
 	// traceable (a warning, then No matches, or an attempt with --unsafe).
 	TraceableFunctions string
+	// NoCppDemangle is config cpp_demangle = false: the func builtin of
+	// a uprobe on a C++ function gives its mangled name.
+	NoCppDemangle bool
 }
 
 // targetEnv is an environment carrying a Target; it forwards the optional
@@ -142,4 +145,18 @@ func pidBinaries(pid int) ([]string, error) {
 		add(strings.Join(fields[5:], " "))
 	}
 	return out, sc.Err()
+}
+
+// pidExecutable completes the parts of a uprobe attach point that leaves
+// out its binary with -p (uprobe:FUNCTION, uprobe:cpp:FUNCTION): the
+// process's executable, under /proc/PID/root as bpftrace names it.
+func pidExecutable(pid int, parts []string) []string {
+	if pid == 0 || !(len(parts) == 1 || len(parts) == 2 && parts[0] == LangCpp) {
+		return parts
+	}
+	exe, err := os.Readlink("/proc/" + strconv.Itoa(pid) + "/exe")
+	if err != nil {
+		return parts
+	}
+	return append([]string{"/proc/" + strconv.Itoa(pid) + "/root" + exe}, parts...)
 }

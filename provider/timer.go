@@ -34,19 +34,19 @@ func timer(name, alias string, everyCPU bool) *Provider {
 		Listing:   withoutPeriod,
 		Compile: func(pts []*Point, _ Features, probe *object.Probe) Program {
 			probe.Provider = name
-			pt := pts[0]
-			switch pt.Unit {
+			r := pts[0].Data.(timerRate)
+			switch r.unit {
 			case "s":
-				probe.Period = pt.Value * 1e9
+				probe.Period = r.value * 1e9
 			case "ms":
-				probe.Period = pt.Value * 1e6
+				probe.Period = r.value * 1e6
 			case "us":
-				probe.Period = pt.Value * 1e3
+				probe.Period = r.value * 1e3
 			case "hz":
 				if everyCPU {
-					probe.Freq = pt.Value
+					probe.Freq = r.value
 				} else {
-					probe.Period = 1e9 / pt.Value
+					probe.Period = 1e9 / r.value
 				}
 			}
 			return Program{Type: ebpf.PerfEvent, Ctx: CtxPerfSample}
@@ -120,7 +120,7 @@ func expandTimer(name, raw string, parts []string) ([]*Point, error) {
 	default:
 		return nil, fmt.Errorf("%s must be %s:unit:count, got %q", name, name, raw)
 	}
-	return []*Point{{Name: fmt.Sprintf("%s:%s:%d", name, unit, v), Unit: unit, Value: v}}, nil
+	return []*Point{{Name: fmt.Sprintf("%s:%s:%d", name, unit, v), Data: timerRate{unit: unit, value: v}}}, nil
 }
 
 // maxSampleRatePath holds the kernel's limit on perf sampling frequencies.
@@ -142,4 +142,11 @@ func checkSampleRate(p *object.Probe, path string) error {
 		return nil
 	}
 	return fmt.Errorf("%s: %d Hz is above the kernel's maximum sampling rate of %d Hz (%s)", p.Name, p.Freq, limit, path)
+}
+
+// timerRate is the Point.Data of an interval or profile point: the unit
+// ("s", "ms", "us" or "hz") and the number.
+type timerRate struct {
+	unit  string
+	value uint64
 }

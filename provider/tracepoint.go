@@ -28,7 +28,7 @@ var tracepointProvider = &Provider{
 	Compile: func(pts []*Point, f Features, probe *object.Probe) Program {
 		probe.Provider = "tracepoint"
 		for _, p := range pts {
-			probe.Targets = append(probe.Targets, p.Category+":"+p.Event)
+			probe.Targets = append(probe.Targets, TracepointTarget{Category: p.Category, Event: p.Event})
 		}
 		if f.SyscallRawTp && SyscallDirection(pts) != "" {
 			// Served by the dispatcher on the raw tracepoint (syscalls.go).
@@ -79,11 +79,12 @@ func expandTracepoint(env ExpandEnv, raw string, parts []string) ([]*Point, erro
 
 // attachTracepoint attaches prog to the tracepoint "CATEGORY:EVENT" through
 // a PERF_TYPE_TRACEPOINT perf event.
-func attachTracepoint(a Attacher, p *object.Probe, prog *ebpf.Program, target string) error {
-	cat, ev, ok := strings.Cut(target, ":")
-	if !ok {
-		return fmt.Errorf("attach %s: bad tracepoint %q, want CATEGORY:EVENT", p.Name, target)
+func attachTracepoint(a Attacher, p *object.Probe, prog *ebpf.Program, target object.Target) error {
+	t, err := TargetAs[TracepointTarget](p, target)
+	if err != nil {
+		return err
 	}
+	cat, ev := t.Category, t.Event
 	env, err := a.Tracefs()
 	if err != nil {
 		return fmt.Errorf("attach %s: %w", p.Name, err)

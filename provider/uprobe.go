@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -42,11 +43,7 @@ func uprobe(name, alias string, ret bool) *Provider {
 		Compile: func(pts []*Point, _ Features, probe *object.Probe) Program {
 			probe.Provider = name
 			for _, pp := range pts {
-				target := pp.Module + ":" + pp.Func
-				if pp.Offset != 0 {
-					target += fmt.Sprintf("+%d", pp.Offset)
-				}
-				probe.Targets = append(probe.Targets, target)
+				probe.Targets = append(probe.Targets, BinaryTarget{File: pp.Module, Func: pp.Func, Offset: pp.Offset})
 			}
 			return Program{Type: ebpf.Kprobe, AttachType: ebpf.AttachNone, Ctx: CtxPtRegs}
 		},
@@ -65,6 +62,13 @@ func uprobe(name, alias string, ret bool) *Provider {
 		List: func(w io.Writer, env ListEnv, pattern string, verbose bool) error {
 			return listUprobes(w, name, env, pattern, verbose && !ret)
 		},
+		Listing: func(pt *Point) (string, bool) {
+			if pt.Lang != LangCpp {
+				return pt.Name, true
+			}
+			// quoted, so that the line is an attach point as written
+			return name + ":" + pt.Module + ":" + pt.Lang + ":\"" + Demangle(pt.Func) + "\"", true
+		},
 		ListUser:      !ret, // bpftrace's user-space list has uprobe, not uretprobe
 		AttachReverse: true,
 	}
@@ -79,12 +83,12 @@ func uprobe(name, alias string, ret bool) *Provider {
 	return p
 }
 
-// targetFiles are the files of a uprobe's targets (PATH:SYMBOL).
+// targetFiles are the files of a uprobe's targets.
 func targetFiles(p *object.Probe) []string {
 	var out []string
 	for _, t := range p.Targets {
-		if i := strings.LastIndexByte(t, ':'); i > 0 {
-			out = append(out, t[:i])
+		if t, ok := t.(BinaryTarget); ok {
+			out = append(out, t.File)
 		}
 	}
 	return out
@@ -126,8 +130,16 @@ func expandUprobe(kind string, env ExpandEnv, raw string, parts []string) ([]*Po
 		}
 		return expandSourceLine(kind, env, target, src, parts[1:])
 	}
+	parts = pidExecutable(TargetOf(env).Pid, parts)
+	lang := ""
+	if len(parts) == 3 {
+		lang, parts = parts[1], []string{parts[0], parts[2]}
+		if lang != LangCpp {
+			return nil, fmt.Errorf("unsupported language type: %s", lang)
+		}
+	}
 	if len(parts) != 2 || parts[0] == "" || parts[1] == "" {
-		return nil, fmt.Errorf("%s must be %s:BINARY:FUNCTION, got %q", kind, kind, raw)
+		return nil, fmt.Errorf("%s must be %s:BINARY:[cpp:]FUNCTION, got %q", kind, kind, raw)
 	}
 	b, err := binaries(env)
 	if err != nil {
@@ -168,18 +180,37 @@ func expandUprobe(kind string, env ExpandEnv, raw string, parts []string) ([]*Po
 			return nil, err
 		}
 		var names []string
-		if HasGlob(fn) {
+		switch {
+		case lang == LangCpp:
+			// a C++ name may match several symbols without a
+			// wildcard: overloads
+			for name := range funcs {
+				if cppMatch(fn, name) {
+					names = append(names, name)
+				}
+			}
+			sort.Strings(names)
+		case HasGlob(fn):
 			for name := range funcs {
 				if ok, _ := path.Match(fn, name); ok {
 					names = append(names, name)
 				}
 			}
 			sort.Strings(names)
-		} else if _, ok := funcs[fn]; ok {
-			names = []string{fn}
+		default:
+			if _, ok := funcs[fn]; ok {
+				names = []string{fn}
+			}
+		}
+		prefix := kind + ":" + bin + ":"
+		if lang != "" {
+			prefix += lang + ":"
 		}
 		for _, n := range names {
-			pt := &Point{Name: kind + ":" + bin + ":" + n, Module: bin, Func: n, Offset: offset}
+			pt := &Point{Name: prefix + n, Module: bin, Func: n, Offset: offset, Lang: lang}
+			if Mangled(n) && !TargetOf(env).NoCppDemangle {
+				pt.Demangled = Demangle(n)
+			}
 			if offset != 0 {
 				pt.Name += fmt.Sprintf("+%d", offset)
 			}
@@ -191,7 +222,16 @@ func expandUprobe(kind string, env ExpandEnv, raw string, parts []string) ([]*Po
 		if len(bins) == 1 {
 			where = bins[0]
 		}
-		return nil, fmt.Errorf("No matches for %s %s:%s.", kind, where, parts[1])
+		if lang != "" {
+			where += ":" + lang
+		}
+		msg := fmt.Sprintf("No matches for %s %s:%s.", kind, where, parts[1])
+		if lang != "" || HasGlob(fn) {
+			// expanded as a wildcard (a C++ name as one too, for its
+			// overloads): dropped quietly beside other attach points
+			return nil, noMatch(msg)
+		}
+		return nil, errors.New(msg)
 	}
 	return out, nil
 }
@@ -207,6 +247,10 @@ func listUprobes(w io.Writer, kind string, env ListEnv, pattern string, verbose 
 	}
 	if target == "" || target == "*" && TargetOf(env).Pid == 0 {
 		return fmt.Errorf("%s listing needs a binary or -p: %s:BINARY:FUNCTION", kind, kind)
+	}
+	lang := ""
+	if l, rest, ok := strings.Cut(fnPattern, ":"); ok && l == LangCpp {
+		lang, fnPattern = l, rest
 	}
 	if fnPattern == "" {
 		fnPattern = "*"
@@ -229,7 +273,7 @@ func listUprobes(w io.Writer, kind string, env ListEnv, pattern string, verbose 
 		}
 		names := make([]string, 0, len(funcs))
 		for n := range funcs {
-			if matchGlob(fnPattern, n) {
+			if lang == LangCpp && cppMatch(fnPattern, n) || lang == "" && matchGlob(fnPattern, n) {
 				names = append(names, n)
 			}
 		}
@@ -239,7 +283,12 @@ func listUprobes(w io.Writer, kind string, env ListEnv, pattern string, verbose 
 			params = dwarfParams(env, bin)
 		}
 		for _, n := range names {
-			fmt.Fprintf(w, "%s:%s:%s\n", kind, bin, n)
+			if lang == LangCpp {
+				// as a program's C++ probes list (the Listing hook)
+				fmt.Fprintf(w, "%s:%s:%s:\"%s\"\n", kind, bin, lang, Demangle(n))
+			} else {
+				fmt.Fprintf(w, "%s:%s:%s\n", kind, bin, n)
+			}
 			if params != nil {
 				for _, p := range params(n) {
 					fmt.Fprintf(w, "    %s\n", p)
@@ -290,15 +339,14 @@ type uprobeTarget struct {
 // resolveUprobe resolves a target "PATH:SYMBOL", "PATH:SYMBOL+OFFSET" or
 // "PATH:0xADDRESS" of p, with bpftrace's checks and messages (the
 // symbol's bounds, --unsafe for a symbol without size).
-func resolveUprobe(a Attacher, p *object.Probe, target string, ret bool, syms uprobeSymbols) (uprobeTarget, error) {
-	i := strings.LastIndexByte(target, ':')
-	if i <= 0 || i == len(target)-1 {
-		return uprobeTarget{}, fmt.Errorf("attach %s: bad uprobe target %q, want PATH:SYMBOL", p.Name, target)
+func resolveUprobe(a Attacher, p *object.Probe, target object.Target, ret bool, syms uprobeSymbols) (uprobeTarget, error) {
+	bt, err := TargetAs[BinaryTarget](p, target)
+	if err != nil {
+		return uprobeTarget{}, err
 	}
-	file, sym := target[:i], target[i+1:]
+	file, sym := bt.File, bt.Func
 	onDisk, _, inArchive := strings.Cut(file, "!/") // the probe is on the archive at the entry's offset
 	t := uprobeTarget{file: onDisk, opts: link.UprobeOptions{PID: a.Pid()}}
-	var err error
 	if addr, ok := parseUprobeAddress(sym); ok {
 		if t.opts.Address, err = syms.address(file, addr, ret, a.Unsafe()); err != nil {
 			return uprobeTarget{}, err
@@ -306,13 +354,7 @@ func resolveUprobe(a Attacher, p *object.Probe, target string, ret bool, syms up
 		t.atZero = t.opts.Address == 0
 		return t, nil
 	}
-	var off uint64
-	if j := strings.LastIndexByte(sym, '+'); j > 0 {
-		if off, err = strconv.ParseUint(sym[j+1:], 0, 64); err != nil {
-			return uprobeTarget{}, fmt.Errorf("attach %s: bad offset in %q", p.Name, target)
-		}
-		sym = sym[:j]
-	}
+	off := bt.Offset
 	addr, err := syms.symbol(file, sym, off, ret, a.Unsafe())
 	if err != nil {
 		return uprobeTarget{}, err
@@ -328,9 +370,9 @@ func resolveUprobe(a Attacher, p *object.Probe, target string, ret bool, syms up
 	return t, nil
 }
 
-// attachUprobe attaches to a target "PATH:SYMBOL", "PATH:SYMBOL+OFFSET" or
-// "PATH:0xADDRESS", for the -p process only when given.
-func attachUprobe(a Attacher, p *object.Probe, prog *ebpf.Program, target string, ret bool, syms uprobeSymbols) error {
+// attachUprobe attaches to a target PATH:SYMBOL, PATH:SYMBOL+OFFSET or
+// PATH:0xADDRESS (a BinaryTarget), for the -p process only when given.
+func attachUprobe(a Attacher, p *object.Probe, prog *ebpf.Program, target object.Target, ret bool, syms uprobeSymbols) error {
 	t, err := resolveUprobe(a, p, target, ret, syms)
 	if err != nil {
 		return err

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/cilium/ebpf"
@@ -46,7 +45,7 @@ var usdtProvider = &Provider{
 	Compile: func(pts []*Point, _ Features, probe *object.Probe) Program {
 		probe.Provider = "usdt"
 		for _, pp := range pts {
-			probe.Targets = append(probe.Targets, usdtTarget(pp))
+			probe.Targets = append(probe.Targets, USDTTarget{File: pp.Module, Offset: pp.USDT.Offset, Semaphore: pp.USDT.SemaphoreOffset, First: pp.USDT.First})
 		}
 		return Program{Type: ebpf.Kprobe, AttachType: ebpf.AttachNone, Ctx: CtxPtRegs}
 	},
@@ -55,7 +54,7 @@ var usdtProvider = &Provider{
 	Count: func(p *object.Probe) int {
 		n := 0
 		for _, t := range p.Targets {
-			if strings.HasSuffix(t, ":1") {
+			if t, ok := t.(USDTTarget); ok && t.First {
 				n++
 			}
 		}
@@ -233,41 +232,27 @@ func expandUSDT(env ExpandEnv, raw string, parts []string) ([]*Point, error) {
 	return out, nil
 }
 
-// usdtTarget encodes a location for the runtime: PATH:OFFSET:REFCTR:FIRST.
-func usdtTarget(pt *Point) string {
-	first := 0
-	if pt.USDT.First {
-		first = 1
-	}
-	return fmt.Sprintf("%s:0x%x:0x%x:%d", pt.Module, pt.USDT.Offset, pt.USDT.SemaphoreOffset, first)
-}
-
 // attachUSDT attaches a uprobe at each location of the probe's targets,
 // with the semaphore as its reference counter, for the -p process only
 // when given.
 func attachUSDT(a Attacher, p *object.Probe, prog *ebpf.Program) (int, error) {
 	n := 0
-	for _, t := range p.Targets {
-		f := strings.Split(t, ":")
-		if len(f) < 4 {
-			return n, fmt.Errorf("attach %s: bad usdt target %q", p.Name, t)
+	for _, pt := range p.Targets {
+		t, err := TargetAs[USDTTarget](p, pt)
+		if err != nil {
+			return n, err
 		}
-		file := strings.Join(f[:len(f)-3], ":")
-		off, err1 := strconv.ParseUint(f[len(f)-3], 0, 64)
-		ref, err2 := strconv.ParseUint(f[len(f)-2], 0, 64)
-		if err := errors.Join(err1, err2); err != nil {
-			return n, fmt.Errorf("attach %s: bad usdt target %q: %w", p.Name, t, err)
-		}
+		file, off := t.File, t.Offset
 		ex, err := link.OpenExecutable(file)
 		if err != nil {
 			return n, fmt.Errorf("attach %s: %w", p.Name, err)
 		}
-		l, err := ex.Uprobe("", prog, &link.UprobeOptions{Address: off, RefCtrOffset: ref, PID: a.Pid()})
+		l, err := ex.Uprobe("", prog, &link.UprobeOptions{Address: off, RefCtrOffset: t.Semaphore, PID: a.Pid()})
 		if err != nil {
 			return n, fmt.Errorf("attach %s to %s at 0x%x: %w", p.Name, file, off, err)
 		}
 		a.Push(l)
-		if f[len(f)-1] == "1" {
+		if t.First {
 			n++
 		}
 	}

@@ -39,8 +39,7 @@ var watchpointProvider = &Provider{
 	ProbeType: "watchpoint",
 	Compile: func(pts []*Point, _ Features, probe *object.Probe) Program {
 		probe.Provider = "watchpoint"
-		pt := pts[0]
-		probe.Targets = []string{fmt.Sprintf("0x%x:%d:%s", pt.Offset, pt.Value, pt.Event)}
+		probe.Targets = []object.Target{pts[0].Data.(WatchTarget)}
 		return Program{Type: ebpf.PerfEvent, Ctx: CtxPerfSample}
 	},
 	Attach: attachWatchpoint,
@@ -86,7 +85,7 @@ func expandWatchpoint(_ ExpandEnv, raw string, parts []string) ([]*Point, error)
 	if m := sortMode(string(mode)); !contains(watchpointModes, m) {
 		return nil, fmt.Errorf("invalid watchpoint mode: %s (supported modes: %s)", m, strings.Join(watchpointModes, ","))
 	}
-	return []*Point{{Name: fmt.Sprintf("watchpoint:0x%x:%d:%s", addr, length, parts[2]), Offset: addr, Value: length, Event: sortMode(string(mode))}}, nil
+	return []*Point{{Name: fmt.Sprintf("watchpoint:0x%x:%d:%s", addr, length, parts[2]), Data: WatchTarget{Addr: addr, Length: length, Mode: sortMode(string(mode))}}}, nil
 }
 
 // sortMode spells a mode as bpftrace compares it: r before w ("wr" is
@@ -115,14 +114,14 @@ func contains(list []string, s string) bool {
 // Threads or CPUs that refuse it are skipped, as bpftrace does; it fails
 // only when none accepts it.
 func attachWatchpoint(a Attacher, p *object.Probe, prog *ebpf.Program) (int, error) {
-	var addr, length uint64
-	var mode string
 	if len(p.Targets) != 1 {
 		return 0, fmt.Errorf("attach %s: no watchpoint target", p.Name)
 	}
-	if _, err := fmt.Sscanf(strings.ReplaceAll(p.Targets[0], ":", " "), "0x%x %d %s", &addr, &length, &mode); err != nil {
-		return 0, fmt.Errorf("attach %s: bad watchpoint target %q", p.Name, p.Targets[0])
+	t, err := TargetAs[WatchTarget](p, p.Targets[0])
+	if err != nil {
+		return 0, err
 	}
+	addr, length, mode := t.Addr, t.Length, t.Mode
 	attr := unix.PerfEventAttr{Type: unix.PERF_TYPE_BREAKPOINT, Sample: 1, Ext1: addr, Ext2: length}
 	for _, c := range mode {
 		switch c {

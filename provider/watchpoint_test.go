@@ -31,7 +31,8 @@ func TestExpandWatchpoint(t *testing.T) {
 			t.Errorf("%s: %v", tc.raw, err)
 			continue
 		}
-		got := pts[0].Name + " " + pts[0].Event + " " + string(rune('0'+pts[0].Value))
+		w := pts[0].Data.(WatchTarget)
+		got := pts[0].Name + " " + w.Mode + " " + string(rune('0'+w.Length))
 		if got != tc.want {
 			t.Errorf("%s: %q, want %q", tc.raw, got, tc.want)
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -53,6 +54,26 @@ func (s *entry) attach(p *object.Probe) (int, error) {
 
 // Push implements provider.Attacher.
 func (s *entry) Push(c io.Closer) { s.attached.push(c) }
+
+// PushAll implements provider.Attacher: cs close concurrently.
+func (s *entry) PushAll(cs []io.Closer) { s.attached.push(closeGroup(cs)) }
+
+// Skip implements provider.Attacher.
+func (s *entry) Skip(target string) { s.kf.skip(target) }
+
+// Skipped implements provider.Attacher.
+func (s *entry) Skipped() []string {
+	s.kf.mu.Lock()
+	defer s.kf.mu.Unlock()
+	return slices.Clone(s.kf.skipped)
+}
+
+// Note implements provider.Attacher.
+func (s *entry) Note(msg string) {
+	if !s.opts.Quiet {
+		s.sink.Info(msg)
+	}
+}
 
 // Tracefs implements provider.Attacher: the tracefs environment, mounting
 // tracefs when Options.TracefsDir is "".

@@ -2,11 +2,9 @@ package runtime
 
 import (
 	"fmt"
-	"io"
 	"time"
 
 	"github.com/cilium/ebpf"
-	"github.com/cilium/ebpf/link"
 
 	"github.com/gotrace/gotrace/object"
 	"github.com/gotrace/gotrace/provider"
@@ -62,7 +60,7 @@ func (s *entry) attachProbes(probes []*object.Probe) (skipped int, err error) {
 		return skipped, err
 	}
 	if n := len(s.kf.skipped); n > 0 {
-		s.sink.Info(fmt.Sprintf("skipped %d function%s the kernel refused: %s", n, plural(n), skippedList(s.kf.skipped)))
+		s.sink.Info(fmt.Sprintf("skipped %d function%s the kernel refused: %s", n, plural(n), provider.SkippedList(s.kf.skipped)))
 	}
 	return skipped, nil
 }
@@ -83,36 +81,27 @@ func (s *entry) refused(p *object.Probe, err error) error {
 }
 
 // attachTracing attaches one-target Tracing programs (fentry, fexit, tp_btf)
-// concurrently. Their links are detached concurrently too. It returns how
-// many attach points were skipped (see attachProbes).
+// through their providers, which skip the targets of a wildcard that the
+// kernel refuses, and says how long it took. It returns how many attach
+// points were skipped (see attachProbes).
 func (s *entry) attachTracing(probes []*object.Probe) (skipped int, err error) {
 	if len(probes) == 0 {
 		return 0, nil
 	}
 	start := time.Now()
-	links := make([]link.Link, len(probes))
-	errs := make([]error, len(probes))
-	parallel(len(probes), attachWorkers, func(i int) {
-		p := probes[i]
-		bp := s.coll.Programs[p.Program]
-		links[i], errs[i] = link.AttachTracing(link.TracingOptions{Program: bp, AttachType: s.AttachType(p)})
-	})
-	var got []io.Closer
+	perKind := map[string]int{}
+	got := 0
 	var firstErr error
-	for i, p := range probes {
-		if errs[i] == nil {
-			got = append(got, links[i])
+	for _, p := range probes {
+		n, err := s.attach(p)
+		if err == nil {
+			if n > 0 {
+				got++
+				perKind[p.Provider]++
+			}
 			continue
 		}
-		target := p.Name
-		if len(p.Targets) == 1 {
-			target = p.Targets[0]
-		}
-		if s.isWildcard(p) {
-			s.kf.skip(target)
-			continue
-		}
-		if err := s.refused(p, fmt.Errorf("attach %s: %w", p.Name, errs[i])); err != nil {
+		if err := s.refused(p, err); err != nil {
 			if firstErr == nil {
 				firstErr = err
 			}
@@ -120,24 +109,15 @@ func (s *entry) attachTracing(probes []*object.Probe) (skipped int, err error) {
 		}
 		skipped++
 	}
-	s.attached.push(closeGroup(got))
 	if firstErr != nil {
 		return skipped, firstErr
 	}
-	if len(got) == 0 && skipped == 0 {
-		return 0, fmt.Errorf("the kernel refused every function (%s)", skippedList(s.kf.skipped))
+	if got == 0 && skipped == 0 {
+		return 0, fmt.Errorf("the kernel refused every function (%s)", provider.SkippedList(s.Skipped()))
 	}
-	if !s.opts.Quiet {
-		perKind := map[string]int{}
-		for i, p := range probes {
-			if errs[i] == nil {
-				perKind[p.Provider]++
-			}
-		}
-		for _, def := range provider.All() {
-			if n := perKind[def.Name]; n > 1 {
-				s.sink.Info(fmt.Sprintf("%s: attached %d functions through %d trampolines in %.2fs", def.Name, n, n, time.Since(start).Seconds()))
-			}
+	for _, def := range provider.All() {
+		if n := perKind[def.Name]; n > 1 {
+			s.Note(fmt.Sprintf("%s: attached %d functions through %d trampolines in %.2fs", def.Name, n, n, time.Since(start).Seconds()))
 		}
 	}
 	return skipped, nil

@@ -24,7 +24,7 @@ const SyscallPerfEnv = "GOTRACE_SYSCALL_TRACEPOINTS"
 // run on every syscall of the machine, traced or not, and a dispatched
 // event costs a tail call more than a perf-event one (bench/events); what
 // they save is the teardown, an RCU grace period for each perf event
-// closed (about 30 ms each when closed concurrently, README "Benchmarks"),
+// closed (about 30 ms each when closed concurrently, docs/benchmarks.md),
 // which a handful of tracepoints does not make worth that cost.
 const SyscallDispatchMin = 8
 
@@ -144,3 +144,13 @@ func HaveTracingMulti() bool {
 	prog.Close()
 	return true
 }
+
+// The kernel features --no-feature can turn off (bpftrace's names).
+const (
+	FeatureKprobeMulti   = "kprobe_multi"   // kprobe_multi links for kprobe and fentry wildcards
+	FeatureUprobeMulti   = "uprobe_multi"   // uprobe_multi links for uprobes on several functions
+	FeatureKprobeSession = "kprobe_session" // gotrace never uses kprobe sessions: accepted, nothing to turn off
+)
+
+// FeatureNames are the features --no-feature accepts, in bpftrace's order.
+var FeatureNames = []string{FeatureUprobeMulti, FeatureKprobeMulti, FeatureKprobeSession}

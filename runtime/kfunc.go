@@ -1,8 +1,6 @@
 package runtime
 
 import (
-	"slices"
-	"strings"
 	"sync"
 
 	"golang.org/x/sys/unix"
@@ -51,15 +49,4 @@ func plural(n int) string {
 		return ""
 	}
 	return "s"
-}
-
-// skippedList renders up to 8 names, sorted.
-func skippedList(names []string) string {
-	names = slices.Clone(names)
-	slices.Sort(names)
-	const show = 8
-	if len(names) > show {
-		return strings.Join(names[:show], ", ") + ", ..."
-	}
-	return strings.Join(names, ", ")
 }

@@ -20,7 +20,8 @@ func (s *entry) load() error {
 	}
 	if !s.dryRun {
 		if err := s.require(); err != nil {
-			return err
+			// bpftrace's words for a probe it cannot attach
+			return fmt.Errorf("Unable to attach probe: %w", err)
 		}
 	}
 	// fentry/fexit programs are loaded one by one (kfunc.go).

@@ -129,6 +129,23 @@ type Options struct {
 	// (bpftrace's show_debug_info = 0); by default a frame in a file with
 	// DWARF line information is function+offset@file:line.
 	NoDebugInfo bool
+	// NoUprobeMulti attaches every uprobe target with a perf event of its
+	// own, even where the kernel has uprobe_multi links (bpftrace's
+	// --no-feature uprobe_multi).
+	NoUprobeMulti bool
+	// Tests runs the test: probes (provider.Test, bpftrace --test) after
+	// BEGIN, each once, and reports which passed (testrun.go); without it
+	// they are not run, and a program of only test probes is refused.
+	// Set NoExitMaps too: a test run prints no maps at exit.
+	Tests bool
+	// NoCppDemangle keeps C++ symbols mangled in ustack, usym() and
+	// func (bpftrace's cpp_demangle = 0); by default _ZN2ns1fEi is
+	// ns::f(int).
+	NoCppDemangle bool
+	// NoSymbolCache reads a binary's symbols again for every address
+	// resolved (bpftrace's cache_user_symbols = NONE), for binaries that
+	// change while the script runs; by default they are read once.
+	NoSymbolCache bool
 	// MaxCatBytes limits cat(); 0 means DefaultMaxCatBytes.
 	MaxCatBytes int
 	// MaxProbes limits how many probes (as counted in "Attaching N
@@ -301,7 +318,7 @@ func (s *entry) closeAll() error {
 // queued is printed (only BEGIN and END probes, iterators, benchmarks).
 func (s *entry) start() (drainOnly bool, err error) {
 	prog := s.prog
-	var begins, benches, probes []*object.Probe
+	var begins, benches, tests, probes []*object.Probe
 	for _, p := range prog.Probes {
 		def := provider.Lookup(p.Provider)
 		if def == nil || !def.Supported() {
@@ -314,6 +331,8 @@ func (s *entry) start() (drainOnly bool, err error) {
 			s.ends = append(s.ends, p)
 		case provider.Bench:
 			benches = append(benches, p)
+		case provider.Test:
+			tests = append(tests, p)
 		default:
 			probes = append(probes, p)
 		}
@@ -323,6 +342,9 @@ func (s *entry) start() (drainOnly bool, err error) {
 	slices.SortStableFunc(s.ends, byOrder)
 
 	n := len(begins) + len(s.ends) + len(benches)
+	if s.opts.Tests {
+		n += len(tests)
+	}
 	for _, p := range probes {
 		if !p.Dispatcher {
 			n += provider.Lookup(p.Provider).AttachPoints(p)
@@ -379,6 +401,9 @@ func (s *entry) start() (drainOnly bool, err error) {
 		}
 		n -= skipped
 	}
+	if n == 0 && len(tests) > 0 {
+		return false, errTestsNotRun
+	}
 	if n == 0 {
 		return false, ErrNoProbes
 	}
@@ -388,7 +413,7 @@ func (s *entry) start() (drainOnly bool, err error) {
 			s.points = append(s.points, p.Name)
 		}
 	}
-	if !s.opts.Quiet {
+	if !s.opts.Quiet && !s.opts.Tests {
 		if err := s.sink.Attached(n, time.Since(attachStart)); err != nil {
 			return false, err
 		}
@@ -398,6 +423,10 @@ func (s *entry) start() (drainOnly bool, err error) {
 	}
 	if s.opts.Attached != nil {
 		s.opts.Attached()
+	}
+	if s.opts.Tests && len(tests) > 0 {
+		// BEGIN's output goes with the first test's, as in bpftrace
+		return true, s.runTests(tests, pending)
 	}
 	for _, rec := range pending {
 		if err := s.handle(rec); err != nil {

@@ -19,6 +19,7 @@ import (
 
 	"github.com/gotrace/gotrace/lang/types"
 	"github.com/gotrace/gotrace/object"
+	"github.com/gotrace/gotrace/provider"
 )
 
 // These tests load real programs into the running kernel; they need root.
@@ -303,7 +304,7 @@ func TestTracepointCount(t *testing.T) {
 		},
 		Probes: []*object.Probe{{
 			Provider: "tracepoint", Name: "tracepoint:syscalls:sys_enter_getp*id",
-			Program: "tp", Targets: []string{"syscalls:sys_enter_getpgid", "syscalls:sys_enter_getppid"},
+			Program: "tp", Targets: []object.Target{provider.TracepointTarget{Category: "syscalls", Event: "sys_enter_getpgid"}, provider.TracepointTarget{Category: "syscalls", Event: "sys_enter_getppid"}},
 		}},
 		Maps: []*object.Map{{
 			Name: "@", BPFName: "count", Key: types.Uint64,
@@ -631,7 +632,7 @@ func TestAttachErrorCleansUp(t *testing.T) {
 	prog.Collection.Programs["tp"] = progSpec("tp", ebpf.TracePoint, ret0())
 	prog.Probes = append(prog.Probes, &object.Probe{
 		Provider: "tracepoint", Name: "tracepoint:syscalls:*", Program: "tp",
-		Targets: []string{"syscalls:sys_enter_getppid", "syscalls:sys_enter_nosuch"},
+		Targets: []object.Target{provider.TracepointTarget{Category: "syscalls", Event: "sys_enter_getppid"}, provider.TracepointTarget{Category: "syscalls", Event: "sys_enter_nosuch"}},
 	})
 	var out, errOut bytes.Buffer
 	_, err := Run(context.Background(), prog, Options{Stdout: &out, Stderr: &errOut, NoSignals: true})

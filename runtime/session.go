@@ -33,7 +33,7 @@ var ErrClosed = errors.New("runtime: session closed")
 //
 // The maps belong to the session: a program added later that uses @x gets
 // the kernel map an earlier program created (the checker and the code
-// generator must give it the same type and layout; see lang.Options.Maps
+// generator must give it the same type and layout; see check.Options.Maps
 // and codegen.Options.Maps). Each program has its own ring buffer and
 // event loop, so that its printf and event ids are decoded with its own
 // tables; all output goes to the session's Stdout and Stderr, in order.
@@ -236,7 +236,8 @@ func (s *Session) Add(prog *object.Program) (*Handle, error) {
 
 // AddWithOptions is Add with options for this program: of opts, the
 // settings of one program are used (Quiet, Attached, Formatter, StackMode,
-// NoDebugInfo, MaxCatBytes, MaxProbes, Verbose, LogSize, Pid, Unsafe,
+// NoDebugInfo, NoCppDemangle, NoSymbolCache, MaxCatBytes, MaxProbes,
+// Verbose, LogSize, Pid, Unsafe,
 // BTFCache, TracefsDir); the output streams and format stay the session's.
 func (s *Session) AddWithOptions(prog *object.Program, opts Options) (*Handle, error) {
 	if prog == nil || prog.Collection == nil {
@@ -255,7 +256,7 @@ func (s *Session) AddWithOptions(prog *object.Program, opts Options) (*Handle, e
 		opts.MaxCatBytes = DefaultMaxCatBytes
 	}
 	e := &entry{Session: s, prog: prog, opts: opts, wake: make(chan struct{}, 1), loopDone: make(chan struct{})}
-	e.usyms = &usymResolver{execs: uprobeExecs(prog)}
+	e.usyms = &usymResolver{execs: uprobeExecs(prog), demangle: !opts.NoCppDemangle, noCache: opts.NoSymbolCache}
 	e.opts.Formatter = e.withUsyms(e.withStacks(withTimestamps(withKsyms(e.opts.Formatter))))
 	// The entry is listed while it starts, so that a stop request
 	// interrupts its attach.

@@ -8,7 +8,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/srcpos"
 	"github.com/gotrace/gotrace/object"
 	"github.com/gotrace/gotrace/output"
 )
@@ -56,6 +56,9 @@ type Sink interface {
 	Lost(n uint64) error
 	// Benchmark: the result of one bench probe (first: the first one).
 	Benchmark(first bool, width int, name string, avg time.Duration, iters int) error
+	// TestResult: the result of a test probe, the last of results;
+	// names are every test's, in the order they run.
+	TestResult(names []string, results []TestResult) error
 	// Detached: detaching the probes took took, which is long (not
 	// called with Options.Quiet).
 	Detached(took time.Duration)
@@ -121,14 +124,14 @@ func (t *TextSink) printValue(format func(*object.Printf, []byte) (string, error
 }
 
 func (t *TextSink) Message(isError bool, text string, p *object.Printf, source string) error {
-	fmt.Fprint(t.Stderr, output.Message(isError, text, ast.Span{Start: p.Pos, End: p.End}, p.Expanded, source))
+	fmt.Fprint(t.Stderr, output.Message(isError, text, srcpos.Span{Start: p.Pos, End: p.End}, p.Expanded, source))
 	return nil
 }
 
 func (t *TextSink) HelperError(site object.HelperSite, code int64, source string) error {
 	// bpftrace 0.26's warning: the span, the message, the helper and its
 	// code, and the source line under it.
-	sp := ast.Span{Start: site.Pos, End: site.End}
+	sp := srcpos.Span{Start: site.Pos, End: site.End}
 	fmt.Fprintf(t.Stderr, "%s: WARNING: %s\nAdditional Info - helper: %s, retcode: %d\n", sp.Location(), helperMessage(code), site.Helper, code)
 	for _, l := range sp.Context(source) {
 		fmt.Fprintln(t.Stderr, l)
@@ -141,7 +144,7 @@ func helperMessage(code int64) string { return strerror(syscall.Errno(-code)) }
 
 func (t *TextSink) RuntimeError(re object.RuntimeError, source string) error {
 	if re.End.IsValid() {
-		sp := ast.Span{Start: re.Pos, End: re.End}
+		sp := srcpos.Span{Start: re.Pos, End: re.End}
 		fmt.Fprintf(t.Stderr, "%s: WARNING: %s\n", sp.Location(), re.Msg)
 		for _, l := range sp.Context(source) {
 			fmt.Fprintln(t.Stderr, l)
@@ -200,6 +203,75 @@ func (t *TextSink) Benchmark(first bool, width int, name string, avg time.Durati
 	}
 	fmt.Fprintf(&b, "%-*s%-15d%d\n", width+1, name, avg.Nanoseconds(), iters)
 	return t.write(b.String())
+}
+
+// The colours of bpftrace's test report, which it prints whatever the
+// output is.
+const (
+	testGreen = "\033[32m"
+	testRed   = "\033[31m"
+	testReset = "\033[0m"
+)
+
+func (t *TextSink) TestResult(names []string, results []TestResult) error {
+	var b strings.Builder
+	i := len(results) - 1
+	r := results[i]
+	if i == 0 {
+		fmt.Fprintf(&b, "%s[==========]%s Running %d tests.\n", testGreen, testReset, len(names))
+	}
+	fmt.Fprintf(&b, "%s[ RUN      ]%s %s\n", testGreen, testReset, r.Name)
+	if r.Passed {
+		// a test that passes prints nothing of its own
+		fmt.Fprintf(&b, "%s[       OK ]%s %s", testGreen, testReset, r.Name)
+	} else {
+		for _, line := range strings.Split(r.Output, "\n") {
+			if line != "" {
+				b.WriteString(line + "\n")
+			}
+		}
+		fmt.Fprintf(&b, "%s[  FAILED  ]%s %s", testRed, testReset, r.Name)
+	}
+	fmt.Fprintf(&b, " (%s)\n", testDuration(r.Duration))
+	if i == len(names)-1 {
+		plural := func(n int) string {
+			if n == 1 {
+				return "test"
+			}
+			return "tests"
+		}
+		var failed []string
+		for _, r := range results {
+			if !r.Passed {
+				failed = append(failed, r.Name)
+			}
+		}
+		passed := len(results) - len(failed)
+		fmt.Fprintf(&b, "%s[==========]%s %d %s ran.\n", testGreen, testReset, len(names), plural(len(names)))
+		fmt.Fprintf(&b, "%s[  PASSED  ]%s %d %s.\n", testGreen, testReset, passed, plural(passed))
+		if len(failed) > 0 {
+			fmt.Fprintf(&b, "%s[  FAILED  ]%s %d %s, listed below:\n", testRed, testReset, len(failed), plural(len(failed)))
+			for _, n := range failed {
+				fmt.Fprintf(&b, "%s[  FAILED  ]%s %s\n", testRed, testReset, n)
+			}
+		}
+	}
+	return t.write(b.String())
+}
+
+// testDuration renders a test's run time in the largest unit it reaches
+// (ns, μs, ms, s), truncated. bpftrace 0.27.1 prints the unit's scale
+// there instead ("1000 μs" for any time in microseconds).
+func testDuration(d time.Duration) string {
+	switch {
+	case d >= time.Second:
+		return fmt.Sprintf("%d s", d/time.Second)
+	case d >= time.Millisecond:
+		return fmt.Sprintf("%d ms", d/time.Millisecond)
+	case d >= time.Microsecond:
+		return fmt.Sprintf("%d μs", d/time.Microsecond)
+	}
+	return fmt.Sprintf("%d ns", d.Nanoseconds())
 }
 
 // JSONSink prints a session's events as bpftrace's -f json does: one JSON
@@ -281,6 +353,11 @@ func (j *JSONSink) Benchmark(first bool, width int, name string, avg time.Durati
 	return j.write(output.JSONBenchmark(name, avg.Nanoseconds(), iters))
 }
 
+func (j *JSONSink) TestResult(_ []string, results []TestResult) error {
+	r := results[len(results)-1]
+	return j.write(output.JSONTestResult(r.Name, r.Duration.Nanoseconds(), r.Passed, r.Output))
+}
+
 // Detached: JSON output does not report the time detaching took.
 func (j *JSONSink) Detached(took time.Duration) {}
 
@@ -289,7 +366,7 @@ func (j *JSONSink) Exit() error { return nil }
 
 // jsonFilename is the file name -f json gives a script position: "stdin"
 // for -e.
-func jsonFilename(pos ast.Pos) string {
+func jsonFilename(pos srcpos.Pos) string {
 	if pos.Filename == "-e" || pos.Filename == "" {
 		return "stdin"
 	}

@@ -22,7 +22,7 @@ func (s *entry) withStacks(f *output.Formatter) *output.Formatter {
 	c := *f
 	c.Stack = func(t *types.Type, id, pid uint64) string {
 		// The upper halves may hold the number of frames
-		// (lang.Program.StackLens).
+		// (check.Program.StackLens).
 		pid &= 0xffffffff
 		if t.StackMode == "build_id" {
 			return s.buildIDStack(t, id)

@@ -12,6 +12,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/gotrace/gotrace/object"
+	"github.com/gotrace/gotrace/provider"
 )
 
 // This file loads trampoline programs (fentry, fexit) one by one, so that
@@ -110,7 +111,7 @@ func (s *entry) loadSeparate(spec *ebpf.CollectionSpec, names []string, cache *b
 		return firstErr
 	}
 	if len(s.kf.refused) == len(names) && len(names) > 0 {
-		return fmt.Errorf("the kernel refused every function of the fentry/fexit probes (%s)", skippedList(s.kf.skipped))
+		return fmt.Errorf("the kernel refused every function of the fentry/fexit probes (%s)", provider.SkippedList(s.kf.skipped))
 	}
 	return nil
 }

@@ -19,7 +19,7 @@ func (s *entry) chooseUprobeMulti(spec *ebpf.CollectionSpec) {
 			continue
 		}
 		if !probed {
-			probed, have = true, features.HaveBPFLinkUprobeMulti() == nil
+			probed, have = true, !s.opts.NoUprobeMulti && features.HaveBPFLinkUprobeMulti() == nil
 		}
 		if !have {
 			return

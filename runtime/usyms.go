@@ -29,6 +29,10 @@ type usymResolver struct {
 	// addresses in every process, so an address of a process that has
 	// exited (and taken its /proc/PID/maps along) is looked up in them.
 	execs []execSegs
+	// demangle: C++ names are demangled (config cpp_demangle); noCache:
+	// symbol tables are read for every lookup (cache_user_symbols =
+	// NONE).
+	demangle, noCache bool
 }
 
 // execSegs is an executable and its loadable segments.
@@ -183,13 +187,18 @@ func (r *usymResolver) symbols(path string) []usym {
 			}
 			if off, ok := fileOffset(f, s.Value); ok {
 				name, _, _ := strings.Cut(s.Name, "@")
+				if r.demangle {
+					name = provider.Demangle(name)
+				}
 				syms = append(syms, usym{off: off, size: s.Size, name: name})
 			}
 		}
 		f.Close()
 	}
 	sort.SliceStable(syms, func(i, j int) bool { return syms[i].off < syms[j].off })
-	r.files[path] = syms
+	if !r.noCache {
+		r.files[path] = syms
+	}
 	return syms
 }
 

@@ -29,6 +29,8 @@ command -v bpftrace >/dev/null 2>&1 || need+=(bpftrace)
 # gcc and the C library headers build the traced programs of the uprobe and
 # usdt e2e tests.
 command -v gcc >/dev/null 2>&1 || need+=(gcc)
+# g++ builds the traced C++ program of e2e/cpp_test.go (C++ uprobes).
+command -v g++ >/dev/null 2>&1 || need+=(g++)
 [ -e /usr/include/stdlib.h ] || need+=(libc6-dev)
 # prometheus (server and promtool) for the --metrics e2e test and the
 # lint of scrapes; kubectl validates deploy/kubernetes offline.
@@ -62,7 +64,7 @@ go test -count=1 -timeout 45m ./...
 
 echo "=== differential check against bpftrace 0.27.1 (${GOTRACE_BTDIFF_N:=400} programs)"
 # scripts/bpftrace27.sh installs the reference in a Debian sid chroot (about
-# 3 minutes the first time); README's "Differential check" gives the long run.
+# 3 minutes the first time); docs/testing.md's "Differential check" gives the long run.
 scripts/bpftrace27.sh
 btdiff_dir=$(mktemp -d)
 CGO_ENABLED=0 go build -o "$btdiff_dir/gotrace" ./cmd/gotrace
@@ -71,7 +73,7 @@ go run ./cmd/btdiff -gotrace "$btdiff_dir/gotrace" -ref bpftrace27 -n "$GOTRACE_
 rm -rf "$btdiff_dir"
 
 echo "=== fuzz targets (${GOTRACE_FUZZTIME:=20s} each)"
-for target in lang:FuzzParse lang:FuzzCheck lang/pretty:FuzzFormat codegen:FuzzCompile output:FuzzFormatPrintf output:FuzzWriteMap; do
+for target in lang/syntax:FuzzParse lang/check:FuzzCheck lang/pretty:FuzzFormat codegen:FuzzCompile output:FuzzFormatPrintf output:FuzzWriteMap; do
 	# Go's fuzzing engine can end a run that found nothing with "context
 	# deadline exceeded" when the budget runs out mid-input on a loaded
 	# machine: such a run is repeated once. A real failure writes its

@@ -1,13 +1,13 @@
 package tracefs_test
 
 import (
-	"github.com/gotrace/gotrace/lang"
+	"github.com/gotrace/gotrace/lang/check"
 	"github.com/gotrace/gotrace/provider"
 	"github.com/gotrace/gotrace/tracefs"
 )
 
 // Env is the checker's view of the machine.
 var (
-	_ lang.Env                = (*tracefs.Env)(nil)
+	_ check.Env               = (*tracefs.Env)(nil)
 	_ provider.FunctionLister = (*tracefs.Env)(nil)
 )

@@ -23,9 +23,36 @@ func main() {
 	bpftrace := flag.String("bpftrace", ref.Bpftrace(), "bpftrace binary (skipped when not found; default bpftrace27 when installed)")
 	rounds := flag.Int("rounds", 7, "interleaved rounds")
 	calls := flag.Int("calls", 1000000, "getppid calls per measurement")
-	scrape := flag.Bool("scrape", false, "also run gotrace with --metrics, scraped every second")
+	scrape := flag.Bool("scrape", false, "measure instead what scraping gotrace --metrics adds per event (A/B rounds; -rounds defaults to 61)")
+	window := flag.Duration("window", time.Second, "with -scrape: length of a measurement window")
+	interval := flag.Duration("interval", time.Second, "with -scrape: scrape interval")
+	only := flag.String("only", "", "with -scrape: the scripts to measure, comma-separated (count,hist,keys10k; default all)")
+	loopCPU := flag.Int("loop-cpu", -1, "with -scrape: pin the loop thread to this CPU (gotrace and the scraper stay on the process's CPUs: taskset)")
 	flag.Parse()
-	if err := run(*gotrace, *bpftrace, *rounds, *calls, *scrape); err != nil {
+	if _, err := os.Stat(*gotrace); err != nil {
+		fmt.Fprintf(os.Stderr, "events: gotrace binary: %v (build it with go build -o %s ./cmd/gotrace)\n", err, *gotrace)
+		os.Exit(1)
+	}
+	var err error
+	if *scrape {
+		if !flagSet("rounds") {
+			*rounds = 61
+		}
+		var scripts []abScript
+		for _, s := range abScripts(os.Getpid()) {
+			if *only == "" || slices.Contains(strings.Split(*only, ","), s.name) {
+				scripts = append(scripts, s)
+			}
+		}
+		if len(scripts) == 0 {
+			fmt.Fprintf(os.Stderr, "events: -only %s: no such script (count, hist, keys10k)\n", *only)
+			os.Exit(2)
+		}
+		err = scrapeAB(*gotrace, scripts, abOptions{rounds: *rounds, window: *window, interval: *interval, loopCPU: *loopCPU})
+	} else {
+		err = run(*gotrace, *bpftrace, *rounds, *calls)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "events:", err)
 		os.Exit(1)
 	}
@@ -43,20 +70,43 @@ type script struct {
 	hand func() (*ebpf.Collection, link.Link, error)
 }
 
-func run(gotrace, bpftrace string, rounds, calls int, scrape bool) error {
+// The scripts measured: @ = count() on getppid, and a pid-filtered hist()
+// on every system call.
+const (
+	countSrc = `tracepoint:syscalls:sys_enter_getppid { @ = count(); }`
+	histSrc  = `tracepoint:raw_syscalls:sys_enter /pid == %d/ { @ = hist(nsecs & 1023); }`
+	// The scripts of -scrape trace getppid alone, so that the BPF
+	// programs' run statistics are the loop's events: a count, a
+	// pid-filtered hist() (with its sum, under --metrics), and a count
+	// into 10,000 keys (a scrape of 10,000 series).
+	abHistSrc = `tracepoint:syscalls:sys_enter_getppid /pid == %d/ { @ = hist(nsecs & 1023); }`
+	keysSrc   = `tracepoint:syscalls:sys_enter_getppid { @[nsecs % 10000] = count(); }`
+)
+
+// abScripts are the scripts of -scrape, for the process pid.
+func abScripts(pid int) []abScript {
+	return []abScript{
+		{"count", countSrc, "gotrace_total "},
+		{"hist", fmt.Sprintf(abHistSrc, pid), "gotrace_sum "},
+		{"keys10k", keysSrc, `gotrace_total{key="`},
+	}
+}
+
+// flagSet reports whether the flag was given.
+func flagSet(name string) (set bool) {
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}
+
+func run(gotrace, bpftrace string, rounds, calls int) error {
 	pid := os.Getpid()
 	scripts := []script{
-		{"count", `tracepoint:syscalls:sys_enter_getppid { @ = count(); }`, handCount},
-		{"hist", fmt.Sprintf(`tracepoint:raw_syscalls:sys_enter /pid == %d/ { @ = hist(nsecs & 1023); }`, pid), func() (*ebpf.Collection, link.Link, error) { return handHist(pid) }},
+		{"count", countSrc, handCount},
+		{"hist", fmt.Sprintf(histSrc, pid), func() (*ebpf.Collection, link.Link, error) { return handHist(pid) }},
 	}
-	var variants []variant
-	variants = append(variants, variant{"hand", nil})
-	if _, err := os.Stat(gotrace); err != nil {
-		return fmt.Errorf("gotrace binary: %w (build it with go build -o %s ./cmd/gotrace)", err, gotrace)
-	}
-	variants = append(variants, variant{"gotrace", func(src string) (func(), error) { return startTool(gotrace, src) }})
-	if scrape {
-		variants = append(variants, variant{"gotrace+scrape", func(src string) (func(), error) { return startScraped(gotrace, src) }})
+	variants := []variant{
+		{"hand", nil},
+		{"gotrace", func(src string) (func(), error) { return startTool(gotrace, src) }},
 	}
 	if p, err := exec.LookPath(bpftrace); err == nil {
 		variants = append(variants, variant{"bpftrace", func(src string) (func(), error) { return startTool(p, src) }})
@@ -135,12 +185,18 @@ func median(xs []float64) float64 {
 // startTool runs a tracer on src and returns once it has attached; args
 // come before the program.
 func startTool(tool, src string, args ...string) (func(), error) {
+	stop, _, err := startToolPid(tool, src, args...)
+	return stop, err
+}
+
+// startToolPid is startTool, also returning the tracer's pid.
+func startToolPid(tool, src string, args ...string) (stop func(), pid int, err error) {
 	cmd := exec.Command(tool, append(args, "-e", src)...)
 	// bpftrace 0.17 says "Attaching" on stdout, gotrace "Attached" on stderr.
 	stderr, w := io.Pipe()
 	cmd.Stdout, cmd.Stderr = w, w
 	if err := cmd.Start(); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	go func() { _ = cmd.Wait(); w.Close() }()
 	ready := make(chan bool, 1)
@@ -162,12 +218,12 @@ func startTool(tool, src string, args ...string) (func(), error) {
 	select {
 	case ok := <-ready:
 		if !ok {
-			return nil, fmt.Errorf("%s exited before attaching", tool)
+			return nil, 0, fmt.Errorf("%s exited before attaching", tool)
 		}
 	case <-time.After(30 * time.Second):
 		_ = cmd.Process.Kill()
 		<-exited
-		return nil, fmt.Errorf("%s did not attach", tool)
+		return nil, 0, fmt.Errorf("%s did not attach", tool)
 	}
 	// bpftrace 0.17 prints "Attaching" before the attach completes.
 	time.Sleep(time.Second)
@@ -179,7 +235,7 @@ func startTool(tool, src string, args ...string) (func(), error) {
 			_ = cmd.Process.Kill()
 			<-exited
 		}
-	}, nil
+	}, cmd.Process.Pid, nil
 }
 
 func startHand(load func() (*ebpf.Collection, link.Link, error)) (func(), error) {

@@ -16,7 +16,7 @@ import (
 // none of the host's, whatever the host has by then.
 //
 // The checker reads these through its environment's ScriptFiles methods
-// (lang.ScriptFiles: ReadScriptFile, StatScriptFile, ReadScriptDir), which
+// (preamble.ScriptFiles: ReadScriptFile, StatScriptFile, ReadScriptDir), which
 // recordingEnv and replayEnv implement over a KernelEnv; a checker that
 // reads them directly reads the host's files in both.
 type scriptFiles struct {

@@ -19,6 +19,8 @@
 // --metrics ADDR serves the script's maps as Prometheus metrics at
 // http://ADDR/metrics while it runs (package metrics; metrics.go), with
 // --metrics-prefix and --metrics-max-series; the output does not change.
+// Without a program, the REPL serves the maps of its attached entries
+// (repl_metrics.go).
 //
 // SIGINT or SIGTERM, at any point, ends the run with END probes and the
 // maps; repeated signals (timeout(1) signals the process and its group)

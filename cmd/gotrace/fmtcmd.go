@@ -6,8 +6,8 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/gotrace/gotrace/lang"
 	"github.com/gotrace/gotrace/lang/pretty"
+	"github.com/gotrace/gotrace/lang/syntax"
 )
 
 // formatProgram is --fmt: it prints the program formatted as bpftrace
@@ -23,7 +23,7 @@ func formatProgram(cfg *config, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	out, err := pretty.Source(name, src)
 	if err != nil {
-		fmt.Fprint(stderr, lang.Render(err, src))
+		fmt.Fprint(stderr, syntax.Render(err, src))
 		return 1
 	}
 	if cfg.out.file == "" {

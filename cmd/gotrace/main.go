@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -37,7 +38,15 @@ func main() {
 	if p != nil {
 		os.Exit(runAOT(context.Background(), p, os.Args[0], os.Args[1:], os.Stdout, os.Stderr))
 	}
-	os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	var stderr io.Writer = os.Stderr
+	if colorize(os.Stdout, os.Stderr) {
+		stderr = &colorWriter{w: os.Stderr}
+	}
+	code := run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, stderr)
+	if cw, ok := stderr.(*colorWriter); ok {
+		cw.Flush()
+	}
+	os.Exit(code)
 }
 
 const usage = `USAGE:
@@ -71,7 +80,15 @@ TROUBLESHOOTING OPTIONS:
     --traceable-functions FILE
                    the kernel functions that can be traced, one a line
                    (default: the kernel's available_filter_functions)
-    --mode MODE    run (the default), or bench: time the bench: probes
+    --mode MODE    run (the default), bench: time the bench: probes, or
+                   test: run the test: probes
+    --test         run the test: probes (--mode test)
+    --no-feature FEATURE[,FEATURE]
+                   do not use these kernel features: kprobe_multi,
+                   kprobe_session, uprobe_multi
+    --dwarf-pid PID
+                   accepted for bpftrace's DWARF unwinder (dw_ustack, which
+                   gotrace refuses)
     -d, --debug STAGE
                    debug info for stages of the run ('all', 'ast', 'types',
                    'codegen', 'codegen-opt', 'dis', 'libbpf', 'verifier'):
@@ -88,18 +105,21 @@ gotrace -e 'tracepoint:raw_syscalls:sys_enter { @[comm] = count(); }'
 
 // config is the parsed command line.
 type config struct {
-	program     string // -e
-	file        string // script file, "-" for stdin
-	params      []string
-	dryRun      bool
-	emit        string
-	quiet       bool
-	list        bool   // -l
-	listV       bool   // -l with -v
-	search      string // -l's pattern
-	repl        bool   // --repl, or no program with a terminal on stdin
-	info        bool   // --info
-	fmtMode     bool   // --fmt
+	program string // -e
+	file    string // script file, "-" for stdin
+	params  []string
+	dryRun  bool
+	emit    string
+	quiet   bool
+	list    bool   // -l
+	listV   bool   // -l with -v
+	search  string // -l's pattern
+	repl    bool   // --repl, or no program with a terminal on stdin
+	info    bool   // --info
+	fmtMode bool   // --fmt
+	tests   bool   // --test, --mode test
+	// noFeatures are --no-feature's kernel features (runtime.FeatureNames).
+	noFeatures  []string
 	probeFilter string // --probe-filter
 	traceable   string // --traceable-functions
 	debug       map[string]bool
@@ -119,6 +139,19 @@ type config struct {
 	env        gotrace.Env
 	configEnv  map[string]string
 	dummyTSMap string
+}
+
+// parseNoFeature adds --no-feature's comma-separated features to
+// cfg.noFeatures.
+func (cfg *config) parseNoFeature(arg string) error {
+	for _, f := range strings.Split(arg, ",") {
+		if !slices.Contains(runtime.FeatureNames, f) {
+			names := slices.Sorted(slices.Values(runtime.FeatureNames))
+			return fmt.Errorf("USAGE: --no-feature can only have values '%s'.", strings.Join(names, ","))
+		}
+		cfg.noFeatures = append(cfg.noFeatures, f)
+	}
+	return nil
 }
 
 // debugStages are the stages -d accepts, bpftrace's names.
@@ -155,11 +188,27 @@ func (cfg *config) options(help, showVersion *bool) []option {
 		{short: 'e', hasArg: true, set: str(&cfg.program)},
 		{short: 'd', long: "debug", hasArg: true, set: cfg.parseDebug},
 		{long: "dry-run", set: flag(&cfg.dryRun)},
-		// --mode bench runs the bench: probes (provider.Bench), which only
-		// that mode has; "run" is the default.
+		// --mode bench runs the bench: probes (provider.Bench); --mode
+		// test (--test) runs the test: probes (provider.Test), which are
+		// not run otherwise; "run" is the default.
 		{long: "mode", hasArg: true, set: func(m string) error {
-			if m != "run" && m != "bench" {
-				return fmt.Errorf("invalid mode %q: run or bench", m)
+			switch m {
+			case "run", "bench":
+			case "test":
+				cfg.tests = true
+			default:
+				return fmt.Errorf("invalid mode %q: run, bench or test", m)
+			}
+			return nil
+		}},
+		{long: "test", set: flag(&cfg.tests)},
+		{long: "bench", set: ignore},
+		{long: "no-feature", hasArg: true, set: cfg.parseNoFeature},
+		// --dwarf-pid adds processes to bpftrace's DWARF unwinder, which
+		// only dw_ustack uses: gotrace refuses dw_ustack at check time.
+		{long: "dwarf-pid", hasArg: true, set: func(v string) error {
+			if _, err := strconv.ParseUint(v, 10, 31); err != nil {
+				return fmt.Errorf("Failed to parse pid: invalid integer: %s", v)
 			}
 			return nil
 		}},
@@ -174,7 +223,7 @@ func (cfg *config) options(help, showVersion *bool) []option {
 		{long: "probe-filter", hasArg: true, set: str(&cfg.probeFilter)},
 		{long: "traceable-functions", hasArg: true, set: str(&cfg.traceable)},
 		// Kernel types come from BTF; user headers found through -I and
-		// --include give their #defines (lang.Options). -b is accepted
+		// --include give their #defines (check.Options). -b is accepted
 		// for compatibility; --debuginfo adds directories searched for
 		// the separate debug files of uprobe targets.
 		{short: 'I', hasArg: true, set: func(s string) error { cfg.includeDirs = append(cfg.includeDirs, s); return nil }},
@@ -305,10 +354,6 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		}
 		return printInfo(stdout)
 	}
-	if cfg.repl && cfg.metrics.addr != "" {
-		fmt.Fprintln(stderr, "ERROR: --metrics needs a program (-e or a file); the REPL does not serve metrics")
-		return 1
-	}
 	if cfg.repl {
 		release() // the REPL runs each script with Run's own handling
 		return repl(ctx, cfg, stdout, stderr)
@@ -393,7 +438,7 @@ func execute(ctx context.Context, cfg *config, name, src string, stdout, stderr 
 	}
 	opts := gotrace.RunOptions{Stdout: stdout, Stderr: stderr, Quiet: cfg.quiet,
 		Format: cfg.out.fmt, Attached: sess.attached, NoSignals: true,
-		LineBuffered: cfg.out.buffer != "full"}
+		LineBuffered: cfg.out.buffer != "full", Tests: cfg.tests}
 	if cfg.out.verbose || cfg.debug["verifier"] {
 		opts.Verbose = stderr
 	}
@@ -554,7 +599,7 @@ func compileOptions(cfg *config) gotrace.Options {
 	}
 	return gotrace.Options{Params: params, NamedParams: named, ConfigEnv: configEnv,
 		Unsafe: cfg.out.unsafe, TraceableFunctions: cfg.traceable, IncludeDirs: cfg.includeDirs, Includes: cfg.includes,
-		DummyTSMap: dummyTSMap, Env: cfg.env}
+		DummyTSMap: dummyTSMap, Env: cfg.env, NoFeatures: cfg.noFeatures, HistSum: cfg.metrics.addr != ""}
 }
 
 // isTerminal reports whether f is a terminal.

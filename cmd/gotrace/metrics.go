@@ -19,7 +19,8 @@ type metricsFlags struct {
 }
 
 const metricsUsage = `    --metrics ADDR serve the maps as Prometheus metrics at http://ADDR/metrics
-                   while the program runs (e.g. 127.0.0.1:9435, :9435)
+                   while the program runs (e.g. 127.0.0.1:9435, :9435); without
+                   a program, the REPL's attached entries' maps
     --metrics-prefix PREFIX
                    start metric names with PREFIX (default gotrace)
     --metrics-max-series N
@@ -49,22 +50,28 @@ func startMetrics(m *metricsFlags, prog *object.Program, stderr io.Writer, noWar
 	if m.addr == "" {
 		return nil, nil, nil
 	}
+	src := metrics.NewSessionSource(prog)
+	srv, err := serveMetrics(m, src, stderr, noWarnings)
+	if err != nil {
+		return nil, nil, err
+	}
+	return srv, src, nil
+}
+
+// serveMetrics serves src's maps at --metrics's address, as --metrics-prefix
+// and --metrics-max-series say.
+func serveMetrics(m *metricsFlags, src metrics.Source, stderr io.Writer, noWarnings bool) (*metrics.Server, error) {
 	warn := func(msg string) {
 		if !noWarnings {
 			fmt.Fprintf(stderr, "WARNING: %s\n", msg)
 		}
 	}
-	src := metrics.NewSessionSource(prog)
 	c, err := metrics.New(src, metrics.Options{
 		Prefix: m.prefix, NoPrefix: m.prefixSet && m.prefix == "",
 		MaxSeries: m.maxSeries, Warn: warn,
 	})
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	srv, err := metrics.Listen(m.addr, c, warn)
-	if err != nil {
-		return nil, nil, err
-	}
-	return srv, src, nil
+	return metrics.Listen(m.addr, c, warn)
 }

@@ -16,8 +16,8 @@ import (
 	"github.com/chzyer/readline"
 
 	"github.com/gotrace/gotrace"
-	"github.com/gotrace/gotrace/lang"
 	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/syntax"
 	"github.com/gotrace/gotrace/runtime"
 )
 
@@ -80,21 +80,39 @@ func repl(ctx context.Context, cfg *config, stdout, stderr io.Writer) int {
 		}
 	}()
 
+	srv, msrc, err := r.startMetrics()
+	if err != nil {
+		closeEditor(rl)
+		fmt.Fprintf(stderr, "ERROR: %v\n", err)
+		return 1
+	}
 	sess, err := gotrace.Open(ctx, compileOptions(cfg), gotrace.RunOptions{Stdout: r.out, Stderr: r.errOut, Quiet: true, Format: cfg.out.fmt, ProbeStats: true})
 	if err != nil {
 		rl.Close()
+		if srv != nil {
+			srv.Close()
+		}
 		fmt.Fprintf(stderr, "gotrace: %v\n", err)
 		return 1
 	}
 	r.sess = sess
+	if srv != nil {
+		msrc.Set(sess.Runtime())
+	}
 	hist := historyPath()
 	for _, l := range loadHistory(hist) {
 		_ = rl.SaveHistory(l)
 	}
 	go r.worker()
 	fmt.Fprint(r.errOut, replHelp)
+	if srv != nil {
+		fmt.Fprintf(r.errOut, "Metrics of the attached entries' maps at http://%s/metrics\n", srv.Addr())
+	}
 	code := r.loop()
 	r.wait()
+	if srv != nil {
+		srv.Close()
+	}
 	if hist != "" {
 		if err := saveHistory(hist, r.history); err != nil {
 			fmt.Fprintf(r.errOut, "gotrace: history not saved: %v\n", err)
@@ -373,7 +391,7 @@ func (r *replSession) detach(e *replEntry) {
 // isProgram reports whether input is a script (probes or definitions)
 // rather than a statement or expression.
 func isProgram(input string) bool {
-	f, err := lang.Parse("stdin", input)
+	f, err := syntax.Parse("stdin", input)
 	return err == nil && (len(f.Probes)+len(f.Macros)+len(f.Preamble)+len(f.Imports)+len(f.MapDecls) > 0 || f.Config != nil)
 }
 
@@ -381,7 +399,7 @@ func isProgram(input string) bool {
 // expression is printed from BEGIN; anything else runs as statements in
 // BEGIN.
 func replProgram(input string) string {
-	if e, err := lang.ParseExpr(input); err == nil {
+	if e, err := syntax.ParseExpr(input); err == nil {
 		if _, isCall := e.(*ast.Call); !isCall {
 			return "BEGIN { print(" + input + "); exit(); }"
 		}

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/srcpos"
 )
 
 // script renders the session as a script that `gotrace FILE` runs
@@ -23,7 +24,7 @@ func (r *replSession) script() string {
 	var configSrc []string
 	for _, e := range defs {
 		f, src := e.script.Parsed(), e.script.Source
-		text := func(n ast.Spanned) string {
+		text := func(n srcpos.Spanned) string {
 			sp := n.GetSpan()
 			if sp.Start.Offset < 0 || sp.End.Offset > len(src) || sp.Start.Offset > sp.End.Offset {
 				return ""

@@ -4,7 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gotrace/gotrace/lang"
+	"github.com/gotrace/gotrace/lang/check"
+	"github.com/gotrace/gotrace/lang/syntax"
 )
 
 // TestProgramsCheck: the generator is deterministic, and the checker
@@ -17,12 +18,12 @@ func TestProgramsCheck(t *testing.T) {
 			t.Fatalf("program %d differs between two calls", id)
 		}
 		sc := buildScript(map[int]string{id: src}, []int{id})
-		file, err := lang.Parse("p.bt", sc.text)
+		file, err := syntax.Parse("p.bt", sc.text)
 		if err == nil {
-			_, err = lang.Check(file, nil, lang.Options{})
+			_, err = check.Check(file, nil, check.Options{})
 		}
 		if err != nil {
-			t.Errorf("program %d:\n%s\n%s", id, sc.text, lang.Render(err, sc.text))
+			t.Errorf("program %d:\n%s\n%s", id, sc.text, syntax.Render(err, sc.text))
 		}
 	}
 }
@@ -51,5 +52,23 @@ func TestSortMapLines(t *testing.T) {
 	}
 	if !strings.Contains(sortMapLines(a), "@p1_m[a]: 1\n@p1_m[b]: 1") {
 		t.Error("entries not sorted")
+	}
+}
+
+// TestValueOrdered: the map order explanation holds only for entries in
+// ascending value order.
+func TestValueOrdered(t *testing.T) {
+	for out, want := range map[string]bool{
+		"@p1_m[a]: -5\n@p1_m[b]: 0\n@p1_m[c]: 18446744073709551615\nx\n@p1_n[a]: 3\n": true,
+		"@p1_m[a]: 0\n@p1_m[b]: 114\n@p1_m[c]: 0\n":                                   false,
+		"@p1_m[a]: 18446744073709551615\n@p1_m[b]: 3\n":                               false,
+		"@p1_m[a]: (1, 2)\n@p1_m[b]: (0, 1)\n":                                        true,
+		"@p1_m[a]: 5\n@p1_n[a]: 1\n":                                                  true,
+		"@p1_m[a]: 1\n@p1_m[b]: 5\n@p1_m[a]: 1\n@p1_m[b]: 5\n":                        true,
+		"@p1_m[a]: 1\n@p1_m[b]: 5\n@p1_m[c]: 1\n@p1_m[b]: 5\n":                        false,
+	} {
+		if got := valueOrdered(out); got != want {
+			t.Errorf("valueOrdered(%q) = %v, want %v", out, got, want)
+		}
 	}
 }

@@ -72,6 +72,8 @@ func (g *gen) stmt() {
 		g.mapStmt()
 	case k < 92:
 		g.aggregation()
+	case k < 96:
+		g.compound()
 	default:
 		g.line("print(sizeof(%s));", g.intLeaf())
 	}
@@ -189,8 +191,33 @@ func (g *gen) strLit() string { return strconv.Quote(strLits[g.r.IntN(len(strLit
 
 func (g *gen) strings() {
 	v := fmt.Sprintf("$s%d", g.next())
-	g.line("%s = %s;", v, g.strLit())
-	switch g.r.IntN(5) {
+	lit := strLits[g.r.IntN(len(strLits))]
+	g.line("%s = %s;", v, strconv.Quote(lit))
+	switch g.r.IntN(9) {
+	case 5:
+		// str() of a string: a length of 0 empties it, n keeps n-1
+		// characters; the length constant or computed
+		n := strconv.Itoa(g.r.IntN(len(lit) + 3))
+		if g.r.IntN(2) == 0 {
+			nv := fmt.Sprintf("$n%d", g.next())
+			g.line("%s = %s;", nv, n)
+			n = nv
+		}
+		g.line("printf(\"[%%s]\\n\", str(%s, %s));", v, n)
+	case 6:
+		g.line("print(str(%s) %s %s);", v, []string{"==", "!="}[g.r.IntN(2)], g.strLit())
+	case 7, 8:
+		// buf() of a string's bytes, its terminator included: printed,
+		// with %r, %rx and %rh, and in a tuple
+		b := fmt.Sprintf("buf(%s, %d)", v, 1+g.r.IntN(len(lit)+1))
+		switch g.r.IntN(3) {
+		case 0:
+			g.line("print(%s);", b)
+		case 1:
+			g.line("printf(\"%s|\\n\", %s);", []string{"%r", "%rx", "%rh"}[g.r.IntN(3)], b)
+		default:
+			g.line("print((%s, %s));", b, g.intExpr(1))
+		}
 	case 0:
 		g.line("printf(\"[%%s] [%%8s] [%%-8s] [%%.2s]\\n\", %s, %s, %s, %s);", v, v, g.strLit(), v)
 	case 1:
@@ -291,4 +318,31 @@ func (g *gen) aggValue() string {
 		// arguments)
 		return fmt.Sprintf("(int64)%s", g.intExpr(1))
 	}
+}
+
+// compound updates a variable or map with x op= y, x++ or x--, which
+// promote its type with the type of x op y, and prints it.
+func (g *gen) compound() {
+	x := fmt.Sprintf("$c%d", g.next())
+	if g.r.IntN(2) == 0 {
+		x = g.mapName(fmt.Sprintf("c%d", g.next()))
+	}
+	g.line("%s = %s;", x, g.typedLit())
+	for range 1 + g.r.IntN(3) {
+		switch k := g.r.IntN(9); {
+		case k < 7:
+			// not /=, %= or >>=: x may be signed (Known: signed division)
+			op := []string{"+=", "-=", "*=", "&=", "|=", "^=", "<<="}[k]
+			y := g.intExpr(1)
+			if op == "<<=" {
+				y = strconv.Itoa(g.r.IntN(8))
+			}
+			g.line("%s %s %s;", x, op, y)
+		case k == 7:
+			g.line("%s++;", x)
+		default:
+			g.line("%s--;", x)
+		}
+	}
+	g.line("print(%s);", x)
 }

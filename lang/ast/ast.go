@@ -1,8 +1,16 @@
 package ast
 
+import "github.com/gotrace/gotrace/lang/srcpos"
+
+// Node is implemented by every syntax tree node.
+type Node interface {
+	GetSpan() srcpos.Span
+	Pos() srcpos.Pos
+}
+
 // File is a parsed script.
 type File struct {
-	Span
+	srcpos.Span
 	Name     string     // file name used in positions ("stdin" for one-liners)
 	Src      string     // the full source text, for the source lines of errors
 	Shebang  string     // "#!..." line, without the newline, if present
@@ -17,7 +25,7 @@ type File struct {
 // CDef is a C definition or preprocessor line at the top of a script
 // (struct/union/enum definitions, #include, #define), kept as raw text.
 type CDef struct {
-	Span
+	srcpos.Span
 	Text string
 }
 
@@ -25,26 +33,26 @@ type CDef struct {
 // header, a directory of them, a BPF C source or a package of its standard
 // library (stdlib/task).
 type Import struct {
-	Span
+	srcpos.Span
 	Path string
 }
 
 // Config is a top-level `config = { key = value; ... }` block.
 type Config struct {
-	Span
+	srcpos.Span
 	Entries []*ConfigEntry
 }
 
 // ConfigEntry is one `key = value` of a config block.
 type ConfigEntry struct {
-	Span
+	srcpos.Span
 	Key   string
 	Value Expr // *IntLit, *StrLit, *BoolLit or *Ident
 }
 
 // Macro is `macro name(params) { body }`.
 type Macro struct {
-	Span
+	srcpos.Span
 	Name   string
 	Params []*MacroParam
 	Body   *Block
@@ -52,13 +60,13 @@ type Macro struct {
 
 // MacroParam is one macro parameter: `$x`, `@m` or a bare identifier.
 type MacroParam struct {
-	Span
+	srcpos.Span
 	Name string // including the sigil, e.g. "$x", "@m", "x"
 }
 
 // MapDecl is `let @name = kind(size);` at top level.
 type MapDecl struct {
-	Span
+	srcpos.Span
 	Name string // including the '@'
 	Kind string // hash, lruhash, percpuhash, percpulruhash, percpuarray
 	Args []Expr
@@ -66,7 +74,7 @@ type MapDecl struct {
 
 // Probe is one probe: attach points, an optional predicate and a body.
 type Probe struct {
-	Span
+	srcpos.Span
 	Attach []*AttachPoint
 	Pred   Expr // nil when absent
 	Body   *Block
@@ -76,13 +84,16 @@ type Probe struct {
 // The checker splits Raw into provider and targets; the parser keeps it verbatim
 // (with surrounding whitespace removed).
 type AttachPoint struct {
-	Span
+	srcpos.Span
 	Raw string
+	// Name is the name a script gives the attach point before it
+	// (name=kprobe:f, bpftrace 0.27), "" for none; Raw is without it.
+	Name string
 }
 
 // Block is `{ stmts }`.
 type Block struct {
-	Span
+	srcpos.Span
 	Stmts []Stmt
 }
 
@@ -94,22 +105,25 @@ type Stmt interface {
 
 // ExprStmt is an expression used as a statement, usually a call.
 type ExprStmt struct {
-	Span
+	srcpos.Span
 	X Expr
 }
 
 // AssignStmt is `lhs op rhs`, where Op is "=" or a compound operator such as "+=".
 // Lhs is a *Var, *MapRef, *Discard, or (issue 3) a field/index of a variable.
 type AssignStmt struct {
-	Span
+	srcpos.Span
 	Op  string
 	Lhs Expr
 	Rhs Expr
+	// OpPos is where the operator starts (x += y: at +=); warnings about
+	// the value x op y are placed from it to the end of y.
+	OpPos srcpos.Pos
 }
 
 // IncDecStmt is `x++`, `x--`, `++x` or `--x` used as a statement.
 type IncDecStmt struct {
-	Span
+	srcpos.Span
 	Op     string // "++" or "--"
 	Prefix bool
 	X      Expr
@@ -117,7 +131,7 @@ type IncDecStmt struct {
 
 // LetStmt is `let $x[: type] [= expr];`.
 type LetStmt struct {
-	Span
+	srcpos.Span
 	Var  *Var
 	Type *TypeExpr // nil when absent
 	Init Expr      // nil when absent
@@ -125,7 +139,7 @@ type LetStmt struct {
 
 // IfStmt is `if (cond) { ... } else ...`; Else is nil, a *Block or an *IfStmt.
 type IfStmt struct {
-	Span
+	srcpos.Span
 	Cond Expr
 	Then *Block
 	Else Stmt
@@ -133,7 +147,7 @@ type IfStmt struct {
 
 // ForRangeStmt is `for ($i : lo..hi) { ... }`.
 type ForRangeStmt struct {
-	Span
+	srcpos.Span
 	Var  *Var
 	Lo   Expr
 	Hi   Expr
@@ -142,7 +156,7 @@ type ForRangeStmt struct {
 
 // ForMapStmt is `for ($kv : @map) { ... }`.
 type ForMapStmt struct {
-	Span
+	srcpos.Span
 	Var  *Var
 	Map  *MapRef
 	Body *Block
@@ -150,33 +164,33 @@ type ForMapStmt struct {
 
 // WhileStmt is `while (cond) { ... }`.
 type WhileStmt struct {
-	Span
+	srcpos.Span
 	Cond Expr
 	Body *Block
 }
 
 // UnrollStmt is `unroll(n) { ... }`.
 type UnrollStmt struct {
-	Span
+	srcpos.Span
 	Count Expr
 	Body  *Block
 }
 
 // BranchStmt is `break` or `continue`.
 type BranchStmt struct {
-	Span
+	srcpos.Span
 	Tok string // "break" or "continue"
 }
 
 // ReturnStmt is `return [expr]`.
 type ReturnStmt struct {
-	Span
+	srcpos.Span
 	X Expr // nil when absent
 }
 
 // BlockStmt is a nested `{ ... }` block used as a statement.
 type BlockStmt struct {
-	Span
+	srcpos.Span
 	Body *Block
 }
 
@@ -202,7 +216,7 @@ type Expr interface {
 // IntLit is an integer literal. Text is as written ("0x10", "1_000", "10ms").
 // Value is the number without its duration suffix; the checker scales Suffix.
 type IntLit struct {
-	Span
+	srcpos.Span
 	Text   string
 	Value  uint64
 	Suffix string // duration suffix ("ns", "us", "ms", "s", "m", "h", "d") or ""
@@ -210,51 +224,51 @@ type IntLit struct {
 
 // StrLit is a string literal with escapes already decoded.
 type StrLit struct {
-	Span
+	srcpos.Span
 	Value string
 }
 
 // BoolLit is `true` or `false`.
 type BoolLit struct {
-	Span
+	srcpos.Span
 	Value bool
 }
 
 // Ident is a bare identifier: a builtin variable (pid, comm, args, ...),
 // an enum constant, a type name inside sizeof, or a macro parameter.
 type Ident struct {
-	Span
+	srcpos.Span
 	Name string
 }
 
 // Var is a scratch variable `$name`.
 type Var struct {
-	Span
+	srcpos.Span
 	Name string // including the '$'
 }
 
 // PosParam is a positional parameter `$1`...`$N` (N>0) or `$#` (Index == -1).
 type PosParam struct {
-	Span
+	srcpos.Span
 	Index int
 }
 
 // MapRef is `@name` or `@name[k1, k2, ...]`. Name includes the '@' ("@" for the
 // anonymous map). Keys is nil when no brackets were written.
 type MapRef struct {
-	Span
+	srcpos.Span
 	Name string
 	Keys []Expr
 }
 
 // Discard is `_`, the left-hand side of `_ = expr`.
 type Discard struct {
-	Span
+	srcpos.Span
 }
 
 // Call is `name(args...)`: a builtin function or a macro call.
 type Call struct {
-	Span
+	srcpos.Span
 	Name string
 	Args []Expr
 }
@@ -262,7 +276,7 @@ type Call struct {
 // Binary is `x op y`. Op is one of:
 // || && | ^ & == != < <= > >= << >> + - * / %
 type Binary struct {
-	Span
+	srcpos.Span
 	Op string
 	X  Expr
 	Y  Expr
@@ -271,7 +285,7 @@ type Binary struct {
 // Unary is `op x` for Op in ! ~ - * & (dereference and address-of), or
 // `x++`/`x--`/`++x`/`--x` used inside an expression (Op "++"/"--", Postfix set).
 type Unary struct {
-	Span
+	srcpos.Span
 	Op      string
 	X       Expr
 	Postfix bool
@@ -279,7 +293,7 @@ type Unary struct {
 
 // Ternary is `cond ? then : else`.
 type Ternary struct {
-	Span
+	srcpos.Span
 	Cond Expr
 	Then Expr
 	Else Expr
@@ -288,7 +302,7 @@ type Ternary struct {
 // Field is `x.name` or `x->name` (Arrow set). Name may be a number for tuple
 // fields (`$t.0`).
 type Field struct {
-	Span
+	srcpos.Span
 	X     Expr
 	Name  string
 	Arrow bool
@@ -296,14 +310,14 @@ type Field struct {
 
 // Index is `x[i]`.
 type Index struct {
-	Span
+	srcpos.Span
 	X     Expr
 	Index Expr
 }
 
 // Cast is `(type)x`.
 type Cast struct {
-	Span
+	srcpos.Span
 	Type *TypeExpr
 	X    Expr
 }
@@ -311,34 +325,34 @@ type Cast struct {
 // Tuple is `(a, b, ...)` with at least two elements, or a record
 // `(name=a, other=b)` when Names is non-nil.
 type Tuple struct {
-	Span
+	srcpos.Span
 	Elems []Expr
 	Names []string // nil for tuples; one per element for records
 }
 
 // Paren is `(x)`. It is kept so that spans and dumps match the source.
 type Paren struct {
-	Span
+	srcpos.Span
 	X Expr
 }
 
 // BlockExpr is a block used as a value: `{ let $b = 1; $b }`. The value is
 // the last statement, which must be an expression.
 type BlockExpr struct {
-	Span
+	srcpos.Span
 	Body *Block
 }
 
 // SizeofExpr is `sizeof(type)` or `sizeof(expr)`; exactly one of Type, X is set.
 type SizeofExpr struct {
-	Span
+	srcpos.Span
 	Type *TypeExpr
 	X    Expr
 }
 
 // OffsetofExpr is `offsetof(type, field[.field...])`.
 type OffsetofExpr struct {
-	Span
+	srcpos.Span
 	Type  *TypeExpr
 	X     Expr // when the first operand is an expression instead of a type
 	Field []string
@@ -368,7 +382,7 @@ func (*OffsetofExpr) expr() {}
 // TypeExpr is a type as written in a cast, sizeof, or let:
 // `uint32`, `int8[8]`, `struct task_struct *`, `char **`, `bool`, `string`.
 type TypeExpr struct {
-	Span
+	srcpos.Span
 	Name     string // base name: "uint32", "struct task_struct", "union x", "enum y", "char", "unsigned long"
 	Pointers int    // number of '*'
 	ArrayLen int    // N in `[N]`, or 0 when not an array
@@ -377,4 +391,16 @@ type TypeExpr struct {
 	// whose type is meant (Name is then ""), nil when a type was written.
 	Typeof bool
 	Of     Expr
+}
+
+// Unparen strips one level of parentheses: those of `if (c)`, `while (c)`
+// and `unroll (n)`, which the grammar parses as any expression so that the
+// parenthesis-free form of current bpftrace (`if $x > 1 { }`) also works
+// (`if (a) + 1 { }` keeps its Binary), and those around an argument the
+// checker wants as a literal.
+func Unparen(x Expr) Expr {
+	if p, ok := x.(*Paren); ok {
+		return p.X
+	}
+	return x
 }

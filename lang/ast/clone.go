@@ -3,6 +3,8 @@ package ast
 import (
 	"reflect"
 	"sync"
+
+	"github.com/gotrace/gotrace/lang/srcpos"
 )
 
 // Clone returns a deep copy of the tree rooted at n: every node reachable
@@ -65,7 +67,7 @@ func (c *cloner) value(v reflect.Value) reflect.Value {
 }
 
 // sourceType is *Source, which copies share.
-var sourceType = reflect.TypeFor[*Source]()
+var sourceType = reflect.TypeFor[*srcpos.Source]()
 
 // plainTypes caches plain's answers by type.
 var plainTypes sync.Map // reflect.Type → bool

@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"sort"
 	"testing"
+
+	"github.com/gotrace/gotrace/lang/srcpos"
 )
 
 // allNodes holds one value of every node type; TestAllNodesListed keeps it
@@ -47,7 +49,7 @@ func TestAllNodesListed(t *testing.T) {
 				return true
 			}
 			for _, fl := range st.Fields.List {
-				if id, ok := fl.Type.(*ast.Ident); ok && len(fl.Names) == 0 && id.Name == "Span" && !listed[ts.Name.Name] {
+				if sel, ok := fl.Type.(*ast.SelectorExpr); ok && len(fl.Names) == 0 && sel.Sel.Name == "Span" && !listed[ts.Name.Name] {
 					missing = append(missing, ts.Name.Name)
 				}
 			}
@@ -95,8 +97,8 @@ func TestCloneKeepsSharing(t *testing.T) {
 // TestCloneSharesSource: the copy of a position in an imported file points
 // to the same Source.
 func TestCloneSharesSource(t *testing.T) {
-	src := &Source{Name: "lib.bt", Text: "x"}
-	id := &Ident{Span: Span{Start: Pos{Filename: "lib.bt", Line: 1, Column: 1, Src: src}}, Name: "x"}
+	src := &srcpos.Source{Name: "lib.bt", Text: "x"}
+	id := &Ident{Span: srcpos.Span{Start: srcpos.Pos{Filename: "lib.bt", Line: 1, Column: 1, Src: src}}, Name: "x"}
 	if cp := Clone(id); cp.Start.Src != src || cp == id {
 		t.Errorf("clone: Src %p, want %p", cp.Start.Src, src)
 	}
@@ -105,14 +107,14 @@ func TestCloneSharesSource(t *testing.T) {
 // TestSetSource fills every node type, sets a Source and checks that every
 // position reachable from the node has it.
 func TestSetSource(t *testing.T) {
-	src := &Source{Name: "lib.bt"}
+	src := &srcpos.Source{Name: "lib.bt"}
 	for _, n := range allNodes {
 		name := reflect.TypeOf(n).Elem().Name()
 		v := reflect.New(reflect.TypeOf(n).Elem())
 		fill(v.Elem(), 2)
 		SetSource(v.Interface().(Node), src)
 		count := 0
-		eachPos(v, map[uintptr]bool{}, func(p Pos) {
+		eachPos(v, map[uintptr]bool{}, func(p srcpos.Pos) {
 			count++
 			if p.Src != src {
 				t.Errorf("%s: a position has Src %p, want %p", name, p.Src, src)
@@ -125,7 +127,7 @@ func TestSetSource(t *testing.T) {
 }
 
 // eachPos calls f with each position reachable from v.
-func eachPos(v reflect.Value, seen map[uintptr]bool, f func(Pos)) {
+func eachPos(v reflect.Value, seen map[uintptr]bool, f func(srcpos.Pos)) {
 	switch v.Kind() {
 	case reflect.Pointer:
 		if v.IsNil() || v.Type() == sourceType || seen[v.Pointer()] {
@@ -142,7 +144,7 @@ func eachPos(v reflect.Value, seen map[uintptr]bool, f func(Pos)) {
 			eachPos(v.Index(i), seen, f)
 		}
 	case reflect.Struct:
-		if p, ok := v.Interface().(Pos); ok {
+		if p, ok := v.Interface().(srcpos.Pos); ok {
 			f(p)
 			return
 		}

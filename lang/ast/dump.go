@@ -145,7 +145,11 @@ func (d *dumper) node(n Node) {
 		d.kid(n.Body)
 		d.close()
 	case *AttachPoint:
-		d.s("(attach ", strconv.Quote(n.Raw), ")")
+		if n.Name != "" {
+			d.s("(attach ", n.Name, "= ", strconv.Quote(n.Raw), ")")
+		} else {
+			d.s("(attach ", strconv.Quote(n.Raw), ")")
+		}
 	case *Block:
 		d.open("block")
 		for _, s := range n.Stmts {

@@ -1,27 +1,24 @@
 package ast
 
-import "reflect"
+import (
+	"reflect"
 
-// Source is the text of a file a script imports, which the positions in it
-// point to (Pos.Src). It is immutable once positions refer to it.
-type Source struct {
-	Name string // the file name its positions carry
-	Text string
-}
+	"github.com/gotrace/gotrace/lang/srcpos"
+)
 
 // SetSource records src as the file of every position in the tree rooted
 // at n: the spans of its nodes and any other position they hold.
-func SetSource(n Node, src *Source) {
+func SetSource(n Node, src *srcpos.Source) {
 	s := sourceSetter{src: src, seen: map[uintptr]bool{}}
 	s.value(reflect.ValueOf(n))
 }
 
 type sourceSetter struct {
-	src  *Source
+	src  *srcpos.Source
 	seen map[uintptr]bool
 }
 
-var posType = reflect.TypeFor[Pos]()
+var posType = reflect.TypeFor[srcpos.Pos]()
 
 func (s *sourceSetter) value(v reflect.Value) {
 	switch v.Kind() {

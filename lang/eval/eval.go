@@ -3,12 +3,12 @@ package eval
 import (
 	"errors"
 	"fmt"
-	"math/bits"
 	"strconv"
 	"strings"
 
-	"github.com/gotrace/gotrace/lang"
+	"github.com/gotrace/gotrace/builtin"
 	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/check"
 	"github.com/gotrace/gotrace/lang/types"
 )
 
@@ -48,17 +48,17 @@ func (v Value) String() string {
 // Env evaluates expressions of one checked probe, with values for its
 // scratch variables.
 type Env struct {
-	Info *lang.Info
+	Info *check.Info
 	// Vars holds the values of scratch variables, by declaration ID
-	// (lang.Info.VarOf).
+	// (check.Info.VarOf).
 	Vars map[int]Value
 }
 
 // NewEnv returns an Env for info without variables.
-func NewEnv(info *lang.Info) *Env { return &Env{Info: info, Vars: map[int]Value{}} }
+func NewEnv(info *check.Info) *Env { return &Env{Info: info, Vars: map[int]Value{}} }
 
 // Expr evaluates a checked expression that involves no scratch variables.
-func Expr(info *lang.Info, e ast.Expr) (Value, error) { return NewEnv(info).Expr(e) }
+func Expr(info *check.Info, e ast.Expr) (Value, error) { return NewEnv(info).Expr(e) }
 
 func errorf(e ast.Node, format string, args ...any) error {
 	return fmt.Errorf("%s: %s: %w", e.Pos(), fmt.Sprintf(format, args...), ErrUnsupported)
@@ -342,43 +342,18 @@ func (env *Env) call(e *ast.Call, v Value) (Value, error) {
 		}
 		args[i] = x
 	}
-	switch e.Name {
-	case "strlen":
-		if len(args) != 1 || !args[0].IsString() {
-			break
+	if f := env.Info.Calls[e]; f != nil && f.Eval != nil {
+		eargs := make([]builtin.EvalArg, len(args))
+		for i, x := range args {
+			eargs[i] = builtin.EvalArg{Bits: x.Bits, Str: x.Str, IsStr: x.IsString()}
+			if x.Type != nil {
+				eargs[i].Size = x.Type.Size
+			}
 		}
-		// The buffer holds at most Size-1 bytes before its NUL.
-		v.Bits = uint64(min(len(args[0].Str), args[0].Type.Size))
-		return v, nil
-	case "strncmp":
-		if len(args) != 3 || !args[0].IsString() || !args[1].IsString() || args[2].IsString() {
-			break
+		if bits, ok := f.Eval(eargs, v.Type.Size); ok {
+			v.Bits = bits
+			return v, nil
 		}
-		n := int(min(args[2].Bits, 1<<20))
-		a, b := args[0].Str, args[1].Str
-		if len(a) > n {
-			a = a[:n]
-		}
-		if len(b) > n {
-			b = b[:n]
-		}
-		v.Bits = b2u(a != b)
-		return v, nil
-	case "bswap":
-		if len(args) != 1 || args[0].IsString() {
-			break
-		}
-		switch v.Type.Size {
-		case 1:
-			v.Bits = args[0].Bits
-		case 2:
-			v.Bits = uint64(bits.ReverseBytes16(uint16(args[0].Bits)))
-		case 4:
-			v.Bits = uint64(bits.ReverseBytes32(uint32(args[0].Bits)))
-		default:
-			v.Bits = bits.ReverseBytes64(args[0].Bits)
-		}
-		return v, nil
 	}
 	return Value{}, errorf(e, "call to %s()", e.Name)
 }
@@ -430,7 +405,7 @@ func (env *Env) Exec(s ast.Stmt) error {
 			case "/=", "%=", ">>=":
 				cv, isConst := env.Info.Consts[s.Rhs]
 				flex := isConst && !cv.IsStr && x.Type.Kind == types.Int && x.Type.Signed && int64(cv.Int) >= 0
-				signed = lang.SignedPair(t, x.Type, false, flex)
+				signed = check.SignedPair(t, x.Type, false, flex)
 			}
 			r, ok := Arith(s.Op[:len(s.Op)-1], old.Bits, x.Bits, signed)
 			if !ok {

@@ -6,17 +6,19 @@ import (
 
 	"github.com/cilium/ebpf/btf"
 
-	"github.com/gotrace/gotrace/lang"
 	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/check"
 	"github.com/gotrace/gotrace/lang/eval"
+	"github.com/gotrace/gotrace/lang/syntax"
 	"github.com/gotrace/gotrace/lang/types"
+	"github.com/gotrace/gotrace/tracefs"
 )
 
 // noEnv is a machine without tracepoints or BTF: BEGIN scripts need none.
 type noEnv struct{}
 
 func (noEnv) Tracepoints(string) ([]string, error) { return nil, errors.New("no tracefs") }
-func (noEnv) TracepointFormat(string, string) (*lang.TracepointFormat, error) {
+func (noEnv) TracepointFormat(string, string) (*tracefs.Format, error) {
 	return nil, errors.New("no tracefs")
 }
 func (noEnv) BTF() (*btf.Spec, error) { return nil, errors.New("no BTF") }
@@ -28,13 +30,13 @@ const prelude = `$m1 = -1; $big = 0xffffffffffffffff; $min = -0x7fffffffffffffff
 func evalLast(t *testing.T, expr string) (eval.Value, error) {
 	t.Helper()
 	src := "BEGIN { " + prelude + "$r = " + expr + "; }"
-	file, err := lang.Parse("test.bt", src)
+	file, err := syntax.Parse("test.bt", src)
 	if err != nil {
-		t.Fatalf("parse %q: %v", expr, lang.Render(err, src))
+		t.Fatalf("parse %q: %v", expr, syntax.Render(err, src))
 	}
-	prog, err := lang.Check(file, noEnv{}, lang.Options{Params: []string{"42", "hello", "18446744073709551615", "-5"}})
+	prog, err := check.Check(file, noEnv{}, check.Options{Params: []string{"42", "hello", "18446744073709551615", "-5"}})
 	if err != nil {
-		t.Fatalf("check %q: %v", expr, lang.Render(err, src))
+		t.Fatalf("check %q: %v", expr, syntax.Render(err, src))
 	}
 	p := prog.Probes[0]
 	env := eval.NewEnv(p.Info)
@@ -207,13 +209,13 @@ func TestExec(t *testing.T) {
 	}
 	for _, tt := range tests {
 		src := "BEGIN { " + tt.stmts + " }"
-		file, err := lang.Parse("test.bt", src)
+		file, err := syntax.Parse("test.bt", src)
 		if err != nil {
-			t.Fatalf("parse %q: %v", tt.stmts, lang.Render(err, src))
+			t.Fatalf("parse %q: %v", tt.stmts, syntax.Render(err, src))
 		}
-		prog, err := lang.Check(file, noEnv{}, lang.Options{})
+		prog, err := check.Check(file, noEnv{}, check.Options{})
 		if err != nil {
-			t.Fatalf("check %q: %v", tt.stmts, lang.Render(err, src))
+			t.Fatalf("check %q: %v", tt.stmts, syntax.Render(err, src))
 		}
 		p := prog.Probes[0]
 		env := eval.NewEnv(p.Info)

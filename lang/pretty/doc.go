@@ -3,7 +3,7 @@
 // parentheses, comment placement and wrapping at 90 columns, so that a
 // script formatted by either tool is left alone by the other.
 //
-// Source parses the script with lang.Parse, reads its comments and blank
+// Source parses the script with syntax.Parse, reads its comments and blank
 // lines from lang.Trivia, and prints the tree. The printer builds each node
 // as a Buffer of lines and measures it to choose between one line and
 // several, as bpftrace's printer does. Where bpftrace's output would change

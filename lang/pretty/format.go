@@ -6,8 +6,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gotrace/gotrace/lang"
 	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/srcpos"
+	"github.com/gotrace/gotrace/lang/syntax"
 )
 
 // Width is the line width Source wraps at, bpftrace's.
@@ -15,22 +16,22 @@ const Width = 90
 
 // Source formats a script. name is the file name errors are reported
 // under. A script that does not parse is returned unchanged with the
-// parser's errors (a lang.ErrorList).
+// parser's errors (a syntax.ErrorList).
 func Source(name, src string) (string, error) {
-	f, err := lang.Parse(name, src)
+	f, err := syntax.Parse(name, src)
 	if err != nil {
 		return src, err
 	}
-	gaps, err := lang.Trivia(name, src)
+	gaps, err := syntax.Trivia(name, src)
 	if err != nil {
 		return src, err
 	}
 	return File(f, gaps), nil
 }
 
-// File formats a parsed script; gaps are its layout spans (lang.Trivia).
-func File(f *ast.File, gaps []ast.Span) string {
-	p := &printer{src: f.Src, statements: map[*ast.Block]bool{}, gapStart: map[int]ast.Pos{}}
+// File formats a parsed script; gaps are its layout spans (syntax.Trivia).
+func File(f *ast.File, gaps []srcpos.Span) string {
+	p := &printer{src: f.Src, statements: map[*ast.Block]bool{}, gapStart: map[int]srcpos.Pos{}}
 	for _, g := range gaps {
 		p.gapStart[g.End.Offset] = g.Start
 	}
@@ -60,13 +61,13 @@ type printer struct {
 	statements map[*ast.Block]bool
 	// gapStart maps the offset where layout ends (a token starts) to
 	// where it starts (the previous token ends).
-	gapStart map[int]ast.Pos
+	gapStart map[int]srcpos.Pos
 }
 
 // blockStart is where bpftrace's parser starts a block: at the end of the
 // token before its '{', so that the comments between them belong to the
 // block's first statement.
-func (p *printer) blockStart(b *ast.Block) ast.Pos {
+func (p *printer) blockStart(b *ast.Block) srcpos.Pos {
 	if s, ok := p.gapStart[b.Start.Offset]; ok {
 		return s
 	}
@@ -75,7 +76,7 @@ func (p *printer) blockStart(b *ast.Block) ast.Pos {
 
 // item is a top-level element of a script, in source order.
 type item struct {
-	start ast.Pos
+	start srcpos.Pos
 	node  ast.Node
 }
 
@@ -142,7 +143,7 @@ func cdefText(t string) string {
 	}
 	// Only where the ';' reads back as the end of the definition (not in
 	// a malformed one the lexer took whole).
-	if _, err := lang.Parse("c", t+";"); err != nil {
+	if _, err := syntax.Parse("c", t+";"); err != nil {
 		return t
 	}
 	return t + ";"
@@ -227,6 +228,9 @@ func (p *printer) probe(pr *ast.Probe, md *notes, w uint) *Buffer {
 	b := newBuffer()
 	for i, a := range pr.Attach {
 		t := a.Raw
+		if a.Name != "" {
+			t = a.Name + "=" + t
+		}
 		if i < len(pr.Attach)-1 {
 			t += ","
 		}
@@ -303,7 +307,7 @@ func (p *printer) block(bl *ast.Block, md *notes, w uint) *Buffer {
 }
 
 // semiAfter reports whether the first token after end is ';'.
-func (p *printer) semiAfter(end ast.Pos) bool {
+func (p *printer) semiAfter(end srcpos.Pos) bool {
 	s := p.src
 	i := end.Offset
 	for i < len(s) {
@@ -531,14 +535,14 @@ func (p *printer) hasValue(b *ast.Block) bool {
 
 // ifChain formats an if-else chain on one line when every branch is one
 // short value, else as blocks.
-func (p *printer) ifChain(start ast.Pos, branches []ifBranch, final *ast.Block, md *notes, w uint) *Buffer {
+func (p *printer) ifChain(start srcpos.Pos, branches []ifBranch, final *ast.Block, md *notes, w uint) *Buffer {
 	return p.ifChainValue(start, branches, final, md, w, false)
 }
 
 // ifChainValue is ifChain; value is set for an if-else used as a value,
 // whose conditions keep their parentheses: gotrace's parser reads a value's
 // `if` only with `if (c)` or `if comptime c` (bpftrace prints `if $x {`).
-func (p *printer) ifChainValue(start ast.Pos, branches []ifBranch, final *ast.Block, md *notes, w uint, value bool) *Buffer {
+func (p *printer) ifChainValue(start srcpos.Pos, branches []ifBranch, final *ast.Block, md *notes, w uint, value bool) *Buffer {
 	comments := md.before(start)
 	type pair struct{ cond, then *Buffer }
 	var pairs []pair
@@ -929,7 +933,7 @@ func bareOperand(op string, x ast.Expr, left bool) bool {
 	if !ok || !isComparison(b.Op) {
 		return false
 	}
-	pc, pp := lang.Precedence(b.Op), lang.Precedence(op)
+	pc, pp := syntax.Precedence(b.Op), syntax.Precedence(op)
 	return pc > pp || pc == pp && left
 }
 

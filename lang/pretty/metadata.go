@@ -1,7 +1,7 @@
 package pretty
 
 import (
-	"github.com/gotrace/gotrace/lang/ast"
+	"github.com/gotrace/gotrace/lang/srcpos"
 )
 
 // note is one piece of layout the printer keeps: a comment (one line of
@@ -20,7 +20,7 @@ type notes struct {
 }
 
 // before removes and returns the notes at or before p.
-func (n *notes) before(p ast.Pos) *notes {
+func (n *notes) before(p srcpos.Pos) *notes {
 	i := 0
 	for i < len(n.list) {
 		x := n.list[i]
@@ -35,7 +35,7 @@ func (n *notes) before(p ast.Pos) *notes {
 }
 
 // beforeStart removes and returns the notes before p.
-func (n *notes) beforeStart(p ast.Pos) *notes {
+func (n *notes) beforeStart(p srcpos.Pos) *notes {
 	i := 0
 	for i < len(n.list) && (n.list[i].line < p.Line || n.list[i].line == p.Line && n.list[i].col < p.Column) {
 		i++
@@ -61,7 +61,7 @@ func (n *notes) hasComments() bool {
 // line, with the leading spaces and '*'s of continuation lines removed and
 // an empty note for an empty line; a newline is a blank line unless it ends
 // a comment's line or follows ';', '{' or '}' (spaces and tabs skipped).
-func collectNotes(src string, gaps []ast.Span) *notes {
+func collectNotes(src string, gaps []srcpos.Span) *notes {
 	n := &notes{}
 	for _, g := range gaps {
 		sc := layoutScanner{src: src, off: g.Start.Offset, end: g.End.Offset, line: g.Start.Line, col: g.Start.Column, out: n}

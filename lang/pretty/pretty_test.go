@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/gotrace/gotrace/internal/fuzzwatch"
-	"github.com/gotrace/gotrace/lang"
 	"github.com/gotrace/gotrace/lang/pretty"
+	"github.com/gotrace/gotrace/lang/syntax"
 )
 
 // The cases in testdata: NAME.bt formats to NAME.want. The wants of the
@@ -38,7 +38,7 @@ func TestGolden(t *testing.T) {
 			}
 			got, err := pretty.Source(in, string(src))
 			if err != nil {
-				t.Fatal(lang.Render(err, string(src)))
+				t.Fatal(syntax.Render(err, string(src)))
 			}
 			if got != string(want) {
 				t.Errorf("got:\n%s\nwant:\n%s", got, want)
@@ -51,7 +51,7 @@ func TestGolden(t *testing.T) {
 // result parses, is a fixed point, and keeps every comment's words.
 func TestStable(t *testing.T) {
 	files := cases(t)
-	for _, g := range []string{"../../examples/*.bt", "../../examples/*/*.bt", "../../e2e/testdata/*/*.bt", "../../lang/testdata/check/*.bt", "../../lang/testdata/check/*/*.bt"} {
+	for _, g := range []string{"../../examples/*.bt", "../../examples/*/*.bt", "../../e2e/testdata/*/*.bt", "../../lang/check/testdata/check/*.bt", "../../lang/check/testdata/check/*/*.bt"} {
 		more, _ := filepath.Glob(g)
 		files = append(files, more...)
 	}
@@ -67,11 +67,11 @@ func TestStable(t *testing.T) {
 				if strings.Contains(in, "testdata/check") {
 					t.Skip("a script with errors") // the checker's tests
 				}
-				t.Fatal(lang.Render(err, string(src)))
+				t.Fatal(syntax.Render(err, string(src)))
 			}
 			twice, err := pretty.Source(in, once)
 			if err != nil {
-				t.Fatalf("the formatted script does not parse:\n%s\n%s", lang.Render(err, once), once)
+				t.Fatalf("the formatted script does not parse:\n%s\n%s", syntax.Render(err, once), once)
 			}
 			if code(t, twice) != code(t, once) {
 				t.Errorf("formatting again changes it:\n%s\nthen:\n%s", once, twice)
@@ -165,7 +165,7 @@ func FuzzFormat(f *testing.F) {
 // predicate, before a '{') moves again, in bpftrace as in gotrace, since
 // the first formatting put it where a different node claims it.
 func code(t *testing.T, src string) string {
-	gaps, err := lang.Trivia("f.bt", src)
+	gaps, err := syntax.Trivia("f.bt", src)
 	if err != nil {
 		t.Fatal(err)
 	}
