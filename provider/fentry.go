@@ -43,7 +43,8 @@ func trampoline(name string, aliases []string, at ebpf.AttachType) *Provider {
 		Compile: func(pts []*Point, f Features, probe *object.Probe) Program {
 			probe.Provider = name
 			probe.Targets = funcTargets(pts)
-			if f.TracingMulti && len(pts) > 1 && allVmlinux(pts) {
+			overMax := f.TracingMultiMax > 0 && len(pts) > f.TracingMultiMax && f.KprobeMulti && !exit
+			if f.TracingMulti && len(pts) > 1 && allVmlinux(pts) && !overMax {
 				probe.Via = fmt.Sprintf("%d functions served by one tracing_multi link", len(pts))
 				multi := AttachTraceFentryMulti
 				if exit {

@@ -42,6 +42,12 @@ func WantSyscallDispatch(n int) bool {
 // detaches 1000 functions in 0.24 s.
 const DefaultFentryMultiThreshold = 64
 
+// DefaultTracingMultiMax is the most functions an fentry probe attaches
+// through one tracing_multi link where kprobe_multi can serve it instead
+// (provider.Features.TracingMultiMax): its attach and detach grow by
+// 1-2 ms a function under emulation, kprobe_multi's by about 0.3 ms.
+const DefaultTracingMultiMax = 2000
+
 // Features probes the running kernel for the choices code generation
 // depends on (all of provider.Features but LongJumps, which HaveLongJumps
 // probes when a program needs it); spec is the kernel's BTF (nil skips the
@@ -63,7 +69,10 @@ func Features(spec *btf.Spec, cache *btf.Cache) provider.Features {
 		o.KprobeMulti = true
 		o.FentryMultiThreshold = DefaultFentryMultiThreshold
 	}
-	o.TracingMulti = HaveTracingMulti()
+	if HaveTracingMulti() {
+		o.TracingMulti = true
+		o.TracingMultiMax = DefaultTracingMultiMax
+	}
 	o.DirectBTFLoads = haveDirectBTFLoads(spec, cache)
 	o.SyscallRawTp = HaveSyscallRawTp()
 	return o
