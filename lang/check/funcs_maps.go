@@ -1,8 +1,10 @@
 package check
 
 import (
+	"github.com/gotrace/gotrace/builtin"
 	"github.com/gotrace/gotrace/lang/ast"
 	"github.com/gotrace/gotrace/lang/types"
+	"github.com/gotrace/gotrace/provider"
 )
 
 // mapArg checks that argument i names a whole map (no keys) and returns it.
@@ -50,6 +52,12 @@ func checkPrint(c *checker, e *ast.Call) *types.Type {
 		}
 		if t.Kind == types.Void {
 			c.errorf(e.Args[0], "print() needs a value")
+			return nil
+		}
+		if pt := c.probe.Points[0]; builtin.IsFields(e.Args[0]) && c.probe.Def().Args == provider.ArgsTracepointFormat {
+			// bpftrace's refusal: a tracepoint's args record is no value
+			// print() takes (a map may still hold it).
+			c.errorf(e, "struct %s:%s:%s_args type passed to print() is not printable", pt.Provider, pt.Category, pt.Event)
 			return nil
 		}
 		if isKernelValue(t) {
