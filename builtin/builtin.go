@@ -216,6 +216,13 @@ type Checker interface {
 	// Config types the config builtin: the record of the script's
 	// configuration, which Emitter.Record("config") builds.
 	Config() *types.Type
+	// TypeOperand types an operand that may be a type (typeinfo's): the
+	// type an ast.TypeArg names, else the expression's own type (int8
+	// for 1, as OwnType).
+	TypeOperand(x ast.Expr) *types.Type
+	// ConstRecord checks the record of constants named names with the
+	// values at, and keeps it under key for Emitter.Record to build.
+	ConstRecord(key string, at srcpos.Spanned, names []string, values []ast.Expr) *types.Type
 
 	// ArgsType types the args builtin of the probe.
 	ArgsType() (*types.Type, string)

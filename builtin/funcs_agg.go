@@ -60,9 +60,9 @@ func aggCheck(k types.Kind, nargs int) func(Checker, *ast.Call) *types.Type {
 			if at == nil {
 				return nil
 			}
-			if k == types.Sum {
-				t.Signed = types.Storage(at).Signed || at.Kind == types.Bool
-			}
+			// signed as the argument is, as bpftrace 0.27's are
+			// (max((uint64)x) of 2^63 is 9223372036854775808)
+			t.Signed = types.Storage(at).Signed || at.Kind == types.Bool
 		} else {
 			t.Signed = false
 		}

@@ -210,7 +210,8 @@ func checkMacaddr(c Checker, e *ast.Call) *types.Type {
 	return &types.Type{Kind: types.MacAddr, Size: 8}
 }
 
-// checkStrConcat types str_concat(a, b): a string as large as both.
+// checkStrConcat types str_concat(a, b): a string as large as both, at
+// least bpftrace's 1024 bytes.
 func checkStrConcat(c Checker, e *ast.Call) *types.Type {
 	if !c.WantArgs(e, 2, 2) {
 		return nil
@@ -227,8 +228,14 @@ func checkStrConcat(c Checker, e *ast.Call) *types.Type {
 		}
 		size += t.Size
 	}
-	return types.NewString(size)
+	// bpftrace's stdlib builds the result in a string[1024] (its
+	// sizeof, strcap and typeinfo say so); a longer concatenation is
+	// kept whole here, where bpftrace cuts it at 1023 bytes.
+	return types.NewString(max(size, strConcatSize))
 }
+
+// strConcatSize is the size of the string bpftrace's str_concat returns.
+const strConcatSize = 1024
 
 // checkStrPair types strcontains(haystack, needle) and strstr.
 func checkStrPair(result *types.Type) func(Checker, *ast.Call) *types.Type {

@@ -33,6 +33,7 @@ var notNames = map[string]string{
 	"lang/syntax/lex_top.go config":      "the config block's keyword",
 	"lang/syntax/literals.go u":          "a C integer suffix",
 	"lang/syntax/parse_expr.go comptime": "the comptime operator's keyword",
+	"lang/syntax/parse_expr.go typeinfo": "parsed as sizeof is: its operand may be a type",
 	"lang/pretty/format.go comptime":     "the comptime operator's keyword, which the formatter writes as bpftrace does",
 	"runtime/features.go pid":            "a task_struct member",
 }

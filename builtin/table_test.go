@@ -61,15 +61,7 @@ func TestFuncs(t *testing.T) {
 				t.Fatal("neither Emit nor Buffer, and not a compile-time constant")
 			}
 			if want, ok := compileErrors[f.Name]; ok {
-				file, err := syntax.Parse("example.bt", f.Example)
-				if err != nil {
-					t.Fatalf("parse %q: %v", f.Example, err)
-				}
-				env := testEnv{tracefs.NewEnv(filepath.Join("..", "testdata", "tracefs"), tracefs.WithBTF(testbtf.Spec(t))), hostfs.Files{}}
-				_, err = check.Check(file, env, check.Options{})
-				if err == nil || err.Error() != want {
-					t.Errorf("check %q: error %v, want %q", f.Example, err, want)
-				}
+				checkError(t, f.Example, want)
 				return
 			}
 			prog := compile(t, f.Example)
@@ -99,7 +91,29 @@ func TestFuncs(t *testing.T) {
 // compileErrors are the functions whose example is a compile-time error,
 // and the error.
 var compileErrors = map[string]string{
-	"fail": "example.bt:1:32-79: ERROR: no argument: 0 given, 1 needed",
+	"fail":      "example.bt:1:32-79: ERROR: no argument: 0 given, 1 needed",
+	"unwatch":   "example.bt:1:29-48: ERROR: unwatch() is not supported: it removed the watchpoints of asyncwatchpoint probes, which bpftrace 0.20 dropped (bpftrace 0.27.1 crashes on it); watchpoint probes stay attached until the script ends",
+	"dw_ustack": "example.bt:1:47-59: ERROR: dw_ustack (DWARF stack unwinding) is not supported by gotrace: use ustack, which unwinds through frame pointers (build the traced program with -fno-omit-frame-pointer)",
+}
+
+// varErrors are the variables whose example is a compile-time error, and
+// the error.
+var varErrors = map[string]string{
+	"dw_ustack": "example.bt:1:47-56: ERROR: dw_ustack (DWARF stack unwinding) is not supported by gotrace: use ustack, which unwinds through frame pointers (build the traced program with -fno-omit-frame-pointer)",
+}
+
+// checkError checks that the example src is the compile-time error want.
+func checkError(t *testing.T, src, want string) {
+	t.Helper()
+	file, err := syntax.Parse("example.bt", src)
+	if err != nil {
+		t.Fatalf("parse %q: %v", src, err)
+	}
+	env := testEnv{tracefs.NewEnv(filepath.Join("..", "testdata", "tracefs"), tracefs.WithBTF(testbtf.Spec(t))), hostfs.Files{}}
+	_, err = check.Check(file, env, check.Options{})
+	if err == nil || err.Error() != want {
+		t.Errorf("check %q: error %v, want %q", src, err, want)
+	}
 }
 
 // constOnly are the functions whose value the checker always computes.
@@ -131,6 +145,10 @@ func TestVars(t *testing.T) {
 			}
 			if v.Emit == nil && v.Buffer == nil && v.Const == nil && v.Name != "args" {
 				t.Fatal("no Emit, Buffer or Const hook")
+			}
+			if want, ok := varErrors[v.Name]; ok {
+				checkError(t, v.Example, want)
+				return
 			}
 			prog := compile(t, v.Example)
 			found := false

@@ -8,7 +8,6 @@ import (
 
 	"github.com/gotrace/gotrace/lang/ast"
 	"github.com/gotrace/gotrace/lang/types"
-	"github.com/gotrace/gotrace/provider"
 )
 
 // A pending address is the value model's BTF access chain: the address of
@@ -84,7 +83,7 @@ func (g *gen) arrayChain(x ast.Expr) pending {
 	case *ast.Paren:
 		return g.arrayChain(x.X)
 	case *ast.Field:
-		if isArgs(x.X) && g.probe.Def().Args == provider.ArgsTracepointFormat {
+		if isArgs(x.X) && g.probe.Def().ArgsInCtx {
 			// an array inside the tracepoint record
 			return pending{ctx: true, off: int64(g.info.Members[x].Offset)}
 		}

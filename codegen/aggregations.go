@@ -69,7 +69,7 @@ func (g *gen) aggregate(m *ast.MapRef, call *ast.Call, t *types.Type) {
 		missing = end // an index out of range; never for count
 	}
 	g.emit(asm.JEq.Imm(asm.R0, 0, missing))
-	g.aggregateInPlace(t, mi.HistSum, end)
+	g.aggregateInPlace(mi.Value, mi.HistSum, end) // the map's type: its calls may differ in sign
 	if array {
 		g.mark(end)
 		return
@@ -132,9 +132,9 @@ func (g *gen) aggregateInPlace(t *types.Type, histSum bool, end string) {
 		)
 	case types.Min, types.Max:
 		set := g.newLabel("minmaxset")
-		better := asm.JSLT
+		better := map[bool]asm.JumpOp{true: asm.JSLT, false: asm.JLT}[t.Signed]
 		if t.Kind == types.Max {
-			better = asm.JSGT
+			better = map[bool]asm.JumpOp{true: asm.JSGT, false: asm.JGT}[t.Signed]
 		}
 		g.emit(
 			asm.LoadMem(asm.R1, p, 8, asm.DWord),

@@ -15,7 +15,7 @@ import (
 // offset in the record. ok is false for other providers.
 func (g *gen) argsRecordBuffer(e *ast.Ident) (off int16, ok bool) {
 	t := g.info.TypeOf(e)
-	if t == nil || t.Kind != types.Record || g.probe.Def().Args == provider.ArgsTracepointFormat || g.ctx == provider.CtxSyscall {
+	if t == nil || t.Kind != types.Record || g.probe.Def().ArgsInCtx || g.ctx == provider.CtxSyscall {
 		return 0, false
 	}
 	if t.Size == 0 {

@@ -216,7 +216,7 @@ func (g *gen) fieldScalar(e *ast.Field) {
 		g.memberScalar(e)
 		return
 	}
-	if g.probe.Def().Args != provider.ArgsTracepointFormat {
+	if !g.probe.Def().ArgsInCtx {
 		f := g.info.Members[e]
 		g.kfuncArg(f.Offset/8, f.Type, e.Pos())
 		return

@@ -56,6 +56,9 @@ uprobe:` + bin + `:cpp:receipt receipt
 	if !strings.Contains(got.stderr, "Attached 6 probes") {
 		t.Errorf("stderr %q, want Attached 6 probes (two overloads of shop::price)", got.stderr)
 	}
+	// Symbols read again for every address: the same names.
+	t.Setenv("BPFTRACE_CACHE_USER_SYMBOLS", "NONE")
+	wantOutput(t, run(t, "-c", bin, "-e", cppScript(bin)), want, 0)
 }
 
 // TestCppNoDemangle: with BPFTRACE_CPP_DEMANGLE=0 (or config

@@ -2,7 +2,10 @@ package e2e
 
 import (
 	"regexp"
+	"strings"
 	"testing"
+
+	"github.com/gotrace/gotrace/internal/difftest"
 )
 
 // TestMapAddr: &@m is the map's kernel address (bpftrace 0.27), the same
@@ -29,4 +32,68 @@ func TestStrlenPointer(t *testing.T) {
 		"5\n5\n0\n\n\n", 0)
 	wantOutput(t, run(t, "-e", `config = { max_strlen = 3 } begin { $s = "hello"; print(strlen((int8 *)&$s)); exit(); }`),
 		"3\n\n\n", 0)
+}
+
+// TestMacroOverloads: macros overload by the kinds of their parameters
+// ($x, @m, bare) as well as their number (bpftrace 0.27): the first
+// definition that takes the arguments is used; a later one that an
+// earlier one would take the place of is a redefinition, and a use that
+// no definition takes is refused, with bpftrace's notes, in its words.
+func TestMacroOverloads(t *testing.T) {
+	wantOutput(t, run(t, "-e", `macro f($x) { $x + 1 } macro f(@m) { @m[1] } macro f(x) { x + 100 }
+begin { @m[1] = 7; $v = 1; print(f($v)); print(f(@m)); print(f(5)); exit(); }`), "2\n7\n105\n\n\n@m[1]: 7\n", 0)
+
+	src := `macro add($a, $b) { $a + $b } macro add(a) { a + 1 } begin { print(add(1, 2)); }`
+	got := run(t, "-e", src)
+	caret := func(from, to int) string { return strings.Repeat(" ", from-1) + strings.Repeat("~", to-from) + "\n" }
+	want := "stdin:1:68-77: ERROR: Call to add() has arguments that do not match any definition.\n" + src + "\n" + caret(68, 77) +
+		"stdin:1:72-73: ERROR: Mismatched arg. add() expects a variable for arg $a but got an expression.\n" + src + "\n" + caret(72, 73) +
+		"stdin:1:11-13: ERROR: This is the argument in the closest definition.\n" + src + "\n" + caret(11, 13) +
+		"stdin:1:75-76: ERROR: Mismatched arg. add() expects a variable for arg $b but got an expression.\n" + src + "\n" + caret(75, 76) +
+		"stdin:1:15-17: ERROR: This is the argument in the closest definition.\n" + src + "\n" + caret(15, 17)
+	if got.code != 1 || got.stderr != want {
+		t.Errorf("exit %d, stderr (- want, + got):\n%s", got.code, difftest.Diff(want, got.stderr))
+	}
+
+	src = `macro f(x) { x } macro f($x) { $x } begin { }`
+	got = run(t, "-e", src)
+	want = "stdin:1:18-25: ERROR: Redefinition of macro: f\n" + src + "\n" + caret(18, 25) +
+		"stdin:1:1-8: ERROR: This is the original definition.\n" + src + "\n" + caret(1, 8)
+	if got.code != 1 || got.stderr != want {
+		t.Errorf("exit %d, stderr (- want, + got):\n%s", got.code, difftest.Diff(want, got.stderr))
+	}
+}
+
+// TestTypeofMacroArgument: typeof(...) passed to a macro gives its bare
+// parameter a type (bpftrace 0.27): sizeof(t), (t)v and let $y: t use it.
+func TestTypeofMacroArgument(t *testing.T) {
+	wantOutput(t, run(t, "-e", `macro sz(t) { sizeof(t) } macro cast(t, v) { (t)v } macro mk(t) { let $y: t = 300; $y }
+begin { $x = (int16)1; print(sz(typeof($x))); print(cast(typeof($x), 70000)); print(mk(typeof($x))); print(sz(typeof(struct task_struct)) > 0); exit(); }`),
+		"2\n4464\n300\ntrue\n\n\n", 0)
+}
+
+// TestTypeinfo: typeinfo() gives bpftrace 0.27.1's record for values and
+// types written as its operand.
+func TestTypeinfo(t *testing.T) {
+	got := run(t, "-e", `config = { unstable_typeinfo = enable } begin { print(typeinfo(1)); print(typeinfo("abc")); $x = (int16)2; print(typeinfo($x)); @a[1] = (1, "x"); print(typeinfo(@a[1])); print(typeinfo(nsecs)); print(typeinfo(struct task_struct *)); print(typeinfo(kstack)); print(typeinfo((a=1,b="x"))); print(typeinfo(int8).full_type); clear(@a); exit(); }`)
+	want := `{ .btf_id = 0, .base_type = int, .full_type = int8 }
+{ .btf_id = 0, .base_type = string, .full_type = string[4] }
+{ .btf_id = 0, .base_type = int, .full_type = int16 }
+{ .btf_id = 0, .base_type = tuple, .full_type = (int8,string[2]) }
+{ .btf_id = 0, .base_type = int, .full_type = uint64 }
+{ .btf_id = 0, .base_type = pointer, .full_type = struct task_struct * }
+{ .btf_id = 0, .base_type = kstack, .full_type = kstack_bpftrace_127 }
+{ .btf_id = 0, .base_type = record, .full_type = record { .a = int8, .b = string[2] } }
+int8
+
+
+`
+	wantOutput(t, got, want, 0)
+}
+
+// TestStrConcatSize: str_concat() returns bpftrace's string[1024], whose
+// sizeof and strcap say so, holding the two strings.
+func TestStrConcatSize(t *testing.T) {
+	wantOutput(t, run(t, "-e", `begin { $t = str_concat("x", "yz"); print($t); print(sizeof($t)); print(strcap($t)); print(strlen($t)); exit(); }`),
+		"xyz\n1024\n1024\n3\n\n\n", 0)
 }

@@ -77,3 +77,18 @@ func TestDwarfPid(t *testing.T) {
 	}
 	wantOutput(t, run(t, "--dwarf-pid", "1", "-e", `begin { printf("ok\n"); exit(); }`), "ok\n\n\n", 0)
 }
+
+// TestColorEnv: BPFTRACE_COLOR=always colours an error's message line red
+// and a warning's yellow, as bpftrace does, even when stderr is no
+// terminal; never (and auto, here) leaves them plain.
+func TestColorEnv(t *testing.T) {
+	t.Setenv("BPFTRACE_COLOR", "always")
+	got := run(t, "-e", `begin { @x = nosuch(); }`)
+	if want := "\033[31mstdin:1:14-22: ERROR: "; got.code != 1 || !strings.HasPrefix(got.stderr, want) || !strings.Contains(got.stderr, "\033[0m\nbegin { @x = nosuch(); }\n") {
+		t.Errorf("always: exit %d, stderr %q", got.code, got.stderr)
+	}
+	t.Setenv("BPFTRACE_COLOR", "never")
+	if got := run(t, "-e", `begin { @x = nosuch(); }`); strings.Contains(got.stderr, "\033[") {
+		t.Errorf("never: stderr %q", got.stderr)
+	}
+}

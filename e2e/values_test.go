@@ -234,3 +234,21 @@ func TestRecordFieldOrder(t *testing.T) {
 }`)
 	wantOutput(t, got, "helloworldhelloworld\n{ .foo = 2, .bar = 1 }\n{ .foo = 3, .bar = 7 }\n{ .x = abcdef, .y = 9 }\n{ .a = 1, .b = x }\n1 0\n\n\n@k[{ .a = 1, .b = 2 }]: 1\n@k[{ .a = 2, .b = 1 }]: 2\n@m: { .foo = 6, .bar = 5 }\n", 0)
 }
+
+// TestAggregationSign: min, max, avg and stats of unsigned 64-bit values
+// compare and print unsigned (and sort so), and an aggregation given
+// signed and unsigned values is signed, as in bpftrace 0.27.
+func TestAggregationSign(t *testing.T) {
+	got := run(t, "-q", "-e", `BEGIN {
+		@mx = max((uint64)9223372036854775808); @mx = max((uint64)5);
+		@mn = min((uint64)18446744073709551615); @mn = min((uint64)9223372036854775809);
+		@s = stats((uint64)9223372036854775808); @s = stats((uint64)0);
+		@mixed = sum((uint64)9223372036854775808); @mixed = sum(3);
+		@k[1] = max((uint64)1); @k[2] = max((uint64)18446744073709551615); @k[3] = max((uint64)7);
+		$x = @mx; printf("%d\n", $x > 5);
+		exit();
+	}`)
+	wantOutput(t, got, "1\n\n\n@k[1]: 1\n@k[3]: 7\n@k[2]: 18446744073709551615\n@mixed: -9223372036854775805\n"+
+		"@mn: 9223372036854775809\n@mx: 9223372036854775808\n"+
+		"@s: { .count = 2, .average = 4611686018427387904, .total = 9223372036854775808 }\n", 0)
+}

@@ -85,7 +85,7 @@ func (s *Server) analyze(uri, src string) *document {
 		}
 		for _, p := range file.Probes {
 			for _, a := range p.Attach {
-				if pr := provider.Lookup(strings.SplitN(a.Raw, ":", 2)[0]); pr != nil && pr.Args == provider.ArgsTracepointFormat {
+				if pr := provider.Lookup(strings.SplitN(a.Raw, ":", 2)[0]); pr != nil && pr.ArgsInCtx {
 					tracepoints = append(tracepoints, a.Span)
 				}
 			}

@@ -176,9 +176,9 @@ func (c *completer) attachPoints(head string) {
 		return
 	}
 	switch {
-	case prov.Args == provider.ArgsTracepointFormat:
+	case prov.ArgsInCtx:
 		c.tracepoints(parts[1:])
-	case prov.Args == provider.ArgsFuncProto && len(parts) == 2:
+	case prov.ArgsType != nil && !prov.UserBinary && len(parts) == 2:
 		c.kernelFuncs(prov.Name == "rawtracepoint")
 	case prov.Name == "usdt" && (len(parts) == 3 || len(parts) == 4):
 		c.usdtProbes(parts[1], parts[2:len(parts)-1])

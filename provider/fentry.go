@@ -30,7 +30,7 @@ func trampoline(name string, aliases []string, at ebpf.AttachType) *Provider {
 		Aliases:         aliases,
 		Expand:          kfuncExpander(name, false, true),
 		ProgramPerMatch: wildTarget,
-		Args:            ArgsFuncProto,
+		ArgsType:        ArgsBuilder.ProtoArgs,
 		Ctx:             CtxBTFArgs,
 		Func:            true,
 		UserArgs:        never,
@@ -74,7 +74,7 @@ func trampoline(name string, aliases []string, at ebpf.AttachType) *Provider {
 		AttachReverse: true,
 	}
 	if exit {
-		p.Retval = RetvalAfterArgs
+		p.RetvalType = retvalProto(true)
 	}
 	return p
 }

@@ -159,11 +159,11 @@ func kfuncExpander(kind string, offsets, needBTF bool) func(ExpandEnv, string, [
 		fl, listed := env.(FunctionLister)
 		given := TargetOf(env).TraceableFunctions // --traceable-functions
 		if given != "" {
-			data, err := os.ReadFile(given)
-			if err != nil {
-				return nil, fmt.Errorf("--traceable-functions: %w", err)
+			var err error
+			if traceable, err = readFunctionList(given); err != nil {
+				return nil, err
 			}
-			traceable, listed = tracefs.ParseFunctionList(data), false
+			listed = false
 		}
 		var traceableDone chan struct{}
 		if listed {
@@ -531,11 +531,15 @@ func funcLister(kind string, trampoline, retval bool) func(io.Writer, ListEnv, s
 			}
 		}
 		slices.Sort(names)
+		// bpftrace 0.27.1 names the module of a trampoline always, and of
+		// a kprobe when the pattern names one (kprobe:*:vfs_read lists
+		// kprobe:vmlinux:vfs_read, kprobe:vfs_read kprobe:vfs_read)
+		withModule := trampoline || strings.Contains(pattern, ":")
 		for _, n := range names {
 			if !matchModule(pattern, n) {
 				continue
 			}
-			if trampoline {
+			if withModule {
 				fmt.Fprintf(w, "%s:vmlinux:%s\n", kind, n)
 			} else {
 				fmt.Fprintf(w, "%s:%s\n", kind, n)
@@ -547,9 +551,14 @@ func funcLister(kind string, trampoline, retval bool) func(io.Writer, ListEnv, s
 			if proto == nil {
 				continue
 			}
+			// a kprobe reads its arguments as argN, and a kretprobe has
+			// only retval: bpftrace 0.27.1 lists them so
 			for i, p := range proto.Params {
+				if !trampoline && retval {
+					break
+				}
 				name := p.Name
-				if name == "" {
+				if name == "" || !trampoline {
 					name = "arg" + strconv.Itoa(i)
 				}
 				if _, isVoid := p.Type.(*btf.Void); isVoid && i == len(proto.Params)-1 {
@@ -566,4 +575,14 @@ func funcLister(kind string, trampoline, retval bool) func(io.Writer, ListEnv, s
 		}
 		return nil
 	}
+}
+
+// readFunctionList reads the file of --traceable-functions, in
+// available_filter_functions' format.
+func readFunctionList(path string) (map[string]bool, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("--traceable-functions: %w", err)
+	}
+	return tracefs.ParseFunctionList(data), nil
 }

@@ -62,9 +62,9 @@ func kprobe(name, alias string, ret bool) *Provider {
 		AttachReverse: !ret,
 	}
 	if ret {
-		p.Retval = RetvalProto
+		p.RetvalType = retvalProto(false)
 	} else {
-		p.Args, p.ArgN, p.Override = ArgsFuncProto, true, true
+		p.ArgsType, p.ArgN, p.Override = ArgsBuilder.RegisterArgs, true, true
 	}
 	return p
 }

@@ -7,20 +7,29 @@ import (
 	"strings"
 
 	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/btf"
 
+	"github.com/gotrace/gotrace/lang/types"
 	"github.com/gotrace/gotrace/object"
 )
 
-// ArgsFrom says where the args builtin of a provider gets its fields.
-type ArgsFrom uint8
-
-// Sources of args.
-const (
-	ArgsNone             ArgsFrom = iota // args is not available
-	ArgsTracepointFormat                 // the tracepoint's format file, read from the record ctx points to
-	ArgsFuncProto                        // the BTF prototype of the function (kernel functions, raw tracepoints)
-	ArgsDWARF                            // the DWARF of the user binary (uprobe), decoded when a probe uses args
-)
+// ArgsBuilder builds the args records that providers' ArgsType hooks
+// pick from; the checker implements it. Each returns the record, or nil
+// and why args is not available.
+type ArgsBuilder interface {
+	// TracepointArgs: the fields of the tracepoint's format file.
+	TracepointArgs(pt *Point) (*types.Type, string)
+	// ProtoArgs: the parameters of the point's BTF prototype, in the
+	// argument slots of a trampoline's context (fentry, fexit, BTF raw
+	// tracepoints).
+	ProtoArgs(pt *Point) (*types.Type, string)
+	// RegisterArgs: the parameters of the point's BTF prototype, in the
+	// registers of its pt_regs (kprobe).
+	RegisterArgs(pt *Point) (*types.Type, string)
+	// DWARFArgs: the parameters the DWARF of the user binary gives the
+	// function.
+	DWARFArgs(pt *Point) (*types.Type, string)
+}
 
 // CtxKind says what the program's context (R1, the ctx builtin) points to.
 type CtxKind uint8
@@ -36,16 +45,12 @@ const (
 	CtxIter                            // an iterator's struct bpf_iter__OBJECT (iter.go)
 )
 
-// RetvalFrom says how the retval builtin is typed and read.
-type RetvalFrom uint8
-
-// Sources of retval.
-const (
-	RetvalNone      RetvalFrom = iota // retval is not available
-	RetvalProto                       // the return register, typed by the BTF prototype (int64 without one)
-	RetvalUser                        // the return register of a user function, uint64
-	RetvalAfterArgs                   // the slot after the arguments (fexit), typed by the prototype
-)
+// Typer is what a provider's typing hooks ask of the checker.
+type Typer interface {
+	// KernelType converts a type of the kernel's BTF; nil when it has no
+	// value type.
+	KernelType(t btf.Type) *types.Type
+}
 
 // Phase says when the runtime runs a provider's programs.
 type Phase uint8
@@ -77,11 +82,19 @@ type Provider struct {
 	Expand func(env ExpandEnv, raw string, parts []string) ([]*Point, error)
 
 	// Typing of the builtins.
-	Args    ArgsFrom
-	ArgsErr string // why args is unavailable for one attach point when Args is ArgsNone, or when ArgsDWARF finds no DWARF ("" for the generic message)
-	Ctx     CtxKind
-	Retval  RetvalFrom
-	ArgN    bool // arg0...argN exist
+	// ArgsType types the args builtin of a probe with one attach point,
+	// when the probe uses it; nil when the provider has no args.
+	ArgsType func(b ArgsBuilder, pt *Point) (*types.Type, string)
+	// ArgsInCtx: the args record is the program's context (a tracepoint's
+	// record), whose fields are read at their offsets in it.
+	ArgsInCtx bool
+	ArgsErr   string // why args is unavailable when ArgsType is nil, or when DWARFArgs finds no DWARF ("" for the generic message)
+	Ctx       CtxKind
+	// RetvalType types the retval builtin at the points of one probe
+	// (pts, at least one), or says why it is not available; nil when no
+	// point of the provider has a return value.
+	RetvalType func(ty Typer, pts []*Point) (*types.Type, string)
+	ArgN       bool // arg0...argN exist
 	// ArgNMax is how many argN there are (6, arg0...arg5, when 0; at
 	// most MaxArgN); ArgNSigned: they are int64, not uint64.
 	ArgNMax    int

@@ -24,7 +24,7 @@ var rawTracepointProvider = &Provider{
 	Name:            "rawtracepoint",
 	Aliases:         []string{"rt"},
 	Expand:          expandRawTracepoint,
-	Args:            ArgsFuncProto,
+	ArgsType:        ArgsBuilder.ProtoArgs,
 	Ctx:             CtxBTFArgs,
 	ArgN:            true,
 	UserArgs:        never,

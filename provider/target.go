@@ -61,8 +61,12 @@ func TargetOf(env ExpandEnv) Target {
 	return Target{}
 }
 
-// TraceableFunctions implements FunctionLister.
+// TraceableFunctions implements FunctionLister: the file of
+// --traceable-functions when given.
 func (e targetEnv) TraceableFunctions() (map[string]bool, error) {
+	if e.t.TraceableFunctions != "" {
+		return readFunctionList(e.t.TraceableFunctions)
+	}
 	if fl, ok := e.ExpandEnv.(FunctionLister); ok {
 		return fl.TraceableFunctions()
 	}

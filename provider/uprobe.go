@@ -13,6 +13,7 @@ import (
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/link"
 
+	"github.com/gotrace/gotrace/lang/types"
 	"github.com/gotrace/gotrace/object"
 )
 
@@ -73,11 +74,12 @@ func uprobe(name, alias string, ret bool) *Provider {
 		AttachReverse: true,
 	}
 	if ret {
-		p.Retval = RetvalUser
+		// the return register of a user function, without a prototype
+		p.RetvalType = func(Typer, []*Point) (*types.Type, string) { return types.Uint64, "" }
 		p.ArgsErr = "args is not available in uretprobe probes (the argument registers are overwritten when the function returns): use a uprobe"
 	} else {
 		p.ArgN = true
-		p.Args = ArgsDWARF
+		p.ArgsType = ArgsBuilder.DWARFArgs
 		p.ArgsErr = "args needs DWARF debug information: the binary has none (build it with -g, or give its debug file with --debuginfo): use arg0...arg5"
 	}
 	return p

@@ -19,7 +19,7 @@ func TestFlatKey(t *testing.T) {
 		want  string
 	}{
 		{&types.Type{Kind: types.Count, Size: 8}, "[{[sh 42] 3}]"},
-		{&types.Type{Kind: types.Hist, Size: 8}, "[{[sh 42] {[{1 1 false false 3 [1]}]}}]"},
+		{&types.Type{Kind: types.Hist, Size: 8}, "[{[sh 42] {[{1 1 false false 3 [1]}] 0 false}}]"},
 	} {
 		elems := []*types.Type{rec}
 		if tc.value.Kind == types.Hist {

@@ -19,7 +19,7 @@ import (
 // search is scoped to a process (pid) or an existing file. Each kind
 // lists through its provider's List hook; errors of kinds a wildcard
 // selected are not reported (they simply have no match).
-func listProbes(stdout, stderr io.Writer, pattern string, verbose bool, pid int) int {
+func listProbes(stdout, stderr io.Writer, pattern string, verbose bool, pid int, traceable string) int {
 	switch {
 	case pattern == "":
 		pattern = "*:*"
@@ -53,7 +53,7 @@ func listProbes(stdout, stderr io.Writer, pattern string, verbose bool, pid int)
 		}
 		sort.Slice(provs, func(i, j int) bool { return provs[i].Name < provs[j].Name })
 	}
-	env := provider.WithListTarget(gotrace.NewKernelEnv(), provider.Target{Pid: pid})
+	env := provider.WithListTarget(gotrace.NewKernelEnv(), provider.Target{Pid: pid, TraceableFunctions: traceable})
 	w := bufio.NewWriter(stdout)
 	defer w.Flush()
 	status := 0

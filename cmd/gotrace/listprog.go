@@ -18,9 +18,9 @@ import (
 // process pid when not 0), and of "struct
 // NAME" / "union NAME" / "enum NAME" items, whose definitions -lv prints
 // from the kernel's BTF.
-func listSearch(stdout, stderr io.Writer, search string, verbose bool, pid int) int {
+func listSearch(stdout, stderr io.Writer, search string, verbose bool, pid int, traceable string) int {
 	if search == "" {
-		return listProbes(stdout, stderr, "", verbose, pid)
+		return listProbes(stdout, stderr, "", verbose, pid, traceable)
 	}
 	status := 0
 	for _, item := range strings.Split(search, ",") {
@@ -34,7 +34,7 @@ func listSearch(stdout, stderr io.Writer, search string, verbose bool, pid int) 
 			}
 			continue
 		}
-		if rc := listProbes(stdout, stderr, item, verbose, pid); rc != 0 {
+		if rc := listProbes(stdout, stderr, item, verbose, pid, traceable); rc != 0 {
 			status = rc
 		}
 	}
@@ -64,7 +64,7 @@ func listProgram(stdout, stderr io.Writer, cfg *config, name, src string) int {
 			seen[name] = true
 			if verbose := cfg.listV; verbose {
 				var buf bytes.Buffer
-				listProbes(&buf, io.Discard, ap.Name, true, cfg.out.pidN)
+				listProbes(&buf, io.Discard, ap.Name, true, cfg.out.pidN, cfg.traceable)
 				if buf.Len() > 0 {
 					w.Write(buf.Bytes())
 					continue

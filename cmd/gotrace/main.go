@@ -371,7 +371,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	if cfg.list && cfg.program == "" && cfg.file == "" {
 		release()
-		return listSearch(stdout, stderr, cfg.search, cfg.listV, cfg.out.pidN)
+		return listSearch(stdout, stderr, cfg.search, cfg.listV, cfg.out.pidN, cfg.traceable)
 	}
 	type loaded struct {
 		name, src string

@@ -1,7 +1,9 @@
 // Package btdiff is the differential check against the real bpftrace:
 // it generates deterministic scripts (integer arithmetic of every width
-// and sign, casts, comparisons, tuples and records, strings, map reads and
-// prints, printf conversions, hist, lhist and stats over known values),
+// and sign, compound assignments, ++ and --, casts, comparisons, tuples and
+// records, strings, str() and buf(), map reads and prints, printf
+// conversions, hist, lhist, stats and the other aggregations over known
+// values),
 // runs each through gotrace and through a reference bpftrace (0.27.1,
 // scripts/bpftrace27.sh installs it), and compares what they print.
 //
@@ -13,6 +15,6 @@
 // too, attributed by map name.
 //
 // Every disagreement is a gotrace bug to fix, a documented deliberate
-// difference, or a bpftrace bug: Known lists the last two, with the
-// generator's choices that avoid them (see gen.go).
+// difference, or a bpftrace bug named with its issue number: Known lists
+// the last two, with the generator's choices that avoid them (see gen.go).
 package btdiff

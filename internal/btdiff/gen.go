@@ -176,12 +176,21 @@ func (g *gen) intExpr(depth int) string {
 	}
 }
 
-// compare compares two expressions of one signedness: bpftrace compares
-// a uint64 with a signed value as int64 (Known: mixed signs).
+// compare compares two expressions, cast to one type or to two of any
+// width and sign (a uint64 compared with a signed value compares signed,
+// in bpftrace and gotrace), or left as they are.
 func (g *gen) compare() string {
 	op := []string{"==", "!=", "<", ">", "<=", ">="}[g.r.IntN(6)]
-	t := []string{"int64", "uint64"}[g.r.IntN(2)]
-	return fmt.Sprintf("((%s)%s %s (%s)%s)", t, g.intExpr(2), op, t, g.intExpr(2))
+	switch g.r.IntN(3) {
+	case 0:
+		t := []string{"int64", "uint64"}[g.r.IntN(2)]
+		return fmt.Sprintf("((%s)%s %s (%s)%s)", t, g.intExpr(2), op, t, g.intExpr(2))
+	case 1:
+		a, b := intTypes[g.r.IntN(len(intTypes))], intTypes[g.r.IntN(len(intTypes))]
+		return fmt.Sprintf("((%s)%s %s (%s)%s)", a.name, g.intExpr(2), op, b.name, g.intExpr(2))
+	default:
+		return fmt.Sprintf("(%s %s %s)", g.intExpr(2), op, g.intExpr(2))
+	}
 }
 
 // strLits are the strings compared and printed.
@@ -290,8 +299,14 @@ func (g *gen) aggregation() {
 	fn := []string{"count", "sum", "min", "max", "avg", "stats", "hist", "lhist"}[g.r.IntN(8)]
 	lo, hi, step := g.r.IntN(50), 0, 1+g.r.IntN(20)
 	hi = lo + step*(1+g.r.IntN(10))
+	// the values of one aggregation: literals and int64 values, or
+	// values of one integer type (Known: mixed signs)
+	var t *intType
+	if g.r.IntN(3) == 0 {
+		t = &intTypes[g.r.IntN(len(intTypes))]
+	}
 	for range n {
-		v := g.aggValue()
+		v := g.aggValue(t)
 		switch fn {
 		case "count":
 			g.line("%s = count();", m)
@@ -304,7 +319,15 @@ func (g *gen) aggregation() {
 	g.line("print(%s);", m)
 }
 
-func (g *gen) aggValue() string {
+// aggValue is a value for an aggregation: of type t, or when t is nil a
+// literal or an int64.
+func (g *gen) aggValue(t *intType) string {
+	if t != nil {
+		if g.r.IntN(2) == 0 {
+			return fmt.Sprintf("(%s)%s", t.name, g.valueOf(*t))
+		}
+		return fmt.Sprintf("(%s)%s", t.name, g.intExpr(1))
+	}
 	switch g.r.IntN(4) {
 	case 0:
 		return strconv.Itoa(g.r.IntN(10))
@@ -313,9 +336,6 @@ func (g *gen) aggValue() string {
 	case 2:
 		return strconv.FormatInt(1<<g.r.IntN(62), 10)
 	default:
-		// not a cast to a narrow unsigned type: bpftrace sign-extends
-		// those in aggregation arguments (Known: narrow aggregation
-		// arguments)
 		return fmt.Sprintf("(int64)%s", g.intExpr(1))
 	}
 }

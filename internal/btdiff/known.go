@@ -36,10 +36,10 @@ var Known = []*Explanation{
 	{Name: "narrow unary", Why: "deliberate: bpftrace computes - and ~ of an int8, int16 or int32 value in its width " +
 		"and zero-extends the result, so ~(int16)5 prints 65530 and -$v of $v = 49 (an int8) prints 207; gotrace " +
 		"sign-extends (-6, -49). No bpftrace issue is filed for it. The generator negates 64-bit or unsigned values only"},
-	{Name: "mixed signs", Why: "deliberate: bpftrace promotes a uint64 compared with (or aggregated with) a signed " +
-		"value to a signed type, with a warning, so (uint64)-103 >= 1 is false and stats() of (uint32)-29 after " +
-		"stats(4) adds -29; gotrace compares and aggregates as C does (unsigned), with the same warning. The " +
-		"generator compares and aggregates values of one signedness"},
+	{Name: "mixed signs", Why: "deliberate: bpftrace 0.27 sums (and averages) an unsigned value into an " +
+		"aggregation that also took a signed one as if it were signed in its own width, so sum(4) then " +
+		"sum((uint32)4294967267) prints -25; gotrace adds the values as they are (4294967271). No bpftrace issue " +
+		"is filed for it. The generator gives one aggregation values of one type, or literals and int64 values"},
 	{Name: "narrow array cast of a variable", Why: "deliberate: (int8[4])$x of $x = -1 reads, in bpftrace, bytes " +
 		"past the variable's one byte ([-1,55,117,0]); gotrace zero-fills ([-1,0,0,0]). No bpftrace issue is filed " +
 		"for it. Not generated; e2e TestArrayCastWiden"},

@@ -350,6 +350,15 @@ type SizeofExpr struct {
 	X    Expr
 }
 
+// TypeArg is a type where an expression stands: `typeof(T)` or
+// `typeof(expr)` as a macro's argument (bpftrace 0.27), for the macro to
+// use its bare parameter as that type (sizeof(t), (t)x, let $v: t), with
+// Type.Typeof set; or a type written as typeinfo()'s operand.
+type TypeArg struct {
+	srcpos.Span
+	Type *TypeExpr
+}
+
 // OffsetofExpr is `offsetof(type, field[.field...])`.
 type OffsetofExpr struct {
 	srcpos.Span
@@ -378,6 +387,7 @@ func (*Paren) expr()        {}
 func (*SizeofExpr) expr()   {}
 func (*BlockExpr) expr()    {}
 func (*OffsetofExpr) expr() {}
+func (*TypeArg) expr()      {}
 
 // TypeExpr is a type as written in a cast, sizeof, or let:
 // `uint32`, `int8[8]`, `struct task_struct *`, `char **`, `bool`, `string`.

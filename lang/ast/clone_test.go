@@ -22,7 +22,7 @@ var allNodes = []Node{
 	&IntLit{}, &StrLit{}, &BoolLit{}, &Ident{}, &Var{}, &PosParam{},
 	&MapRef{}, &Discard{}, &Call{}, &Binary{}, &Unary{}, &Ternary{},
 	&Field{}, &Index{}, &Cast{}, &Tuple{}, &Paren{}, &BlockExpr{},
-	&SizeofExpr{}, &OffsetofExpr{}, &TypeExpr{},
+	&SizeofExpr{}, &OffsetofExpr{}, &TypeExpr{}, &TypeArg{},
 }
 
 // TestAllNodesListed parses this package's sources and checks that every

@@ -341,6 +341,10 @@ func (d *dumper) node(n Node) {
 			d.kid(n.X)
 		}
 		d.close()
+	case *TypeArg:
+		d.open("typearg")
+		d.kid(n.Type)
+		d.close()
 	case *OffsetofExpr:
 		d.open("offsetof")
 		if n.Type != nil {

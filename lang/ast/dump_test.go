@@ -121,7 +121,7 @@ func TestDumpComplete(t *testing.T) {
 		&BranchStmt{}, &ReturnStmt{}, &BlockStmt{}, &IntLit{}, &StrLit{}, &BoolLit{},
 		&Ident{}, &Var{}, &PosParam{}, &MapRef{}, &Discard{}, &Call{}, &Binary{}, &Unary{},
 		&Ternary{}, &Field{}, &Index{}, &Cast{}, &Tuple{}, &Paren{}, &SizeofExpr{},
-		&OffsetofExpr{}, &TypeExpr{}, &BlockExpr{},
+		&OffsetofExpr{}, &TypeExpr{}, &BlockExpr{}, &TypeArg{},
 	}
 	listed := map[string]bool{}
 	for _, n := range nodes {

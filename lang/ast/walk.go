@@ -108,6 +108,10 @@ func Inspect(n Node, f func(Node) bool) {
 		if n.X != nil {
 			walk(n.X)
 		}
+	case *TypeArg:
+		if n.Type != nil && n.Type.Of != nil {
+			walk(n.Type.Of)
+		}
 	}
 }
 

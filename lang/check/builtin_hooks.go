@@ -40,6 +40,30 @@ func (c *checker) Unstable(at srcpos.Spanned, feature, option, def string) bool 
 }
 func (c *checker) StackMode() string { return c.prog.Config.StackMode }
 
+func (c *checker) TypeOperand(x ast.Expr) *types.Type {
+	if ta, ok := x.(*ast.TypeArg); ok {
+		t := c.resolveType(ta.Type)
+		if t != nil {
+			c.info.Types[x] = t
+		}
+		return t
+	}
+	t := c.expr(x)
+	if t == nil {
+		return nil
+	}
+	return c.ownType(x, t)
+}
+
+func (c *checker) ConstRecord(key string, at srcpos.Spanned, names []string, values []ast.Expr) *types.Type {
+	tup := &ast.Tuple{Span: at.GetSpan(), Names: names, Elems: values}
+	t := c.expr(tup)
+	if t != nil {
+		c.info.Records[key] = tup
+	}
+	return t
+}
+
 func (c *checker) BTF() (*btf.Spec, error) { return c.env.BTF() }
 
 // Kfunc looks the kfunc name up in kernel BTF and records its ID for code

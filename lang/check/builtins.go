@@ -111,8 +111,12 @@ func aggregationValue(e *ast.BlockExpr) bool {
 
 // ArgsType types the args builtin of the probe being checked.
 func (c *checker) ArgsType() (*types.Type, string) {
-	if c.info.ArgsType == nil && c.info.ArgsErr == "" && c.probe.Def().Args == provider.ArgsDWARF && len(c.probe.Points) == 1 {
-		c.info.ArgsType, c.info.ArgsErr = c.dwarfArgs(c.probe.Points[0])
+	if def := c.probe.Def(); c.info.ArgsType == nil && c.info.ArgsErr == "" && len(c.probe.Points) == 1 {
+		if def.ArgsType != nil {
+			c.info.ArgsType, c.info.ArgsErr = def.ArgsType(c, c.probe.Points[0])
+		} else {
+			c.info.ArgsErr = def.ArgsErr
+		}
 	}
 	if c.info.ArgsType == nil {
 		if c.info.ArgsErr != "" {
@@ -164,25 +168,31 @@ func (c *checker) CtxType() *types.Type {
 
 // RetvalType types retval in the probe being checked.
 func (c *checker) RetvalType() (*types.Type, string) {
-	pt := c.probe.Points[0]
-	from := c.probe.Def().Retval
-	switch from {
-	case provider.RetvalProto, provider.RetvalAfterArgs:
-	case provider.RetvalUser:
-		return types.Uint64, ""
-	default:
-		return nil, fmt.Sprintf("retval is not available in %s probes", pt.Provider)
+	def := c.probe.Def()
+	if def.RetvalType == nil {
+		return nil, fmt.Sprintf("retval is not available in %s probes", c.probe.Provider())
 	}
-	if proto := pt.FuncProto(); len(c.probe.Points) == 1 && proto != nil {
-		if t := btfToType(proto.Return, types.Kernel); t != nil && (t.IsInt() || t.Kind == types.Pointer) {
-			return t, ""
-		}
-	}
-	if from == provider.RetvalAfterArgs && len(c.probe.Points) > 1 {
-		return nil, fmt.Sprintf("retval in %s needs one function per probe (its position depends on the prototype)", pt.Provider)
-	}
-	return types.Int64, ""
+	return def.RetvalType(c, c.probe.Points)
 }
+
+// KernelType implements provider.Typer.
+func (c *checker) KernelType(t btf.Type) *types.Type { return btfToType(t, types.Kernel) }
+
+// TracepointArgs implements provider.ArgsBuilder.
+func (c *checker) TracepointArgs(pt *provider.Point) (*types.Type, string) {
+	return c.tracepointArgs(pt), ""
+}
+
+// ProtoArgs implements provider.ArgsBuilder.
+func (c *checker) ProtoArgs(pt *provider.Point) (*types.Type, string) { return c.kfuncArgs(pt, false) }
+
+// RegisterArgs implements provider.ArgsBuilder.
+func (c *checker) RegisterArgs(pt *provider.Point) (*types.Type, string) {
+	return c.kfuncArgs(pt, true)
+}
+
+// DWARFArgs implements provider.ArgsBuilder.
+func (c *checker) DWARFArgs(pt *provider.Point) (*types.Type, string) { return c.dwarfArgs(pt) }
 
 // tracepointArgs builds the record type of a tracepoint's args.
 func (c *checker) tracepointArgs(pt *provider.Point) *types.Type {

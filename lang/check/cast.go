@@ -8,7 +8,6 @@ import (
 	"github.com/gotrace/gotrace/lang/ast"
 	"github.com/gotrace/gotrace/lang/srcpos"
 	"github.com/gotrace/gotrace/lang/types"
-	"github.com/gotrace/gotrace/provider"
 )
 
 func (c *checker) cast(e *ast.Cast) *types.Type {
@@ -76,7 +75,7 @@ func (c *checker) probeAddrSpace() types.AddrSpace {
 	switch {
 	case def.UserBinary:
 		return types.User
-	case def.Func || def.ArgN || def.Args != provider.ArgsNone:
+	case def.Func || def.ArgN || def.ArgsType != nil:
 		return types.Kernel
 	}
 	return types.NoAS
@@ -243,7 +242,9 @@ func (c *checker) unnecessaryCast(e *ast.Cast, t, nt *types.Type) {
 }
 
 // bpfSpan is the span bpftrace gives e in its messages: without the
-// parentheses around it, and only the parenthesised type of a cast.
+// parentheses around it, only the parenthesised type of a cast, and a
+// binary operation from its innermost left operand (bpftrace's parser
+// drops the parentheses before it, not those after).
 func bpfSpan(e ast.Expr) srcpos.Span {
 	switch x := ast.Unparen(e).(type) {
 	case *ast.Cast:
@@ -251,9 +252,20 @@ func bpfSpan(e ast.Expr) srcpos.Span {
 		sp.End.Column++ // the closing parenthesis
 		sp.End.Offset++
 		return sp
+	case *ast.Binary:
+		return srcpos.Span{Start: bpfStart(x), End: x.Span.End}
 	default:
 		return x.GetSpan()
 	}
+}
+
+// bpfStart is where bpftrace's location of e starts: inside its
+// parentheses, at its left operand's for a binary operation.
+func bpfStart(e ast.Expr) srcpos.Pos {
+	if b, ok := ast.Unparen(e).(*ast.Binary); ok {
+		return bpfStart(b.X)
+	}
+	return ast.Unparen(e).GetSpan().Start
 }
 
 // arrayCast types (T[N])x: the bytes of an integer (or of another array or

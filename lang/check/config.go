@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gotrace/gotrace/builtin"
 	"github.com/gotrace/gotrace/lang/ast"
 	"github.com/gotrace/gotrace/lang/srcpos"
 	"github.com/gotrace/gotrace/lang/types"
@@ -280,7 +281,9 @@ func (c *checker) foldMember(e *ast.Field, i int) {
 		}
 	case *ast.Call:
 		if f := c.info.Calls[x]; f != nil {
-			tup, ok = c.info.Records[f.Name]
+			if tup, ok = c.info.Records[f.Name]; !ok {
+				tup, ok = c.info.Records[builtin.CallRecordKey(x)]
+			}
 		}
 	default:
 		tup, ok = ast.Unparen(e.X).(*ast.Tuple)

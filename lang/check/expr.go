@@ -77,8 +77,9 @@ func (c *checker) expr1(e ast.Expr) *types.Type {
 		}
 		switch mt.Value.Kind {
 		case types.Count, types.Sum, types.Min, types.Max, types.Avg:
-			// Reading an aggregation yields its integer value.
-			return types.NewInt(8, mt.Value.Signed || mt.Value.Kind == types.Min || mt.Value.Kind == types.Max || mt.Value.Kind == types.Avg)
+			// Reading an aggregation yields its integer value, of its
+			// sign.
+			return types.NewInt(8, mt.Value.Signed)
 		case types.Hist, types.Lhist, types.Stats, types.Tseries:
 			c.errorf(e, "the value of %s (%s) can only be printed", e.Name, mt.Value)
 			return nil
@@ -153,6 +154,9 @@ func (c *checker) expr1(e ast.Expr) *types.Type {
 		return c.sizeof(e)
 	case *ast.OffsetofExpr:
 		return c.offsetof(e)
+	case *ast.TypeArg:
+		c.errorf(e, "When used as a call argument, `typeof` builtin only valid for macro calls that are expecting a type parameter")
+		return nil
 	case *ast.Tuple:
 		return c.tuple(e)
 	case *ast.BlockExpr:
@@ -340,8 +344,8 @@ func (c *checker) binary(e *ast.Binary) *types.Type {
 	xflex, yflex := c.flexLiteral(e.X, a), c.flexLiteral(e.Y, b)
 	rt := arithType(e.Op, a, b, xflex, yflex)
 	c.warnOperandCasts(e.Op, e.X, e.Y, a, b, rt)
-	if signedDivWarning(e.Op, a, b, xflex, yflex) {
-		c.warnf(e, "signed operands for '%s' can lead to undefined behavior (cast to unsigned to silence warning)", e.Op)
+	if c.signedDivWarning(e.Op, e.X, e.Y, a, b) {
+		c.warnOnceSpan(bpfSpan(e), fmt.Sprintf("signed operands for '%s' can lead to undefined behavior (cast to unsigned to silence warning)", e.Op))
 	}
 	x, xok := c.info.Consts[e.X]
 	y, yok := c.info.Consts[e.Y]

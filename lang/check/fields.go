@@ -11,7 +11,6 @@ import (
 	"github.com/gotrace/gotrace/lang/ast"
 	"github.com/gotrace/gotrace/lang/srcpos"
 	"github.com/gotrace/gotrace/lang/types"
-	"github.com/gotrace/gotrace/provider"
 )
 
 // kernelBTF returns the kernel's BTF or reports why it is unavailable.
@@ -50,7 +49,7 @@ func (c *checker) field(e *ast.Field) *types.Type {
 			c.errorf(e, "%s", why)
 		} else if xt.Args {
 			what := "argument"
-			if c.probe.Def().Args == provider.ArgsTracepointFormat {
+			if c.probe.Def().ArgsInCtx {
 				what = "field"
 			}
 			c.errorf(e, "%s has no %s %q (%ss: %s)", c.probe.Points[0].Name, what, e.Name, what, strings.Join(names, ", "))

@@ -4,7 +4,6 @@ import (
 	"github.com/gotrace/gotrace/builtin"
 	"github.com/gotrace/gotrace/lang/ast"
 	"github.com/gotrace/gotrace/lang/types"
-	"github.com/gotrace/gotrace/provider"
 )
 
 // mapArg checks that argument i names a whole map (no keys) and returns it.
@@ -54,7 +53,7 @@ func checkPrint(c *checker, e *ast.Call) *types.Type {
 			c.errorf(e.Args[0], "print() needs a value")
 			return nil
 		}
-		if pt := c.probe.Points[0]; builtin.IsFields(e.Args[0]) && c.probe.Def().Args == provider.ArgsTracepointFormat {
+		if pt := c.probe.Points[0]; builtin.IsFields(e.Args[0]) && c.probe.Def().ArgsInCtx {
 			// bpftrace's refusal: a tracepoint's args record is no value
 			// print() takes (a map may still hold it).
 			c.errorf(e, "struct %s:%s:%s_args type passed to print() is not printable", pt.Provider, pt.Category, pt.Event)

@@ -52,8 +52,10 @@ func TestIntegerTypes(t *testing.T) {
 	}
 }
 
-// TestSignedDivisionWarning checks bpftrace's warning for / and % on
-// operands of different types, one of them signed.
+// TestSignedDivisionWarning checks bpftrace 0.27's warning for / and % on
+// operands of different own types (a literal's is the smallest that holds
+// it, and takes the other operand's sign when not negative), one of them
+// signed.
 func TestSignedDivisionWarning(t *testing.T) {
 	tests := []struct {
 		expr string
@@ -63,9 +65,19 @@ func TestSignedDivisionWarning(t *testing.T) {
 		{"(uint64)$x % (int8)$x", true},
 		{"(int64)$x / (int64)$x", false},
 		{"(uint64)$x / (uint32)$x", false},
-		{"(int64)$x / 2", false},
+		// a literal has the smallest type that holds it (bpftrace 0.27)
+		{"(int64)$x / 2", true},
 		{"(uint64)$x / 2", false},
 		{"(int64)$x * (uint32)$x", false},
+		{"(int16)$x / 2", true},
+		{"(int8)$x / 2", false},
+		{"$x / 2", true},
+		{"$x / $x", false},
+		{"(int8)$x / (int8)$x", false},
+		{"$x % (uint8)3", false},
+		{"-5 / $x", true},
+		{"($x+1) / 3", true},
+		{"(uint32)$x / -2", true},
 	}
 	for _, tt := range tests {
 		// $x is an int32: none of the casts is unnecessary
@@ -281,13 +293,19 @@ func TestCompoundPromotes(t *testing.T) {
 		{"@a = (uint64)1; @a--; $a = @a;", "int64"},
 		{"@a = (uint32)1; @a++; $a = @a;", "uint64"},
 	} {
-		p, rhs := lastAssigned(t, "BEGIN { "+tt.stmts+" $r = $a; }")
-		if p == nil {
-			continue
-		}
-		if got := p.Info.TypeOf(rhs).String(); got != tt.typ {
-			t.Errorf("%s: $a is %s, want %s", tt.stmts, got, tt.typ)
-		}
+		wantReadType(t, tt.stmts, "$a", tt.typ)
+	}
+}
+
+// wantReadType checks that x, read after stmts, has type typ.
+func wantReadType(t *testing.T, stmts, x, typ string) {
+	t.Helper()
+	p, rhs := lastAssigned(t, "BEGIN { "+stmts+" $r = "+x+"; }")
+	if p == nil {
+		return
+	}
+	if got := p.Info.TypeOf(rhs).String(); got != typ {
+		t.Errorf("%s: %s reads as %s, want %s", stmts, x, got, typ)
 	}
 }
 
@@ -305,6 +323,54 @@ func TestFoldedCompareSign(t *testing.T) {
 		}
 		if cv, ok := p.Info.Consts[rhs]; !ok || cv.Int != want {
 			t.Errorf("%s folds to %v (%v), want %d", expr, cv.Int, ok, want)
+		}
+	}
+}
+
+// TestAggregationSign: an aggregation is signed as its arguments are, and
+// signed when it is given both, as in bpftrace 0.27: max((uint64)x) reads
+// as a uint64.
+func TestAggregationSign(t *testing.T) {
+	for _, tt := range []struct{ stmts, typ string }{
+		{"@m = max((uint64)1);", "uint64"},
+		{"@m = min((uint32)1);", "uint64"},
+		{"@m = avg((uint64)1);", "uint64"},
+		{"@m = sum((uint64)1);", "uint64"},
+		{"@m = max(5);", "int64"},
+		{"@m = max((int8)-1);", "int64"},
+		{"@m = max((uint64)1); @m = max(5);", "int64"},
+		{"@m = sum((uint64)1); @m = sum(-3);", "int64"},
+		{"@m = min(5); @m = min((uint64)1);", "int64"},
+	} {
+		wantReadType(t, tt.stmts, "@m", tt.typ)
+	}
+}
+
+// TestCompoundSignedDivision: x /= y and x %= y warn as x = x / y does,
+// from the operator to the end of y (bpftrace 0.27).
+func TestCompoundSignedDivision(t *testing.T) {
+	for src, want := range map[string]string{
+		"begin { $a = (int64)-7; $a /= 16; }":                   "28-33",
+		"begin { $a = -7; $a %= 4; }":                           "21-25",
+		"begin { $b = (uint64)5; $b /= 2; }":                    "",
+		"begin { $c = (int8)-7; $c /= (int8)2; $c = (int8)1; }": "27-37",
+	} {
+		file, err := syntax.Parse("t.bt", src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		prog, err := check.Check(file, nil, check.Options{})
+		if err != nil {
+			t.Fatalf("%s", syntax.Render(err, src))
+		}
+		got := ""
+		for _, w := range prog.Warnings {
+			if strings.HasPrefix(w.Msg, "signed operands for ") {
+				got = fmt.Sprintf("%d-%d", w.Pos.Column, w.End.Column)
+			}
+		}
+		if got != want {
+			t.Errorf("%s: signed division warning at %q, want %q", src, got, want)
 		}
 	}
 }

@@ -9,10 +9,10 @@ import (
 
 // kfuncArgs builds the args record of a kernel-function probe from its BTF
 // prototype: a field's offset is 8 times its argument slot (a trampoline's
-// context, provider.ArgSlots) or its register (pt_regs,
+// context, provider.ArgSlots) or, with regs, its register (pt_regs,
 // provider.ArgRegisters). A struct passed by value has no field, but takes
 // its slots or registers: the arguments after it move along.
-func (c *checker) kfuncArgs(pt *provider.Point) (*types.Type, string) {
+func (c *checker) kfuncArgs(pt *provider.Point, regs bool) (*types.Type, string) {
 	proto := pt.FuncProto()
 	if proto == nil {
 		if base, suffix, ok := provider.RenamedFunc(pt.Func); ok {
@@ -21,7 +21,7 @@ func (c *checker) kfuncArgs(pt *provider.Point) (*types.Type, string) {
 		return nil, fmt.Sprintf("args is not available for %s: no BTF prototype", pt.Name)
 	}
 	slots, total := provider.ArgSlots(proto)
-	if provider.Lookup(pt.Provider).Ctx == provider.CtxPtRegs {
+	if regs {
 		slots, total = provider.ArgRegisters(proto), 0
 		for i, r := range slots {
 			if r >= 0 {

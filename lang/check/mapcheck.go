@@ -136,6 +136,13 @@ func (c *checker) mapUse(m *ast.MapRef, vt *types.Type, write bool) *MapType {
 			if ok {
 				mt.Value = u
 			}
+			if vt.IsAggregation() && vt.Kind == mt.Value.Kind && vt.Signed && !mt.Value.Signed {
+				// an aggregation given signed and unsigned values is
+				// signed, as in bpftrace 0.27
+				st := *mt.Value
+				st.Signed = true
+				mt.Value = &st
+			}
 		}
 	}
 	return mt

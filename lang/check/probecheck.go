@@ -97,18 +97,6 @@ func (c *checker) checkProbe(pr *Probe) {
 	c.declared = map[int]*types.Type{}
 	pt := pr.Points[0]
 	def := pr.Def()
-	if len(pr.Points) == 1 {
-		switch def.Args {
-		case provider.ArgsTracepointFormat:
-			c.info.ArgsType = c.tracepointArgs(pt)
-		case provider.ArgsFuncProto:
-			c.info.ArgsType, c.info.ArgsErr = c.kfuncArgs(pt)
-		case provider.ArgsNone:
-			c.info.ArgsErr = def.ArgsErr
-		case provider.ArgsDWARF:
-			// decoded by ArgsType when the probe uses args
-		}
-	}
 	c.info.UserArgs = def.UserArgs(pt)
 	if pr.AST.Pred != nil {
 		t := c.expr(pr.AST.Pred)

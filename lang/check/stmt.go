@@ -595,8 +595,11 @@ func (c *checker) compoundCasts(s *ast.AssignStmt, xt, yt, declared *types.Type)
 	op := strings.TrimSuffix(s.Op, "=")
 	rt := arithType(op, xt, yt, c.ownType(s.Lhs, xt).Flexible, c.flexLiteral(s.Rhs, yt))
 	c.warnOperandCasts(op, s.Lhs, s.Rhs, xt, yt, rt)
+	if c.signedDivWarning(op, s.Lhs, s.Rhs, xt, yt) && s.OpPos.Line > 0 {
+		c.warnOnceSpan(srcpos.Span{Start: s.OpPos, End: s.Rhs.GetSpan().End}, fmt.Sprintf("signed operands for '%s' can lead to undefined behavior (cast to unsigned to silence warning)", op))
+	}
 	if declared != nil && declared.Kind == types.Int && !intFitsInto(rt, declared) && s.OpPos.Line > 0 {
-		c.warnCast(srcpos.Span{Start: s.OpPos, End: bpfSpan(s.Rhs).End}, rt, declared)
+		c.warnCast(srcpos.Span{Start: s.OpPos, End: s.Rhs.GetSpan().End}, rt, declared)
 	}
 }
 

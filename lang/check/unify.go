@@ -175,20 +175,32 @@ func arithType(op string, a, b *types.Type, xflex, yflex bool) *types.Type {
 	return types.Uint64
 }
 
-// signedDivWarning reports whether bpftrace warns about x op y: a division
-// or modulo of operands of different types, one of them signed (BPF has no
-// signed division). A non-negative literal takes the other operand's type
-// (bpftrace gives it the smallest type and the other's sign; gotrace's
-// scratch variables are 64 bits wide, so only the sign is compared there).
-func signedDivWarning(op string, a, b *types.Type, xflex, yflex bool) bool {
-	if op != "/" && op != "%" || xflex || yflex {
+// signedDivWarning reports whether bpftrace 0.27 warns about x op y (x,
+// y checked as a, b): a division or modulo of operands whose own types
+// differ once a sign-flexible one (a non-negative literal, or a variable
+// that only held such) took the other's sign, one of them signed (BPF has
+// no signed division). (int64)$x / 2 warns: 2 is an int8.
+func (c *checker) signedDivWarning(op string, x, y ast.Expr, a, b *types.Type) bool {
+	if op != "/" && op != "%" {
 		return false
 	}
-	as, bs := a.Kind == types.Int && a.Signed, b.Kind == types.Int && b.Signed
-	if a.Kind == b.Kind && a.Size == b.Size && as == bs {
+	if a.Kind != types.Int || b.Kind != types.Int {
+		// a bool operand: unsigned
+		return a.Kind == types.Int && a.Signed || b.Kind == types.Int && b.Signed
+	}
+	xo, yo := c.ownType(x, a), c.ownType(y, b)
+	xs, ys := xo.Signed, yo.Signed
+	xf, yf := xo.Flexible || c.flexLiteral(x, a), yo.Flexible || c.flexLiteral(y, b)
+	switch {
+	case xf && !yf:
+		xs = ys
+	case yf && !xf:
+		ys = xs
+	}
+	if xo.Size == yo.Size && xs == ys {
 		return false
 	}
-	return as || bs
+	return xs || ys
 }
 
 // SignedOperands reports whether x op y is computed on signed operands,

@@ -32,12 +32,18 @@ func (c *Preamble) ExpandMacros(file *ast.File) {
 	}
 	c.macros = map[string][]*ast.Macro{}
 	for _, m := range file.Macros {
-		dup := false
-		for _, o := range c.macros[m.Name] {
-			dup = dup || len(o.Params) == len(m.Params)
+		// Overloads differ in their number of parameters and in their
+		// kinds ($x, @m, bare), as in bpftrace 0.27: a definition that an
+		// earlier one would take the place of (f($x) after f(x)) is a
+		// redefinition; the more precise one first (f($x), then f(x)) is
+		// not.
+		kinds := make([]paramKind, len(m.Params))
+		for i, p := range m.Params {
+			kinds[i] = kindOfParam(p.Name)
 		}
-		if dup {
-			c.errorf(m, "macro %s is defined twice with %d parameter%s", m.Name, len(m.Params), plural(m.Params))
+		if o := firstMatch(c.macros[m.Name], kinds); o != nil {
+			c.errorf(macroHead(m), "Redefinition of macro: %s", m.Name)
+			c.errs.Note(macroHead(o), "This is the original definition.")
 			continue
 		}
 		c.macros[m.Name] = append(c.macros[m.Name], m)
@@ -86,14 +92,13 @@ func (ex *expander) lookup(name string, args []ast.Expr, pos srcpos.Span) (*ast.
 	if len(ms) == 0 {
 		return nil, nil
 	}
-	var m *ast.Macro
-	for _, o := range ms {
-		if len(o.Params) == len(args) {
-			m = o
-		}
+	kinds := make([]paramKind, len(args))
+	for i, a := range args {
+		kinds[i] = kindOfArg(a)
 	}
+	m := firstMatch(ms, kinds)
 	if m == nil {
-		ex.c.errorf(pos, "macro %s takes %d argument%s, got %d", name, len(ms[0].Params), plural(ms[0].Params), len(args))
+		ex.mismatch(name, ms, args, kinds, pos)
 		return nil, nil
 	}
 	if ex.depth >= maxMacroDepth {
@@ -109,22 +114,99 @@ func (ex *expander) lookup(name string, args []ast.Expr, pos srcpos.Span) (*ast.
 	}
 	subst := map[string]ast.Expr{}
 	for i, p := range m.Params {
-		a := args[i]
-		switch p.Name[0] {
-		case '$':
-			if _, ok := a.(*ast.Var); !ok {
-				ex.c.errorf(a, "macro %s expects a scratch variable for %s", name, p.Name)
-				return nil, nil
-			}
-		case '@':
-			if mr, ok := a.(*ast.MapRef); !ok || mr.Keys != nil {
-				ex.c.errorf(a, "macro %s expects a map for %s", name, p.Name)
-				return nil, nil
-			}
-		}
-		subst[p.Name] = a
+		subst[p.Name] = args[i]
 	}
 	return m, subst
+}
+
+// paramKind is what a macro parameter takes, or what an argument is: a
+// scratch variable ($x), a map (@m, without keys) or any expression.
+type paramKind uint8
+
+const (
+	kindExpr paramKind = iota
+	kindVar
+	kindMap
+)
+
+func kindOfParam(name string) paramKind {
+	switch name[0] {
+	case '$':
+		return kindVar
+	case '@':
+		return kindMap
+	}
+	return kindExpr
+}
+
+func kindOfArg(a ast.Expr) paramKind {
+	switch a := a.(type) {
+	case *ast.Var:
+		return kindVar
+	case *ast.MapRef:
+		if a.Keys == nil {
+			return kindMap
+		}
+	}
+	return kindExpr
+}
+
+// distance is how far the arguments of kinds are from what macro m
+// takes, as bpftrace scores it: 1024 for each argument too many or too
+// few, 1 for each argument a $x or @m parameter cannot take; 0 is a
+// match.
+func distance(m *ast.Macro, kinds []paramKind) int {
+	d := 1024 * max(len(m.Params)-len(kinds), len(kinds)-len(m.Params))
+	for i := 0; i < len(m.Params) && i < len(kinds); i++ {
+		if k := kindOfParam(m.Params[i].Name); k != kindExpr && k != kinds[i] {
+			d++
+		}
+	}
+	return d
+}
+
+// firstMatch returns the first of ms, in definition order, that takes
+// arguments of kinds, or nil.
+func firstMatch(ms []*ast.Macro, kinds []paramKind) *ast.Macro {
+	for _, m := range ms {
+		if distance(m, kinds) == 0 {
+			return m
+		}
+	}
+	return nil
+}
+
+// mismatch reports a use of macro name whose arguments no definition
+// takes, with bpftrace's errors: the closest definition's number of
+// parameters, or each argument it cannot take.
+func (ex *expander) mismatch(name string, ms []*ast.Macro, args []ast.Expr, kinds []paramKind, pos srcpos.Span) {
+	closest := ms[0]
+	for _, m := range ms[1:] {
+		if distance(m, kinds) < distance(closest, kinds) {
+			closest = m
+		}
+	}
+	ex.c.errorf(pos, "Call to %s() has arguments that do not match any definition.", name)
+	if len(closest.Params) != len(args) {
+		ex.c.errs.Note(macroHead(closest), "The closest definition of %s() has a different number of arguments. Expected: %d but got %d", name, len(closest.Params), len(args))
+		return
+	}
+	what := [...]string{kindExpr: "an expression", kindVar: "a variable", kindMap: "a map"}
+	for i, p := range closest.Params {
+		if k := kindOfParam(p.Name); k != kindExpr && k != kinds[i] {
+			ex.c.errorf(args[i], "Mismatched arg. %s() expects %s for arg %s but got %s.", name, what[k], p.Name, what[kinds[i]])
+			ex.c.errs.Note(p, "This is the argument in the closest definition.")
+		}
+	}
+}
+
+// macroHead is the span of "macro name" in a macro's definition, where
+// bpftrace points at a definition.
+func macroHead(m *ast.Macro) srcpos.Span {
+	end := m.Start
+	end.Offset += len("macro ") + len(m.Name)
+	end.Column += len("macro ") + len(m.Name)
+	return srcpos.Span{Start: m.Start, End: end}
 }
 
 // inner returns an expander for the body of the macro used at site, with
@@ -315,11 +397,22 @@ func (ex *expander) expr(e ast.Expr) ast.Expr {
 	case *ast.Paren:
 		return &ast.Paren{Span: e.Span, X: ex.expr(e.X)}
 	case *ast.SizeofExpr:
-		return &ast.SizeofExpr{Span: e.Span, Type: ex.typeExpr(e.Type), X: ex.expr(e.X)}
+		n := &ast.SizeofExpr{Span: e.Span, Type: ex.typeExpr(e.Type), X: ex.expr(e.X)}
+		if ta, ok := n.X.(*ast.TypeArg); ok {
+			// sizeof(t) of a parameter given typeof(...)
+			n.Type, n.X = ta.Type, nil
+		}
+		return n
+	case *ast.TypeArg:
+		return &ast.TypeArg{Span: e.Span, Type: ex.typeExpr(e.Type)}
 	case *ast.BlockExpr:
 		return &ast.BlockExpr{Span: e.Span, Body: ex.block(e.Body)}
 	case *ast.OffsetofExpr:
-		return &ast.OffsetofExpr{Span: e.Span, Type: e.Type, X: ex.expr(e.X), Field: e.Field}
+		n := &ast.OffsetofExpr{Span: e.Span, Type: ex.typeExpr(e.Type), X: ex.expr(e.X), Field: e.Field}
+		if ta, ok := n.X.(*ast.TypeArg); ok {
+			n.Type, n.X = ta.Type, nil
+		}
+		return n
 	case *ast.IntLit:
 		cp := *e
 		return &cp
@@ -342,7 +435,21 @@ func (ex *expander) expr(e ast.Expr) ast.Expr {
 // typeExpr copies a type: typeof(x) of a parameter x is the type of
 // the argument.
 func (ex *expander) typeExpr(t *ast.TypeExpr) *ast.TypeExpr {
-	if t == nil || !t.Typeof {
+	if t == nil {
+		return nil
+	}
+	if ta, ok := ex.subst[t.Name].(*ast.TypeArg); ok && !t.Typeof && !(t.IsArray && ta.Type.IsArray) {
+		// a bare parameter given typeof(...), used as a type: that type,
+		// with the pointers and array length written here
+		cp := *ast.Clone(ta.Type)
+		cp.Span = t.Span
+		cp.Pointers += t.Pointers
+		if t.IsArray {
+			cp.IsArray, cp.ArrayLen = true, t.ArrayLen
+		}
+		return &cp
+	}
+	if !t.Typeof {
 		return t
 	}
 	cp := *t
@@ -375,12 +482,4 @@ func (ex *expander) value(name string, args []ast.Expr, pos srcpos.Span) ast.Exp
 	}
 	// statements, then the value: a block expression
 	return &ast.BlockExpr{Span: pos, Body: in.block(m.Body)}
-}
-
-// plural is "s" unless params has one element.
-func plural(params []*ast.MacroParam) string {
-	if len(params) == 1 {
-		return ""
-	}
-	return "s"
 }

@@ -790,6 +790,13 @@ func (p *printer) value(x ast.Expr, md *notes, w uint, bare bool) *Buffer {
 		return newBuffer().text("sizeof(").add(p.typeArg(x.Type, x.X, md, w-8)).text(")")
 	case *ast.OffsetofExpr:
 		return newBuffer().text("offsetof(").add(p.typeArg(x.Type, x.X, md, w)).text(", " + strings.Join(x.Field, ".") + ")")
+	case *ast.TypeArg:
+		if x.Type.Of != nil || !x.Type.Typeof {
+			return newBuffer().text(typeText(x.Type, p))
+		}
+		t := *x.Type
+		t.Typeof = false
+		return newBuffer().text("typeof(" + typeText(&t, p) + ")")
 	case *ast.Paren:
 		return p.expr(x.X, md, w, bare)
 	}

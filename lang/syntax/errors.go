@@ -19,6 +19,16 @@ type Error struct {
 	// Warnings precede the error, each a WARNING diagnostic at its span
 	// (bpftrace's "NAME is not traceable" before "No matches for ...").
 	Warnings []string
+	// Notes follow the error, each a diagnostic of the error's severity
+	// at a span of its own (bpftrace's "This is the original
+	// definition." under a macro's redefinition).
+	Notes []Note
+}
+
+// Note is a diagnostic that explains an error at another place.
+type Note struct {
+	Span srcpos.Span
+	Msg  string
 }
 
 // Span returns the span the error points at.
@@ -43,6 +53,15 @@ type ErrorList []*Error
 func (l *ErrorList) Add(at srcpos.Spanned, format string, args ...any) {
 	sp := at.GetSpan()
 	*l = append(*l, &Error{Pos: sp.Start, End: sp.End, Msg: fmt.Sprintf(format, args...)})
+}
+
+// Note adds a note at at to the last error of the list (none when the
+// list is empty).
+func (l ErrorList) Note(at srcpos.Spanned, format string, args ...any) {
+	if len(l) > 0 {
+		e := l[len(l)-1]
+		e.Notes = append(e.Notes, Note{Span: at.GetSpan(), Msg: fmt.Sprintf(format, args...)})
+	}
 }
 
 // Sort orders the list by position: the script's errors first, then those
@@ -124,6 +143,9 @@ func render(list ErrorList, src string, sev Severity) string {
 			b.WriteString(Diagnostic(SeverityWarning, e.Span(), w, src))
 		}
 		b.WriteString(Diagnostic(sev, e.Span(), e.Msg, src))
+		for _, n := range e.Notes {
+			b.WriteString(Diagnostic(sev, n.Span, n.Msg, src))
+		}
 		for _, h := range e.Hints {
 			b.WriteString("HINT: " + h + "\n")
 		}

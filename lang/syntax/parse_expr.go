@@ -371,6 +371,14 @@ func (p *exprParser) primary() (ast.Expr, error) {
 			}
 			return &ast.Call{Span: span(toPos(t.Pos), endOf(x)), Name: t.Value, Args: []ast.Expr{x}}, nil
 		}
+		if t.Value == "typeof" && isPunct(p.peekN(1), "(") {
+			// a type as a value: a macro's argument
+			ty, _, _, err := p.typeofExpr()
+			if err != nil {
+				return nil, err
+			}
+			return &ast.TypeArg{Span: ty.Span, Type: ty}, nil
+		}
 		p.next()
 		sp := span(toPos(t.Pos), tokEnd(t))
 		switch t.Value {
@@ -387,8 +395,11 @@ func (p *exprParser) primary() (ast.Expr, error) {
 			return p.sizeof(t)
 		case "offsetof":
 			return p.offsetof(t)
+
 		case "container_of":
 			return p.containerOf(t)
+		case "typeinfo":
+			return p.typeinfo(t)
 		}
 		p.next() // (
 		args, end, err := p.list(")")

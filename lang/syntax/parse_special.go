@@ -24,17 +24,37 @@ func (p *exprParser) typeOrExpr() (*ast.TypeExpr, ast.Expr, error) {
 	return nil, x, err
 }
 
-func (p *exprParser) sizeof(name *lexer.Token) (ast.Expr, error) {
+// parenOperand parses "(" typeOrExpr ")", the operand of sizeof and
+// typeinfo, and returns the closing parenthesis.
+func (p *exprParser) parenOperand() (*ast.TypeExpr, ast.Expr, *lexer.Token, error) {
 	p.next() // (
 	ty, x, err := p.typeOrExpr()
 	if err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
 	end, err := p.expect(")")
+	return ty, x, end, err
+}
+
+func (p *exprParser) sizeof(name *lexer.Token) (ast.Expr, error) {
+	ty, x, end, err := p.parenOperand()
 	if err != nil {
 		return nil, err
 	}
 	return &ast.SizeofExpr{Span: span(toPos(name.Pos), tokEnd(end)), Type: ty, X: x}, nil
+}
+
+// typeinfo parses typeinfo(type) and typeinfo(expr): a call whose one
+// argument is a type (ast.TypeArg) or an expression.
+func (p *exprParser) typeinfo(name *lexer.Token) (ast.Expr, error) {
+	ty, x, end, err := p.parenOperand()
+	if err != nil {
+		return nil, err
+	}
+	if ty != nil {
+		x = &ast.TypeArg{Span: ty.Span, Type: ty}
+	}
+	return &ast.Call{Span: span(toPos(name.Pos), tokEnd(end)), Name: name.Value, Args: []ast.Expr{x}}, nil
 }
 
 func (p *exprParser) offsetof(name *lexer.Token) (ast.Expr, error) {

@@ -147,6 +147,11 @@ var exprTests = []struct{ src, want string }{
 	{"offsetof($x, a)", "(offsetof (var $x) a)"},
 	{"offsetof(foo_t, a)", "(offsetof (ident foo_t) a)"},
 	{"sizeof", "(ident sizeof)"},
+	{"f(typeof($x))", "(call f (typearg (typeof (var $x))))"},
+	{"typeinfo(int8)", "(call typeinfo (typearg (type int8)))"},
+	{"typeinfo(struct task_struct *)", "(call typeinfo (typearg (type struct task_struct *)))"},
+	{"typeinfo($x + 1)", "(call typeinfo (binary + (var $x) (int 1)))"},
+	{"f(typeof(struct task_struct *), 1)", "(call f (typearg (typeof (type struct task_struct *))) (int 1))"},
 
 	{"comm == \"bash\" && pid > 100", "(binary && (binary == (ident comm) (str \"bash\")) (binary > (ident pid) (int 100)))"},
 	{"@x / 2 > 1", "(binary > (binary / (map @x) (int 2)) (int 1))"},
