@@ -348,9 +348,10 @@ func (c *compiler) compileProbe(i int, p *check.Probe) error {
 		Instructions: insns,
 		License:      "GPL",
 	}
-	if typ == ebpf.Tracing {
+	if typ == ebpf.Tracing && !provider.IsTracingMulti(attach) {
 		// A trampoline or BTF raw tracepoint is bound to its target at load
-		// time: one program per target, sharing the instructions.
+		// time: one program per target, sharing the instructions (a
+		// tracing_multi program is bound to its targets by its link).
 		for j, target := range probe.Targets {
 			one := *probe
 			one.Name = p.Points[j].Name

@@ -104,6 +104,8 @@ func TestGolden(t *testing.T) {
 							opts.KprobeMulti = true
 						case "DirectBTFLoads":
 							opts.DirectBTFLoads = true
+						case "TracingMulti":
+							opts.TracingMulti = true
 						case "HistSum":
 							opts.HistSum = true
 						default:

@@ -11,8 +11,11 @@ import (
 )
 
 // fentryProvider is fentry:[vmlinux:]FUNCTION: a BPF trampoline whose
-// arguments are typed by BTF. A large wildcard is served by one
-// kprobe_multi link (arguments then come from pt_regs): separate
+// arguments are typed by BTF. A probe of several functions whose body
+// does not depend on which one fired is served by one tracing_multi link
+// where the kernel has it (one program, one trampoline per function,
+// attached and detached together; tracingmulti.go), else a large one by
+// one kprobe_multi link (arguments then come from pt_regs): separate
 // trampolines cost ~140 ms each to detach.
 var fentryProvider = trampoline("fentry", []string{"f", "kfunc"}, ebpf.AttachTraceFEntry)
 
@@ -40,6 +43,15 @@ func trampoline(name string, aliases []string, at ebpf.AttachType) *Provider {
 		Compile: func(pts []*Point, f Features, probe *object.Probe) Program {
 			probe.Provider = name
 			probe.Targets = funcTargets(pts)
+			overMax := f.TracingMultiMax > 0 && len(pts) > f.TracingMultiMax && f.KprobeMulti && !exit
+			if f.TracingMulti && len(pts) > 1 && allVmlinux(pts) && !overMax {
+				probe.Via = fmt.Sprintf("%d functions served by one tracing_multi link", len(pts))
+				multi := AttachTraceFentryMulti
+				if exit {
+					multi = AttachTraceFexitMulti
+				}
+				return Program{Type: ebpf.Tracing, AttachType: multi, Ctx: CtxBTFArgs}
+			}
 			if !exit && f.KprobeMulti && f.FentryMultiThreshold > 0 && len(pts) >= f.FentryMultiThreshold {
 				probe.Provider = kprobeProvider.Name
 				probe.Via = fmt.Sprintf("fentry wildcard of %d functions served by one kprobe_multi link", len(pts))
@@ -47,8 +59,13 @@ func trampoline(name string, aliases []string, at ebpf.AttachType) *Provider {
 			}
 			return Program{Type: ebpf.Tracing, AttachType: at, Ctx: CtxBTFArgs}
 		},
-		Attach: attachTrampoline,
-		List:   funcLister(name, true, exit),
+		Attach: func(a Attacher, p *object.Probe, prog *ebpf.Program) (int, error) {
+			if IsTracingMulti(a.AttachType(p)) {
+				return attachTracingMulti(a, p, prog)
+			}
+			return attachTrampoline(a, p, prog)
+		},
+		List: funcLister(name, true, exit),
 		// Trampolines are listed with their module: fentry:vmlinux:vfs_read.
 		Listing: func(pt *Point) (string, bool) {
 			return name + ":" + cmp.Or(pt.Module, "vmlinux") + ":" + pt.Func, true

@@ -3,12 +3,12 @@ package provider
 import (
 	"errors"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/link"
 
+	"github.com/gotrace/gotrace/internal/bisect"
 	"github.com/gotrace/gotrace/object"
 )
 
@@ -44,7 +44,7 @@ func attachKprobeMulti(a Attacher, p *object.Probe, bp *ebpf.Program, ret bool) 
 			return 0, fmt.Errorf("attach %s: kprobe_multi: %w", p.Name, err)
 		}
 		var bad []string
-		good := bisectRefused(syms, try, &bad)
+		good := bisect.Refused(syms, try, &bad)
 		for _, b := range bad {
 			a.Skip(b)
 		}
@@ -62,22 +62,4 @@ func attachKprobeMulti(a Attacher, p *object.Probe, bp *ebpf.Program, ret bool) 
 			p.Provider, len(syms), time.Since(start).Seconds()))
 	}
 	return len(syms), nil
-}
-
-// bisectRefused returns the symbols of syms that try accepts together,
-// appending the ones it refuses to bad. Every trial link is closed.
-func bisectRefused(syms []string, try func([]string) (link.Link, error), bad *[]string) []string {
-	l, err := try(syms)
-	if err == nil {
-		_ = l.Close()
-		return syms
-	}
-	if len(syms) == 1 {
-		*bad = append(*bad, syms[0])
-		return nil
-	}
-	mid := len(syms) / 2
-	left := bisectRefused(syms[:mid], try, bad)
-	right := bisectRefused(syms[mid:], try, bad)
-	return append(slices.Clip(left), right...)
 }

@@ -208,6 +208,19 @@ type Features struct {
 	// pt_regs) instead of one trampoline per function; 0 disables it.
 	// Needs KprobeMulti.
 	FentryMultiThreshold int
+	// TracingMulti: the kernel has tracing_multi links (fentry and fexit
+	// programs attached to many functions through one link, Linux 7.3):
+	// an fentry or fexit probe of several functions whose body does not
+	// depend on which one fired compiles to one program of attach type
+	// AttachTraceFentryMulti or AttachTraceFexitMulti.
+	TracingMulti bool
+	// TracingMultiMax: an fentry probe of more functions than this goes
+	// to kprobe_multi instead of tracing_multi where the kernel has both
+	// (0: no limit). A tracing_multi link builds a trampoline per
+	// function: attaching every traceable function (42,000) took 96 s
+	// on 7.3 under emulation, against 6.7 s for kprobe_multi; 1,000 took
+	// 1.0-1.5 s against 0.5-0.8 s.
+	TracingMultiMax int
 	// DirectBTFLoads: in trampoline (fentry/fexit) and BTF raw tracepoint
 	// programs, members reached through BTF-typed pointers (args and the
 	// pointers loaded from them) are read with plain loads, which the

@@ -42,8 +42,8 @@ func (s *entry) attachProbes(probes []*object.Probe) (skipped int, err error) {
 		}
 		// Tracing programs (trampolines, BTF raw tracepoints) are bound to
 		// their target at load time: they attach concurrently. Iterators
-		// attach through their provider.
-		if bp := s.coll.Programs[p.Program]; bp != nil && bp.Type() == ebpf.Tracing && s.AttachType(p) != ebpf.AttachTraceIter {
+		// and tracing_multi programs attach through their provider.
+		if bp := s.coll.Programs[p.Program]; bp != nil && bp.Type() == ebpf.Tracing && s.AttachType(p) != ebpf.AttachTraceIter && !provider.IsTracingMulti(s.AttachType(p)) {
 			tracing = append(tracing, p)
 			continue
 		}

@@ -18,9 +18,23 @@
 //	go build -o .cache/vm/vmexec ./cmd/vmexec
 //	.cache/vm/vmexec -kernel 6.12 -timeout 600s /tmp/kbench -n 1000
 //
+// With -events N it measures instead the cost per event of each mechanism
+// (fentry, tracing_multi, kprobe_multi, kprobe) on one hot function,
+// ksys_read, called N times by a loop of 1-byte read(2)s of /dev/null:
+// the time per call with a hand-written cilium/ebpf program attached (one
+// per-CPU array increment) and with gotrace's "@ = count()" on the same
+// mechanism, less the time without either; and each program's own run
+// time per event from the kernel's BPF statistics, which is what the two
+// differ in (under emulation the loop's times are noisy). The best of
+// -rounds:
+//
+//	.cache/vm/vmexec -kernel 7.3 -timeout 600s /tmp/kbench -events 200000
+//
 // Flags: -n the number of functions (the first N traceable, non-varargs
 // functions with BTF, sorted by name); -only a comma-separated subset of
-// kprobe_multi,kprobe,fentry,gotrace-fentry; -attach-workers and
+// tracing_multi,kprobe_multi,kprobe,fentry,gotrace-fentry,
+// gotrace-kprobe_multi,gotrace-trampolines (with -events: of fentry,
+// tracing_multi,kprobe_multi,kprobe); -attach-workers and
 // -detach-workers the goroutines attaching and detaching separate kprobes
 // and trampolines (default 1 and 32, as the runtime). Each line printed is
 // "METHOD N functions: load X s, attach Y s, detach Z s".

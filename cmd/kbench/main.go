@@ -17,7 +17,10 @@ import (
 	"github.com/cilium/ebpf/rlimit"
 
 	"github.com/gotrace/gotrace"
+	"github.com/gotrace/gotrace/internal/bisect"
 	"github.com/gotrace/gotrace/internal/btfnames"
+	"github.com/gotrace/gotrace/internal/tracingmulti"
+	"github.com/gotrace/gotrace/provider"
 	"github.com/gotrace/gotrace/tracefs"
 )
 
@@ -26,11 +29,30 @@ import (
 var attachWorkers, detachWorkers int
 
 func main() {
-	n := flag.Int("n", 1000, "number of kernel functions")
-	only := flag.String("only", "kprobe_multi,kprobe,fentry,gotrace-fentry", "methods to measure")
+	n := flag.Int("n", 1000, "number of kernel functions (0: every candidate)")
+	only := flag.String("only", "tracing_multi,kprobe_multi,kprobe,fentry,gotrace-fentry", "methods to measure")
 	flag.IntVar(&attachWorkers, "attach-workers", 1, "goroutines attaching separate kprobes/trampolines")
 	flag.IntVar(&detachWorkers, "detach-workers", 32, "goroutines detaching them")
+	events := flag.Int("events", 0, "measure the cost per event of each mechanism with this many calls instead (see events.go)")
+	rounds := flag.Int("rounds", 3, "with -events, rounds to take the best of")
 	flag.Parse()
+	if *events > 0 {
+		set := map[string]bool{}
+		if f := flag.Lookup("only"); f != nil && f.Value.String() != f.DefValue {
+			for _, m := range strings.Split(*only, ",") {
+				set[m] = true
+			}
+		}
+		if err := rlimit.RemoveMemlock(); err != nil {
+			fmt.Fprintln(os.Stderr, "kbench:", err)
+			os.Exit(1)
+		}
+		if err := benchEvents(*events, *rounds, set); err != nil {
+			fmt.Fprintln(os.Stderr, "kbench:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if err := run(*n, strings.Split(*only, ",")); err != nil {
 		fmt.Fprintln(os.Stderr, "kbench:", err)
 		os.Exit(1)
@@ -58,12 +80,18 @@ func run(n int, methods []string) error {
 		switch m {
 		case "kprobe_multi":
 			err = benchKprobeMulti(funcs)
+		case "tracing_multi":
+			err = benchTracingMulti(funcs)
 		case "kprobe":
 			err = benchKprobes(funcs)
 		case "fentry":
 			err = benchFentry(funcs, cache)
 		case "gotrace-fentry":
-			err = benchGotrace(funcs)
+			err = benchGotrace(funcs, nil)
+		case "gotrace-kprobe_multi":
+			err = benchGotrace(funcs, &gotrace.Features{KprobeMulti: true, FentryMultiThreshold: 1})
+		case "gotrace-trampolines":
+			err = benchGotrace(funcs, &gotrace.Features{})
 		default:
 			err = fmt.Errorf("unknown method %q", m)
 		}
@@ -80,12 +108,9 @@ func release() string {
 }
 
 // pickFunctions returns the first n traceable functions with a BTF
-// prototype that fentry accepts (no varargs).
+// prototype that a trampoline accepts (btfnames.TrampolineRefusals), in
+// name order; n <= 0 means all of them.
 func pickFunctions(env *tracefs.Env, n int) ([]string, error) {
-	spec, err := env.BTF()
-	if err != nil {
-		return nil, err
-	}
 	traceable, err := env.TraceableFunctions()
 	if err != nil {
 		return nil, err
@@ -93,43 +118,36 @@ func pickFunctions(env *tracefs.Env, n int) ([]string, error) {
 	if traceable == nil {
 		return nil, fmt.Errorf("available_filter_functions is unreadable")
 	}
-	ix, err := btfnames.For(spec)
+	ix, err := btfnames.ReadFile(btfnames.KernelPath)
 	if err != nil {
 		return nil, err
 	}
-	// Decode only the functions that are traceable, in name order, until
-	// there are n.
 	var names []string
+	var ids []btf.TypeID
 	for _, e := range ix.Funcs() {
-		if len(names) == n {
+		if traceable[e.Name] {
+			names = append(names, e.Name)
+			ids = append(ids, e.ID)
+		}
+	}
+	refused, err := ix.TrampolineRefusals(ids)
+	if err != nil {
+		return nil, err
+	}
+	var picked []string
+	for i, name := range names {
+		if refused[ids[i]] != "" {
+			continue
+		}
+		if n > 0 && len(picked) == n {
 			break
 		}
-		if !traceable[e.Name] {
-			continue
-		}
-		t, err := spec.TypeByID(e.ID)
-		if err != nil {
-			return nil, err
-		}
-		f, ok := t.(*btf.Func)
-		if !ok {
-			continue
-		}
-		proto, ok := f.Type.(*btf.FuncProto)
-		if !ok || len(proto.Params) > 6 {
-			continue
-		}
-		if k := len(proto.Params); k > 0 {
-			if _, va := proto.Params[k-1].Type.(*btf.Void); va {
-				continue
-			}
-		}
-		names = append(names, f.Name)
+		picked = append(picked, name)
 	}
-	if len(names) < n {
-		return nil, fmt.Errorf("only %d candidate functions", len(names))
+	if n > 0 && len(picked) < n {
+		return nil, fmt.Errorf("only %d candidate functions", len(picked))
 	}
-	return names[:n], nil
+	return picked, nil
 }
 
 // trivial returns a program body that does nothing.
@@ -158,6 +176,62 @@ func benchKprobeMulti(funcs []string) error {
 		return err
 	}
 	report("kprobe_multi", len(funcs), t1.Sub(t0), t2.Sub(t1), time.Since(t2), "")
+	return nil
+}
+
+// benchTracingMulti loads one fentry program of attach type
+// BPF_TRACE_FENTRY_MULTI and attaches it to every function through one
+// tracing_multi link.
+func benchTracingMulti(funcs []string) error {
+	ix, err := btfnames.ReadFile(btfnames.KernelPath)
+	if err != nil {
+		return err
+	}
+	ids := make([]uint32, len(funcs))
+	for i, f := range funcs {
+		id, ok := ix.Func(f)
+		if !ok {
+			return fmt.Errorf("%s: not in BTF", f)
+		}
+		ids[i] = uint32(id)
+	}
+	t0 := time.Now()
+	prog, err := ebpf.NewProgram(&ebpf.ProgramSpec{Type: ebpf.Tracing, AttachType: provider.AttachTraceFentryMulti, License: "GPL", Instructions: trivial()})
+	if err != nil {
+		return err
+	}
+	defer prog.Close()
+	t1 := time.Now()
+	load := t1.Sub(t0)
+	try := func(ids []uint32) (*tracingmulti.Link, error) {
+		return tracingmulti.Attach(prog, provider.AttachTraceFentryMulti, ids, nil)
+	}
+	l, err := try(ids)
+	note := ""
+	if err != nil {
+		// Find the functions the kernel refuses, then time the rest.
+		var bad []uint32
+		good := bisect.Refused(ids, try, &bad)
+		names := map[uint32]string{}
+		for i, id := range ids {
+			names[id] = funcs[i]
+		}
+		var refused []string
+		for _, b := range bad {
+			refused = append(refused, names[b])
+		}
+		note = fmt.Sprintf(" (%d refused, found in %.2fs: %s)", len(bad), time.Since(t1).Seconds(), strings.Join(refused, " "))
+		t1 = time.Now()
+		if l, err = try(good); err != nil {
+			return err
+		}
+		ids = good
+	}
+	t2 := time.Now()
+	if err := l.Close(); err != nil {
+		return err
+	}
+	report("tracing_multi", len(ids), load, t2.Sub(t1), time.Since(t2), note)
 	return nil
 }
 
@@ -267,7 +341,7 @@ func benchFentry(funcs []string, cache *btf.Cache) error {
 // benchGotrace compiles and runs "fentry:f1,fentry:f2,... { @[func] =
 // count(); }" through gotrace: compile, then Run until attached, then
 // cancel and wait for Run to detach and return.
-func benchGotrace(funcs []string) error {
+func benchGotrace(funcs []string, feat *gotrace.Features) error {
 	var sb strings.Builder
 	for i, f := range funcs {
 		if i > 0 {
@@ -277,7 +351,7 @@ func benchGotrace(funcs []string) error {
 	}
 	sb.WriteString(" { @[func] = count(); }")
 	t0 := time.Now()
-	script, err := gotrace.Compile("kbench", sb.String(), gotrace.Options{})
+	script, err := gotrace.Compile("kbench", sb.String(), gotrace.Options{Features: feat})
 	if err != nil {
 		return err
 	}
@@ -307,7 +381,7 @@ func benchGotrace(funcs []string) error {
 	}
 	via := ""
 	for _, l := range strings.Split(stderr.String(), "\n") {
-		if strings.Contains(l, "kprobe_multi") || strings.Contains(l, "trampolines") {
+		if strings.Contains(l, "_multi") || strings.Contains(l, "trampolines") || strings.Contains(l, "skipped") {
 			via += "\n    " + l
 		}
 	}

@@ -132,7 +132,7 @@ func TestKprobeRenamedWildcard(t *testing.T) {
 		}
 	}
 	stdout, errs := tr.stop()
-	checkWildcardOf(t, stdout, errs, multi, "kprobe", "@[do_sysinfo.isra.0]: 3\n", `do_sys[\w.]+`, 5)
+	checkWildcardOf(t, stdout, errs, map[bool]string{true: "kprobe_multi"}[multi], "kprobe", "@[do_sysinfo.isra.0]: 3\n", `do_sys[\w.]+`, 5)
 }
 
 // TestKprobeRefusals: the kernel's refusal of a function without an ftrace

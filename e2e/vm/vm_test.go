@@ -2,6 +2,7 @@ package vm
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -21,6 +22,8 @@ import (
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/features"
 	"golang.org/x/sys/unix"
+
+	gtruntime "github.com/gotrace/gotrace/runtime"
 )
 
 // gotraceBin returns $GOTRACE_BIN; it skips the test outside the VM.
@@ -58,6 +61,25 @@ func haveKprobeMulti(t *testing.T) bool {
 	case "6.1":
 		if have {
 			t.Fatalf("kernel %s: kprobe_multi should be missing (no CONFIG_FPROBE)", k)
+		}
+	}
+	return have
+}
+
+// haveTracingMulti reports whether the kernel has tracing_multi links,
+// feature-probed as the runtime does, and cross-checked with what is known
+// of Debian's kernels (7.3 has them, 6.12 and 6.1 do not).
+func haveTracingMulti(t *testing.T) bool {
+	t.Helper()
+	have := gtruntime.HaveTracingMulti()
+	switch k := os.Getenv("GOTRACE_VM_KERNEL"); k {
+	case "7.3":
+		if !have {
+			t.Fatalf("kernel %s: tracing_multi should be available", k)
+		}
+	case "6.12", "6.1":
+		if have {
+			t.Fatalf("kernel %s: tracing_multi should be missing", k)
 		}
 	}
 	return have
@@ -325,21 +347,22 @@ func TestKprobeWildcard(t *testing.T) {
 	tr := startTrace(t, stderrReady(`kprobe: attached \d+ functions through`), "-e", `kprobe:vfs_* /tid == $1/ { @[func] = count(); }`, strconv.Itoa(tid))
 	preadN(t, file, 7, 4096)
 	out, errs := tr.stop()
-	checkWildcard(t, out, errs, multi, "kprobe", "@[vfs_read]: 7\n")
+	checkWildcard(t, out, errs, map[bool]string{true: "kprobe_multi"}[multi], "kprobe", "@[vfs_read]: 7\n")
 }
 
 // checkWildcard checks the output of a @[func] = count() wildcard script
 // and the path it took (stderr says).
-func checkWildcard(t *testing.T, out, errs string, multi bool, kind, wantLine string) {
+func checkWildcard(t *testing.T, out, errs, link, kind, wantLine string) {
 	t.Helper()
-	checkWildcardOf(t, out, errs, multi, kind, wantLine, `vfs_\w+`, 20)
+	checkWildcardOf(t, out, errs, link, kind, wantLine, `vfs_\w+`, 20)
 }
 
 // checkWildcardOf is checkWildcard for functions matching funcRe, at least
-// min of them.
-func checkWildcardOf(t *testing.T, out, errs string, multi bool, kind, wantLine, funcRe string, min int) {
+// min of them; link is the multi link expected ("kprobe_multi",
+// "tracing_multi"), or "" for separate probes.
+func checkWildcardOf(t *testing.T, out, errs, link, kind, wantLine, funcRe string, min int) {
 	t.Helper()
-	path := regexp.MustCompile(kind + `: attached (\d+) functions through (one kprobe_multi link|\d+ separate \w+s|\d+ trampolines)`).FindStringSubmatch(errs)
+	path := regexp.MustCompile(kind + `: attached (\d+) functions through (one \w+_multi link|\d+ separate \w+s|\d+ trampolines)`).FindStringSubmatch(errs)
 	if path == nil {
 		t.Fatalf("stderr does not say how the wildcard was attached:\n%s", errs)
 	}
@@ -347,8 +370,8 @@ func checkWildcardOf(t *testing.T, out, errs string, multi bool, kind, wantLine,
 	if n, _ := strconv.Atoi(path[1]); n < min {
 		t.Errorf("only %s functions attached", path[1])
 	}
-	if gotMulti := path[2] == "one kprobe_multi link"; gotMulti != multi {
-		t.Errorf("attached through %q, kprobe_multi available = %v", path[2], multi)
+	if got := strings.TrimSuffix(strings.TrimPrefix(path[2], "one "), " link"); got != link && !(link == "" && got == path[2]) {
+		t.Errorf("attached through %q, want %q", path[2], cmp.Or(link, "separate probes"))
 	}
 	if !strings.Contains(out, wantLine) {
 		t.Errorf("stdout lacks %q:\n%s\nstderr:\n%s", wantLine, out, errs)
@@ -476,6 +499,7 @@ func TestRawTracepoint(t *testing.T) {
 func TestFentryWildcard(t *testing.T) {
 	gotraceBin(t)
 	multi := haveKprobeMulti(t)
+	tmulti := haveTracingMulti(t)
 	file := knownFile(t, "fentry-wildcard", 100)
 	t.Run("vfs_read*", func(t *testing.T) {
 		tid := lockThread(t)
@@ -483,20 +507,42 @@ func TestFentryWildcard(t *testing.T) {
 		preadN(t, file, 3, 4096)
 		out, errs := tr.stop()
 		wantStdout(t, out, "\n\n@[vfs_read]: 3\n", errs)
+		if via := regexp.MustCompile(`fentry: attached \d+ functions through one tracing_multi link`); tmulti != via.MatchString(errs) {
+			t.Errorf("tracing_multi available = %v, stderr:\n%s", tmulti, errs)
+		}
 	})
 	t.Run("vfs_*", func(t *testing.T) {
 		tid := lockThread(t)
 		tr := startTrace(t, stderrReady(`(fentry|kprobe): attached \d+ functions through`), "-e", `fentry:vfs_* /tid == $1/ { @[func] = count(); }`, strconv.Itoa(tid))
 		preadN(t, file, 5, 4096)
 		out, errs := tr.stop()
-		kind := "fentry"
-		if multi {
-			kind = "kprobe"
+		kind, link := "fentry", ""
+		switch {
+		case tmulti:
+			link = "tracing_multi"
+		case multi:
+			kind, link = "kprobe", "kprobe_multi"
 			if !strings.Contains(errs, "served by one kprobe_multi link") {
 				t.Errorf("stderr lacks the Via line:\n%s", errs)
 			}
 		}
-		checkWildcard(t, out, errs, multi, kind, "@[vfs_read]: 5\n")
+		checkWildcard(t, out, errs, link, kind, "@[vfs_read]: 5\n")
+	})
+	t.Run("fexit", func(t *testing.T) {
+		// One program over both functions: func from the function's
+		// address, and the other function counted apart.
+		tid := lockThread(t)
+		tr := startTrace(t, stderrReady(`fexit: attached \d+ functions through`), "-e", `fexit:vfs_read,fexit:vfs_readv /tid == $1/ { @[func] = count(); }`, strconv.Itoa(tid))
+		preadN(t, file, 2, 4096)
+		out, errs := tr.stop()
+		wantStdout(t, out, "\n\n@[vfs_read]: 2\n", errs)
+		link := "2 trampolines"
+		if tmulti {
+			link = "one tracing_multi link"
+		}
+		if !strings.Contains(errs, "fexit: attached 2 functions through "+link) {
+			t.Errorf("stderr does not say %q:\n%s", link, errs)
+		}
 	})
 }
 

@@ -23,6 +23,7 @@ type Entry struct {
 
 // Index holds the names of one BTF blob, sorted by name.
 type Index struct {
+	raw      []byte  // the blob (TrampolineRefusals reads it)
 	funcs    []Entry // FUNC records
 	typedefs []Entry // TYPEDEF records
 
@@ -185,7 +186,7 @@ func Read(raw []byte) (*Index, error) {
 		size      int // bytes per value
 	}
 	var enums []enumRec
-	ix := &Index{}
+	ix := &Index{raw: raw}
 	id := btf.TypeID(1)
 	for off := 0; off < len(types); id++ {
 		if len(types)-off < 12 {

@@ -9,7 +9,6 @@ import (
 	"github.com/cilium/ebpf/btf"
 
 	"github.com/gotrace/gotrace/internal/btfnames"
-	"github.com/gotrace/gotrace/internal/testbtf"
 )
 
 // memberPaths are member chains whose offsets MemberOffset must agree on
@@ -28,14 +27,7 @@ var memberPaths = [][]string{
 }
 
 func TestMemberOffset(t *testing.T) {
-	path, err := testbtf.Path()
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw, err := testbtf.ReadRaw(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	raw := pinnedRaw(t)
 	spec, err := btf.LoadSpecFromReader(bytes.NewReader(raw))
 	if err != nil {
 		t.Fatal(err)

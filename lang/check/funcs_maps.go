@@ -1,6 +1,7 @@
 package check
 
 import (
+	"github.com/gotrace/gotrace/builtin"
 	"github.com/gotrace/gotrace/lang/ast"
 	"github.com/gotrace/gotrace/lang/types"
 )
@@ -50,6 +51,12 @@ func checkPrint(c *checker, e *ast.Call) *types.Type {
 		}
 		if t.Kind == types.Void {
 			c.errorf(e.Args[0], "print() needs a value")
+			return nil
+		}
+		if pt := c.probe.Points[0]; builtin.IsFields(e.Args[0]) && c.probe.Def().ArgsInCtx {
+			// bpftrace's refusal: a tracepoint's args record is no value
+			// print() takes (a map may still hold it).
+			c.errorf(e, "struct %s:%s:%s_args type passed to print() is not printable", pt.Provider, pt.Category, pt.Event)
 			return nil
 		}
 		if isKernelValue(t) {
