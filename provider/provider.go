@@ -45,6 +45,35 @@ const (
 	CtxIter                            // an iterator's struct bpf_iter__OBJECT (iter.go)
 )
 
+// What a context says to the code generator, which asks these rather than
+// comparing kinds: a program's context is the one its provider's Compile
+// returns (Program.Ctx), which may differ from the provider's own.
+
+// Available reports whether the program has a context (not BEGIN, END or
+// the other programs run by the runtime itself).
+func (k CtxKind) Available() bool { return k != CtxNone }
+
+// ArgsInRegs reports whether the arguments are in the registers of the
+// context, a struct pt_regs (arg0 in its first argument register, retval
+// in its return register).
+func (k CtxKind) ArgsInRegs() bool { return k == CtxPtRegs }
+
+// ArgsInSlots reports whether the context is an array of u64 argument
+// slots whose pointers the verifier knows by BTF (trampolines, BTF raw
+// tracepoints), so members reached through them may be loaded directly.
+func (k CtxKind) ArgsInSlots() bool { return k == CtxBTFArgs }
+
+// SyscallRegs reports whether the program is a syscall dispatcher's block:
+// its context is the raw tracepoint's {struct pt_regs *regs; long id or
+// ret}, and a syscall tracepoint's fields are read from the syscall's
+// registers (syscalls.go).
+func (k CtxKind) SyscallRegs() bool { return k == CtxSyscall }
+
+// EndsWithEmptyRun reports whether the program runs once more after the
+// last object with none (its pointer after the meta one is NULL), a run
+// that does nothing (iterators).
+func (k CtxKind) EndsWithEmptyRun() bool { return k == CtxIter }
+
 // Typer is what a provider's typing hooks ask of the checker.
 type Typer interface {
 	// KernelType converts a type of the kernel's BTF; nil when it has no
@@ -63,6 +92,11 @@ const (
 	Bench                 // run repeatedly and timed, between BEGIN and END (bench.go)
 	Test                  // run once each with --test, between BEGIN and END (bench.go)
 )
+
+// Attaches reports whether the provider's programs are attached to events
+// for the whole run (they count in the probe statistics and are the ones
+// --probe-filter selects), rather than run by the runtime at one phase.
+func (p *Provider) Attaches() bool { return p.Phase == Attached }
 
 // Provider is one probe kind.
 type Provider struct {
