@@ -9,6 +9,7 @@ import (
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/btf"
 
+	"github.com/gotrace/gotrace/internal/usdt"
 	"github.com/gotrace/gotrace/lang/types"
 	"github.com/gotrace/gotrace/object"
 )
@@ -133,8 +134,14 @@ type Provider struct {
 	// most MaxArgN); ArgNSigned: they are int64, not uint64.
 	ArgNMax    int
 	ArgNSigned bool
-	Func       bool              // func exists
-	UserArgs   func(*Point) bool // pointers read from args (or argN) are user memory
+	// ArgNAt says where argN (i) of a point is, for a provider whose
+	// arguments are not the context's argument i (usdt: where the
+	// location's note says, a constant, a register or user memory);
+	// false: the point has fewer arguments, and argN is 0. nil: argument
+	// i of the context (its register or its slot).
+	ArgNAt   func(pt *Point, i int) (usdt.Arg, bool)
+	Func     bool              // func exists
+	UserArgs func(*Point) bool // pointers read from args (or argN) are user memory
 	// CtxStruct names the kernel BTF struct the ctx builtin points to for
 	// an attach point (nil: ctx is an untyped pointer).
 	CtxStruct func(*Point) string
