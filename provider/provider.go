@@ -59,6 +59,11 @@ func (k CtxKind) Available() bool { return k != CtxNone }
 // in its return register).
 func (k CtxKind) ArgsInRegs() bool { return k == CtxPtRegs }
 
+// HasRegs reports whether the context holds the registers of the
+// interrupted code: a struct pt_regs, or a perf sample, which starts with
+// one.
+func (k CtxKind) HasRegs() bool { return k == CtxPtRegs || k == CtxPerfSample }
+
 // ArgsInSlots reports whether the context is an array of u64 argument
 // slots whose pointers the verifier knows by BTF (trampolines, BTF raw
 // tracepoints), so members reached through them may be loaded directly.
