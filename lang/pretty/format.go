@@ -247,8 +247,11 @@ func (p *printer) probe(pr *ast.Probe, md *notes, w uint) *Buffer {
 	// statements either way.
 	// A probe has no value: its last expression is a statement.
 	p.statements[pr.Body] = true
+	// So too an if-else value that ends it, which prints as an if
+	// statement and parses back as one.
 	if n := len(pr.Body.Stmts); n > 0 {
-		if s, ok := pr.Body.Stmts[n-1].(*ast.IfStmt); ok {
+		switch s := pr.Body.Stmts[n-1].(type) {
+		case *ast.IfStmt:
 			for it := s; it != nil; {
 				p.statements[it.Then] = true
 				switch e := it.Else.(type) {
@@ -256,6 +259,19 @@ func (p *printer) probe(pr *ast.Probe, md *notes, w uint) *Buffer {
 					it = e
 					continue
 				case *ast.BlockStmt:
+					p.statements[e.Body] = true
+				}
+				break
+			}
+		case *ast.ExprStmt:
+			t, ok := unparen(s.X).(*ast.Ternary)
+			for ok && isBlockIf(t) {
+				p.statements[t.Then.(*ast.BlockExpr).Body] = true
+				switch e := unparen(t.Else).(type) {
+				case *ast.Ternary:
+					t = e
+					continue
+				case *ast.BlockExpr:
 					p.statements[e.Body] = true
 				}
 				break
@@ -341,10 +357,12 @@ func (p *printer) stmt(s ast.Stmt, md *notes, w uint) *Buffer {
 func (p *printer) stmtValue(s ast.Stmt, md *notes, w uint) *Buffer {
 	switch s := s.(type) {
 	case *ast.ExprStmt:
-		b := p.expr(s.X, md, w, true)
 		if t, ok := unparen(s.X).(*ast.Ternary); ok && isBlockIf(t) {
-			return b
+			// An if-else whose value is dropped prints as the if
+			// statement it then parses back as, as bpftrace prints it.
+			return p.ifValue(t, md, w, false)
 		}
+		b := p.expr(s.X, md, w, true)
 		if _, ok := unparen(s.X).(*ast.BlockExpr); ok {
 			return b
 		}
@@ -502,7 +520,9 @@ func isBlockIf(t *ast.Ternary) bool {
 	return a && (b || c)
 }
 
-func (p *printer) ifValue(t *ast.Ternary, md *notes, w uint) *Buffer {
+// ifValue formats an if-else with blocks used as a value, or, when value
+// is false, one whose value is dropped, as an if statement.
+func (p *printer) ifValue(t *ast.Ternary, md *notes, w uint, value bool) *Buffer {
 	var branches []ifBranch
 	var final *ast.Block
 	for it := t; it != nil; {
@@ -518,7 +538,7 @@ func (p *printer) ifValue(t *ast.Ternary, md *notes, w uint) *Buffer {
 		}
 		break
 	}
-	return p.ifChainValue(t.Start, branches, final, md, w, true)
+	return p.ifChainValue(t.Start, branches, final, md, w, value)
 }
 
 func (p *printer) hasValue(b *ast.Block) bool {
@@ -745,7 +765,7 @@ func (p *printer) value(x ast.Expr, md *notes, w uint, bare bool) *Buffer {
 		return newBuffer().text(x.Op).add(inner)
 	case *ast.Ternary:
 		if isBlockIf(x) {
-			return p.ifValue(x, md, w)
+			return p.ifValue(x, md, w, true)
 		}
 		cond := p.expr(x.Cond, md, w, false)
 		then := p.expr(x.Then, md, w-2, false)
