@@ -6,7 +6,6 @@ import (
 	"github.com/gotrace/gotrace/lang/ast"
 	"github.com/gotrace/gotrace/lang/types"
 	"github.com/gotrace/gotrace/object"
-	"github.com/gotrace/gotrace/provider"
 )
 
 // currentCPU is BPF_F_CURRENT_CPU: a perf event array's entry for the CPU
@@ -24,7 +23,7 @@ func init() {
 		Check: func(c Checker, e *ast.Call) *types.Type {
 			// bpf_skb_output is a helper of tracing programs only, which
 			// are the providers whose context is the BTF argument array.
-			if p := c.Provider(); p.Ctx != provider.CtxBTFArgs {
+			if p := c.Provider(); !p.Ctx.ArgsInSlots() {
 				c.Errorf(e.Pos(), "skboutput can not be used with \"%s\" probes", p.Name)
 				return nil
 			}

@@ -63,9 +63,9 @@ func checkReg(c Checker, e *ast.Call) *types.Type {
 	if !c.WantArgs(e, 1, 1) {
 		return nil
 	}
-	if c.Provider().Ctx != provider.CtxPtRegs {
+	if !c.Provider().Ctx.ArgsInRegs() {
 		c.Errorf(e, "reg() is only available in %s probes",
-			provider.Names(func(p *provider.Provider) bool { return p.Ctx == provider.CtxPtRegs }))
+			provider.Names(func(p *provider.Provider) bool { return p.Ctx.ArgsInRegs() }))
 		return nil
 	}
 	lit, ok := e.Args[0].(*ast.StrLit)

@@ -20,7 +20,7 @@ import (
 // provider's name outside its definition, as "path name" (path from the
 // repository root). The list only shrinks: a stage that needs to know
 // something about a builtin or a provider asks its definition.
-var nameCompareAllowed = map[string]bool{}
+var nameCompareAllowed = map[string]string{}
 
 // notNames are string compares that spell a builtin's or a provider's name
 // but mean something else, with what they mean.
@@ -57,7 +57,39 @@ func TestNoNameCompares(t *testing.T) {
 		}
 	}
 	found := map[string]bool{}
-	for _, dir := range []string{"lang", "codegen", "runtime", "cmd"} {
+	stageFiles(t, []string{"lang", "codegen", "runtime", "cmd"}, func(rel, path string) {
+		for _, c := range nameCompares(t, path, names) {
+			key := rel + " " + c.name
+			found[key] = true
+			if nameCompareAllowed[key] == "" && notNames[key] == "" {
+				t.Errorf("%s: %s compares the %s name %q; ask its definition", rel, c.pos, names[c.name], c.name)
+			}
+		}
+	})
+	staleKeys(t, found, "compares the name", nameCompareAllowed, notNames)
+}
+
+// staleKeys fails for each key of the lists that was not found: what it
+// says is gone.
+func staleKeys(t *testing.T, found map[string]bool, what string, lists ...map[string]string) {
+	var gone []string
+	for _, list := range lists {
+		for key := range list {
+			if !found[key] {
+				gone = append(gone, key)
+			}
+		}
+	}
+	sort.Strings(gone)
+	for _, key := range gone {
+		t.Errorf("%q no longer %s: remove it from the list", key, what)
+	}
+}
+
+// stageFiles calls f with each non-test Go file under the directories
+// (from the repository root), as its path from the root and from here.
+func stageFiles(t *testing.T, dirs []string, f func(rel, path string)) {
+	for _, dir := range dirs {
 		root := filepath.Join("..", dir)
 		err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
 			if err != nil {
@@ -70,33 +102,12 @@ func TestNoNameCompares(t *testing.T) {
 				return nil
 			}
 			rel, _ := filepath.Rel("..", path)
-			for _, c := range nameCompares(t, path, names) {
-				key := filepath.ToSlash(rel) + " " + c.name
-				found[key] = true
-				if !nameCompareAllowed[key] && notNames[key] == "" {
-					t.Errorf("%s: %s compares the %s name %q; ask its definition", filepath.ToSlash(rel), c.pos, names[c.name], c.name)
-				}
-			}
+			f(filepath.ToSlash(rel), path)
 			return nil
 		})
 		if err != nil {
 			t.Fatal(err)
 		}
-	}
-	var gone []string
-	for key := range nameCompareAllowed {
-		if !found[key] {
-			gone = append(gone, key)
-		}
-	}
-	for key := range notNames {
-		if !found[key] {
-			gone = append(gone, key)
-		}
-	}
-	sort.Strings(gone)
-	for _, key := range gone {
-		t.Errorf("%q no longer compares the name: remove it from the list", key)
 	}
 }
 

@@ -147,7 +147,7 @@ func init() {
 			Example: `BEGIN { printf("%d\n", jiffies) }`},
 		&Var{Name: "ctx", Result: types.Pointer, IsCtx: true,
 			Type: func(c Checker) (*types.Type, string) {
-				if c.Provider().Ctx == provider.CtxNone {
+				if !c.Provider().Ctx.Available() {
 					return nil, fmt.Sprintf("ctx is not available in %s probes", c.Points()[0].Provider)
 				}
 				if t := c.CtxType(); t != nil {

@@ -5,7 +5,6 @@ import (
 
 	"github.com/gotrace/gotrace/lang/ast"
 	"github.com/gotrace/gotrace/lang/types"
-	"github.com/gotrace/gotrace/provider"
 )
 
 // Variables read from the interrupted registers.
@@ -18,10 +17,10 @@ func init() {
 		// 0 elsewhere (tracepoints, fentry, raw tracepoints).
 		&Var{Name: "usermode", Type: fixed(types.Uint8), Result: types.Int,
 			Const: func(c Checker, _ *types.Type) (Const, bool) {
-				switch c.Provider().Ctx {
-				case provider.CtxPtRegs, provider.CtxPerfSample:
+				switch ctx := c.Provider().Ctx; {
+				case ctx.HasRegs():
 					return Const{}, false
-				case provider.CtxNone:
+				case !ctx.Available():
 					return Const{Int: 1}, true
 				}
 				return Const{Int: 0}, true

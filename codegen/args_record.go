@@ -5,7 +5,6 @@ import (
 
 	"github.com/gotrace/gotrace/lang/ast"
 	"github.com/gotrace/gotrace/lang/types"
-	"github.com/gotrace/gotrace/provider"
 )
 
 // argsRecordBuffer builds the value of args as a whole (print(args), @x =
@@ -15,7 +14,7 @@ import (
 // offset in the record. ok is false for other providers.
 func (g *gen) argsRecordBuffer(e *ast.Ident) (off int16, ok bool) {
 	t := g.info.TypeOf(e)
-	if t == nil || t.Kind != types.Record || g.probe.Def().ArgsInCtx || g.ctx == provider.CtxSyscall {
+	if t == nil || t.Kind != types.Record || g.probe.Def().ArgsInCtx || g.ctx.SyscallRegs() {
 		return 0, false
 	}
 	if t.Size == 0 {

@@ -202,11 +202,19 @@ func (g *gen) Elapsed(e *ast.Ident) {
 	)
 }
 
-// ArgN loads register argument i (kprobes, uprobes) or array slot i (BTF
-// raw tracepoints).
+// ArgN loads argument i into R0: where the provider's ArgNAt says (usdt),
+// else register argument i (kprobes, uprobes) or array slot i (BTF raw
+// tracepoints).
 func (g *gen) ArgN(i int, pos srcpos.Pos) {
-	if loc := g.probe.Points[0].USDT; loc != nil {
-		g.usdtArg(loc, i, pos)
+	if at := g.probe.Def().ArgNAt; at != nil {
+		a, ok := at(g.probe.Points[0], i)
+		if !ok {
+			// The point has fewer arguments: 0, as libbpf's bpf_usdt_arg
+			// leaves it.
+			g.emit(asm.Mov.Imm(asm.R0, 0))
+			return
+		}
+		g.usdtArg(a, pos)
 		return
 	}
 	if g.isKprobeCtx() {

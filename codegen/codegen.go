@@ -333,7 +333,7 @@ func (c *compiler) compileProbe(i int, p *check.Probe) error {
 		g := newGen(c, p)
 		g.ctx, g.progType = prog.Ctx, prog.Type
 		g.progName = probe.Program
-		if prog.Ctx == provider.CtxSyscall {
+		if prog.Ctx.SyscallRegs() {
 			c.syscallBody(g, p, probe)
 		}
 		return g

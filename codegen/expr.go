@@ -11,7 +11,6 @@ import (
 	"github.com/gotrace/gotrace/lang/srcpos"
 	"github.com/gotrace/gotrace/lang/types"
 	"github.com/gotrace/gotrace/object"
-	"github.com/gotrace/gotrace/provider"
 )
 
 // loadImm puts a 64-bit constant in reg with the shortest encoding.
@@ -226,7 +225,7 @@ func (g *gen) fieldScalar(e *ast.Field) {
 		g.fail(e.Pos(), fmt.Errorf("field %s not found", e.Name))
 		return
 	}
-	if g.ctx == provider.CtxSyscall {
+	if g.ctx.SyscallRegs() {
 		g.syscallArg(f, e.Pos())
 		return
 	}

@@ -263,7 +263,7 @@ func (g *gen) program() (asm.Instructions, error) {
 	// The kernel wants line info on the first instruction.
 	g.tag(g.probe.AST)
 	g.emit(asm.Mov.Reg(rCtx, asm.R1))
-	if g.ctx == provider.CtxIter {
+	if g.ctx.EndsWithEmptyRun() {
 		// An iterator's program runs once more after the last object,
 		// with no object (its pointer after the meta one is NULL): that
 		// run does nothing, as bpftrace skips it.

@@ -72,7 +72,7 @@ func (c *compiler) regOffset(name string) (int, error) {
 }
 
 // isKprobeCtx reports whether the program's context is struct pt_regs.
-func (g *gen) isKprobeCtx() bool { return g.ctx == provider.CtxPtRegs }
+func (g *gen) isKprobeCtx() bool { return g.ctx.ArgsInRegs() }
 
 // loadReg loads a pt_regs register into R0.
 func (g *gen) loadReg(name string, pos srcpos.Pos) {
@@ -193,7 +193,7 @@ func (g *gen) btfTrusted(x ast.Expr) bool {
 	if !g.c.opts.DirectBTFLoads {
 		return false
 	}
-	if g.ctx != provider.CtxBTFArgs {
+	if !g.ctx.ArgsInSlots() {
 		return false
 	}
 	t := g.info.TypeOf(x)

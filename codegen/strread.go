@@ -9,7 +9,6 @@ import (
 	"github.com/gotrace/gotrace/lang/ast"
 	"github.com/gotrace/gotrace/lang/srcpos"
 	"github.com/gotrace/gotrace/lang/types"
-	"github.com/gotrace/gotrace/provider"
 )
 
 // comm writes the current task's name into the 16 bytes at off, cleared
@@ -252,7 +251,7 @@ func (g *gen) readStrFn(at *types.Type) asm.BuiltinFunc {
 	switch {
 	case at.AS == types.User || (at.AS == types.NoAS && g.info.UserArgs):
 		return asm.FnProbeReadUserStr
-	case at.AS == types.NoAS && g.ctx != provider.CtxNone:
+	case at.AS == types.NoAS && g.ctx.Available():
 		return asm.FnProbeReadStr
 	}
 	return asm.FnProbeReadKernelStr

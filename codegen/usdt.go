@@ -6,21 +6,13 @@ import (
 	"github.com/gotrace/gotrace/internal/usdt"
 	"github.com/gotrace/gotrace/lang/srcpos"
 	"github.com/gotrace/gotrace/lang/types"
-	"github.com/gotrace/gotrace/provider"
 )
 
-// usdtArg loads argument i of a USDT probe location into R0, as its note
+// usdtArg loads an argument of a USDT probe location into R0, as its note
 // specifies: a constant, a register of pt_regs, or user memory at a
 // register plus a displacement (plus an index register times a scale),
 // truncated to the argument's size and extended by its sign.
-func (g *gen) usdtArg(loc *provider.USDTLocation, i int, pos srcpos.Pos) {
-	if i >= len(loc.Args) {
-		// The location has fewer arguments: 0, as libbpf's bpf_usdt_arg
-		// leaves it.
-		g.emit(asm.Mov.Imm(asm.R0, 0))
-		return
-	}
-	a := loc.Args[i]
+func (g *gen) usdtArg(a usdt.Arg, pos srcpos.Pos) {
 	switch a.Kind {
 	case usdt.ArgConst:
 		g.loadImm(asm.R0, a.Value)

@@ -44,10 +44,6 @@ type Point struct {
 	// name of a mangled Func (with its parameters), "" when Func is not
 	// mangled or config cpp_demangle is off.
 	Lang, Demangled string
-
-	// usdt: the probe location (Module is the binary, Func is
-	// "NAMESPACE:PROBE").
-	USDT *USDTLocation
 }
 
 // lazyProto is a BTF prototype decoded on first use: decoding one pulls in

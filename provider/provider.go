@@ -9,6 +9,7 @@ import (
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/btf"
 
+	"github.com/gotrace/gotrace/internal/usdt"
 	"github.com/gotrace/gotrace/lang/types"
 	"github.com/gotrace/gotrace/object"
 )
@@ -45,6 +46,40 @@ const (
 	CtxIter                            // an iterator's struct bpf_iter__OBJECT (iter.go)
 )
 
+// What a context says to the code generator, which asks these rather than
+// comparing kinds: a program's context is the one its provider's Compile
+// returns (Program.Ctx), which may differ from the provider's own.
+
+// Available reports whether the program has a context (not BEGIN, END or
+// the other programs run by the runtime itself).
+func (k CtxKind) Available() bool { return k != CtxNone }
+
+// ArgsInRegs reports whether the arguments are in the registers of the
+// context, a struct pt_regs (arg0 in its first argument register, retval
+// in its return register).
+func (k CtxKind) ArgsInRegs() bool { return k == CtxPtRegs }
+
+// HasRegs reports whether the context holds the registers of the
+// interrupted code: a struct pt_regs, or a perf sample, which starts with
+// one.
+func (k CtxKind) HasRegs() bool { return k == CtxPtRegs || k == CtxPerfSample }
+
+// ArgsInSlots reports whether the context is an array of u64 argument
+// slots whose pointers the verifier knows by BTF (trampolines, BTF raw
+// tracepoints), so members reached through them may be loaded directly.
+func (k CtxKind) ArgsInSlots() bool { return k == CtxBTFArgs }
+
+// SyscallRegs reports whether the program is a syscall dispatcher's block:
+// its context is the raw tracepoint's {struct pt_regs *regs; long id or
+// ret}, and a syscall tracepoint's fields are read from the syscall's
+// registers (syscalls.go).
+func (k CtxKind) SyscallRegs() bool { return k == CtxSyscall }
+
+// EndsWithEmptyRun reports whether the program runs once more after the
+// last object with none (its pointer after the meta one is NULL), a run
+// that does nothing (iterators).
+func (k CtxKind) EndsWithEmptyRun() bool { return k == CtxIter }
+
 // Typer is what a provider's typing hooks ask of the checker.
 type Typer interface {
 	// KernelType converts a type of the kernel's BTF; nil when it has no
@@ -63,6 +98,11 @@ const (
 	Bench                 // run repeatedly and timed, between BEGIN and END (bench.go)
 	Test                  // run once each with --test, between BEGIN and END (bench.go)
 )
+
+// Attaches reports whether the provider's programs are attached to events
+// for the whole run (they count in the probe statistics and are the ones
+// --probe-filter selects), rather than run by the runtime at one phase.
+func (p *Provider) Attaches() bool { return p.Phase == Attached }
 
 // Provider is one probe kind.
 type Provider struct {
@@ -99,8 +139,14 @@ type Provider struct {
 	// most MaxArgN); ArgNSigned: they are int64, not uint64.
 	ArgNMax    int
 	ArgNSigned bool
-	Func       bool              // func exists
-	UserArgs   func(*Point) bool // pointers read from args (or argN) are user memory
+	// ArgNAt says where argN (i) of a point is, for a provider whose
+	// arguments are not the context's argument i (usdt: where the
+	// location's note says, a constant, a register or user memory);
+	// false: the point has fewer arguments, and argN is 0. nil: argument
+	// i of the context (its register or its slot).
+	ArgNAt   func(pt *Point, i int) (usdt.Arg, bool)
+	Func     bool              // func exists
+	UserArgs func(*Point) bool // pointers read from args (or argN) are user memory
 	// CtxStruct names the kernel BTF struct the ctx builtin points to for
 	// an attach point (nil: ctx is an untyped pointer).
 	CtxStruct func(*Point) string

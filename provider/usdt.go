@@ -45,9 +45,18 @@ var usdtProvider = &Provider{
 	Compile: func(pts []*Point, _ Features, probe *object.Probe) Program {
 		probe.Provider = "usdt"
 		for _, pp := range pts {
-			probe.Targets = append(probe.Targets, USDTTarget{File: pp.Module, Offset: pp.USDT.Offset, Semaphore: pp.USDT.SemaphoreOffset, First: pp.USDT.First})
+			loc := pp.Data.(*usdtPoint)
+			probe.Targets = append(probe.Targets, USDTTarget{File: pp.Module, Offset: loc.Offset, Semaphore: loc.SemaphoreOffset, First: loc.First})
 		}
 		return Program{Type: ebpf.Kprobe, AttachType: ebpf.AttachNone, Ctx: CtxPtRegs}
+	},
+	// argN are where the location's note says.
+	ArgNAt: func(pt *Point, i int) (usdt.Arg, bool) {
+		args := pt.Data.(*usdtPoint).Args
+		if i >= len(args) {
+			return usdt.Arg{}, false
+		}
+		return args[i], true
 	},
 	Attach: attachUSDT,
 	// A probe counts once, however many locations it has.
@@ -64,9 +73,9 @@ var usdtProvider = &Provider{
 	ListAll: true,
 }
 
-// USDTLocation is one location of a USDT probe, the part of a Point that
-// the usdt provider fills in.
-type USDTLocation struct {
+// usdtPoint is the Point.Data of a usdt point: one location of a USDT
+// probe (the Point's Module is the binary, its Func "NAMESPACE:PROBE").
+type usdtPoint struct {
 	usdt.Probe
 	// First: the first location of its probe in the binary (the one that
 	// counts as an attach point).
@@ -211,7 +220,7 @@ func expandUSDT(env ExpandEnv, raw string, parts []string) ([]*Point, error) {
 				Name:   "usdt:" + bin.Name + ":" + key,
 				Module: bin.Path,
 				Func:   key,
-				USDT:   &USDTLocation{Probe: p, First: !first[key]},
+				Data:   &usdtPoint{Probe: p, First: !first[key]},
 			})
 			first[key] = true
 		}

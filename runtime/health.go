@@ -129,7 +129,7 @@ func (s *entry) probeStats() []ProbeStats {
 	}
 	var out []ProbeStats
 	for _, p := range s.prog.Probes {
-		if def := provider.Lookup(p.Provider); def == nil || def.Phase != provider.Attached || p.Dispatch != "" {
+		if def := provider.Lookup(p.Provider); def == nil || !def.Attaches() || p.Dispatch != "" {
 			continue
 		}
 		prog := s.coll.Programs[p.Program]

@@ -25,7 +25,7 @@ func filterProbes(prog *object.Program, filter string) error {
 	used := map[string]bool{}
 	dispatched := false
 	for _, p := range prog.Probes {
-		if !p.Dispatcher && (provider.Lookup(p.Provider).Phase != provider.Attached || re.MatchString(p.Name)) {
+		if !p.Dispatcher && (!provider.Lookup(p.Provider).Attaches() || re.MatchString(p.Name)) {
 			kept = append(kept, p)
 			used[p.Program] = true
 			dispatched = dispatched || p.Dispatch != ""
