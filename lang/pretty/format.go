@@ -312,7 +312,15 @@ func (p *printer) block(bl *ast.Block, md *notes, w uint) *Buffer {
 	extra := md.before(bl.End)
 	if value != nil {
 		exprMD := extra.before(value.GetSpan().Start)
-		x := p.expr(value, extra, w, true)
+		var x *Buffer
+		if t, ok := unparen(value).(*ast.Ternary); ok && isBlockIf(t) {
+			// An if-else ending a block starts a statement, where the
+			// parser takes `if c` without parentheses and makes it the
+			// block's value.
+			x = p.ifValue(t, extra, w, false)
+		} else {
+			x = p.expr(value, extra, w, true)
+		}
 		min := 0
 		if b.numLines() > 0 {
 			min = 1
@@ -541,13 +549,34 @@ func (p *printer) ifValue(t *ast.Ternary, md *notes, w uint, value bool) *Buffer
 	return p.ifChainValue(t.Start, branches, final, md, w, value)
 }
 
+// hasValue reports whether a block ends with a value: an expression, or an
+// if-else that has one, with no ';' after it. An if-else value and an if
+// statement print alike, and bpftrace reads either as the other, so both
+// count, or formatting what was a value again would change it.
 func (p *printer) hasValue(b *ast.Block) bool {
 	if p.statements[b] {
 		return false
 	}
-	if n := len(b.Stmts); n > 0 {
-		if es, ok := b.Stmts[n-1].(*ast.ExprStmt); ok && !p.semiAfter(es.End) {
-			return true
+	n := len(b.Stmts)
+	if n == 0 {
+		return false
+	}
+	switch s := b.Stmts[n-1].(type) {
+	case *ast.ExprStmt:
+		return !p.semiAfter(s.End)
+	case *ast.IfStmt:
+		if p.semiAfter(s.End) || !p.hasValue(s.Then) {
+			return false
+		}
+		for it := s; ; {
+			switch e := it.Else.(type) {
+			case *ast.IfStmt:
+				it = e
+				continue
+			case *ast.BlockStmt:
+				return true
+			}
+			return false
 		}
 	}
 	return false
