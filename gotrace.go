@@ -196,6 +196,9 @@ func compile(name, src string, opts Options, st *sessionState) (*Script, error) 
 		if slices.Contains(opts.NoFeatures, runtime.FeatureKprobeMulti) {
 			copts.KprobeMulti, copts.FentryMultiThreshold = false, 0
 		}
+		if slices.Contains(opts.NoFeatures, runtime.FeatureKprobeSession) || !copts.KprobeMulti {
+			copts.KprobeSession = false
+		}
 	} else if wantDispatch && runtime.HaveSyscallRawTp() {
 		// Only the syscall dispatchers depend on the kernel: probe that
 		// alone, and, when they are used, read the one member offset

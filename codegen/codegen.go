@@ -119,7 +119,26 @@ func Compile(prog *check.Program, opts Options) (*object.Program, error) {
 		}
 	}
 	c.planSyscalls()
+	c.planSessions()
 	for i, p := range prog.Probes {
+		if c.sess.ret[i] {
+			continue // compiled with its kprobe
+		}
+		if j, ok := c.sess.pair[i]; ok {
+			merged, err := c.compileSession(i, j)
+			if err != nil {
+				return nil, err
+			}
+			if !merged {
+				if err := c.compileProbe(i, p); err != nil {
+					return nil, err
+				}
+				if err := c.compileProbe(j, prog.Probes[j]); err != nil {
+					return nil, err
+				}
+			}
+			continue
+		}
 		if err := c.compileProbe(i, p); err != nil {
 			return nil, err
 		}
@@ -137,6 +156,7 @@ type compiler struct {
 	printfs  map[string]int  // dedup key → index in out.Printfs
 	order    map[string]int  // instances compiled so far, by provider
 	sys      syscallPlan     // blocks served by the syscall dispatchers
+	sess     sessionPlan     // kprobe/kretprobe pairs made one session program
 }
 
 // mapKeyType returns the BPF key layout for a map.

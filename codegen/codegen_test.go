@@ -102,6 +102,8 @@ func TestGolden(t *testing.T) {
 						switch o {
 						case "KprobeMulti":
 							opts.KprobeMulti = true
+						case "KprobeSession":
+							opts.KprobeSession = true
 						case "DirectBTFLoads":
 							opts.DirectBTFLoads = true
 						case "TracingMulti":

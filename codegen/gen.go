@@ -120,6 +120,9 @@ type gen struct {
 	fpFix    int
 	bail     string // bailLabel
 	progName string // the program's name, which names its scratch map
+	// labelPrefix starts every label, for a block laid in the program of
+	// another (a kprobe session's, session.go).
+	labelPrefix string
 }
 
 func newGen(c *compiler, p *check.Probe) *gen {
@@ -157,7 +160,7 @@ func (g *gen) emit(ins ...asm.Instruction) {
 
 func (g *gen) newLabel(prefix string) string {
 	g.nlabel++
-	return fmt.Sprintf("%s_%d", prefix, g.nlabel)
+	return fmt.Sprintf("%s%s_%d", g.labelPrefix, prefix, g.nlabel)
 }
 
 // mark places label l on the next emitted instruction.

@@ -15,13 +15,16 @@ import (
 
 // attachKprobes attaches a kprobe or kretprobe (ret) program to its
 // targets: through one kprobe_multi link when the program was loaded for
-// it, else one kprobe per target, detached together. The kernel
+// it (a kprobe session's program too, with the session attach type), else one kprobe per target, detached together. The kernel
 // serialises kprobe attach (attaching from 16 goroutines was no faster
 // than one at a time, cmd/kbench), so the targets attach one after the
 // other. In a wildcard, the functions the kernel refuses are skipped.
 func attachKprobes(a Attacher, p *object.Probe, bp *ebpf.Program, ret bool) (int, error) {
-	if a.AttachType(p) == ebpf.AttachTraceKprobeMulti {
-		return attachKprobeMulti(a, p, bp, ret)
+	switch a.AttachType(p) {
+	case ebpf.AttachTraceKprobeMulti:
+		return attachKprobeMulti(a, p, bp, ret, false)
+	case ebpf.AttachTraceKprobeSession:
+		return attachKprobeMulti(a, p, bp, false, true)
 	}
 	start := time.Now()
 	var got []io.Closer

@@ -15,10 +15,13 @@ import (
 // attachKprobeMulti attaches every target through one kprobe_multi link.
 // When the kernel refuses the set, the functions it refuses are found by
 // bisection, skipped, and the rest attached in one link.
-func attachKprobeMulti(a Attacher, p *object.Probe, bp *ebpf.Program, ret bool) (int, error) {
+//
+// session attaches a kprobe session's program (ret is then false): it
+// runs at entry and at return of every function.
+func attachKprobeMulti(a Attacher, p *object.Probe, bp *ebpf.Program, ret, session bool) (int, error) {
 	start := time.Now()
 	try := func(syms []string) (link.Link, error) {
-		opts := link.KprobeMultiOptions{Symbols: syms}
+		opts := link.KprobeMultiOptions{Symbols: syms, Session: session}
 		if ret {
 			return link.KretprobeMulti(bp, opts)
 		}

@@ -254,6 +254,12 @@ type Features struct {
 	// pt_regs) instead of one trampoline per function; 0 disables it.
 	// Needs KprobeMulti.
 	FentryMultiThreshold int
+	// KprobeSession: the kernel has kprobe session links (attach type
+	// BPF_TRACE_KPROBE_SESSION, Linux 6.10): a kprobe and a kretprobe on
+	// the same functions become one program on one kprobe_multi link,
+	// which runs the kretprobe's block where bpf_session_is_return() says
+	// the function returns. Needs KprobeMulti.
+	KprobeSession bool
 	// TracingMulti: the kernel has tracing_multi links (fentry and fexit
 	// programs attached to many functions through one link, Linux 7.3):
 	// an fentry or fexit probe of several functions whose body does not

@@ -58,6 +58,8 @@ const DefaultTracingMultiMax = 2000
 //     tracepoint programs (Linux 5.5), probed by loading a tp_btf program
 //     that reads sched_switch's prev->pid;
 //   - raw tracepoint programs (Linux 4.17), for syscall tracepoints;
+//   - kprobe session links (Linux 6.10), for a kprobe and a kretprobe on
+//     the same functions;
 //   - tracing_multi links (Linux 7.3), HaveTracingMulti.
 //
 // cache, when not nil, is where the probe finds its attach target: pass the
@@ -68,6 +70,7 @@ func Features(spec *btf.Spec, cache *btf.Cache) provider.Features {
 	if features.HaveBPFLinkKprobeMulti() == nil {
 		o.KprobeMulti = true
 		o.FentryMultiThreshold = DefaultFentryMultiThreshold
+		o.KprobeSession = features.HaveBPFLinkKprobeSession() == nil
 	}
 	if HaveTracingMulti() {
 		o.TracingMulti = true
@@ -158,7 +161,7 @@ func HaveTracingMulti() bool {
 const (
 	FeatureKprobeMulti   = "kprobe_multi"   // kprobe_multi links for kprobe and fentry wildcards
 	FeatureUprobeMulti   = "uprobe_multi"   // uprobe_multi links for uprobes on several functions
-	FeatureKprobeSession = "kprobe_session" // gotrace never uses kprobe sessions: accepted, nothing to turn off
+	FeatureKprobeSession = "kprobe_session" // one session program for a kprobe and a kretprobe on the same functions
 )
 
 // FeatureNames are the features --no-feature accepts, in bpftrace's order.

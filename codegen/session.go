@@ -1,0 +1,159 @@
+package codegen
+
+import (
+	"fmt"
+
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/asm"
+	"github.com/cilium/ebpf/btf"
+
+	"github.com/gotrace/gotrace/lang/check"
+	"github.com/gotrace/gotrace/object"
+	"github.com/gotrace/gotrace/provider"
+)
+
+// Kprobe sessions (Features.KprobeSession), as bpftrace 0.26 makes them: a
+// kprobe and a kretprobe of the script on the same functions (the same
+// names, or the same wildcard) become one program attached through one
+// kprobe_multi link with the session attach type. The kernel runs it at
+// entry and at return of each function; it asks the kfunc
+// bpf_session_is_return which, and runs the kretprobe's block or the
+// kprobe's. Each block is compiled as it would be alone, with its own
+// labels, frame and scratch map (only one of them runs in a run of the
+// program), and the two are laid one after the other behind the test.
+// The entry block returns 0, which tells the kernel to run the program
+// again at the function's return.
+
+// sessionPlan pairs the probes that become sessions: by the index of a
+// kprobe, the index of its kretprobe; ret holds the kretprobes' indexes.
+type sessionPlan struct {
+	pair map[int]int
+	ret  map[int]bool
+}
+
+// planSessions finds the kprobe/kretprobe pairs on the same functions,
+// each probe in at most one pair, in the order of the script.
+func (c *compiler) planSessions() {
+	c.sess = sessionPlan{pair: map[int]int{}, ret: map[int]bool{}}
+	if !c.opts.KprobeSession || !c.opts.KprobeMulti {
+		return
+	}
+	key := func(p *check.Probe, name string) (string, bool) {
+		if len(p.Points) == 0 || p.Points[0].Provider != name {
+			return "", false
+		}
+		k := ""
+		for _, pt := range p.Points {
+			if pt.Provider != name || pt.NoFtrace || pt.Offset != 0 || pt.Module != "" || pt.Func == "" {
+				return "", false
+			}
+			k += pt.Func + "\x00"
+		}
+		return k, true
+	}
+	rets := map[string][]int{}
+	for j, p := range c.prog.Probes {
+		if k, ok := key(p, "kretprobe"); ok {
+			rets[k] = append(rets[k], j)
+		}
+	}
+	for i, p := range c.prog.Probes {
+		k, ok := key(p, "kprobe")
+		if !ok || len(rets[k]) == 0 {
+			continue
+		}
+		j := rets[k][0]
+		rets[k] = rets[k][1:]
+		c.sess.pair[i], c.sess.ret[j] = j, true
+	}
+}
+
+// compileSession compiles the kprobe at index i and the kretprobe at
+// index j into one session program. ok is false when the pair cannot be
+// one program (a block that has callbacks, or one too long to jump over);
+// the caller then compiles them apart.
+func (c *compiler) compileSession(i, j int) (ok bool, err error) {
+	kp, kr := c.prog.Probes[i], c.prog.Probes[j]
+	pt := kp.Points[0]
+	probe := &object.Probe{Name: pt.Name, Program: fmt.Sprintf("p%d", i), Function: bpftraceFunction(pt.Name, i+1)}
+	entryProg := provider.Lookup("kprobe").Compile(kp.Points, c.features(kp), probe)
+	var retProbe object.Probe
+	retProg := provider.Lookup("kretprobe").Compile(kr.Points, c.features(kr), &retProbe)
+	if entryProg.Type != ebpf.Kprobe || retProg.Type != ebpf.Kprobe {
+		return false, nil
+	}
+	for _, t := range probe.Targets {
+		if ft, isFunc := t.(provider.FuncTarget); !isFunc || ft.ByAddr {
+			return false, nil // kprobe:0xADDRESS: one kprobe at an address
+		}
+	}
+	body := func(p *check.Probe, ctx provider.CtxKind, name string) (asm.Instructions, error) {
+		return c.compileFrame(func() *gen {
+			g := newGen(c, p)
+			g.ctx, g.progType = ctx, ebpf.Kprobe
+			g.progName, g.labelPrefix = name, name+"_"
+			return g
+		})
+	}
+	entry, err := body(kp, entryProg.Ctx, probe.Program)
+	if err != nil {
+		return false, err
+	}
+	ret, err := body(kr, retProg.Ctx, probe.Program+"_ret")
+	if err != nil {
+		return false, err
+	}
+	for _, insns := range []asm.Instructions{entry, ret} {
+		for _, ins := range insns {
+			if btf.FuncMetadata(&ins) != nil {
+				return false, nil // callbacks: a program of several functions
+			}
+		}
+	}
+	if rawLen(entry) >= 1<<15-1 || rawLen(entry)+rawLen(ret)+4 > MaxInstructions {
+		return false, nil
+	}
+	retLbl := probe.Program + "_return"
+	// R1 (the context) is saved in R6 across the kfunc call; each
+	// block starts by copying R1 to R6, so R1 is restored first.
+	prologue := asm.Instructions{
+		asm.Mov.Reg(asm.R6, asm.R1),
+		sessionIsReturn(),
+		asm.Mov.Reg(asm.R1, asm.R6),
+		asm.JNE.Imm(asm.R0, 0, retLbl),
+	}
+	// The kernel wants line info on the first instruction: the entry
+	// block's first source tag moves to the prologue.
+	if src := entry[0].Source(); src != nil {
+		prologue[0] = prologue[0].WithSource(src)
+		entry[0] = entry[0].WithSource(nil)
+	}
+	ret[0] = ret[0].WithSymbol(retLbl)
+	insns := append(append(prologue, entry...), ret...)
+	probe.Provider = "kprobe"
+	probe.Order = c.order["kprobe"]
+	c.order["kprobe"]++
+	c.order["kretprobe"]++
+	probe.Group = &object.Group{Written: written(kp), Size: len(probe.Targets)}
+	probe.Via = fmt.Sprintf("one kprobe session with %s", kr.Points[0].Name)
+	c.out.Collection.Programs[probe.Program] = &ebpf.ProgramSpec{
+		Name:         probe.Function,
+		Type:         ebpf.Kprobe,
+		AttachType:   ebpf.AttachTraceKprobeSession,
+		Instructions: insns,
+		License:      "GPL",
+	}
+	c.out.Probes = append(c.out.Probes, probe)
+	return true, nil
+}
+
+// sessionIsReturn is the call of the kfunc bpf_session_is_return, which
+// the loader resolves in the kernel's BTF.
+func sessionIsReturn() asm.Instruction {
+	call := asm.Instruction{OpCode: asm.OpCode(asm.JumpClass).SetJumpOp(asm.Call), Src: asm.PseudoKfuncCall, Constant: -1}
+	return btf.WithFuncMetadata(call, &btf.Func{
+		Name:    "bpf_session_is_return",
+		Type:    &btf.FuncProto{Return: &btf.Int{Name: "_Bool", Size: 1, Encoding: btf.Bool}},
+		Linkage: btf.ExternFunc,
+	})
+}
