@@ -17,7 +17,8 @@ import (
 // names, or the same wildcard) become one program attached through one
 // kprobe_multi link with the session attach type. The kernel runs it at
 // entry and at return of each function; it asks the kfunc
-// bpf_session_is_return which, and runs the kretprobe's block or the
+// bpf_session_is_return (found in the kernel's BTF; without it the
+// probes stay apart) which, and runs the kretprobe's block or the
 // kprobe's. Each block is compiled as it would be alone, with its own
 // labels, frame and scratch map (only one of them runs in a run of the
 // program), and the two are laid one after the other behind the test.
@@ -113,12 +114,16 @@ func (c *compiler) compileSession(i, j int) (ok bool, err error) {
 	if rawLen(entry) >= 1<<15-1 || rawLen(entry)+rawLen(ret)+4 > MaxInstructions {
 		return false, nil
 	}
+	isReturn, found := c.kfuncID("bpf_session_is_return")
+	if !found {
+		return false, nil
+	}
 	retLbl := probe.Program + "_return"
 	// R1 (the context) is saved in R6 across the kfunc call; each
 	// block starts by copying R1 to R6, so R1 is restored first.
 	prologue := asm.Instructions{
 		asm.Mov.Reg(asm.R6, asm.R1),
-		sessionIsReturn(),
+		{OpCode: asm.OpCode(asm.JumpClass).SetJumpOp(asm.Call), Src: asm.PseudoKfuncCall, Constant: int64(isReturn)},
 		asm.Mov.Reg(asm.R1, asm.R6),
 		asm.JNE.Imm(asm.R0, 0, retLbl),
 	}
@@ -147,13 +152,15 @@ func (c *compiler) compileSession(i, j int) (ok bool, err error) {
 	return true, nil
 }
 
-// sessionIsReturn is the call of the kfunc bpf_session_is_return, which
-// the loader resolves in the kernel's BTF.
-func sessionIsReturn() asm.Instruction {
-	call := asm.Instruction{OpCode: asm.OpCode(asm.JumpClass).SetJumpOp(asm.Call), Src: asm.PseudoKfuncCall, Constant: -1}
-	return btf.WithFuncMetadata(call, &btf.Func{
-		Name:    "bpf_session_is_return",
-		Type:    &btf.FuncProto{Return: &btf.Int{Name: "_Bool", Size: 1, Encoding: btf.Bool}},
-		Linkage: btf.ExternFunc,
-	})
+// kfuncID is the ID in the kernel's BTF (Options.BTF) of the kfunc name.
+func (c *compiler) kfuncID(name string) (btf.TypeID, bool) {
+	if c.opts.BTF == nil {
+		return 0, false
+	}
+	var fn *btf.Func
+	if err := c.opts.BTF.TypeByName(name, &fn); err != nil {
+		return 0, false
+	}
+	id, err := c.opts.BTF.TypeID(fn)
+	return id, err == nil
 }

@@ -1,0 +1,76 @@
+package vm
+
+import (
+	"errors"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/features"
+)
+
+// haveKprobeSession reports whether the guest kernel has kprobe session
+// links (Linux 6.10: 6.12 and 7.3 have them, 6.1 not).
+func haveKprobeSession(t *testing.T) bool {
+	t.Helper()
+	err := features.HaveBPFLinkKprobeSession()
+	if err != nil && !errors.Is(err, ebpf.ErrNotSupported) {
+		t.Fatalf("kprobe_session feature probe: %v", err)
+	}
+	have := err == nil
+	switch k := os.Getenv("GOTRACE_VM_KERNEL"); k {
+	case "6.12", "7.3":
+		if !have {
+			t.Fatalf("kernel %s: kprobe_session should be available: %v", k, err)
+		}
+	case "6.1":
+		if have {
+			t.Fatalf("kernel 6.1 should not have kprobe_session")
+		}
+	}
+	return have
+}
+
+// TestKprobeSession: a kprobe and a kretprobe on vfs_read are one session
+// program on one kprobe_multi link where the kernel has kprobe sessions
+// ("Attached 1 probe"), else two probes; either way each block runs where
+// it should, the entry with the arguments and the return with retval.
+// --no-feature kprobe_session keeps them apart.
+func TestKprobeSession(t *testing.T) {
+	gotraceBin(t)
+	session := haveKprobeSession(t)
+	script := `kprobe:vfs_read /tid == $1/ { @e = count(); @size = arg2; } ` +
+		`kretprobe:vfs_read /tid == $1/ { @r = count(); @ret = retval; }`
+	want := "\n\n@e: 5\n@r: 5\n@ret: 100\n@size: 4096\n"
+	for _, noFeature := range []bool{false, true} {
+		t.Run("no-feature="+strconv.FormatBool(noFeature), func(t *testing.T) {
+			tid := lockThread(t)
+			file := knownFile(t, "kprobe-session", 100)
+			args := []string{"-e", script, strconv.Itoa(tid)}
+			if noFeature {
+				args = append([]string{"--no-feature", "kprobe_session"}, args...)
+			}
+			merged := session && !noFeature
+			links := 2
+			if merged {
+				links = 1
+			}
+			tr := startTrace(t, linksReady(links), args...)
+			if got := tr.links(); got != links {
+				t.Errorf("gotrace holds %d links, want %d", got, links)
+			}
+			preadN(t, file, 5, 4096)
+			out, errs := tr.stop()
+			wantAttached := "Attached 2 probes"
+			if merged {
+				wantAttached = "Attached 1 probe\n"
+			}
+			if !strings.Contains(errs, wantAttached) {
+				t.Errorf("stderr does not say %q:\n%s", wantAttached, errs)
+			}
+			wantStdout(t, out, want, errs)
+		})
+	}
+}
