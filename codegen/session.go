@@ -133,6 +133,13 @@ func (c *compiler) compileSession(i, j int) (ok bool, err error) {
 		prologue[0] = prologue[0].WithSource(src)
 		entry[0] = entry[0].WithSource(nil)
 	}
+	// BTF function info names the program in full, as bpftrace's, where
+	// the kernel's name is cut at 15 characters: bpftool prog shows
+	// "kprobe_ksys_read_1", not "kprobe_ksys_rea".
+	prologue[0] = btf.WithFuncMetadata(prologue[0], &btf.Func{
+		Name: probe.Function, Linkage: btf.GlobalFunc,
+		Type: &btf.FuncProto{Return: btfLong, Params: []btf.FuncParam{{Name: "ctx", Type: btfVoidPtr}}},
+	})
 	ret[0] = ret[0].WithSymbol(retLbl)
 	insns := append(append(prologue, entry...), ret...)
 	probe.Provider = "kprobe"
