@@ -147,7 +147,6 @@ func (c *compiler) compileSession(i, j int) (ok bool, err error) {
 	c.order["kprobe"]++
 	c.order["kretprobe"]++
 	probe.Group = &object.Group{Written: written(kp), Size: len(probe.Targets)}
-	probe.Via = fmt.Sprintf("one kprobe session with %s", kr.Points[0].Name)
 	c.out.Collection.Programs[probe.Program] = &ebpf.ProgramSpec{
 		Name:         probe.Function,
 		Type:         ebpf.Kprobe,
