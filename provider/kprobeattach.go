@@ -18,7 +18,8 @@ import (
 // it (a kprobe session's program too, with the session attach type),
 // else one kprobe per target, detached together. The kernel serialises
 // kprobe attach (attaching from 16 goroutines was no faster than one at a
-// time, cmd/kbench), so the targets attach one after the other. In a wildcard, the functions the kernel refuses are skipped.
+// time, cmd/kbench), so the targets attach one after the other. In a
+// wildcard, the functions the kernel refuses are skipped.
 func attachKprobes(a Attacher, p *object.Probe, bp *ebpf.Program, ret bool) (int, error) {
 	switch a.AttachType(p) {
 	case ebpf.AttachTraceKprobeMulti:
