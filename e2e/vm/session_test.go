@@ -74,3 +74,30 @@ func TestKprobeSession(t *testing.T) {
 		})
 	}
 }
+
+// TestKprobeSessionWildcard: kprobe:vfs_read* and kretprobe:vfs_read* are
+// one session over every match where the kernel has kprobe sessions (one
+// link), and func names the function at entry and at return alike: every
+// function counts as many returns as entries (other functions than
+// vfs_read, such as vfs_readlink, may run on the thread too).
+func TestKprobeSessionWildcard(t *testing.T) {
+	gotraceBin(t)
+	session := haveKprobeSession(t)
+	tid := lockThread(t)
+	file := knownFile(t, "kprobe-session-wildcard", 100)
+	tr := startTrace(t, linksReady(1), "-e", `kprobe:vfs_read* /tid == $1/ { @e[func] = count(); } `+
+		`kretprobe:vfs_read* /tid == $1/ { @r[func] = count(); }`, strconv.Itoa(tid))
+	if got := tr.links(); session && got != 1 {
+		t.Errorf("gotrace holds %d links, want 1", got)
+	}
+	preadN(t, file, 3, 4096)
+	out, errs := tr.stop()
+	if !strings.Contains(out, "@e[vfs_read]: 3\n") {
+		t.Errorf("no @e[vfs_read]: 3 in stdout:\n%s\nstderr:\n%s", out, errs)
+	}
+	for _, line := range strings.Split(out, "\n") {
+		if rest, ok := strings.CutPrefix(line, "@e["); ok && !strings.Contains(out, "@r["+rest+"\n") {
+			t.Errorf("%s has no return line @r[%s in stdout:\n%s", line, rest, out)
+		}
+	}
+}
