@@ -16,7 +16,9 @@ import (
 func TestBufSkbData(t *testing.T) {
 	gotraceBin(t)
 	tid := lockThread(t)
-	tr := startTrace(t, linksReady(4), "-e", `kprobe:unix_stream_recvmsg /tid == $1/ { @recv[tid] = 1; }
+	// Two links where each kprobe/kretprobe pair is a kprobe session, four
+	// where not.
+	tr := startTrace(t, linksReady(2), "-e", `kprobe:unix_stream_recvmsg /tid == $1/ { @recv[tid] = 1; }
 kretprobe:unix_stream_recvmsg /tid == $1/ { delete(@recv, tid); }
 kprobe:skb_copy_datagram_iter /has_key(@recv, tid)/ { @skbs[tid] = (struct sk_buff *)arg0; }
 kretprobe:skb_copy_datagram_iter /has_key(@skbs, tid)/ {

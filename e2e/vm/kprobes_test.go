@@ -84,7 +84,9 @@ func TestKprobeOutsideFtrace(t *testing.T) {
 		t.Fatalf("%s is not in kallsyms", sysinfo)
 	}
 	tid := lockThread(t)
-	tr := startTrace(t, linksReady(4), "-e", `
+	// Three links where the getpid kprobe/kretprobe pair is a kprobe
+	// session, four where not.
+	tr := startTrace(t, linksReady(3), "-e", `
 kprobe:__x64_sys_getpid /tid == $1/ { @enter = count(); }
 kretprobe:__x64_sys_getpid /tid == $1/ { if (retval == pid) { @ret = count(); } }
 kprobe:do_sysinfo.isra.0 /tid == $1/ { @sysinfo[func] = count(); }
