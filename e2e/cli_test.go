@@ -33,7 +33,7 @@ func TestStdinProgramAndQuiet(t *testing.T) {
 
 func TestHelpAndVersion(t *testing.T) {
 	// Both print to stdout, as bpftrace's do.
-	if got := run(t, "--version"); got.code != 0 || !regexp.MustCompile(`^gotrace v\d+\.\d+\.\d+\n$`).MatchString(got.stdout) {
+	if got := run(t, "--version"); got.code != 0 || !regexp.MustCompile(`^bpftrace v\d+\.\d+\.\d+ compatible \(gotrace v\d+\.\d+\.\d+\)\n$`).MatchString(got.stdout) {
 		t.Errorf("--version: %+v", got)
 	}
 	if got := run(t, "--help"); got.code != 0 || !strings.Contains(got.stdout, "USAGE:") {

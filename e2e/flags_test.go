@@ -157,7 +157,7 @@ func TestChildEnvIgnored(t *testing.T) {
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr
 			err := cmd.Run()
 			f.Close()
-			if err != nil || stderr.String() != "" || !strings.HasPrefix(stdout.String(), "gotrace v") {
+			if err != nil || stderr.String() != "" || !strings.Contains(stdout.String(), "(gotrace v") {
 				t.Errorf("GOTRACE_CHILD_EXEC=%s, fd 3 %s: %v, stdout %q, stderr %q", value, what, err, stdout.String(), stderr.String())
 			}
 		}
