@@ -184,8 +184,9 @@ func TestKprobeRefusals(t *testing.T) {
 	}
 	// --unsafe: the warning, and the kernel's refusal of the probe named as
 	// the script wrote it, as in bpftrace.
-	out, err = exec.CommandContext(ctx, bin, "--unsafe", "-e", `kprobe:vmlinux:md_flush_request { exit(); }`).CombinedOutput()
-	if want := "\nERROR: Unable to attach probe: kprobe:vmlinux:md_flush_request"; err == nil || !strings.Contains(string(out), want) || !strings.Contains(string(out), "WARNING: md_flush_request is not traceable") {
+	unsafeOut, err := exec.CommandContext(ctx, bin, "--unsafe", "-e", `kprobe:vmlinux:md_flush_request { exit(); }`).CombinedOutput()
+	out = string(unsafeOut)
+	if want := "\nERROR: Unable to attach probe: kprobe:vmlinux:md_flush_request"; err == nil || !strings.Contains(out, want) || !strings.Contains(out, "WARNING: md_flush_request is not traceable") {
 		t.Errorf("--unsafe kprobe:vmlinux:md_flush_request: %v\n%s\nwant the warning and %q", err, out, want)
 	}
 	out, err = run(`kprobe:md_mod:md_flush_request { exit(); }`)
