@@ -96,6 +96,10 @@ int8
 func TestStrConcatSize(t *testing.T) {
 	wantOutput(t, run(t, "-e", `begin { $t = str_concat("x", "yz"); print($t); print(sizeof($t)); print(strcap($t)); print(strlen($t)); exit(); }`),
 		"xyz\n1024\n1024\n3\n\n\n", 0)
+	// Longer than 1023 bytes: cut there, the first string kept whole.
+	a := strings.Repeat("a", 600)
+	got := run(t, "-e", `begin { $a = "`+a+`"; $b = str_concat($a, $a); $c = str_concat("xy", $b); print(strlen($b)); print(sizeof($b)); print(strlen(str_concat($b, "z"))); printf("%s\n", $c); exit(); }`)
+	wantOutput(t, got, "1023\n1024\n1023\nxy"+strings.Repeat("a", 1021)+"\n\n\n", 0)
 }
 
 // TestWhileDeprecated: bpftrace 0.27 warns about every while loop, at the
