@@ -346,13 +346,18 @@ func TestNewFlags(t *testing.T) {
 	}
 }
 
-// TestListProgram: -l with a program lists its expanded attach points;
+// TestListProgram: -l with a program lists its expanded attach points,
+// each time the script names one;
 // -lv 'struct X' prints the struct from BTF; -v after -l's pattern is -lv.
 func TestListProgram(t *testing.T) {
 	got := run(t, "-l", "-e", `tracepoint:syscalls:sys_enter_openat* { exit(); } BEGIN { } interval:s:1 { }`)
 	wantOutput(t, got, "tracepoint:syscalls:sys_enter_openat\ntracepoint:syscalls:sys_enter_openat2\ninterval:s:\n", 0)
 	got = run(t, "-l", "-e", `fentry:vfs_read { exit(); } software:cpu-clock:1000 { }`)
 	wantOutput(t, got, "fentry:vmlinux:vfs_read\nsoftware:cpu-clock:\n", 0)
+	// An attach point named twice (two probes, two patterns of one) is
+	// listed each time, in the script's order, as bpftrace lists it.
+	got = run(t, "-l", "-e", `tracepoint:syscalls:sys_enter_openat* { } tracepoint:syscalls:sys_enter_getpid, tracepoint:syscalls:sys_enter_openat { } interval:s:1 { } interval:s:2 { }`)
+	wantOutput(t, got, "tracepoint:syscalls:sys_enter_openat\ntracepoint:syscalls:sys_enter_openat2\ntracepoint:syscalls:sys_enter_getpid\ntracepoint:syscalls:sys_enter_openat\ninterval:s:\ninterval:s:\n", 0)
 	script := filepath.Join(t.TempDir(), "x.bt")
 	if err := os.WriteFile(script, []byte("tracepoint:syscalls:sys_enter_openat { exit(); }\n"), 0o644); err != nil {
 		t.Fatal(err)
