@@ -210,16 +210,19 @@ func TestPidFilter(t *testing.T) {
 	got := s.stop(syscall.SIGINT)
 	wantOutput(t, got, fmt.Sprintf("\n\n@all: %d\n", n), 0)
 
-	// Exit with the process.
-	sleep := exec.Command("sleep", "1")
+	// Exit with the process: it ends once gotrace is attached (a process
+	// with a fixed lifetime could end first on a loaded machine).
+	sleep := exec.Command("sleep", "60")
 	if err := sleep.Start(); err != nil {
 		t.Fatal(err)
 	}
 	done := make(chan error, 1)
 	go func() { done <- sleep.Wait() }()
-	got = run(t, "-p", fmt.Sprint(sleep.Process.Pid), "-e", `tracepoint:syscalls:sys_enter_getppid { @ = count(); } END { printf("end\n"); }`)
-	wantOutput(t, got, "end\n\n\n", 0)
+	s = startNoWait(t, "-p", fmt.Sprint(sleep.Process.Pid), "-e", `tracepoint:syscalls:sys_enter_getppid { @ = count(); } END { printf("end\n"); }`)
+	s.waitAttached(20 * time.Second)
+	sleep.Process.Kill()
 	<-done
+	wantOutput(t, s.wait(), "end\n\n\n", 0)
 
 	got = run(t, "-c", "/bin/true", "-p", "1", "-e", `BEGIN { exit(); }`)
 	if got.code != 1 || !strings.Contains(got.stderr, "USAGE: Cannot use both -c and -p.") {
