@@ -101,6 +101,9 @@ type ListEnv interface {
 type Attacher interface {
 	// Push registers something to close when detaching.
 	Push(c io.Closer)
+	// Watch registers the perf event of a watchpoint on addr, to close
+	// when detaching or earlier, when the program calls unwatch(addr).
+	Watch(addr uint64, c io.Closer)
 	// Tracefs returns the tracefs environment, mounting tracefs if needed.
 	Tracefs() (*tracefs.Env, error)
 	// OnlineCPUs lists the online CPUs.

@@ -112,7 +112,8 @@ func contains(list []string, s string) bool {
 // attachWatchpoint opens the hardware breakpoint: for each thread of the
 // -p process (inherited by the threads they create), else on every CPU.
 // Threads or CPUs that refuse it are skipped, as bpftrace does; it fails
-// only when none accepts it.
+// only when none accepts it. Each one is registered under its address,
+// which unwatch() detaches.
 func attachWatchpoint(a Attacher, p *object.Probe, prog *ebpf.Program) (int, error) {
 	if len(p.Targets) != 1 {
 		return 0, fmt.Errorf("attach %s: no watchpoint target", p.Name)
@@ -159,8 +160,9 @@ func attachWatchpoint(a Attacher, p *object.Probe, prog *ebpf.Program) (int, err
 	var firstErr error
 	n := 0
 	for _, t := range targets {
-		err := attachPerf(a, p, prog, &attr, t.pid, []int{t.cpu})
+		c, err := openPerf(p, prog, &attr, t.pid, t.cpu)
 		if err == nil {
+			a.Watch(addr, c)
 			n++
 			continue
 		}

@@ -276,6 +276,7 @@ type entry struct {
 	reader   *ringbuf.Reader
 	pcaps    *pcapWriter // skboutput's files (pcap.go); nil when unused
 	attached closerStack // links and perf events, closed when detaching
+	watches  watchSet    // watchpoints' perf events by address, for unwatch() (unwatch.go)
 	others   closerStack // reader and collection, closed last
 
 	ends      []*object.Probe // END probes, in order
