@@ -110,6 +110,8 @@ type Attacher interface {
 	OnlineCPUs() ([]int, error)
 	// Pid is the process the script is restricted to (-p), 0 for none.
 	Pid() int
+	// Child is the pid of the child command (-c), 0 for none.
+	Child() int
 	// Unsafe reports --unsafe (attaching to a function of unknown size).
 	Unsafe() bool
 	// Stdout is where the script's output goes.

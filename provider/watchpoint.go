@@ -110,7 +110,8 @@ func contains(list []string, s string) bool {
 }
 
 // attachWatchpoint opens the hardware breakpoint: for each thread of the
-// -p process (inherited by the threads they create), else on every CPU.
+// -p process, or else of the -c child (inherited by the threads they
+// create), as bpftrace does; else on every CPU.
 // Threads or CPUs that refuse it are skipped, as bpftrace does; it fails
 // only when none accepts it. Each one is registered under its address,
 // which unwatch() detaches.
@@ -139,7 +140,11 @@ func attachWatchpoint(a Attacher, p *object.Probe, prog *ebpf.Program) (int, err
 	}
 	type target struct{ pid, cpu int }
 	var targets []target
-	if pid := a.Pid(); pid > 0 {
+	pid := a.Pid()
+	if pid <= 0 {
+		pid = a.Child()
+	}
+	if pid > 0 {
 		attr.Bits |= unix.PerfBitInherit // threads created later
 		tids, err := processThreads(pid)
 		if err != nil {

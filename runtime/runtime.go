@@ -165,6 +165,10 @@ type Options struct {
 	// every process. Probes that cannot are filtered in their program by
 	// the checker.
 	Pid int
+	// Cpid is the pid of the child command (bpftrace -c), 0 for none:
+	// watchpoints without -p are opened on its threads, as bpftrace
+	// opens them, rather than on every CPU.
+	Cpid int
 	// Format is the output format (bpftrace -f): "" or output.FormatText
 	// for text, output.FormatJSON for one JSON object per line on Stdout
 	// (see output/json.go).

@@ -199,9 +199,14 @@ func TestWatchpointExec(t *testing.T) {
 	wantStdout(t, out, "\n\n@calls: 5\n", errs)
 }
 
-// TestWatchpointThreads: a watchpoint on the -c child follows the threads
-// it creates after attaching; each of 4 threads writes once.
+// TestWatchpointThreads: a watchpoint of a -c run is on the child's
+// threads, as bpftrace opens it, and follows the threads it creates after
+// attaching: each of 4 threads writes once. Another process writing at
+// the same address meanwhile is not counted (gotrace watched every CPU
+// with -c before).
 func TestWatchpointThreads(t *testing.T) {
+	gotraceBin(t)
+	startPoke(t, "w")
 	out, errs := runPoke(t, "threads", fmt.Sprintf(`watchpoint:%#x:8:w { @writes = count(); @by[tid == pid ? "main" : "other"] = count(); }`, pokeAddr))
 	wantStdout(t, out, "\n\n@by[other]: 4\n@writes: 4\n", errs)
 }
