@@ -37,6 +37,7 @@ func init() {
 // poke is the traced program; it never returns. Modes:
 //
 //	w        writes the page's first word every 20 ms for a minute
+//	wthread  the same from a thread other than the main one
 //	x        puts a ret instruction at pokeAddr and calls it 5 times
 //	threads  4 new threads write the first word once each
 //	steps    writes the first word once when the file $GOTRACE_POKE_DIR/1
@@ -69,6 +70,15 @@ func poke(mode string) {
 		for range 5 {
 			fn()
 		}
+	case "wthread":
+		go func() {
+			runtime.LockOSThread()
+			for i := range 3000 {
+				write(uint64(i + 1))
+				time.Sleep(20 * time.Millisecond)
+			}
+		}()
+		select {}
 	case "threads":
 		var wrote, done sync.WaitGroup
 		wrote.Add(4)
@@ -179,6 +189,42 @@ func TestWatchpointPid(t *testing.T) {
 	}
 	out, errs := tr.wait("")
 	wantStdout(t, out, "hit by "+string(b)+"\n\n", errs)
+}
+
+// TestWatchpointPidThread: with -p, the watchpoint is on each thread
+// the process has when attaching: here the write comes from a thread
+// other than the main one, already writing before gotrace starts
+// (bpftrace's "watchpoint - existing thread").
+func TestWatchpointPidThread(t *testing.T) {
+	gotraceBin(t)
+	p := startPoke(t, "wthread")
+	waitWritten(t, p.Process.Pid)
+	tr := startTrace(t, stderrReady("Attached"), "-p", strconv.Itoa(p.Process.Pid), "-e",
+		fmt.Sprintf(`watchpoint:%#x:1:w { printf("hit, main thread: %%d\n", tid == pid); exit(); }`, pokeAddr))
+	out, errs := tr.wait("")
+	wantStdout(t, out, "hit, main thread: 0\n\n\n", errs)
+}
+
+// waitWritten waits until process pid has written a non-zero word at
+// pokeAddr.
+func waitWritten(t *testing.T, pid int) {
+	t.Helper()
+	f, err := os.Open(fmt.Sprintf("/proc/%d/mem", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var b [8]byte
+	for range 3000 {
+		if _, err := f.ReadAt(b[:], pokeAddr); err != nil {
+			t.Fatal(err)
+		}
+		if b != [8]byte{} {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("process %d never wrote at %#x", pid, pokeAddr)
 }
 
 // TestWatchpointKernel: a write watchpoint on a kernel variable (jiffies,
