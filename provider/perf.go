@@ -80,12 +80,21 @@ func attachPerfFD(fd int, prog *ebpf.Program) (closerFunc, error) {
 	return func() error { return unix.Close(fd) }, nil
 }
 
-// perfPid is the pid perf events of a process-filtered provider (profile,
-// software, hardware) are opened for: the -p process, or -1 for all, as
-// bpftrace does.
+// perfPid is the pid the perf events of uprobes are opened for: the -p
+// process, or -1 for all.
 func perfPid(a Attacher) int {
 	if pid := a.Pid(); pid > 0 {
 		return pid
 	}
 	return -1
+}
+
+// taskPid is the pid the perf events of profile, software and watchpoint
+// probes are opened for: the -p process, else the -c child, else -1 for
+// every process, as bpftrace opens them.
+func taskPid(a Attacher) int {
+	if a.Pid() <= 0 && a.Child() > 0 {
+		return a.Child()
+	}
+	return perfPid(a)
 }

@@ -140,11 +140,7 @@ func attachWatchpoint(a Attacher, p *object.Probe, prog *ebpf.Program) (int, err
 	}
 	type target struct{ pid, cpu int }
 	var targets []target
-	pid := a.Pid()
-	if pid <= 0 {
-		pid = a.Child()
-	}
-	if pid > 0 {
+	if pid := taskPid(a); pid > 0 {
 		attr.Bits |= unix.PerfBitInherit // threads created later
 		tids, err := processThreads(pid)
 		if err != nil {

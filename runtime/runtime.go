@@ -166,8 +166,9 @@ type Options struct {
 	// the checker.
 	Pid int
 	// Cpid is the pid of the child command (bpftrace -c), 0 for none:
-	// watchpoints without -p are opened on its threads, as bpftrace
-	// opens them, rather than on every CPU.
+	// without -p, profile and software probes sample it and watchpoints
+	// are opened on its threads, as bpftrace opens them, rather than
+	// every process.
 	Cpid int
 	// Format is the output format (bpftrace -f): "" or output.FormatText
 	// for text, output.FormatJSON for one JSON object per line on Stdout
