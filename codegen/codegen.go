@@ -4,9 +4,11 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"strings"
 
 	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/asm"
 	"github.com/cilium/ebpf/btf"
 
 	"github.com/gotrace/gotrace/builtin"
@@ -365,7 +367,7 @@ func (c *compiler) compileProbe(i int, p *check.Probe) error {
 		Name:         probe.Function, // the kernel's name (bpftool prog), as bpftrace's
 		Type:         typ,
 		AttachType:   attach,
-		Instructions: insns,
+		Instructions: named(insns, probe.Function),
 		License:      "GPL",
 	}
 	if typ == ebpf.Tracing && !provider.IsTracingMulti(attach) {
@@ -382,6 +384,7 @@ func (c *compiler) compileProbe(i int, p *check.Probe) error {
 			}
 			s := spec.Copy()
 			s.Name = one.Function
+			s.Instructions = named(s.Instructions, one.Function)
 			s.AttachTo = target.String()
 			if one.Program != probe.Program {
 				c.ownScratch(s, one.Program, probe.Program)
@@ -408,8 +411,36 @@ func bpftraceFunction(name string, index int) string {
 			b[i] = '_'
 		}
 	}
-	return fmt.Sprintf("%s_%d", b, index)
+	suffix := fmt.Sprintf("_%d", index)
+	if len(b)+len(suffix) > maxFuncName {
+		// As bpftrace: a name too long for the kernel keeps its start and
+		// ends with a hash of the whole.
+		h := fnv.New64a()
+		h.Write(b)
+		b = fmt.Appendf(b[:maxFuncName-len(suffix)-17], "_%016x", h.Sum64())
+	}
+	return string(b) + suffix
 }
+
+// named gives insns, a program's instructions, the BTF function info
+// that names its first function name in full: the kernel's own name of
+// a program is cut at 15 characters (BPF_OBJ_NAME_LEN), bpftool prog
+// shows the function's. It also lets a program have callbacks, which the
+// kernel accepts only in a program with function info throughout.
+func named(insns asm.Instructions, name string) asm.Instructions {
+	if len(insns) == 0 {
+		return insns
+	}
+	insns[0] = btf.WithFuncMetadata(insns[0], &btf.Func{Name: name, Linkage: btf.GlobalFunc, Type: mainProto})
+	return insns
+}
+
+// maxFuncName is the longest BTF function name every kernel takes
+// (KSYM_NAME_LEN was 128 before Linux 6.1): bpftraceFunction keeps to it.
+const maxFuncName = 127
+
+// mainProto is the prototype of a program's main function: long f(void *ctx).
+var mainProto = &btf.FuncProto{Return: btfLong, Params: []btf.FuncParam{{Name: "ctx", Type: btfVoidPtr}}}
 
 // addPrintf registers a printf-style event layout and returns its index.
 func (c *compiler) addPrintf(p *object.Printf) int {
