@@ -1,16 +1,14 @@
 package e2e
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
-	"github.com/cilium/ebpf"
+	"github.com/gotrace/gotrace/internal/heldprogs"
 )
 
 // TestProgramNames: the kernel knows each program by bpftrace's name of its
@@ -62,41 +60,18 @@ func hasPrefix(names map[string]bool, prefix string) bool {
 }
 
 // progNames returns the kernel names of the BPF programs that process pid
-// holds, and the names of their main BTF functions (the first function
-// info of each, as bpftool prog shows).
+// holds, and the names of their main BTF functions (as bpftool prog shows).
 func progNames(t *testing.T, pid int) (names, funcs map[string]bool) {
 	t.Helper()
-	dir := fmt.Sprintf("/proc/%d/fdinfo", pid)
-	fds, err := os.ReadDir(dir)
+	progs, err := heldprogs.Of(pid)
 	if err != nil {
 		t.Fatal(err)
 	}
 	names, funcs = map[string]bool{}, map[string]bool{}
-	for _, fd := range fds {
-		b, err := os.ReadFile(dir + "/" + fd.Name())
-		if err != nil {
-			continue
-		}
-		for _, line := range strings.Split(string(b), "\n") {
-			v, ok := strings.CutPrefix(line, "prog_id:")
-			if !ok {
-				continue
-			}
-			id, err := strconv.Atoi(strings.TrimSpace(v))
-			if err != nil {
-				continue
-			}
-			p, err := ebpf.NewProgramFromID(ebpf.ProgramID(id))
-			if err != nil {
-				continue
-			}
-			if info, err := p.Info(); err == nil {
-				names[info.Name] = true
-				if fi, err := info.FuncInfos(); err == nil && len(fi) > 0 {
-					funcs[fi[0].Func.Name] = true
-				}
-			}
-			p.Close()
+	for _, p := range progs {
+		names[p.Name] = true
+		if p.Func != "" {
+			funcs[p.Func] = true
 		}
 	}
 	return names, funcs
