@@ -4,11 +4,9 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"strings"
 
 	"github.com/cilium/ebpf"
-	"github.com/cilium/ebpf/asm"
 	"github.com/cilium/ebpf/btf"
 
 	"github.com/gotrace/gotrace/builtin"
@@ -122,6 +120,7 @@ func Compile(prog *check.Program, opts Options) (*object.Program, error) {
 	}
 	c.planSyscalls()
 	c.planSessions()
+	c.planNames()
 	for i, p := range prog.Probes {
 		if c.sess.ret[i] {
 			continue // compiled with its kprobe
@@ -159,6 +158,7 @@ type compiler struct {
 	order    map[string]int  // instances compiled so far, by provider
 	sys      syscallPlan     // blocks served by the syscall dispatchers
 	sess     sessionPlan     // kprobe/kretprobe pairs made one session program
+	fnIndex  []int           // by instance, bpftrace's index of its first program (planNames)
 }
 
 // mapKeyType returns the BPF key layout for a map.
@@ -339,7 +339,7 @@ func (c *compiler) compileProbe(i int, p *check.Probe) error {
 		return nil // served by another instance's program (syscalls.go)
 	}
 	pt := p.Points[0]
-	probe := &object.Probe{Name: pt.Name, Program: fmt.Sprintf("p%d", i), Function: bpftraceFunction(pt.Name, i+1)}
+	probe := &object.Probe{Name: pt.Name, Program: fmt.Sprintf("p%d", i), Function: c.function(i, 0)}
 	def := provider.Lookup(pt.Provider)
 	if def == nil || !def.Supported() {
 		return &Error{Pos: pt.Pos, Err: fmt.Errorf("%s probes are not supported by the code generator", pt.Provider)}
@@ -377,7 +377,7 @@ func (c *compiler) compileProbe(i int, p *check.Probe) error {
 		for j, target := range probe.Targets {
 			one := *probe
 			one.Name = p.Points[j].Name
-			one.Function = bpftraceFunction(one.Name, i+1)
+			one.Function = c.function(i, j)
 			one.Targets = []object.Target{target}
 			if len(probe.Targets) > 1 {
 				one.Program = fmt.Sprintf("%s_%d", probe.Program, j)
@@ -401,46 +401,6 @@ func (c *compiler) compileProbe(i int, p *check.Probe) error {
 	c.out.Probes = append(c.out.Probes, probe)
 	return nil
 }
-
-// bpftraceFunction is the name bpftrace gives the program of the probe
-// name at 1-based position index (object.Probe.Function).
-func bpftraceFunction(name string, index int) string {
-	b := []byte(name)
-	for i, c := range b {
-		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_') {
-			b[i] = '_'
-		}
-	}
-	suffix := fmt.Sprintf("_%d", index)
-	if len(b)+len(suffix) > maxFuncName {
-		// As bpftrace: a name too long for the kernel keeps its start and
-		// ends with a hash of the whole.
-		h := fnv.New64a()
-		h.Write(b)
-		b = fmt.Appendf(b[:maxFuncName-len(suffix)-17], "_%016x", h.Sum64())
-	}
-	return string(b) + suffix
-}
-
-// named gives insns, a program's instructions, the BTF function info
-// that names its first function name in full: the kernel's own name of
-// a program is cut at 15 characters (BPF_OBJ_NAME_LEN), bpftool prog
-// shows the function's. It also lets a program have callbacks, which the
-// kernel accepts only in a program with function info throughout.
-func named(insns asm.Instructions, name string) asm.Instructions {
-	if len(insns) == 0 {
-		return insns
-	}
-	insns[0] = btf.WithFuncMetadata(insns[0], &btf.Func{Name: name, Linkage: btf.GlobalFunc, Type: mainProto})
-	return insns
-}
-
-// maxFuncName is the longest BTF function name every kernel takes
-// (KSYM_NAME_LEN was 128 before Linux 6.1): bpftraceFunction keeps to it.
-const maxFuncName = 127
-
-// mainProto is the prototype of a program's main function: long f(void *ctx).
-var mainProto = &btf.FuncProto{Return: btfLong, Params: []btf.FuncParam{{Name: "ctx", Type: btfVoidPtr}}}
 
 // addPrintf registers a printf-style event layout and returns its index.
 func (c *compiler) addPrintf(p *object.Printf) int {
