@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cilium/ebpf/btf"
+
 	"github.com/gotrace/gotrace/internal/difftest"
 )
 
@@ -114,4 +116,24 @@ func TestWhileDeprecated(t *testing.T) {
 	if got.code != 0 || got.stdout != "2\n\n\n" || !strings.HasPrefix(got.stderr, want) {
 		t.Errorf("exit %d, stdout %q, stderr:\n%s\nwant a stderr starting\n%s", got.code, got.stdout, got.stderr, want)
 	}
+}
+
+// TestPlainChar: plain char is the kernel BTF's char, as bpftrace takes
+// it: unsigned on kernels built with -funsigned-char (every kernel since
+// 6.2), so (char)200 and a char read from memory print 200 there, -56 on
+// a kernel whose char is signed.
+func TestPlainChar(t *testing.T) {
+	spec, err := btf.LoadKernelSpec()
+	if err != nil {
+		t.Skipf("no kernel BTF: %v", err)
+	}
+	var ch *btf.Int
+	if err := spec.TypeByName("char", &ch); err != nil {
+		t.Fatalf("kernel BTF has no char: %v", err)
+	}
+	want := "200\n200\n"
+	if ch.Encoding&btf.Signed != 0 {
+		want = "-56\n-56\n"
+	}
+	wantOutput(t, run(t, "-e", `begin { print((char)200); $u = (uint8)200; print(*(char *)&$u); exit(); }`), want+"\n\n", 0)
 }

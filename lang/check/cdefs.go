@@ -224,7 +224,7 @@ func (p *cParser) typeSpec(define bool) (btf.Type, error) {
 		if name == "unsigned" || name == "signed" {
 			name += " int"
 		}
-		it := cIntType(name)
+		it := p.c.cIntType(name)
 		if it == nil {
 			return nil, fmt.Errorf("unknown type %q", name)
 		}
@@ -245,7 +245,7 @@ func (p *cParser) typeSpec(define bool) (btf.Type, error) {
 	case "double":
 		return &btf.Float{Name: "double", Size: 8}, nil
 	}
-	if it := cIntType(name); it != nil {
+	if it := p.c.cIntType(name); it != nil {
 		enc := btf.IntEncoding(0)
 		if it.Signed {
 			enc = btf.Signed
