@@ -10,6 +10,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/btf"
+
 	"github.com/gotrace/gotrace/codegen"
 	"github.com/gotrace/gotrace/internal/difftest"
 	"github.com/gotrace/gotrace/internal/hostfs"
@@ -50,9 +53,19 @@ func dump(p *object.Program) string {
 	for _, pr := range p.Probes {
 		spec := p.Collection.Programs[pr.Program]
 		fmt.Fprintf(&b, "probe %s provider=%s targets=%v period=%d freq=%d config=%d (%s %s attach=%s to=%q)\n", pr.Name, pr.Provider, pr.Targets, pr.Period, pr.Freq, pr.Config, pr.Program, spec.Type, spec.AttachType, spec.AttachTo)
-		fmt.Fprintf(&b, "%v", spec.Instructions)
+		fmt.Fprintf(&b, "func %s\n%v", funcName(spec), spec.Instructions)
 	}
 	return b.String()
+}
+
+// funcName is the name of a program's BTF function info, "-" without.
+func funcName(spec *ebpf.ProgramSpec) string {
+	if len(spec.Instructions) > 0 {
+		if fn := btf.FuncMetadata(&spec.Instructions[0]); fn != nil {
+			return fn.Name
+		}
+	}
+	return "-"
 }
 
 func compileScript(t *testing.T, name, src string, opts codegen.Options) (*object.Program, error) {

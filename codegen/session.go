@@ -76,7 +76,7 @@ func (c *compiler) planSessions() {
 func (c *compiler) compileSession(i, j int) (ok bool, err error) {
 	kp, kr := c.prog.Probes[i], c.prog.Probes[j]
 	pt := kp.Points[0]
-	probe := &object.Probe{Name: pt.Name, Program: fmt.Sprintf("p%d", i), Function: bpftraceFunction(pt.Name, i+1)}
+	probe := &object.Probe{Name: pt.Name, Program: fmt.Sprintf("p%d", i), Function: c.function(i, 0)}
 	entryProg := provider.Lookup("kprobe").Compile(kp.Points, c.features(kp), probe)
 	var retProbe object.Probe
 	retProg := provider.Lookup("kretprobe").Compile(kr.Points, c.features(kr), &retProbe)

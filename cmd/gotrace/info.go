@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/gotrace/gotrace"
+	"github.com/gotrace/gotrace/runtime"
 )
 
 // printInfo prints --info: the system, the build, and the kernel's BPF
@@ -34,6 +35,12 @@ func printInfo(stdout io.Writer) int {
 		}
 		return "no"
 	}
+	yesIf := func(ok bool) string {
+		if ok {
+			return "yes"
+		}
+		return "no"
+	}
 	helper := func(pt ebpf.ProgramType, fn asm.BuiltinFunc) string {
 		return yes(features.HaveProgramHelper(pt, fn))
 	}
@@ -45,7 +52,7 @@ func printInfo(stdout io.Writer) int {
 		fmt.Fprintln(w)
 	}
 	section("Kernel helpers", [][2]string{
-		{"dpath", helper(ebpf.Tracing, asm.FnDPath)},
+		{"dpath", yesIf(runtime.HaveDPath())},
 		{"get_tai_ns", helper(ebpf.Kprobe, asm.FnKtimeGetTaiNs)},
 		{"get_func_ip", helper(ebpf.Kprobe, asm.FnGetFuncIp)},
 		{"lookup_percpu_elem", helper(ebpf.Kprobe, asm.FnMapLookupPercpuElem)},
