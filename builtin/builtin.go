@@ -146,6 +146,10 @@ type Var struct {
 	// message saying why the probe does not provide it; a message with a
 	// type is a warning.
 	Type func(c Checker) (*types.Type, string)
+	// Check, when set, types a use of the variable in place of Type, with
+	// its position for the errors and warnings it reports (nil: after an
+	// error).
+	Check func(c Checker, e *ast.Ident) *types.Type
 	// Const returns the variable's value when it is known at compile time
 	// (nil: never).
 	Const func(c Checker, t *types.Type) (Const, bool)
@@ -195,6 +199,9 @@ type Checker interface {
 	Points() []*provider.Point
 	// Cpid is the pid of the child command (-c), 0 without one.
 	Cpid() int
+	// DwarfPids are the processes whose stacks dw_ustack unwinds: -p, -c
+	// and --dwarf-pid.
+	DwarfPids() []int
 	// NCPUs is the number of possible CPUs.
 	NCPUs() int
 	// MaxStrlen is the size of string buffers.
@@ -333,6 +340,9 @@ type Emitter interface {
 	Strstr(e *ast.Call, contains bool)
 	Kstack(e ast.Expr)
 	Ustack(e ast.Expr) int16
+	// DwUstack copies the registers and the user stack dw_ustack unwinds
+	// into a sample and builds the value naming it ({id, pid}).
+	DwUstack(e ast.Expr) int16
 	// Uaddr loads the address uaddr() resolved.
 	Uaddr(e *ast.Call)
 	Join(e *ast.Call)

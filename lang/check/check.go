@@ -48,7 +48,7 @@ func Analyze(file *ast.File, env Env, opts Options) (*Program, syntax.ErrorList)
 	c := &checker{
 		env:  env,
 		opts: opts,
-		prog: &Program{File: file, Maps: map[string]*MapType{}, MaxStrlen: opts.MaxStrlen, NCPUs: opts.NCPUs, MaxMapKeys: opts.MaxMapKeys, Host: opts.Host},
+		prog: &Program{File: file, Maps: map[string]*MapType{}, MaxStrlen: opts.MaxStrlen, NCPUs: opts.NCPUs, MaxMapKeys: opts.MaxMapKeys, Host: opts.Host, DwarfPids: dwarfPids(opts)},
 	}
 	c.predeclare()
 	c.checkFile(file)

@@ -73,8 +73,15 @@ type Space struct {
 // stack); the frames found until then are returned with it.
 var ErrStop = errors.New("stack walk stopped")
 
+// ErrUnmapped is wrapped by the error of a walk that reached an address
+// no mapping of the Space holds: the process may have mapped more files
+// since its maps were read.
+var ErrUnmapped = errors.New("no file mapped")
+
 // Unwind walks the stack of sample and returns the addresses of at most
-// max frames, innermost first: the sample's ip, then each return address.
+// max frames, innermost first: the sample's ip, then each return address
+// less one, inside the call instruction, as bpftrace's dw_ustack gives
+// them (a call that ends a function returns past its end).
 // The walk ends at a frame whose return address is undefined (_start,
 // thread entry points) or zero; it stops early, with an error wrapping
 // ErrStop, where the rules or the copied bytes run out.
@@ -83,12 +90,12 @@ func (sp *Space) Unwind(s *Sample, max int) ([]uint64, error) {
 	bpKnown := true
 	var pcs []uint64
 	for len(pcs) < max {
-		pcs = append(pcs, ip)
-		lookup := ip
-		if len(pcs) > 1 {
-			lookup-- // the call, not the instruction after it
+		pc := ip
+		if len(pcs) > 0 {
+			pc-- // the call, not the instruction after it
 		}
-		fc, err := sp.rules(lookup)
+		pcs = append(pcs, pc)
+		fc, err := sp.rules(pc)
 		if err != nil {
 			return pcs, fmt.Errorf("%w at %#x: %w", ErrStop, ip, err)
 		}
@@ -138,7 +145,7 @@ func (sp *Space) rules(addr uint64) (*frame.FrameContext, error) {
 		}
 		return t.rules(va)
 	}
-	return nil, fmt.Errorf("no file mapped at %#x", addr)
+	return nil, fmt.Errorf("%w at %#x", ErrUnmapped, addr)
 }
 
 // cfa computes the canonical frame address of a rule.

@@ -9,20 +9,14 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gotrace/gotrace/internal/testbin"
 )
 
 // buildNofp compiles testdata/nofp.c as the traced programs of the
 // dw_ustack tests are: optimised, without frame pointers.
 func buildNofp(t *testing.T) string {
-	t.Helper()
-	if _, err := exec.LookPath("gcc"); err != nil {
-		t.Skip("no C compiler (gcc) to build the test program")
-	}
-	bin := filepath.Join(t.TempDir(), "nofp")
-	if out, err := exec.Command("gcc", "-O2", "-fomit-frame-pointer", "-o", bin, "testdata/nofp.c").CombinedOutput(); err != nil {
-		t.Fatalf("gcc: %v\n%s", err, out)
-	}
-	return bin
+	return testbin.C(t, "testdata/nofp.c", "nofp", "-O2", "-fomit-frame-pointer")
 }
 
 // sampleOf runs bin, which writes the sample funcD takes of itself, and

@@ -3,7 +3,9 @@
 // With an argument, funcD writes what a dw_ustack sample holds: its ip,
 // sp and bp, then the stack from sp to the top of the [stack] mapping
 // (8 KiB at most), to the file named by the argument, and the process's
-// maps to the same name with ".maps" appended.
+// maps to the same name with ".maps" appended. Without one, it calls the
+// chain every half millisecond until killed, for the dw_ustack tests that
+// trace it.
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -71,8 +73,13 @@ __attribute__((noipa)) int funcA(int x)
 
 int main(int argc, char **argv)
 {
-	if (argc > 1)
-		dump = argv[1];
+	if (argc < 2) {
+		for (;;) {
+			sink += funcA(argc);
+			usleep(500);
+		}
+	}
+	dump = argv[1];
 	int r = funcA(argc);
 	sink += r;
 	return 0;

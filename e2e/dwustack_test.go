@@ -1,0 +1,168 @@
+package e2e
+
+import (
+	"debug/elf"
+	"fmt"
+	"os/exec"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"golang.org/x/arch/x86/x86asm"
+
+	"github.com/gotrace/gotrace/internal/testbin"
+)
+
+// buildNofp compiles runtime/unwind's test program (main -> funcA ->
+// funcB -> funcC -> funcD, called in a loop) as bpftrace's uprobe_nofp is
+// built: optimised, without frame pointers, so that only DWARF CFI walks
+// its stack.
+func buildNofp(t *testing.T) string {
+	return testbin.C(t, "../runtime/unwind/testdata/nofp.c", "nofp", "-O2", "-fomit-frame-pointer")
+}
+
+// callFrame returns where dw_ustack places the frame of caller while it
+// calls callee: the offset in caller of the last byte of the call
+// instruction (the return address less one, as bpftrace gives it).
+func callFrame(t *testing.T, bin, caller, callee string) uint64 {
+	t.Helper()
+	start, size := elfFunc(t, bin, caller)
+	target, _ := elfFunc(t, bin, callee)
+	f, err := elf.Open(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	text := f.Section(".text")
+	code := make([]byte, size)
+	if _, err := text.ReadAt(code, int64(start-text.Addr)); err != nil {
+		t.Fatal(err)
+	}
+	for pos := 0; pos < len(code); {
+		inst, err := x86asm.Decode(code[pos:], 64)
+		if err != nil {
+			t.Fatalf("%s+%d: %v", caller, pos, err)
+		}
+		pos += inst.Len
+		if rel, ok := inst.Args[0].(x86asm.Rel); ok && inst.Op == x86asm.CALL && start+uint64(pos)+uint64(int64(rel)) == target {
+			return uint64(pos - 1)
+		}
+	}
+	t.Fatalf("%s does not call %s", caller, callee)
+	return 0
+}
+
+// nofpFrames are the frames funcD..main of a dw_ustack taken at funcD's
+// entry, as name+offset lines.
+func nofpFrames(t *testing.T, bin string) []string {
+	return []string{"funcD+0",
+		fmt.Sprintf("funcC+%d", callFrame(t, bin, "funcC", "funcD")),
+		fmt.Sprintf("funcB+%d", callFrame(t, bin, "funcB", "funcC")),
+		fmt.Sprintf("funcA+%d", callFrame(t, bin, "funcA", "funcB")),
+		fmt.Sprintf("main+%d", callFrame(t, bin, "main", "funcA")),
+	}
+}
+
+// TestDwUstack: dw_ustack of a program without frame pointers, run with
+// -c, walks from funcD through funcC, funcB and funcA to main, on through
+// the C library, to _start, where the CFI ends the stack.
+func TestDwUstack(t *testing.T) {
+	bin := buildNofp(t)
+	got := run(t, "-c", bin, "-e", `config = { show_debug_info = 0 } uprobe:`+bin+`:funcD { printf("%s\n", dw_ustack()); exit(); }`)
+	if got.code != 0 {
+		t.Fatalf("exit %d; stderr:\n%s", got.code, got.stderr)
+	}
+	if !strings.Contains(got.stderr, "WARNING: Script is using an unstable feature: dw_ustack (DWARF stack unwinding). To prevent this warning you must explicitly enable it in the config e.g. unstable_dw_ustack=enable\n") {
+		t.Errorf("no unstable feature warning; stderr:\n%s", got.stderr)
+	}
+	lines := strings.Split(got.stdout, "\n")
+	want := nofpFrames(t, bin)
+	if len(lines) < len(want)+2 || lines[0] != "" {
+		t.Fatalf("stdout %q", got.stdout)
+	}
+	for i, w := range want {
+		if lines[i+1] != "        "+w {
+			t.Errorf("frame %d: %q, want %q; stdout:\n%s", i, lines[i+1], "        "+w, got.stdout)
+		}
+	}
+	// After main, the C library's frames, then _start, then a blank line
+	// (the stack ends with a newline, then printf's) and exit's two.
+	end := len(lines) - 5
+	if !regexp.MustCompile(`^        _start\+\d+$`).MatchString(lines[end]) || strings.Join(lines[end+1:], "\n") != "\n\n\n" {
+		t.Errorf("stack does not end at _start then the blank lines; stdout:\n%s", got.stdout)
+	}
+}
+
+// TestDwUstackModes: perf and raw modes, a limit, and a dw_ustack kept
+// as a map value and printed at exit.
+func TestDwUstackModes(t *testing.T) {
+	bin := buildNofp(t)
+	got := run(t, "-c", bin, "-e", `config = { unstable_dw_ustack = enable } uprobe:`+bin+`:funcD { print(dw_ustack(perf, 3)); @s = dw_ustack(raw, 2); exit(); }`)
+	if got.code != 0 {
+		t.Fatalf("exit %d; stderr:\n%s", got.code, got.stderr)
+	}
+	if strings.Contains(got.stderr, "unstable feature") {
+		t.Errorf("unstable_dw_ustack = enable still warns; stderr:\n%s", got.stderr)
+	}
+	frames := nofpFrames(t, bin)
+	lines := strings.Split(got.stdout, "\n")
+	if len(lines) < 10 {
+		t.Fatalf("stdout %q", got.stdout)
+	}
+	// The first frame tells where the program is loaded.
+	funcD, _ := elfFunc(t, bin, "funcD")
+	addr, err := strconv.ParseUint(strings.Fields(lines[1])[0], 16, 64)
+	if err != nil {
+		t.Fatalf("stdout %q: %v", got.stdout, err)
+	}
+	load := addr - funcD
+	at := func(frame string) uint64 {
+		name, off, _ := strings.Cut(frame, "+")
+		start, _ := elfFunc(t, bin, name)
+		n, _ := strconv.ParseUint(off, 10, 64)
+		return load + start + n
+	}
+	var want strings.Builder
+	want.WriteString("\n")
+	for _, f := range frames[:3] {
+		fmt.Fprintf(&want, "\t%x %s (%s)\n", at(f), f, bin)
+	}
+	fmt.Fprintf(&want, "\n\n\n@s: \n%x\n%x\n\n", at(frames[0]), at(frames[1]))
+	wantOutput(t, got, want.String(), 0)
+}
+
+// TestDwUstackTargets: without -p, -c or --dwarf-pid dw_ustack is an
+// error at its position; with --dwarf-pid naming another process, a
+// process outside it gets an empty stack and bpftrace's run-time warning;
+// -p names a process to unwind.
+func TestDwUstackTargets(t *testing.T) {
+	bin := buildNofp(t)
+	script := `config = { unstable_dw_ustack = enable; show_debug_info = 0 } uprobe:` + bin + `:funcD { printf("%s\n", dw_ustack(5)); exit(); }`
+	got := run(t, "-e", script)
+	col := strings.Index(script, "dw_ustack(5)") + 1
+	wantErr := fmt.Sprintf("stdin:1:%d-%d: ERROR: dw_ustack requires a target process. Use -p, -c, or --dwarf-pid to specify one.\n", col, col+len("dw_ustack(5)"))
+	if got.code != 1 || !strings.HasPrefix(got.stderr, wantErr) {
+		t.Errorf("no target: exit %d, stderr %q; want exit 1 and %q", got.code, got.stderr, wantErr)
+	}
+
+	traced := exec.Command(bin)
+	if err := traced.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { traced.Process.Kill(); traced.Wait() })
+	other := exec.Command("sleep", "60")
+	if err := other.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { other.Process.Kill(); other.Wait() })
+
+	got = run(t, "--dwarf-pid", strconv.Itoa(other.Process.Pid), "-e", script)
+	wantOutput(t, got, "\n\n\n\n", 0)
+	if !strings.Contains(got.stderr, "WARNING: No DWARF unwind data available for this process. Use -p or --dwarf-pid to specify target PIDs.\n") {
+		t.Errorf("--dwarf-pid of another process: no warning; stderr:\n%s", got.stderr)
+	}
+
+	got = run(t, "-p", strconv.Itoa(traced.Process.Pid), "-e", script)
+	wantOutput(t, got, "\n        "+strings.Join(nofpFrames(t, bin), "\n        ")+"\n\n\n\n", 0)
+}

@@ -1,0 +1,106 @@
+package runtime
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+
+	"github.com/gotrace/gotrace/lang/types"
+	"github.com/gotrace/gotrace/object"
+	"github.com/gotrace/gotrace/runtime/unwind"
+)
+
+// dwarfUnwinder unwinds the samples of dw_ustack values (codegen's
+// dwUstack) with the CFI of the files each process maps: the files'
+// tables are read once, a process's mappings when first needed and again
+// when a walk reaches an address they do not hold; a sample is unwound
+// once for each limit it is printed with.
+type dwarfUnwinder struct {
+	mu     sync.Mutex
+	cache  unwind.Cache
+	spaces map[uint64]*unwind.Space
+	done   map[unwound][]uint64 // frames by sample id and limit
+	warned bool                 // the evicted-sample warning was given
+}
+
+// unwound names the frames of a sample walked to a limit.
+type unwound struct {
+	id    uint64
+	limit int
+}
+
+// maxUnwound bounds dwarfUnwinder.done: past it the cache starts anew.
+const maxUnwound = 4096
+
+// dwarfFrames returns the frames of the dw_ustack sample id of process
+// pid, at most the type's limit; none for a process without unwind data
+// (id -1: the program reported it) or a sample no longer in the map.
+func (s *entry) dwarfFrames(t *types.Type, id, pid uint64) []uint64 {
+	if s.coll == nil || int64(id) < 0 {
+		return nil
+	}
+	m := s.coll.Maps[s.prog.DwarfSampleMap]
+	if m == nil {
+		return nil
+	}
+	d := s.dwarf
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	key := unwound{id, t.Len}
+	if pcs, ok := d.done[key]; ok {
+		return pcs
+	}
+	raw, err := m.LookupBytes(id)
+	if err != nil || len(raw) < object.DwarfSampleHeader {
+		if !d.warned {
+			d.warned = true
+			s.sink.Warning(fmt.Sprintf("dw_ustack: the stack of an event was overwritten before it was printed (more than %d stacks pending); it prints empty", m.MaxEntries()))
+		}
+		return nil
+	}
+	le := binary.LittleEndian
+	smp := &unwind.Sample{IP: le.Uint64(raw[object.DwarfSampleIP:]), SP: le.Uint64(raw[object.DwarfSampleSP:]), BP: le.Uint64(raw[object.DwarfSampleBP:])}
+	n := min(le.Uint64(raw[object.DwarfSampleSize:]), uint64(len(raw)-object.DwarfSampleHeader))
+	smp.Stack = raw[object.DwarfSampleHeader : object.DwarfSampleHeader+n]
+	pcs := d.unwind(smp, pid, t.Len)
+	if d.done == nil || len(d.done) >= maxUnwound {
+		d.done = map[unwound][]uint64{}
+	}
+	d.done[key] = pcs
+	return pcs
+}
+
+// unwind walks a sample of process pid, reading its mappings again once
+// when the walk leaves them.
+func (d *dwarfUnwinder) unwind(smp *unwind.Sample, pid uint64, limit int) []uint64 {
+	sp := d.spaces[pid]
+	for fresh := false; ; fresh = true {
+		if sp == nil || fresh {
+			ms, err := readMaps(pid)
+			if err != nil {
+				return []uint64{smp.IP}
+			}
+			sp = &unwind.Space{Maps: ms, Cache: &d.cache}
+			if d.spaces == nil {
+				d.spaces = map[uint64]*unwind.Space{}
+			}
+			d.spaces[pid] = sp
+		}
+		pcs, err := sp.Unwind(smp, limit)
+		if fresh || !errors.Is(err, unwind.ErrUnmapped) {
+			return pcs
+		}
+	}
+}
+
+// readMaps reads the executable file mappings of process pid.
+func readMaps(pid uint64) ([]unwind.Mapping, error) {
+	f, err := os.Open(fmt.Sprintf("/proc/%d/maps", pid))
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return unwind.ParseMaps(f)
+}
