@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"debug/elf"
 	"fmt"
 	"os/exec"
@@ -8,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/arch/x86/x86asm"
 
@@ -165,4 +167,44 @@ func TestDwUstackTargets(t *testing.T) {
 
 	got = run(t, "-p", strconv.Itoa(traced.Process.Pid), "-e", script)
 	wantOutput(t, got, "\n        "+strings.Join(nofpFrames(t, bin), "\n        ")+"\n\n\n\n", 0)
+}
+
+// TestDwUstackBpftrace27: where bpftrace 0.27.1 is installed (the
+// bpftrace27 wrapper), its dw_ustack and gotrace's give the same frames
+// of the traced program, funcD to main, in the default and perf formats.
+// The C library's frames are left out: bpftrace27 runs the program with
+// its own chroot's library.
+func TestDwUstackBpftrace27(t *testing.T) {
+	bt, err := exec.LookPath("bpftrace27")
+	if err != nil {
+		t.Skip("bpftrace27 is not installed (/work/shared/bpftrace-0.27/setup.sh)")
+	}
+	bin := buildNofp(t)
+	own := func(out string) []string {
+		var frames []string
+		for _, l := range strings.Split(out, "\n") {
+			l = strings.TrimSpace(l)
+			if _, rest, ok := strings.Cut(l, " "); ok && strings.HasSuffix(l, "("+bin+")") {
+				l = rest // perf: the address varies from run to run
+			}
+			if strings.HasPrefix(l, "func") || strings.HasPrefix(l, "main+") {
+				frames = append(frames, l)
+			}
+		}
+		return frames
+	}
+	for _, mode := range []string{"", "perf"} {
+		script := `config = { show_debug_info = 0; unstable_dw_ustack = enable } uprobe:` + bin + `:funcD { printf("%s\n", dw_ustack(` + mode + `)); exit(); }`
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		ref := runCmd(t, exec.CommandContext(ctx, bt, "-c", bin, "-e", script))
+		cancel()
+		if ref.code != 0 {
+			t.Fatalf("bpftrace27: exit %d\n%s", ref.code, ref.stderr)
+		}
+		got := run(t, "-c", bin, "-e", script)
+		want := own(ref.stdout)
+		if len(want) != 5 || strings.Join(own(got.stdout), "\n") != strings.Join(want, "\n") {
+			t.Errorf("mode %q: gotrace's frames\n%s\nbpftrace27's\n%s", mode, got.stdout, ref.stdout)
+		}
+	}
 }
