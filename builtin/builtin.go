@@ -27,6 +27,17 @@ type TaskLayout struct {
 	RealParent, Tgid, GroupLeader, Comm int
 }
 
+// ReturnLayout are the kernel offsets dw_ustack follows to the
+// uretprobe return instances of the current task (task_struct.utask,
+// uprobe_task.return_instances, return_instance.stack, .orig_ret_vaddr
+// and .next): a uretprobe replaces the return address on the stack with
+// its trampoline's, and the instance keeps the real one. OK is false
+// where the kernel's BTF lacks them; returns are then not recovered.
+type ReturnLayout struct {
+	Utask, ReturnInstances, Stack, OrigRetVaddr, Next int
+	OK                                                bool
+}
+
 // Host is what builtins compiled for the machine need to know about the
 // tracer's own process.
 type Host struct {
@@ -202,6 +213,8 @@ type Checker interface {
 	// DwarfPids are the processes whose stacks dw_ustack unwinds: -p, -c
 	// and --dwarf-pid.
 	DwarfPids() []int
+	// UseReturnLayout looks up the ReturnLayout for the code generator.
+	UseReturnLayout()
 	// NCPUs is the number of possible CPUs.
 	NCPUs() int
 	// MaxStrlen is the size of string buffers.

@@ -69,5 +69,6 @@ func checkDwUstack(c Checker, at srcpos.Spanned, t *types.Type, explicit bool) *
 		c.Errorf(at, "dw_ustack requires a target process. Use -p, -c, or --dwarf-pid to specify one.")
 		return nil
 	}
+	c.UseReturnLayout()
 	return dwStackType(t)
 }

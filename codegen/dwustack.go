@@ -98,6 +98,7 @@ func (g *gen) dwUstack(e ast.Expr) int16 {
 		g.stx(off, asm.R0, asm.DWord),
 	)
 	g.dwarfRegs(pos)
+	g.dwarfReturns(pos)
 	// The stack from sp: the rest of sp's page, then two whole pages,
 	// each read only when the one before it was, so that a stack ending
 	// on a page boundary still gives its bytes. The size field counts
@@ -190,4 +191,56 @@ func (g *gen) dwarfRegs(pos srcpos.Pos) {
 			asm.FnProbeReadKernel.Call(),
 		)
 	}
+}
+
+// dwarfReturns copies into the sample rPtr points at the task's first
+// uretprobe return instances, where the checker found their layout
+// (check.Program.Returns): the stack address of each return address a
+// uretprobe replaced with its trampoline's, and the real one, which the
+// runtime puts back when its walk meets the trampoline.
+func (g *gen) dwarfReturns(pos srcpos.Pos) {
+	g.emit(stImm(rPtr, object.DwarfSampleNRet, 0))
+	l := g.c.prog.Returns
+	if !l.OK {
+		return
+	}
+	ptr := g.allocScalar(pos)
+	done := g.newLabel("dwrets")
+	// follow reads the pointer at R3+off into the ptr slot; a failed
+	// read ends the list
+	follow := func(off int) {
+		g.emit(
+			asm.Add.Imm(asm.R3, int32(off)),
+			asm.Mov.Reg(asm.R1, g.base(ptr)),
+			asm.Add.Imm(asm.R1, int32(ptr)),
+			asm.Mov.Imm(asm.R2, 8),
+			asm.FnProbeReadKernel.Call(),
+			asm.JNE.Imm(asm.R0, 0, done),
+		)
+	}
+	// read copies the word at ptr+off into the sample at dst
+	read := func(off int, dst int16) {
+		g.emit(
+			g.ldx(asm.R3, ptr, asm.DWord),
+			asm.Add.Imm(asm.R3, int32(off)),
+			asm.Mov.Reg(asm.R1, rPtr),
+			asm.Add.Imm(asm.R1, int32(dst)),
+			asm.Mov.Imm(asm.R2, 8),
+			asm.FnProbeReadKernel.Call(),
+			asm.JNE.Imm(asm.R0, 0, done),
+		)
+	}
+	g.emit(asm.FnGetCurrentTask.Call(), asm.Mov.Reg(asm.R3, asm.R0))
+	follow(l.Utask)
+	g.emit(g.ldx(asm.R3, ptr, asm.DWord), asm.JEq.Imm(asm.R3, 0, done))
+	follow(l.ReturnInstances)
+	for i := range object.DwarfSampleReturns {
+		at := int16(object.DwarfSampleRets + 16*i)
+		g.emit(g.ldx(asm.R3, ptr, asm.DWord), asm.JEq.Imm(asm.R3, 0, done))
+		read(l.Stack, at)
+		read(l.OrigRetVaddr, at+8)
+		g.emit(stImm(rPtr, object.DwarfSampleNRet, int64(i+1)), g.ldx(asm.R3, ptr, asm.DWord))
+		follow(l.Next)
+	}
+	g.mark(done)
 }

@@ -208,3 +208,15 @@ func TestDwUstackBpftrace27(t *testing.T) {
 		}
 	}
 }
+
+// TestDwUstackUretprobe: uretprobes on funcB and funcC replace their
+// return addresses on the stack with the trampoline's; dw_ustack in
+// funcD still walks funcD..main, from the task's return instances.
+func TestDwUstackUretprobe(t *testing.T) {
+	bin := buildNofp(t)
+	got := run(t, "-c", bin, "-e", `config = { unstable_dw_ustack = enable; show_debug_info = 0; print_maps_on_exit = 0 }
+uretprobe:`+bin+`:funcB, uretprobe:`+bin+`:funcC { @r = 1 }
+uprobe:`+bin+`:funcD { printf("%s\n", dw_ustack(5)); exit(); }`)
+	want := "\n        " + strings.Join(nofpFrames(t, bin), "\n        ") + "\n\n\n\n"
+	wantOutput(t, got, want, 0)
+}

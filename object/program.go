@@ -265,12 +265,18 @@ func (p *Program) ProgramNames() []string {
 }
 
 // A DwarfSample is what a dw_ustack copies for the runtime to unwind:
-// {u64 seq; u64 ip; u64 sp; u64 bp; u64 size; u8 stack[]}, the registers
-// of the user at the event, and size bytes of its stack from sp.
+// {u64 seq; u64 ip; u64 sp; u64 bp; u64 size; u64 nret; struct {u64
+// stack; u64 ret;} rets[DwarfSampleReturns]; u8 stack[]}: the registers
+// of the user at the event, the task's first nret uretprobe return
+// instances (the stack address of each replaced return address and the
+// real one), and size bytes of its stack from sp.
 const (
-	DwarfSampleIP     = 8
-	DwarfSampleSP     = 16
-	DwarfSampleBP     = 24
-	DwarfSampleSize   = 32
-	DwarfSampleHeader = 40
+	DwarfSampleIP      = 8
+	DwarfSampleSP      = 16
+	DwarfSampleBP      = 24
+	DwarfSampleSize    = 32
+	DwarfSampleNRet    = 40
+	DwarfSampleRets    = 48
+	DwarfSampleReturns = 8
+	DwarfSampleHeader  = DwarfSampleRets + 16*DwarfSampleReturns
 )

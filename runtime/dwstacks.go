@@ -64,6 +64,10 @@ func (s *entry) dwarfFrames(t *types.Type, id, pid uint64) []uint64 {
 	smp := &unwind.Sample{IP: le.Uint64(raw[object.DwarfSampleIP:]), SP: le.Uint64(raw[object.DwarfSampleSP:]), BP: le.Uint64(raw[object.DwarfSampleBP:])}
 	n := min(le.Uint64(raw[object.DwarfSampleSize:]), uint64(len(raw)-object.DwarfSampleHeader))
 	smp.Stack = raw[object.DwarfSampleHeader : object.DwarfSampleHeader+n]
+	for i := range min(le.Uint64(raw[object.DwarfSampleNRet:]), object.DwarfSampleReturns) {
+		r := raw[object.DwarfSampleRets+16*i:]
+		smp.Returns = append(smp.Returns, unwind.Return{Stack: le.Uint64(r), Addr: le.Uint64(r[8:])})
+	}
 	pcs := d.unwind(smp, pid, t.Len)
 	if d.done == nil || len(d.done) >= maxUnwound {
 		d.done = map[unwound][]uint64{}

@@ -79,6 +79,8 @@ type checker struct {
 	bpfProgs int
 	// warnedUnstable holds the unstable features already warned about.
 	warnedUnstable map[string]bool
+	// returnsLooked: the uretprobe return layout was looked up (returnLayout).
+	returnsLooked bool
 	// selfAssign names the map assigned by the statement whose right-hand
 	// side is being checked: reading it there before any assignment is
 	// the zero of an integer (@k = @k + 1).

@@ -119,6 +119,9 @@ type Program struct {
 	// Task holds task_struct member offsets for ppid and pcomm, set when a
 	// probe uses them.
 	Task builtin.TaskLayout
+	// Returns holds the offsets to the uretprobe return instances, set
+	// when a probe uses dw_ustack.
+	Returns builtin.ReturnLayout
 	// Kfuncs holds the kernel BTF IDs of the kfuncs the program calls, by
 	// name (comm(pid)).
 	Kfuncs map[string]btf.TypeID

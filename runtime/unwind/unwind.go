@@ -22,7 +22,16 @@ const (
 type Sample struct {
 	IP, SP, BP uint64
 	Stack      []byte
+	// Returns are the task's uretprobe return instances: a return
+	// address the walk finds in the uprobes page is a uretprobe's
+	// trampoline, and the instance whose Stack is where it was read
+	// holds the real one.
+	Returns []Return
 }
+
+// Return is a uretprobe return instance: Addr is the return address that
+// was at Stack before the uretprobe replaced it.
+type Return struct{ Stack, Addr uint64 }
 
 // read8 reads the word at addr from the copied stack.
 func (s *Sample) read8(addr uint64) (uint64, bool) {
@@ -115,6 +124,9 @@ func (sp *Space) Unwind(s *Sample, max int) ([]uint64, error) {
 		if !ok {
 			return pcs, fmt.Errorf("%w at %#x: return address not in the copied stack", ErrStop, ip)
 		}
+		if sp.inXOL(next) {
+			next = s.realReturn(cfa, next)
+		}
 		if r, ok := fc.Regs[regBP]; ok {
 			rbp, bpKnown = restore(regBP, r, cfa, regs, s)
 		}
@@ -127,6 +139,28 @@ func (sp *Space) Unwind(s *Sample, max int) ([]uint64, error) {
 		ip, rsp = next, cfa
 	}
 	return pcs, nil
+}
+
+// inXOL reports whether addr is in the uprobes page.
+func (sp *Space) inXOL(addr uint64) bool {
+	for _, m := range sp.Maps {
+		if m.Path == XOLPath && addr >= m.Start && addr < m.End {
+			return true
+		}
+	}
+	return false
+}
+
+// realReturn finds the return address a uretprobe replaced with ra in the
+// frame whose CFA is cfa (the return address sits just below it); ra when
+// no instance is there.
+func (s *Sample) realReturn(cfa, ra uint64) uint64 {
+	for _, r := range s.Returns {
+		if r.Stack+8 == cfa {
+			return r.Addr
+		}
+	}
+	return ra
 }
 
 // rules finds the frame rules of the address addr.

@@ -161,13 +161,57 @@ func TestParseMaps(t *testing.T) {
 7ffd00000000-7ffd00021000 rw-p 00000000 00:00 0 [stack]
 7f0000000000-7f0000001000 r-xp 00000000 00:00 0
 7f1000000000-7f1000100000 r-xp 00028000 fd:01 456 /usr/lib/a b.so
+7fffff000000-7fffff001000 r-xp 00000000 00:00 0 [uprobes]
 `
 	ms, err := ParseMaps(strings.NewReader(text))
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []Mapping{{0x55d0c0001000, 0x55d0c0002000, 0x1000, "/usr/bin/x"}, {0x7f1000000000, 0x7f1000100000, 0x28000, "/usr/lib/a b.so"}}
-	if len(ms) != len(want) || ms[0] != want[0] || ms[1] != want[1] {
+	want := []Mapping{{0x55d0c0001000, 0x55d0c0002000, 0x1000, "/usr/bin/x"}, {0x7f1000000000, 0x7f1000100000, 0x28000, "/usr/lib/a b.so"}, {0x7fffff000000, 0x7fffff001000, 0, XOLPath}}
+	if len(ms) != len(want) || ms[0] != want[0] || ms[1] != want[1] || ms[2] != want[2] {
 		t.Errorf("ParseMaps = %+v, want %+v", ms, want)
+	}
+}
+
+// TestUnwindUretprobe: a return address a uretprobe replaced with its
+// trampoline's (in the uprobes page) is put back from the task's return
+// instances; without them the walk stops there.
+func TestUnwindUretprobe(t *testing.T) {
+	bin := buildNofp(t)
+	s, ms := sampleOf(t, bin)
+	full, err := (&Space{Maps: ms, Cache: &Cache{}}).Unwind(s, 127)
+	if err != nil || len(full) < 5 {
+		t.Fatalf("unwind: %v", err)
+	}
+	// The return address into funcB, the third frame.
+	ret := full[2] + 1
+	at := -1
+	for i := 0; i+8 <= len(s.Stack); i += 8 {
+		if binary.LittleEndian.Uint64(s.Stack[i:]) == ret {
+			at = i
+			break
+		}
+	}
+	if at < 0 {
+		t.Fatalf("return address %#x not in the sample", ret)
+	}
+	const trampoline = 0x7fffff000000
+	ms = append(ms, Mapping{Start: trampoline, End: trampoline + 4096, Path: XOLPath})
+	s.Stack = append([]byte(nil), s.Stack...)
+	binary.LittleEndian.PutUint64(s.Stack[at:], trampoline)
+
+	pcs, err := (&Space{Maps: ms, Cache: &Cache{}}).Unwind(s, 127)
+	if !errors.Is(err, ErrStop) || len(pcs) != 3 || pcs[2] != trampoline-1 {
+		t.Errorf("without return instances: frames %x, %v; want funcD, funcC, the trampoline and ErrStop", pcs, err)
+	}
+	s.Returns = []Return{{Stack: 0x10, Addr: 0x20}, {Stack: s.SP + uint64(at), Addr: ret}}
+	pcs, err = (&Space{Maps: ms, Cache: &Cache{}}).Unwind(s, 127)
+	if err != nil || len(pcs) != len(full) {
+		t.Fatalf("with return instances: frames %x, %v; want %x", pcs, err, full)
+	}
+	for i := range pcs {
+		if pcs[i] != full[i] {
+			t.Errorf("frame %d: %#x, want %#x", i, pcs[i], full[i])
+		}
 	}
 }
