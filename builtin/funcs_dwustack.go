@@ -1,6 +1,8 @@
 package builtin
 
 import (
+	"runtime"
+
 	"github.com/gotrace/gotrace/lang/ast"
 	"github.com/gotrace/gotrace/lang/srcpos"
 	"github.com/gotrace/gotrace/lang/types"
@@ -50,11 +52,15 @@ func dwStackType(t *types.Type) *types.Type {
 	return t
 }
 
-// checkDwUstack checks what dw_ustack needs beyond ustack's arguments: the
-// unstable feature enabled or warned about, a target process, and a
+// checkDwUstack checks what dw_ustack needs beyond ustack's arguments: an
+// x86-64 host (bpftrace's is also x86-64 only), the unstable feature enabled or warned about, a target process, and a
 // mode it can print (build_id frames are the kernel's, not an unwinder's:
 // the config's stack_mode = build_id falls back to the default format).
 func checkDwUstack(c Checker, at srcpos.Spanned, t *types.Type, explicit bool) *types.Type {
+	if runtime.GOARCH != "amd64" {
+		c.Errorf(at, "dw_ustack is not available on %s: gotrace unwinds x86-64 stacks only", runtime.GOARCH)
+		return nil
+	}
 	if !c.Unstable(at, "dw_ustack (DWARF stack unwinding)", "unstable_dw_ustack", "warn") {
 		return nil
 	}

@@ -220,3 +220,13 @@ uprobe:`+bin+`:funcD { printf("%s\n", dw_ustack(5)); exit(); }`)
 	want := "\n        " + strings.Join(nofpFrames(t, bin), "\n        ") + "\n\n\n\n"
 	wantOutput(t, got, want, 0)
 }
+
+// TestDwUstackBesideUstack: a dw_ustack and a ustack printed by one
+// probe each keep their own kind: the frame-pointer walk of the program
+// without frame pointers ends at funcD.
+func TestDwUstackBesideUstack(t *testing.T) {
+	bin := buildNofp(t)
+	got := run(t, "-c", bin, "-e", `config = { unstable_dw_ustack = enable; show_debug_info = 0 } uprobe:`+bin+`:funcD { print(dw_ustack(2)); print(ustack(1)); exit(); }`)
+	frames := nofpFrames(t, bin)
+	wantOutput(t, got, "\n        "+frames[0]+"\n        "+frames[1]+"\n\n\n        funcD+0\n\n\n\n", 0)
+}
