@@ -25,7 +25,12 @@ func init() {
 			if t == nil {
 				return nil
 			}
-			return checkDwUstack(c, e, t, len(e.Args) > 0)
+			explicit := false // dw_ustack(build_id), not the config's
+			if len(e.Args) > 0 {
+				id, ok := e.Args[0].(*ast.Ident)
+				explicit = ok && id.Name == "build_id"
+			}
+			return checkDwUstack(c, e, t, explicit)
 		},
 		Buffer:  func(g Emitter, e *ast.Call) int16 { return g.DwUstack(e) },
 		Example: `config = { unstable_dw_ustack = enable } tracepoint:syscalls:sys_enter_getppid { print(dw_ustack(3)) }`,
@@ -34,7 +39,9 @@ func init() {
 	defVars(&Var{Name: "dw_ustack", Result: types.Stack,
 		Type: func(Checker) (*types.Type, string) { return dwStackType(types.NewStack(true, MaxStackFrames)), "" },
 		Check: func(c Checker, e *ast.Ident) *types.Type {
-			return checkDwUstack(c, e, types.NewStack(true, MaxStackFrames), false)
+			t := types.NewStack(true, MaxStackFrames)
+			t.StackMode = c.StackMode()
+			return checkDwUstack(c, e, t, false)
 		},
 		Buffer:  func(g Emitter, e *ast.Ident) int16 { return g.DwUstack(e) },
 		Example: `config = { unstable_dw_ustack = enable } tracepoint:syscalls:sys_enter_getppid { print(dw_ustack) }`})

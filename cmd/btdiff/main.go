@@ -11,8 +11,10 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 
 	"github.com/gotrace/gotrace/internal/btdiff"
@@ -27,6 +29,7 @@ func main() {
 	batch := flag.Int("batch", 200, "programs per script")
 	report := flag.String("report", "", "write every disagreement to this file")
 	verbose := flag.Bool("v", false, "print progress")
+	asJSON := flag.Bool("json", false, "compare the tools' -f json output")
 	flag.Parse()
 
 	dir, err := os.MkdirTemp("", "btdiff")
@@ -38,6 +41,12 @@ func main() {
 		Gotrace:   btdiff.Tool{Name: "gotrace", Argv: []string{*gt, "-q"}},
 		Reference: btdiff.Tool{Name: "bpftrace", Argv: []string{*ref, "-q"}},
 		Dir:       dir,
+	}
+	if *asJSON {
+		for _, t := range []*btdiff.Tool{&r.Gotrace, &r.Reference} {
+			t.Argv = append(t.Argv, "-f", "json")
+			t.JSON = true
+		}
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
@@ -54,10 +63,7 @@ func main() {
 			}
 			fatal(err)
 		}
-		st.Programs += bs.Programs
-		st.Agreed += bs.Agreed
-		st.RefusedByBoth += bs.RefusedByBoth
-		st.Disagreements = append(st.Disagreements, bs.Disagreements...)
+		st.Add(&bs)
 		if *verbose {
 			fmt.Fprintf(os.Stderr, "btdiff: %d programs, %d agreed, %d refused by both, %d disagreements\n", st.Programs, st.Agreed, st.RefusedByBoth, len(st.Disagreements))
 		}
@@ -91,6 +97,9 @@ func main() {
 		if byReason[k.Name] > 0 {
 			fmt.Printf("  %d: %s: %s\n", byReason[k.Name], k.Name, k.Why)
 		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(st.Reruns)) {
+		fmt.Printf("  %s lost output and ran a batch again %d times\n", name, st.Reruns[name])
 	}
 	if ctx.Err() != nil {
 		fmt.Println("btdiff: interrupted")

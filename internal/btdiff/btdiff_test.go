@@ -1,6 +1,8 @@
 package btdiff
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -70,5 +72,58 @@ func TestValueOrdered(t *testing.T) {
 		if got := valueOrdered(out); got != want {
 			t.Errorf("valueOrdered(%q) = %v, want %v", out, got, want)
 		}
+	}
+}
+
+// TestLostOutputRerun: a run whose output lacks a program's marker (events
+// lost on a loaded machine) runs again and is counted, and a tool that
+// keeps losing output stops after maxRuns.
+func TestLostOutputRerun(t *testing.T) {
+	dir := t.TempDir()
+	fake := filepath.Join(dir, "fake.sh")
+	// The first run prints only program 0's marker; later runs print both.
+	script := "#!/bin/sh\nn=$(cat " + dir + "/runs 2>/dev/null || echo 0)\necho $((n+1)) > " + dir + "/runs\n" +
+		"echo '=== 0'; echo a\n[ \"$n\" -gt 0 ] && { echo '=== 1'; echo b; }\nexit 0\n"
+	if err := os.WriteFile(fake, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r := &Runner{Dir: dir}
+	st := &Stats{}
+	sc := buildScript(map[int]string{0: "", 1: ""}, []int{0, 1})
+	out, _, _, err := r.runWhole(t.Context(), Tool{Name: "fake", Argv: []string{fake}}, sc, []int{0, 1}, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.TrimSpace(out[0]) != "a" || strings.TrimSpace(out[1]) != "b" || st.Reruns["fake"] != 1 {
+		t.Errorf("out = %v, reruns = %v; want both parts after 1 rerun", out, st.Reruns)
+	}
+
+	never := Tool{Name: "never", Argv: []string{"sh", "-c", "echo '=== 0'", "sh"}}
+	st = &Stats{}
+	out, _, _, err = r.runWhole(t.Context(), never, sc, []int{0, 1}, st)
+	if err != nil || out == nil || st.Reruns["never"] != maxRuns-1 {
+		t.Errorf("out = %v, err = %v, reruns = %v; want the last output after %d reruns", out, err, st.Reruns, maxRuns-1)
+	}
+}
+
+// TestJSONToText: -f json output takes the text shape, map entries in the
+// order written and values as written, and the end marker opens the exit
+// print.
+func TestJSONToText(t *testing.T) {
+	in := `{"type": "printf", "data": "=== 3\n"}
+{"type": "value", "data": [1,"a"]}
+{"type": "map", "data": {"@p3_m": {"b": 2, "a,1": [97,-1]}}}
+{"type": "map", "data": {"@p3_s": 18446744073709551615}}
+{"type": "printf", "data": "=== END\n"}
+{"type": "map", "data": {"@p3_h": [{"min": 0, "max": 1, "count": 1}]}}
+`
+	want := "=== 3\nvalue: [1,\"a\"]\n@p3_m[b]: 2\n@p3_m[a,1]: [97,-1]\n@p3_s: 18446744073709551615\n\n\n\n" +
+		"@p3_h: [{\"min\": 0, \"max\": 1, \"count\": 1}]\n"
+	if got := jsonToText(in); got != want {
+		t.Errorf("jsonToText =\n%q\nwant\n%q", got, want)
+	}
+	parts := splitOutput(jsonToText(in))
+	if parts[3] == "" || parts[-4] == "" {
+		t.Errorf("parts = %v; want program 3's run and exit print", parts)
 	}
 }

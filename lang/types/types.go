@@ -1,6 +1,7 @@
 package types
 
 import (
+	"cmp"
 	"fmt"
 	"strconv"
 	"strings"
@@ -317,8 +318,11 @@ func Equal(a, b *Type) bool {
 	case Tseries:
 		return a.LStep == b.LStep && a.Len == b.Len && a.Agg == b.Agg
 	case Stack:
-		// a dw_ustack's id names a sample, a ustack's a stack trace
-		return a.DWARF == b.DWARF
+		// kstack and ustack, their limits and their modes are all
+		// different types, as in bpftrace; "" is the default mode (the
+		// checker gives a stack the config's stack_mode when it is set).
+		// A dw_ustack's id names a sample, a ustack's a stack trace.
+		return a.UserStack == b.UserStack && a.DWARF == b.DWARF && a.Len == b.Len && cmp.Or(a.StackMode, "bpftrace") == cmp.Or(b.StackMode, "bpftrace")
 	}
 	return true
 }
@@ -407,7 +411,12 @@ func (t *Type) String() string {
 	case Usym:
 		return "usym_t"
 	case Stack:
-		return "stack"
+		// bpftrace's name: ustack_perf_127
+		kind := "kstack"
+		if t.UserStack {
+			kind = "ustack"
+		}
+		return fmt.Sprintf("%s_%s_%d", kind, cmp.Or(t.StackMode, "bpftrace"), t.Len)
 	case Errno:
 		return "strerror_t"
 	case SyscallName:
