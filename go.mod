@@ -16,13 +16,13 @@ require (
 
 require (
 	github.com/creack/pty v1.1.24
+	github.com/go-delve/delve v1.27.2
 	github.com/ianlancetaylor/demangle v0.0.0-20260724033716-83e58baca724
 )
 
 require (
 	github.com/beorn7/perks v1.0.1 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
-	github.com/go-delve/delve v1.27.2 // indirect
 	github.com/munnerz/goautoneg v0.0.0-20191010083416-a7dc8b61c822 // indirect
 	github.com/prometheus/client_model v0.6.3 // indirect
 	github.com/prometheus/procfs v0.22.0 // indirect
