@@ -5,6 +5,7 @@ import (
 	"debug/elf"
 	"fmt"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -229,4 +230,19 @@ func TestDwUstackBesideUstack(t *testing.T) {
 	got := run(t, "-c", bin, "-e", `config = { unstable_dw_ustack = enable; show_debug_info = 0 } uprobe:`+bin+`:funcD { print(dw_ustack(2)); print(ustack(1)); exit(); }`)
 	frames := nofpFrames(t, bin)
 	wantOutput(t, got, "\n        "+frames[0]+"\n        "+frames[1]+"\n\n\n        funcD+0\n\n\n\n", 0)
+}
+
+// TestDwUstackExited: a dw_ustack kept in a map of a -c child that has
+// exited when the map prints (the run ends with the child) has lost its
+// mappings: its first frame only, with a warning saying why.
+func TestDwUstackExited(t *testing.T) {
+	bin := buildNofp(t)
+	// With an argument the program walks its chain once and exits.
+	got := run(t, "-c", bin+" "+filepath.Join(t.TempDir(), "sample"), "-e", `config = { unstable_dw_ustack = enable } uprobe:`+bin+`:funcD { @s = dw_ustack(3); }`)
+	if got.code != 0 || !regexp.MustCompile(`^\n\n@s: \n        0x[0-9a-f]+\n\n$`).MatchString(got.stdout) {
+		t.Errorf("exit %d, stdout %q", got.code, got.stdout)
+	}
+	if !regexp.MustCompile(`WARNING: dw_ustack: the mappings of process \d+ are gone \(it exited before its stack was printed\): its stacks show their first frame only\n`).MatchString(got.stderr) {
+		t.Errorf("no warning; stderr:\n%s", got.stderr)
+	}
 }

@@ -22,7 +22,9 @@ type dwarfUnwinder struct {
 	cache  unwind.Cache
 	spaces map[uint64]*unwind.Space
 	done   map[unwound][]uint64 // frames by sample id and limit
-	warned bool                 // the evicted-sample warning was given
+	// warned and warnedGone: the warnings for an evicted sample and a
+	// process whose mappings are gone were given.
+	warned, warnedGone bool
 }
 
 // unwound names the frames of a sample walked to a limit.
@@ -68,7 +70,11 @@ func (s *entry) dwarfFrames(t *types.Type, id, pid uint64) []uint64 {
 		r := raw[object.DwarfSampleRets+16*i:]
 		smp.Returns = append(smp.Returns, unwind.Return{Stack: le.Uint64(r), Addr: le.Uint64(r[8:])})
 	}
-	pcs := d.unwind(smp, pid, t.Len)
+	pcs, err := d.unwind(smp, pid, t.Len)
+	if err != nil && !d.warnedGone {
+		d.warnedGone = true
+		s.sink.Warning(fmt.Sprintf("dw_ustack: the mappings of process %d are gone (it exited before its stack was printed): its stacks show their first frame only", pid))
+	}
 	if d.done == nil || len(d.done) >= maxUnwound {
 		d.done = map[unwound][]uint64{}
 	}
@@ -77,26 +83,34 @@ func (s *entry) dwarfFrames(t *types.Type, id, pid uint64) []uint64 {
 }
 
 // unwind walks a sample of process pid, reading its mappings again once
-// when the walk leaves them.
-func (d *dwarfUnwinder) unwind(smp *unwind.Sample, pid uint64, limit int) []uint64 {
+// when the walk leaves them. Without its mappings (the process has
+// exited) it returns the sample's ip and the error.
+func (d *dwarfUnwinder) unwind(smp *unwind.Sample, pid uint64, limit int) ([]uint64, error) {
 	sp := d.spaces[pid]
-	for fresh := false; ; fresh = true {
-		if sp == nil || fresh {
-			ms, err := readMaps(pid)
-			if err != nil {
-				return []uint64{smp.IP}
-			}
-			sp = &unwind.Space{Maps: ms, Cache: &d.cache}
-			if d.spaces == nil {
-				d.spaces = map[uint64]*unwind.Space{}
-			}
-			d.spaces[pid] = sp
+	if sp == nil {
+		ms, err := readMaps(pid)
+		if err != nil {
+			return []uint64{smp.IP}, err
 		}
-		pcs, err := sp.Unwind(smp, limit)
-		if fresh || !errors.Is(err, unwind.ErrUnmapped) {
-			return pcs
+		sp = d.space(pid, ms)
+	}
+	pcs, err := sp.Unwind(smp, limit)
+	if errors.Is(err, unwind.ErrUnmapped) {
+		if ms, err := readMaps(pid); err == nil {
+			pcs, _ = d.space(pid, ms).Unwind(smp, limit)
 		}
 	}
+	return pcs, nil
+}
+
+// space keeps the mappings ms of process pid.
+func (d *dwarfUnwinder) space(pid uint64, ms []unwind.Mapping) *unwind.Space {
+	if d.spaces == nil {
+		d.spaces = map[uint64]*unwind.Space{}
+	}
+	sp := &unwind.Space{Maps: ms, Cache: &d.cache}
+	d.spaces[pid] = sp
+	return sp
 }
 
 // readMaps reads the executable file mappings of process pid.
