@@ -30,8 +30,8 @@ func printInfo(stdout io.Writer) int {
 	if goruntime.GOARCH == "amd64" {
 		dwunwind = "yes"
 	}
-	fmt.Fprintf(w, "Build\n  version: %s\n  Go: %s\n  code generation: cilium/ebpf asm (no LLVM)\n  dwunwind (DWARF stack unwinding): %s\n\n",
-		version, goruntime.Version(), dwunwind)
+	fmt.Fprintf(w, "Build\n  version: %s\n  compatible with: %s\n  Go: %s\n  code generation: cilium/ebpf asm (no LLVM)\n  dwunwind (DWARF stack unwinding): %s\n\n",
+		version, compatibleWith, goruntime.Version(), dwunwind)
 
 	yes := func(err error) string {
 		if err == nil {
