@@ -425,7 +425,7 @@ func stackSig(t *types.Type) string {
 	}
 	switch {
 	case t.Kind == types.Stack:
-		return fmt.Sprintf("(%v %d %s)", t.UserStack, t.Len, t.StackMode)
+		return fmt.Sprintf("(%v %v %d %s)", t.UserStack, t.DWARF, t.Len, t.StackMode)
 	case t.Elem != nil:
 		return stackSig(t.Elem)
 	}

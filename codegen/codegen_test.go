@@ -70,6 +70,13 @@ func funcName(spec *ebpf.ProgramSpec) string {
 
 func compileScript(t *testing.T, name, src string, opts codegen.Options) (*object.Program, error) {
 	t.Helper()
+	return compileChecked(t, name, src, opts, check.Options{})
+}
+
+// compileChecked is compileScript with more checker options (the
+// parameters and the CPUs are the tests' own).
+func compileChecked(t *testing.T, name, src string, opts codegen.Options, copts check.Options) (*object.Program, error) {
+	t.Helper()
 	file, err := syntax.Parse(name, src)
 	if err != nil {
 		return nil, err
@@ -79,7 +86,8 @@ func compileScript(t *testing.T, name, src string, opts codegen.Options) (*objec
 		*tracefs.Env
 		hostfs.Files
 	}{tracefs.NewEnv(filepath.Join("..", "testdata", "tracefs"), tracefs.WithBTF(testbtf.Spec(t))), hostfs.Files{}}
-	checked, err := check.Check(file, env, check.Options{Params: []string{"42"}, NCPUs: 4})
+	copts.Params, copts.NCPUs = []string{"42"}, 4
+	checked, err := check.Check(file, env, copts)
 	if err != nil {
 		return nil, err
 	}
@@ -107,8 +115,10 @@ func TestGolden(t *testing.T) {
 				t.Fatal("no script section")
 			}
 			// A comment line "options: KprobeMulti DirectBTFLoads" sets
-			// the kernel-dependent code generation choices.
+			// the kernel-dependent code generation choices (and DwarfPid
+			// gives dw_ustack a target process).
 			var opts codegen.Options
+			var copts check.Options
 			for _, line := range strings.Split(a.Comment, "\n") {
 				if rest, ok := strings.CutPrefix(line, "options:"); ok {
 					for _, o := range strings.Fields(rest) {
@@ -123,13 +133,15 @@ func TestGolden(t *testing.T) {
 							opts.TracingMulti = true
 						case "HistSum":
 							opts.HistSum = true
+						case "DwarfPid":
+							copts.DwarfPids = []int{4242} // --dwarf-pid, for dw_ustack
 						default:
 							t.Fatalf("unknown option %q", o)
 						}
 					}
 				}
 			}
-			prog, err := compileScript(t, filepath.Base(f), src, opts)
+			prog, err := compileChecked(t, filepath.Base(f), src, opts, copts)
 			if err != nil {
 				t.Fatalf("compile: %v", syntax.Render(err, src))
 			}

@@ -26,8 +26,13 @@ func printInfo(stdout io.Writer) int {
 	fmt.Fprintf(w, "System\n  OS: %s %s %s\n  Arch: %s\n\n",
 		unix.ByteSliceToString(uts.Sysname[:]), unix.ByteSliceToString(uts.Release[:]),
 		unix.ByteSliceToString(uts.Version[:]), unix.ByteSliceToString(uts.Machine[:]))
-	fmt.Fprintf(w, "Build\n  version: %s\n  compatible with: %s\n  Go: %s\n  code generation: cilium/ebpf asm (no LLVM)\n\n",
-		version, compatibleWith, goruntime.Version())
+	// dw_ustack's unwinder (runtime/unwind) knows x86-64's registers only.
+	dwunwind := "no"
+	if goruntime.GOARCH == "amd64" {
+		dwunwind = "yes"
+	}
+	fmt.Fprintf(w, "Build\n  version: %s\n  compatible with: %s\n  Go: %s\n  code generation: cilium/ebpf asm (no LLVM)\n  dwunwind (DWARF stack unwinding): %s\n\n",
+		version, compatibleWith, goruntime.Version(), dwunwind)
 
 	yes := func(err error) string {
 		if err == nil {
