@@ -37,6 +37,7 @@ func trampoline(name string, aliases []string, at ebpf.AttachType) *Provider {
 		ProbeType:       name,
 		DPath:           true,
 		Kfuncs:          true,
+		VmlinuxInName:   true,
 		SharesProgram:   true,
 		PidFilter:       true,
 		KernelFeatures:  true,
