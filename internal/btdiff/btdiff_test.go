@@ -40,6 +40,17 @@ func TestSplitOutput(t *testing.T) {
 			t.Errorf("part %d = %q, want %q", k, out[k], v)
 		}
 	}
+	// with the end marker, a program's blank lines stay its own
+	out = splitOutput("=== 3\n1\n\n\n\n=== 4\nx\n=== END\n\n\n@p3_m[1]: 5\n")
+	want = map[int]string{3: "1\n\n\n\n", 4: "x\n", -4: "@p3_m[1]: 5\n"}
+	if _, ok := splitOutput("=== 3\n=== 4\nx\n")[3]; !ok {
+		t.Errorf("a program that prints only its marker has no part")
+	}
+	for k, v := range want {
+		if out[k] != v {
+			t.Errorf("with the end marker: part %d = %q, want %q", k, out[k], v)
+		}
+	}
 }
 
 // TestSortMapLines: only the order of a map's keyed entries is ignored.
@@ -117,7 +128,7 @@ func TestJSONToText(t *testing.T) {
 {"type": "printf", "data": "=== END\n"}
 {"type": "map", "data": {"@p3_h": [{"min": 0, "max": 1, "count": 1}]}}
 `
-	want := "=== 3\nvalue: [1,\"a\"]\n@p3_m[b]: 2\n@p3_m[a,1]: [97,-1]\n@p3_s: 18446744073709551615\n\n\n\n" +
+	want := "=== 3\nvalue: [1,\"a\"]\n@p3_m[b]: 2\n@p3_m[a,1]: [97,-1]\n@p3_s: 18446744073709551615\n=== END\n" +
 		"@p3_h: [{\"min\": 0, \"max\": 1, \"count\": 1}]\n"
 	if got := jsonToText(in); got != want {
 		t.Errorf("jsonToText =\n%q\nwant\n%q", got, want)

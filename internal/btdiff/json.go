@@ -6,8 +6,8 @@ import (
 	"strings"
 )
 
-// endMarker is what the script's last probe prints before it exits: in
-// JSON output it stands for the blank lines that open the exit print.
+// endMarker is what the script's last probe prints before it exits: the
+// exit print follows it.
 const endMarker = "=== END\n"
 
 // jsonToText turns a tool's -f json output into the text shape splitOutput
@@ -34,8 +34,6 @@ func jsonToText(s string) string {
 			var text string
 			if json.Unmarshal(ev.Data, &text) != nil {
 				b.WriteString(line + "\n")
-			} else if text == endMarker {
-				b.WriteString("\n\n\n")
 			} else {
 				b.WriteString(text)
 			}

@@ -110,14 +110,17 @@ var exitMapRe = regexp.MustCompile(`^@p(\d+)_`)
 // programs named by its maps, under -(id+1).
 func splitOutput(s string) map[int]string {
 	out := map[int]string{}
-	body, exitPart, _ := strings.Cut(s, "\n\n\n")
+	// The exit print follows the last probe's end marker; a program's
+	// own output may hold blank lines.
+	body, exitPart, ok := strings.Cut(s, "\n"+endMarker)
+	if !ok {
+		body, exitPart, _ = strings.Cut(s, "\n\n\n")
+	}
 	cur := -1
 	for _, l := range strings.SplitAfter(body+"\n", "\n") {
 		if m := markerRe.FindStringSubmatch(strings.TrimSuffix(l, "\n")); m != nil {
 			cur, _ = strconv.Atoi(m[1])
-			continue
-		}
-		if l == endMarker {
+			out[cur] += "" // a program that prints nothing more has a part
 			continue
 		}
 		out[cur] += l
