@@ -38,6 +38,7 @@ func trampoline(name string, aliases []string, at ebpf.AttachType) *Provider {
 		DPath:           true,
 		Kfuncs:          true,
 		SharesProgram:   true,
+		SharesByShape:   true,
 		PidFilter:       true,
 		KernelFeatures:  true,
 		Compile: func(pts []*Point, f Features, probe *object.Probe) Program {

@@ -176,6 +176,11 @@ type Provider struct {
 	// script can share one instance (one program or one set of checked
 	// instructions).
 	SharesProgram bool
+	// SharesByShape: attach points of this provider in one probe whose
+	// body reads args only by field, or retval, share one instance when
+	// what it reads has the same shape in each (the slot and type of
+	// each field, retval's type): lang/check/shape.go.
+	SharesByShape bool
 	// PidFilter: -p needs an implicit `pid == PID` test in the program,
 	// because the attachment cannot be restricted to a process.
 	PidFilter bool
