@@ -85,7 +85,7 @@ TROUBLESHOOTING OPTIONS:
     --test         run the test: probes (--mode test)
     --no-feature FEATURE[,FEATURE]
                    do not use these kernel features: kprobe_multi,
-                   kprobe_session, uprobe_multi
+                   kprobe_session, uprobe_multi, fsession
     --dwarf-pid PID
                    accepted for bpftrace's DWARF unwinder (dw_ustack, which
                    gotrace refuses)
