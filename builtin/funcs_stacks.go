@@ -27,10 +27,7 @@ func checkStack(user bool) func(Checker, *ast.Call) *types.Type {
 			return nil
 		}
 		limit := int64(MaxStackFrames)
-		mode := ""
-		if c.StackMode() == "build_id" {
-			mode = "build_id"
-		}
+		mode := c.StackMode() // the config's, "" when unset
 		args := e.Args
 		if len(args) > 0 {
 			if id, ok := args[0].(*ast.Ident); ok && (id.Name == "bpftrace" || id.Name == "perf" || id.Name == "raw" || id.Name == "build_id") {

@@ -97,19 +97,6 @@ func FullTypeName(t *types.Type) string {
 			names[i] = "." + f.Name + " = " + FullTypeName(f.Type)
 		}
 		return "record { " + strings.Join(names, ", ") + " }"
-	case types.Stack:
-		kind, mode := "kstack", t.StackMode
-		if t.UserStack {
-			kind = "ustack"
-		}
-		if mode == "" {
-			mode = "bpftrace"
-		}
-		n := t.Len
-		if n <= 0 {
-			n = MaxStackFrames
-		}
-		return fmt.Sprintf("%s_%s_%d", kind, mode, n)
 	}
 	return t.String()
 }

@@ -171,9 +171,7 @@ func init() {
 		&Var{Name: "ustack", Result: types.Stack,
 			Type: func(c Checker) (*types.Type, string) {
 				t := types.NewStack(true, MaxStackFrames)
-				if c.StackMode() == "build_id" {
-					t.StackMode = "build_id"
-				}
+				t.StackMode = c.StackMode()
 				return t, ""
 			},
 			Buffer:  func(g Emitter, e *ast.Ident) int16 { return g.Ustack(e) },
@@ -186,6 +184,7 @@ func init() {
 					t.StackMode = "raw"
 					return t, "'build_id' stack mode can only be used for ustack. Falling back to 'raw' mode."
 				}
+				t.StackMode = c.StackMode()
 				return t, ""
 			},
 			Emit:    func(g Emitter, e *ast.Ident) { g.Kstack(e) },

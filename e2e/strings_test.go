@@ -58,8 +58,10 @@ func TestStrTruncation(t *testing.T) {
 // characters without the truncation trailer, as bpftrace 0.26 does.
 func TestStrBig(t *testing.T) {
 	name := "/" + strings.Repeat("X", 5555)
-	trigger := func(s *session) {
-		s.waitLinks(1, 20*time.Second)
+	// trigger waits for every probe's link: an exec before the second
+	// probe of the first script is attached would leave it running.
+	trigger := func(s *session, links int) {
+		s.waitLinks(links, 20*time.Second)
 		_ = exec.Command(name).Run() // fails (ENAMETOOLONG) after the tracepoint
 	}
 	s := startNoWait(t, "-e", `config = { max_strlen = 9999 }
@@ -73,7 +75,7 @@ tracepoint:syscalls:sys_enter_execve /strncmp(str(args.filename), "/XXXX", 5) ==
 	for ($kv : @s) { print($kv); }
 	exit();
 }`)
-	trigger(s)
+	trigger(s, 2)
 	got := s.wait()
 	want := name + "\n(1, (2, " + name + "))\n(" + name + ", " + name + ")\n\n\n" +
 		"@[" + name + "]: 1\n" +
@@ -86,7 +88,7 @@ tracepoint:syscalls:sys_enter_execve /strncmp(str(args.filename), "/XXXX", 5) ==
 	print((1, str(args.filename)));
 	exit();
 }`)
-	trigger(s)
+	trigger(s, 1)
 	wantOutput(t, s.wait(), `{"type": "attached_probes", "count": 1, "data": {"probes": 1}}`+"\n"+
 		`{"type": "value", "data": [1,"`+name+`"]}`+"\n"+
 		`{"type": "map", "data": {"@": {"`+name+`": 1}}}`+"\n", 0)
@@ -96,7 +98,7 @@ tracepoint:syscalls:sys_enter_execve /strncmp(str(args.filename), "/XXXX", 5) ==
 	printf("%s|%s\n", str(args.filename), str(args.filename, 8));
 	exit();
 }`)
-	trigger(s)
+	trigger(s, 1)
 	wantOutput(t, s.wait(), name[:2999]+"|/XXXXXX\n\n\n", 0)
 }
 

@@ -198,10 +198,10 @@ func (f *Formatter) writeJSON(sb *strings.Builder, t *types.Type, b []byte, dept
 		}
 		sb.WriteString("}")
 	case types.Buf:
-		sb.WriteString(JSONString(hexFormatBuffer(t.BufBytes(slice(b, 0, t.Size)), true, true)))
+		jsonBytes(sb, t.BufBytes(slice(b, 0, t.Size)))
 	case types.Array:
 		if t.IsBuf() {
-			sb.WriteString(JSONString(hexFormatBuffer(slice(b, 0, t.Len), true, true)))
+			jsonBytes(sb, slice(b, 0, t.Len))
 			return
 		}
 		sb.WriteString("[")
@@ -437,4 +437,17 @@ func JSONBenchmark(name string, averageNs int64, iters int) string {
 // its run time in nanoseconds, whether it passed, and what it printed.
 func JSONTestResult(name string, durationNs int64, passed bool, output string) string {
 	return fmt.Sprintf(`{"type": "test_result", "data": {%s: {"duration": %d, "passed": %t, "output": %s}}}`+"\n", JSONString(name), durationNs, passed, JSONString(output))
+}
+
+// jsonBytes writes a buf() value as bpftrace does: an array of its bytes,
+// each a signed char (buf("a\xff") is [97,-1]).
+func jsonBytes(sb *strings.Builder, data []byte) {
+	sb.WriteString("[")
+	for i, c := range data {
+		if i > 0 {
+			sb.WriteString(",")
+		}
+		sb.WriteString(strconv.Itoa(int(int8(c))))
+	}
+	sb.WriteString("]")
 }

@@ -277,7 +277,9 @@ func TestJSONEvents(t *testing.T) {
 		{pv(tupT, pack(tupT, 1, 2, "string")), `{"type": "value", "data": [1,2,"string"]}`},
 		{pv(boolT, []byte{1, 0}), `{"type": "value", "data": [true,false]}`},
 		{pv(withNone, []byte{2, 0, 0, 0, 5, 0, 0, 0}), `{"type": "value", "data": {"m": 2, "n": {"i": 5, "f": null}}}`},
-		{pv(types.NewBuf(4), []byte{3, 0, 0, 0, 'a', '\n', 0, 'z'}), `{"type": "value", "data": "a\\x0a\\x00"}`},
+		{pv(types.NewBuf(4), []byte{3, 0, 0, 0, 'a', '\n', 0, 'z'}), `{"type": "value", "data": [97,10,0]}`},
+		{pv(types.NewBuf(4), []byte{2, 0, 0, 0, 0xff, 0x80, 0, 0}), `{"type": "value", "data": [-1,-128]}`},
+		{pv(&types.Type{Kind: types.Array, Name: types.BufferName, Len: 3, Size: 3, Elem: types.Uint8}, []byte{'a', 0xff, 0}), `{"type": "value", "data": [97,-1,0]}`},
 		{JSONString("\x01\x1f"), `"\u0001\u001f"`},
 		{JSONString("é"), `"é"`},
 	}

@@ -73,7 +73,10 @@ func (e *Env) Root() string { return e.root }
 func (e *Env) BTFCache() *btf.Cache { return e.btfCache }
 
 // Tracepoints returns the "category:event" names matching pattern, sorted.
-// Both halves of the pattern may use the glob wildcards '*' and '?' (and
+// The ftrace category is left out: its events are the tracer's own
+// records, which have no enable file, are not in available_events and
+// cannot be attached (perf_event_open answers EINVAL), as bpftrace leaves
+// them out. Both halves of the pattern may use the glob wildcards '*' and '?' (and
 // [...] classes). No match is not an error: the result is empty.
 func (e *Env) Tracepoints(pattern string) ([]string, error) {
 	cat, ev, ok := strings.Cut(pattern, ":")
@@ -93,6 +96,9 @@ func (e *Env) Tracepoints(pattern string) ([]string, error) {
 	}
 	var out []string
 	for _, c := range cats {
+		if c == "ftrace" {
+			continue
+		}
 		evs, err := matchDirs(filepath.Join(events, c), ev)
 		if err != nil {
 			return nil, fmt.Errorf("list tracepoints: %w", err)

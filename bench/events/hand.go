@@ -6,25 +6,15 @@ import (
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/asm"
 	"github.com/cilium/ebpf/link"
+
+	"github.com/gotrace/gotrace/internal/handprog"
 )
 
 // The reference programs, written by hand as one would with cilium/ebpf.
 
 // handCount: tracepoint:syscalls:sys_enter_getppid { @ = count(); }
 func handCount() (*ebpf.Collection, link.Link, error) {
-	insns := asm.Instructions{
-		asm.StoreImm(asm.RFP, -4, 0, asm.Word),
-		asm.LoadMapPtr(asm.R1, 0).WithReference("counts"),
-		asm.Mov.Reg(asm.R2, asm.RFP),
-		asm.Add.Imm(asm.R2, -4),
-		asm.FnMapLookupElem.Call(),
-		asm.JEq.Imm(asm.R0, 0, "out"),
-		asm.LoadMem(asm.R1, asm.R0, 0, asm.DWord),
-		asm.Add.Imm(asm.R1, 1),
-		asm.StoreMem(asm.R0, 0, asm.R1, asm.DWord),
-		asm.Mov.Imm(asm.R0, 0).WithSymbol("out"),
-		asm.Return(),
-	}
+	insns := handprog.Counter(asm.LoadMapPtr(asm.R1, 0).WithReference("counts"))
 	return load(insns, 1, "syscalls", "sys_enter_getppid")
 }
 

@@ -11,8 +11,10 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 
 	"github.com/gotrace/gotrace/internal/btdiff"
@@ -54,10 +56,7 @@ func main() {
 			}
 			fatal(err)
 		}
-		st.Programs += bs.Programs
-		st.Agreed += bs.Agreed
-		st.RefusedByBoth += bs.RefusedByBoth
-		st.Disagreements = append(st.Disagreements, bs.Disagreements...)
+		st.Add(&bs)
 		if *verbose {
 			fmt.Fprintf(os.Stderr, "btdiff: %d programs, %d agreed, %d refused by both, %d disagreements\n", st.Programs, st.Agreed, st.RefusedByBoth, len(st.Disagreements))
 		}
@@ -91,6 +90,9 @@ func main() {
 		if byReason[k.Name] > 0 {
 			fmt.Printf("  %d: %s: %s\n", byReason[k.Name], k.Name, k.Why)
 		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(st.Reruns)) {
+		fmt.Printf("  %s lost output and ran a batch again %d times\n", name, st.Reruns[name])
 	}
 	if ctx.Err() != nil {
 		fmt.Println("btdiff: interrupted")

@@ -15,6 +15,7 @@ import (
 
 	"github.com/gotrace/gotrace"
 	"github.com/gotrace/gotrace/internal/btfnames"
+	"github.com/gotrace/gotrace/internal/handprog"
 	"github.com/gotrace/gotrace/internal/tracingmulti"
 	"github.com/gotrace/gotrace/provider"
 )
@@ -98,24 +99,6 @@ func both(prog *ebpf.Program, l io.Closer, err error) (*ebpf.Program, io.Closer,
 		return nil, nil, err
 	}
 	return prog, closers{prog, l}, nil
-}
-
-// counter is the hand-written program: what gotrace compiles "@ = count()"
-// to, one increment of a per-CPU array slot.
-func counter(m *ebpf.Map) asm.Instructions {
-	return asm.Instructions{
-		asm.StoreImm(asm.RFP, -4, 0, asm.Word),
-		asm.LoadMapPtr(asm.R1, m.FD()),
-		asm.Mov.Reg(asm.R2, asm.RFP),
-		asm.Add.Imm(asm.R2, -4),
-		asm.FnMapLookupElem.Call(),
-		asm.JEq.Imm(asm.R0, 0, "out"),
-		asm.LoadMem(asm.R1, asm.R0, 0, asm.DWord),
-		asm.Add.Imm(asm.R1, 1),
-		asm.StoreMem(asm.R0, 0, asm.R1, asm.DWord),
-		asm.Mov.Imm(asm.R0, 0).WithSymbol("out"),
-		asm.Return(),
-	}
 }
 
 // loop reads 1 byte from /dev/null n times on one OS thread and returns
@@ -210,7 +193,7 @@ func benchEvents(n, rounds int, only map[string]bool) error {
 			if r == 0 || b < base {
 				base = b
 			}
-			prog, c, err := mech.attach(counter(m))
+			prog, c, err := mech.attach(handprog.Counter(asm.LoadMapPtr(asm.R1, m.FD())))
 			if err != nil {
 				fmt.Printf("events %-14s hand-written: %v\n", mech.name, err)
 				break

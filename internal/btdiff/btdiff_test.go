@@ -1,6 +1,8 @@
 package btdiff
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -70,5 +72,36 @@ func TestValueOrdered(t *testing.T) {
 		if got := valueOrdered(out); got != want {
 			t.Errorf("valueOrdered(%q) = %v, want %v", out, got, want)
 		}
+	}
+}
+
+// TestLostOutputRerun: a run whose output lacks a program's marker (events
+// lost on a loaded machine) runs again and is counted, and a tool that
+// keeps losing output stops after maxRuns.
+func TestLostOutputRerun(t *testing.T) {
+	dir := t.TempDir()
+	fake := filepath.Join(dir, "fake.sh")
+	// The first run prints only program 0's marker; later runs print both.
+	script := "#!/bin/sh\nn=$(cat " + dir + "/runs 2>/dev/null || echo 0)\necho $((n+1)) > " + dir + "/runs\n" +
+		"echo '=== 0'; echo a\n[ \"$n\" -gt 0 ] && { echo '=== 1'; echo b; }\nexit 0\n"
+	if err := os.WriteFile(fake, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r := &Runner{Dir: dir}
+	st := &Stats{}
+	sc := buildScript(map[int]string{0: "", 1: ""}, []int{0, 1})
+	out, _, _, err := r.runWhole(t.Context(), Tool{Name: "fake", Argv: []string{fake}}, sc, []int{0, 1}, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.TrimSpace(out[0]) != "a" || strings.TrimSpace(out[1]) != "b" || st.Reruns["fake"] != 1 {
+		t.Errorf("out = %v, reruns = %v; want both parts after 1 rerun", out, st.Reruns)
+	}
+
+	never := Tool{Name: "never", Argv: []string{"sh", "-c", "echo '=== 0'", "sh"}}
+	st = &Stats{}
+	out, _, _, err = r.runWhole(t.Context(), never, sc, []int{0, 1}, st)
+	if err != nil || out == nil || st.Reruns["never"] != maxRuns-1 {
+		t.Errorf("out = %v, err = %v, reruns = %v; want the last output after %d reruns", out, err, st.Reruns, maxRuns-1)
 	}
 }

@@ -136,6 +136,42 @@ type Runner struct {
 type Stats struct {
 	Programs, Agreed, RefusedByBoth int
 	Disagreements                   []Disagreement
+	// Reruns counts, by tool name, the runs of a batch whose output
+	// lacked the marker line of a program it ran (events lost on a loaded
+	// machine); the batch ran again, at most maxRuns times in all.
+	Reruns map[string]int
+}
+
+// maxRuns is how often a batch runs through one tool while its output
+// misses a program's marker.
+const maxRuns = 3
+
+// runWhole runs sc like runScript, again while the output lacks the
+// marker of a program in ids (every program prints "=== ID" first).
+func (r *Runner) runWhole(ctx context.Context, tool Tool, sc script, ids []int, st *Stats) (map[int]string, map[int]string, string, error) {
+	for run := 1; ; run++ {
+		out, refused, stderr, err := runScript(ctx, tool, r.Dir, sc)
+		if err != nil || out == nil || run == maxRuns || !missesMarker(out, ids) {
+			return out, refused, stderr, err
+		}
+		if st.Reruns == nil {
+			st.Reruns = map[string]int{}
+		}
+		st.Reruns[tool.Name]++
+		if r.Log != nil {
+			r.Log("%s lost output of a batch of %d programs (run %d); running it again", tool.Name, len(ids), run)
+		}
+	}
+}
+
+// missesMarker reports whether out has no part for a program of ids.
+func missesMarker(out map[int]string, ids []int) bool {
+	for _, id := range ids {
+		if _, ok := out[id]; !ok {
+			return true
+		}
+	}
+	return false
 }
 
 // Batch compares the programs ids of series seed.
@@ -149,11 +185,11 @@ func (r *Runner) Batch(ctx context.Context, seed uint64, ids []int, st *Stats) e
 	live := append([]int(nil), ids...)
 	for len(live) > 0 {
 		sc := buildScript(progs, live)
-		gotOut, gr, gerr, err := runScript(ctx, r.Gotrace, r.Dir, sc)
+		gotOut, gr, gerr, err := r.runWhole(ctx, r.Gotrace, sc, live, st)
 		if err != nil {
 			return err
 		}
-		wantOut, wr, werr, err := runScript(ctx, r.Reference, r.Dir, sc)
+		wantOut, wr, werr, err := r.runWhole(ctx, r.Reference, sc, live, st)
 		if err != nil {
 			return err
 		}
@@ -185,9 +221,8 @@ func (r *Runner) Batch(ctx context.Context, seed uint64, ids []int, st *Stats) e
 				if err := r.Batch(ctx, seed, part, sub); err != nil {
 					return err
 				}
-				st.Agreed += sub.Agreed
-				st.RefusedByBoth += sub.RefusedByBoth
-				st.Disagreements = append(st.Disagreements, sub.Disagreements...)
+				sub.Programs = 0 // counted above
+				st.Add(sub)
 			}
 			live = nil
 			break
@@ -237,6 +272,20 @@ func (r *Runner) Batch(ctx context.Context, seed uint64, ids []int, st *Stats) e
 		}
 	}
 	return nil
+}
+
+// Add adds the counts of o to st.
+func (st *Stats) Add(o *Stats) {
+	st.Programs += o.Programs
+	st.Agreed += o.Agreed
+	st.RefusedByBoth += o.RefusedByBoth
+	st.Disagreements = append(st.Disagreements, o.Disagreements...)
+	for name, n := range o.Reruns {
+		if st.Reruns == nil {
+			st.Reruns = map[string]int{}
+		}
+		st.Reruns[name] += n
+	}
 }
 
 func (r *Runner) compare(progs map[int]string, ids []int, got, want map[int]string, st *Stats) {

@@ -13,27 +13,6 @@ import (
 	"github.com/gotrace/gotrace/lang/types"
 )
 
-// stripQualifiers removes typedefs, const, volatile and restrict.
-func stripQualifiers(t btf.Type) btf.Type {
-	for i := 0; i < 64; i++ {
-		switch v := t.(type) {
-		case *btf.Typedef:
-			t = v.Type
-		case *btf.Const:
-			t = v.Type
-		case *btf.Volatile:
-			t = v.Type
-		case *btf.Restrict:
-			t = v.Type
-		case *btf.TypeTag:
-			t = v.Type
-		default:
-			return t
-		}
-	}
-	return t
-}
-
 // hasUserTag reports whether a pointee carries the __user type tag.
 func hasUserTag(t btf.Type) bool {
 	for i := 0; i < 64; i++ {
@@ -72,7 +51,7 @@ func compositeName(t btf.Type) string {
 // Pointers read from kernel memory live in the kernel address space unless
 // as says otherwise.
 func btfToType(t btf.Type, as types.AddrSpace) *types.Type {
-	t = stripQualifiers(t)
+	t = btf.UnderlyingType(t)
 	switch v := t.(type) {
 	case *btf.Int:
 		if v.Encoding == btf.Bool {
@@ -93,7 +72,7 @@ func btfToType(t btf.Type, as types.AddrSpace) *types.Type {
 		if hasUserTag(v.Target) {
 			as = types.User
 		}
-		elem := stripQualifiers(v.Target)
+		elem := btf.UnderlyingType(v.Target)
 		var et *types.Type
 		switch e := elem.(type) {
 		case *btf.Void, *btf.FuncProto, *btf.Func:
@@ -114,7 +93,7 @@ func btfToType(t btf.Type, as types.AddrSpace) *types.Type {
 		size, _ := btf.Sizeof(v)
 		return &types.Type{Kind: types.Struct, Size: size, Name: compositeName(v), BTF: v, AS: as}
 	case *btf.Array:
-		elem := stripQualifiers(v.Type)
+		elem := btf.UnderlyingType(v.Type)
 		if i, ok := elem.(*btf.Int); ok && i.Size == 1 && (i.Encoding == btf.Char || i.Encoding == btf.Signed || i.Name == "char" || i.Name == "unsigned char") {
 			return &types.Type{Kind: types.String, Size: int(v.Nelems), Name: InlineString, BTF: v}
 		}
@@ -138,7 +117,7 @@ var errNoMember = errors.New("no such member")
 // member with its byte offset from the start of t, and bit offset/size for
 // bitfields.
 func findMember(t btf.Type, name string) (types.Field, btf.Type, error) {
-	members := compositeMembers(stripQualifiers(t))
+	members := compositeMembers(btf.UnderlyingType(t))
 	if members == nil {
 		return types.Field{}, nil, fmt.Errorf("%s is not a struct or union", t.TypeName())
 	}
@@ -182,7 +161,7 @@ func compositeMembers(t btf.Type) []btf.Member {
 
 // memberNames lists every member reachable by name, for error hints.
 func memberNames(t btf.Type, out []string) []string {
-	for _, m := range compositeMembers(stripQualifiers(t)) {
+	for _, m := range compositeMembers(btf.UnderlyingType(t)) {
 		if m.Name == "" {
 			out = memberNames(m.Type, out)
 			continue

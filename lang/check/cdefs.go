@@ -502,7 +502,7 @@ func (p *cParser) enum(name string) (btf.Type, error) {
 // cSizeof is the size of a member type, refused past MaxTypeSize; the
 // arithmetic is done in 64 bits, so no product wraps around.
 func cSizeof(t btf.Type) (int, error) {
-	switch v := stripQualifiers(t).(type) {
+	switch v := btf.UnderlyingType(t).(type) {
 	case *btf.Array:
 		elem, err := cSizeof(v.Type)
 		if err != nil {
@@ -526,7 +526,7 @@ func cSizeof(t btf.Type) (int, error) {
 
 // alignOf is the C alignment of a type.
 func alignOf(t btf.Type) int {
-	switch v := stripQualifiers(t).(type) {
+	switch v := btf.UnderlyingType(t).(type) {
 	case *btf.Int:
 		return int(v.Size)
 	case *btf.Enum:

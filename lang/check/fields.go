@@ -186,7 +186,7 @@ func (c *checker) offsetof(e *ast.OffsetofExpr) *types.Type {
 	for _, name := range e.Field {
 		f, mt, err := findMember(bt, name)
 		if err != nil {
-			c.errorf(e, "%s has no member %q", compositeName(stripQualifiers(bt)), name)
+			c.errorf(e, "%s has no member %q", compositeName(btf.UnderlyingType(bt)), name)
 			return nil
 		}
 		off += f.Offset

@@ -14,6 +14,10 @@ import (
 // bits, when it is one the checker folds (integer arithmetic and bitwise
 // operations). Division and modulo by zero are left to run time, which
 // warns.
+//
+// It restates lang/eval's integer operators on purpose: eval is the oracle
+// the differential tests hold folding and the generated code against, and
+// one shared table would check folding against itself.
 func foldBinary(op string, x, y uint64, signed bool) (uint64, bool) {
 	switch op {
 	case "+":

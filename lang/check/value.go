@@ -73,7 +73,7 @@ func copiedType(t *types.Type, depth int) *types.Type {
 // base, members of anonymous structs and unions inlined, each with its type
 // copied as valueType does.
 func structFields(bt btf.Type, base, depth int, out []types.Field) []types.Field {
-	for _, m := range compositeMembers(stripQualifiers(bt)) {
+	for _, m := range compositeMembers(btf.UnderlyingType(bt)) {
 		if m.Name == "" {
 			out = structFields(m.Type, base+int(m.Offset/8), depth, out)
 			continue

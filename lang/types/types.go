@@ -1,6 +1,7 @@
 package types
 
 import (
+	"cmp"
 	"fmt"
 	"strconv"
 	"strings"
@@ -312,6 +313,11 @@ func Equal(a, b *Type) bool {
 		return a.Bits == b.Bits
 	case Tseries:
 		return a.LStep == b.LStep && a.Len == b.Len && a.Agg == b.Agg
+	case Stack:
+		// kstack and ustack, their limits and their modes are all
+		// different types, as in bpftrace; "" is the default mode (the
+		// checker gives a stack the config's stack_mode when it is set).
+		return a.UserStack == b.UserStack && a.Len == b.Len && cmp.Or(a.StackMode, "bpftrace") == cmp.Or(b.StackMode, "bpftrace")
 	}
 	return true
 }
@@ -384,7 +390,12 @@ func (t *Type) String() string {
 	case Usym:
 		return "usym_t"
 	case Stack:
-		return "stack"
+		// bpftrace's name: ustack_perf_127
+		kind := "kstack"
+		if t.UserStack {
+			kind = "ustack"
+		}
+		return fmt.Sprintf("%s_%s_%d", kind, cmp.Or(t.StackMode, "bpftrace"), t.Len)
 	case Errno:
 		return "strerror_t"
 	case SyscallName:
