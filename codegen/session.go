@@ -34,17 +34,16 @@ type sessionKind struct {
 	entry, ret string
 	progType   ebpf.ProgramType
 	attach     ebpf.AttachType
-	ctx        provider.CtxKind
 	// module reports whether a point's module can be in a session.
 	module func(m string) bool
 }
 
 var (
 	kprobeSession = sessionKind{entry: "kprobe", ret: "kretprobe", progType: ebpf.Kprobe,
-		attach: ebpf.AttachTraceKprobeSession, ctx: provider.CtxPtRegs,
+		attach: ebpf.AttachTraceKprobeSession,
 		module: func(m string) bool { return m == "" }}
 	fsession = sessionKind{entry: "fentry", ret: "fexit", progType: ebpf.Tracing,
-		attach: provider.AttachTraceFsessionMulti, ctx: provider.CtxBTFArgs,
+		attach: provider.AttachTraceFsessionMulti,
 		// a tracing_multi link names functions of vmlinux
 		module: func(m string) bool { return m == "" || m == "vmlinux" }}
 )
@@ -134,10 +133,12 @@ func (c *compiler) compileSession(i, j int) (ok bool, err error) {
 			return false, nil // kprobe:0xADDRESS: one kprobe at an address
 		}
 	}
+	// Each block has its provider's context (pt_regs, or the
+	// trampoline's, read through bpf_get_func_arg).
 	body := func(p *check.Probe, name string) (asm.Instructions, error) {
 		return c.compileFrame(func() *gen {
 			g := newGen(c, p)
-			g.ctx, g.progType = kind.ctx, kind.progType
+			g.ctx, g.progType = p.Def().Ctx, kind.progType
 			g.tracingMulti = provider.IsTracingMulti(kind.attach)
 			g.progName, g.labelPrefix = name, name+"_"
 			return g
