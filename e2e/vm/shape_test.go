@@ -80,3 +80,24 @@ func TestTracingMultiShape(t *testing.T) {
 		}
 	}
 }
+
+// TestFexitRetvalWildcard: fexit:vfs_read* reading retval is grouped by
+// return type (vfs_read and vfs_readv return ssize_t, vfs_readlink int),
+// each group one program that reads retval with bpf_get_func_ret through
+// one tracing_multi link where the kernel has them: the sum is each
+// read's 100 bytes.
+func TestFexitRetvalWildcard(t *testing.T) {
+	gotraceBin(t)
+	tmulti := haveTracingMulti(t)
+	tid := lockThread(t)
+	file := knownFile(t, "fexit-retval", 100)
+	tr := startTrace(t, stderrReady(`Attached`), "-e", `fexit:vfs_read* /tid == $1/ { @r[func] = sum(retval); }`, strconv.Itoa(tid))
+	preadN(t, file, 3, 4096)
+	out, errs := tr.stop()
+	if !strings.Contains(out, "@r[vfs_read]: 300\n") {
+		t.Errorf("no @r[vfs_read]: 300 in stdout:\n%s\nstderr:\n%s", out, errs)
+	}
+	if got := strings.Contains(errs, "functions through one tracing_multi link"); got != tmulti {
+		t.Errorf("tracing_multi available = %v, stderr:\n%s", tmulti, errs)
+	}
+}
