@@ -155,6 +155,7 @@ type Script struct {
 	// noUprobeMulti: --no-feature uprobe_multi
 	noUprobeMulti bool
 	pid           int
+	cpid          int       // the -c child, whose watchpoints are per thread
 	file          *ast.File // as parsed, without a session's prelude
 }
 
@@ -244,7 +245,7 @@ func compile(name, src string, opts Options, st *sessionState) (*Script, error) 
 	if err != nil {
 		return nil, err
 	}
-	return &Script{Name: name, Source: src, Checked: checked, Program: prog, env: env, unsafe: opts.Unsafe, pid: opts.Pid, file: file,
+	return &Script{Name: name, Source: src, Checked: checked, Program: prog, env: env, unsafe: opts.Unsafe, pid: opts.Pid, cpid: opts.Cpid, file: file,
 		noUprobeMulti: slices.Contains(opts.NoFeatures, runtime.FeatureUprobeMulti)}, nil
 }
 
@@ -286,7 +287,7 @@ func (s *Script) Warnings() string {
 // the script's config block.
 func (s *Script) runtimeOptions(opts RunOptions) runtime.Options {
 	ro := runtime.Options{
-		Stdout: opts.Stdout, Stderr: opts.Stderr, Quiet: opts.Quiet, Unsafe: s.unsafe, Pid: s.pid, NoUprobeMulti: s.noUprobeMulti,
+		Stdout: opts.Stdout, Stderr: opts.Stderr, Quiet: opts.Quiet, Unsafe: s.unsafe, Pid: s.pid, Cpid: s.cpid, NoUprobeMulti: s.noUprobeMulti,
 		NoSignals: opts.NoSignals, NoExitMaps: opts.NoExitMaps, Formatter: opts.Formatter,
 		Attached: opts.Attached, Opened: opts.Opened, StackMode: opts.StackMode, MaxCatBytes: opts.MaxCatBytes,
 		Verbose: opts.Verbose, Format: opts.Format, Sink: opts.Sink, ProbeStats: opts.ProbeStats, LineBuffered: opts.LineBuffered, Tests: opts.Tests,

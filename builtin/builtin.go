@@ -324,6 +324,9 @@ type Emitter interface {
 	// Exit sends the exit event with the value of code, or the fixed code
 	// when code is nil, and ends the probe.
 	Exit(code ast.Expr, fixed int64, pos srcpos.Pos)
+	// ValueEvent sends a header-only event of kind whose ID is the
+	// value of the integer x.
+	ValueEvent(kind object.EventKind, x ast.Expr, pos srcpos.Pos)
 	// Message sends a printf-style event of kind with the format and the
 	// checked arguments; errorf and warnf events point at the span.
 	Message(kind object.EventKind, format string, args []ast.Expr, at srcpos.Spanned)

@@ -210,13 +210,12 @@ func checkMacaddr(c Checker, e *ast.Call) *types.Type {
 	return &types.Type{Kind: types.MacAddr, Size: 8}
 }
 
-// checkStrConcat types str_concat(a, b): a string as large as both, at
-// least bpftrace's 1024 bytes.
+// checkStrConcat types str_concat(a, b): bpftrace's string[1024], which
+// holds the first 1023 bytes of a then b.
 func checkStrConcat(c Checker, e *ast.Call) *types.Type {
 	if !c.WantArgs(e, 2, 2) {
 		return nil
 	}
-	size := 0
 	for i := 0; i < 2; i++ {
 		t := c.Expr(e.Args[i])
 		if t == nil {
@@ -226,12 +225,11 @@ func checkStrConcat(c Checker, e *ast.Call) *types.Type {
 			c.Errorf(e.Args[i], "str_concat() needs strings, not %s", t)
 			return nil
 		}
-		size += t.Size
 	}
 	// bpftrace's stdlib builds the result in a string[1024] (its
-	// sizeof, strcap and typeinfo say so); a longer concatenation is
-	// kept whole here, where bpftrace cuts it at 1023 bytes.
-	return types.NewString(max(size, strConcatSize))
+	// sizeof, strcap and typeinfo say so) and cuts a longer
+	// concatenation there.
+	return types.NewString(strConcatSize)
 }
 
 // strConcatSize is the size of the string bpftrace's str_concat returns.

@@ -3,23 +3,26 @@ package builtin
 import (
 	"github.com/gotrace/gotrace/lang/ast"
 	"github.com/gotrace/gotrace/lang/types"
+	"github.com/gotrace/gotrace/object"
 )
 
-// unwatch(addr) is in bpftrace's stdlib ("Removes a watchpoint"), a
-// remnant of its asyncwatchpoint probes, which bpftrace 0.20 removed:
-// 0.27.1 type-checks it and then crashes compiling it. gotrace's
-// watchpoints stay attached until the script ends, so unwatch() is
-// refused at its position with why.
+// unwatch(addr) removes the watchpoints on addr, as bpftrace documents it
+// ("Removes a watchpoint", async): the program sends the address to user
+// space, which detaches every watchpoint probe whose address it is. An
+// address no watchpoint probe watches is ignored, so that a script may
+// unwatch addresses it only may have watched. bpftrace 0.27.1 type-checks
+// it and then crashes compiling it; bpftrace before 0.20 ran it.
 func init() {
 	defFuncs(&Func{Name: "unwatch", Result: types.Void,
 		Check: func(c Checker, e *ast.Call) *types.Type {
 			if !c.WantArgs(e, 1, 1) || c.IntArg(e, 0) == nil {
 				return nil
 			}
-			c.Errorf(e, "unwatch() is not supported: it removed the watchpoints of asyncwatchpoint probes, which bpftrace 0.20 dropped (bpftrace 0.27.1 crashes on it); watchpoint probes stay attached until the script ends")
-			return nil
+			return types.VoidT
 		},
-		Emit:    func(Emitter, *ast.Call) {},
+		Emit: func(g Emitter, e *ast.Call) {
+			g.ValueEvent(object.EventUnwatch, e.Args[0], e.Pos())
+		},
 		Example: `watchpoint:0x10000000:8:w { unwatch(0x10000000) }`,
-		Doc:     Doc{Sig: "unwatch(addr: int)", Text: "bpftrace's removal of an asyncwatchpoint: not supported (watchpoints stay attached until the script ends)."}})
+		Doc:     Doc{Sig: "unwatch(addr: int)", Text: "Detaches the watchpoint probes on addr, asynchronously: the probe may still fire a few times after the call. Harmless for an address not watched."}})
 }

@@ -92,7 +92,6 @@ func TestFuncs(t *testing.T) {
 // and the error.
 var compileErrors = map[string]string{
 	"fail":      "example.bt:1:32-79: ERROR: no argument: 0 given, 1 needed",
-	"unwatch":   "example.bt:1:29-48: ERROR: unwatch() is not supported: it removed the watchpoints of asyncwatchpoint probes, which bpftrace 0.20 dropped (bpftrace 0.27.1 crashes on it); watchpoint probes stay attached until the script ends",
 	"dw_ustack": "example.bt:1:47-59: ERROR: dw_ustack (DWARF stack unwinding) is not supported by gotrace: use ustack, which unwinds through frame pointers (build the traced program with -fno-omit-frame-pointer)",
 }
 

@@ -90,16 +90,27 @@ func (g *gen) Exit(code ast.Expr, fixed int64, pos srcpos.Pos) { g.exit(code, fi
 // exit sends the exit event with the value of x, or code when x is nil,
 // and ends the probe.
 func (g *gen) exit(x ast.Expr, code int64, pos srcpos.Pos) {
+	g.valueEvent(object.EventExit, x, code, pos)
+	g.emit(asm.Ja.Label(g.exitLbl))
+}
+
+// ValueEvent sends a header-only event of kind whose ID is the value of x.
+func (g *gen) ValueEvent(kind object.EventKind, x ast.Expr, pos srcpos.Pos) {
+	g.valueEvent(kind, x, 0, pos)
+}
+
+// valueEvent sends a header-only event of kind whose ID is the value of
+// x, or id when x is nil.
+func (g *gen) valueEvent(kind object.EventKind, x ast.Expr, id int64, pos srcpos.Pos) {
 	hdr := g.alloc(object.EventHeaderSize, pos)
 	if x != nil {
 		g.scalar(x)
 		g.emit(g.stx(hdr+8, asm.R0, asm.DWord))
 	} else {
-		g.emit(g.st(hdr+8, code))
+		g.emit(g.st(hdr+8, id))
 	}
-	g.emit(g.st(hdr, int64(object.EventExit)))
+	g.emit(g.st(hdr, int64(kind)))
 	g.output(hdr, object.EventHeaderSize)
-	g.emit(asm.Ja.Label(g.exitLbl))
 }
 
 // Message sends a printf-style event of kind with a format of the

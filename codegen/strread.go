@@ -219,15 +219,19 @@ func strLenArg(g *gen, e *ast.Call) (int64, bool) {
 func (g *gen) strConcat(e *ast.Call) int16 {
 	t := g.info.TypeOf(e)
 	as, bs := g.info.TypeOf(e.Args[0]).Size, g.info.TypeOf(e.Args[1]).Size
-	off := g.alloc(t.Size, e.Pos())
-	g.copyInto(off, t.Size, e.Args[0])
+	// The two are joined in a buffer that holds both, then cut to the
+	// result's size (bpftrace's string[1024]): the verifier bounds the
+	// copy of b by the buffer.
+	size := max(t.Size, as+bs)
+	off := g.alloc(size, e.Pos())
+	g.copyInto(off, size, e.Args[0])
 	b := g.buffer(e.Args[1])
 	done := g.newLabel("concat")
 	g.emit(
 		asm.Mov.Reg(asm.R1, g.base(off)),
 		asm.Add.Imm(asm.R1, int32(off)),
 		asm.Mov.Reg(asm.R3, asm.R1),
-		asm.Mov.Imm(asm.R2, int32(min(as+1, t.Size))), // the byte after a is zero
+		asm.Mov.Imm(asm.R2, int32(min(as+1, size))), // the byte after a is zero
 		asm.FnProbeReadKernelStr.Call(),
 		asm.JSLT.Imm(asm.R0, 1, done),
 		asm.JGT.Imm(asm.R0, int32(as), done),
@@ -240,6 +244,10 @@ func (g *gen) strConcat(e *ast.Call) int16 {
 		asm.FnProbeReadKernel.Call(),
 	)
 	g.mark(done)
+	if size > t.Size {
+		last := off + int16(t.Size) - 1
+		g.emit(asm.StoreImm(g.base(last), last, 0, asm.Byte))
+	}
 	g.emit(asm.Mov.Imm(asm.R0, 0))
 	return off
 }

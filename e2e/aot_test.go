@@ -130,7 +130,7 @@ func TestAOTCommandLine(t *testing.T) {
 	if got.code != 0 || !strings.HasPrefix(got.stdout, "USAGE: "+bin+" [options]") || !strings.Contains(got.stdout, "\n    -f FORMAT ") || got.stderr != "" {
 		t.Errorf("--help: %+v", got)
 	}
-	if got := runBin(t, nil, bin, "-V"); got.code != 0 || !regexp.MustCompile(`^gotrace v\d+\.\d+\.\d+\n$`).MatchString(got.stdout) {
+	if got := runBin(t, nil, bin, "-V"); got.code != 0 || !regexp.MustCompile(`^bpftrace v\d+\.\d+\.\d+ compatible \(gotrace v\d+\.\d+\.\d+\)\n$`).MatchString(got.stdout) {
 		t.Errorf("-V: %+v", got)
 	}
 	got = runBin(t, nil, bin, "7")

@@ -75,12 +75,12 @@ same=0 hi=0
 {"type": "printf", "data": "11 [hi\\x00\\x01\\xffthere\\x0a] [\\x68\\x69\\x00\\x01\\xff\\x74\\x68\\x65\\x72\\x65\\x0a] [68 69 00 01 ff 74 68 65 72 65 0a]\n"}
 {"type": "printf", "data": "same=0 hi=1\n"}
 {"type": "printf", "data": "3 [hi\\x00] [\\x68\\x69\\x00] [68 69 00]\n"}
-{"type": "value", "data": "hi\\x00\\x01\\xffthere\\x0aA"}
+{"type": "value", "data": [104,105,0,1,-1,116,104,101,114,101,10,65]}
 {"type": "value", "data": 16}
 {"type": "printf", "data": "same=0 hi=0\n"}
 {"type": "printf", "data": "20 [hi\\x00\\x01\\xffthere\\x0aA] [\\x68\\x69\\x00\\x01\\xff\\x74\\x68\\x65\\x72\\x65\\x0a\\x41] [68 69 00 01 ff 74 68 65 72 65 0a 41]\n"}
 {"type": "map", "data": {"@k": {"": 1, "hi\\x00": 1, "hi\\x00\\x01\\xffthere\\x0aA": 1, "hi\\x00\\x01\\xffthere\\x0a": 2}}}
-{"type": "map", "data": {"@last": "hi\\x00\\x01\\xffthere\\x0aA"}}
+{"type": "map", "data": {"@last": [104,105,0,1,-1,116,104,101,114,101,10,65]}}
 `
 	wantOutput(t, trace("-f", "json"), wantJSON, 0)
 	t.Setenv("GOTRACE_SYSCALL_TRACEPOINTS", "raw")

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -33,7 +34,7 @@ func TestStdinProgramAndQuiet(t *testing.T) {
 
 func TestHelpAndVersion(t *testing.T) {
 	// Both print to stdout, as bpftrace's do.
-	if got := run(t, "--version"); got.code != 0 || !regexp.MustCompile(`^gotrace v\d+\.\d+\.\d+\n$`).MatchString(got.stdout) {
+	if got := run(t, "--version"); got.code != 0 || !regexp.MustCompile(`^bpftrace v\d+\.\d+\.\d+ compatible \(gotrace v\d+\.\d+\.\d+\)\n$`).MatchString(got.stdout) {
 		t.Errorf("--version: %+v", got)
 	}
 	if got := run(t, "--help"); got.code != 0 || !strings.Contains(got.stdout, "USAGE:") {
@@ -196,11 +197,25 @@ func TestREPL(t *testing.T) {
 	}
 }
 
-// TestCgroupPath: cgroup_path() resolves ids in the mounted hierarchies.
+// TestCgroupPath: cgroup_path() resolves ids in the mounted hierarchies,
+// as bpftrace 0.27 prints them: "name:/path" joined by ",", cgroup v2
+// ("unified") first, then v1 by name, each hierarchy once.
 func TestCgroupPath(t *testing.T) {
 	got := run(t, "-e", `BEGIN { print(cgroup_path(cgroup)); exit(); }`)
-	if got.code != 0 || !regexp.MustCompile(`^([a-z=,_]*:/[^;\n]*;)*[a-z=,_]*:/[^;\n]*\n`).MatchString(got.stdout) {
-		t.Errorf("exit %d stdout %q stderr %q", got.code, got.stdout, got.stderr)
+	line, _, _ := strings.Cut(got.stdout, "\n")
+	if got.code != 0 || !regexp.MustCompile(`^([a-z_.,-]+:/[^:\n]*,)*[a-z_.,-]+:/[^:\n]*$`).MatchString(line) {
+		t.Fatalf("exit %d stdout %q stderr %q", got.code, got.stdout, got.stderr)
+	}
+	var names []string
+	for _, p := range regexp.MustCompile(`(?:^|,)([a-z_.-]+(?:,[a-z_.-]+)*):/`).FindAllStringSubmatch(line, -1) {
+		names = append(names, p[1])
+	}
+	v1 := names
+	if len(names) > 0 && names[0] == "unified" {
+		v1 = names[1:]
+	}
+	if !slices.IsSorted(v1) || slices.Contains(v1, "unified") || len(slices.Compact(slices.Clone(v1))) != len(v1) {
+		t.Errorf("hierarchies %q: want unified first, then the others sorted, each once", names)
 	}
 }
 

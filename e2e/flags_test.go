@@ -157,7 +157,7 @@ func TestChildEnvIgnored(t *testing.T) {
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr
 			err := cmd.Run()
 			f.Close()
-			if err != nil || stderr.String() != "" || !strings.HasPrefix(stdout.String(), "gotrace v") {
+			if err != nil || stderr.String() != "" || !strings.Contains(stdout.String(), "(gotrace v") {
 				t.Errorf("GOTRACE_CHILD_EXEC=%s, fd 3 %s: %v, stdout %q, stderr %q", value, what, err, stdout.String(), stderr.String())
 			}
 		}
@@ -210,16 +210,19 @@ func TestPidFilter(t *testing.T) {
 	got := s.stop(syscall.SIGINT)
 	wantOutput(t, got, fmt.Sprintf("\n\n@all: %d\n", n), 0)
 
-	// Exit with the process.
-	sleep := exec.Command("sleep", "1")
+	// Exit with the process: it ends once gotrace is attached (a process
+	// with a fixed lifetime could end first on a loaded machine).
+	sleep := exec.Command("sleep", "60")
 	if err := sleep.Start(); err != nil {
 		t.Fatal(err)
 	}
 	done := make(chan error, 1)
 	go func() { done <- sleep.Wait() }()
-	got = run(t, "-p", fmt.Sprint(sleep.Process.Pid), "-e", `tracepoint:syscalls:sys_enter_getppid { @ = count(); } END { printf("end\n"); }`)
-	wantOutput(t, got, "end\n\n\n", 0)
+	s = startNoWait(t, "-p", fmt.Sprint(sleep.Process.Pid), "-e", `tracepoint:syscalls:sys_enter_getppid { @ = count(); } END { printf("end\n"); }`)
+	s.waitAttached(20 * time.Second)
+	sleep.Process.Kill()
 	<-done
+	wantOutput(t, s.wait(), "end\n\n\n", 0)
 
 	got = run(t, "-c", "/bin/true", "-p", "1", "-e", `BEGIN { exit(); }`)
 	if got.code != 1 || !strings.Contains(got.stderr, "USAGE: Cannot use both -c and -p.") {
@@ -346,13 +349,18 @@ func TestNewFlags(t *testing.T) {
 	}
 }
 
-// TestListProgram: -l with a program lists its expanded attach points;
+// TestListProgram: -l with a program lists its expanded attach points,
+// each time the script names one;
 // -lv 'struct X' prints the struct from BTF; -v after -l's pattern is -lv.
 func TestListProgram(t *testing.T) {
 	got := run(t, "-l", "-e", `tracepoint:syscalls:sys_enter_openat* { exit(); } BEGIN { } interval:s:1 { }`)
 	wantOutput(t, got, "tracepoint:syscalls:sys_enter_openat\ntracepoint:syscalls:sys_enter_openat2\ninterval:s:\n", 0)
 	got = run(t, "-l", "-e", `fentry:vfs_read { exit(); } software:cpu-clock:1000 { }`)
 	wantOutput(t, got, "fentry:vmlinux:vfs_read\nsoftware:cpu-clock:\n", 0)
+	// An attach point named twice (two probes, two patterns of one) is
+	// listed each time, in the script's order, as bpftrace lists it.
+	got = run(t, "-l", "-e", `tracepoint:syscalls:sys_enter_openat* { } tracepoint:syscalls:sys_enter_getpid, tracepoint:syscalls:sys_enter_openat { } interval:s:1 { } interval:s:2 { }`)
+	wantOutput(t, got, "tracepoint:syscalls:sys_enter_openat\ntracepoint:syscalls:sys_enter_openat2\ntracepoint:syscalls:sys_enter_getpid\ntracepoint:syscalls:sys_enter_openat\ninterval:s:\ninterval:s:\n", 0)
 	script := filepath.Join(t.TempDir(), "x.bt")
 	if err := os.WriteFile(script, []byte("tracepoint:syscalls:sys_enter_openat { exit(); }\n"), 0o644); err != nil {
 		t.Fatal(err)

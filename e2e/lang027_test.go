@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cilium/ebpf/btf"
+
 	"github.com/gotrace/gotrace/internal/difftest"
 )
 
@@ -96,4 +98,42 @@ int8
 func TestStrConcatSize(t *testing.T) {
 	wantOutput(t, run(t, "-e", `begin { $t = str_concat("x", "yz"); print($t); print(sizeof($t)); print(strcap($t)); print(strlen($t)); exit(); }`),
 		"xyz\n1024\n1024\n3\n\n\n", 0)
+	// Longer than 1023 bytes: cut there, the first string kept whole.
+	a := strings.Repeat("a", 600)
+	got := run(t, "-e", `begin { $a = "`+a+`"; $b = str_concat($a, $a); $c = str_concat("xy", $b); print(strlen($b)); print(sizeof($b)); print(strlen(str_concat($b, "z"))); printf("%s\n", $c); exit(); }`)
+	wantOutput(t, got, "1023\n1024\n1023\nxy"+strings.Repeat("a", 1021)+"\n\n\n", 0)
+}
+
+// TestWhileDeprecated: bpftrace 0.27 warns about every while loop, at the
+// whole loop, with a hint towards for ranges; the loop still runs.
+func TestWhileDeprecated(t *testing.T) {
+	src := "begin { $i = 0;\n  while ($i < 2) { $i++; } print($i); exit(); }"
+	got := run(t, "-e", src)
+	want := "stdin:2:3-27: WARNING: While loops are deprecated and may be removed in the future.\n" +
+		"  while ($i < 2) { $i++; } print($i); exit(); }\n" +
+		"  ~~~~~~~~~~~~~~~~~~~~~~~~\n" +
+		"HINT: For loops support ranges (e.g. `for ($x : $start..$end) { ... }`), and can be used in place of while. These are more easily proven to be bounded by the verifier.\n"
+	if got.code != 0 || got.stdout != "2\n\n\n" || !strings.HasPrefix(got.stderr, want) {
+		t.Errorf("exit %d, stdout %q, stderr:\n%s\nwant a stderr starting\n%s", got.code, got.stdout, got.stderr, want)
+	}
+}
+
+// TestPlainChar: plain char is the kernel BTF's char, as bpftrace takes
+// it: unsigned on kernels built with -funsigned-char (every kernel since
+// 6.2), so (char)200 and a char read from memory print 200 there, -56 on
+// a kernel whose char is signed.
+func TestPlainChar(t *testing.T) {
+	spec, err := btf.LoadKernelSpec()
+	if err != nil {
+		t.Skipf("no kernel BTF: %v", err)
+	}
+	var ch *btf.Int
+	if err := spec.TypeByName("char", &ch); err != nil {
+		t.Fatalf("kernel BTF has no char: %v", err)
+	}
+	want := "200\n200\n"
+	if ch.Encoding&btf.Signed != 0 {
+		want = "-56\n-56\n"
+	}
+	wantOutput(t, run(t, "-e", `begin { print((char)200); $u = (uint8)200; print(*(char *)&$u); exit(); }`), want+"\n\n", 0)
 }

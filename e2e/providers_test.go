@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -58,6 +59,26 @@ func TestPidPerfEvents(t *testing.T) {
 	}
 	if !seen["p"] || !seen["s"] {
 		t.Errorf("the busy process was not sampled by both probes:\n%s", got.stdout)
+	}
+}
+
+// TestChildPerfEvents: with -c, profile and software probes sample only
+// the child, as bpftrace 0.27.1 does (they sampled every process, here a
+// busy bystander too).
+func TestChildPerfEvents(t *testing.T) {
+	busy := exec.Command("sh", "-c", "while :; do :; done")
+	if err := busy.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = busy.Process.Kill(); _ = busy.Wait() }()
+	got := run(t, "-c", "/bin/dd if=/dev/zero of=/dev/null bs=1 count=300000", "-e",
+		`profile:hz:499 { @p[pid == cpid ? "child" : "other"] = count(); } software:cpu-clock:1000000 { @s[pid == cpid ? "child" : "other"] = count(); }`)
+	if got.code != 0 {
+		t.Fatalf("exit %d stdout %q stderr %q", got.code, got.stdout, got.stderr)
+	}
+	keys := regexp.MustCompile(`(?m)^@\w\[\w+\]`).FindAllString(got.stdout, -1)
+	if want := []string{"@p[child]", "@s[child]"}; !slices.Equal(keys, want) {
+		t.Errorf("sampled %v, want %v:\n%s", keys, want, got.stdout)
 	}
 }
 

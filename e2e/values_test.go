@@ -175,18 +175,18 @@ r != abd, a == hi
 @m[2]: bye
 @t: (1, hi)
 `, 0)
-	wantOutput(t, run(t, "-q", "-f", "json", "-e", script), `{"type": "value", "data": "hi"}
-{"type": "value", "data": "bye"}
+	wantOutput(t, run(t, "-q", "-f", "json", "-e", script), `{"type": "value", "data": [104,105]}
+{"type": "value", "data": [98,121,101]}
 {"type": "printf", "data": "hi|bye|\\x62\\x79\\x65 1 0 0\n"}
-{"type": "value", "data": "yyyy"}
-{"type": "value", "data": "hi\\x00"}
+{"type": "value", "data": [121,121,121,121]}
+{"type": "value", "data": [104,105,0]}
 {"type": "printf", "data": "[hi\\x00] [abc] 0 0 1 1 1\n"}
 {"type": "printf", "data": "r == abc\n"}
 {"type": "printf", "data": "r != abd, a == hi\n"}
-{"type": "value", "data": [1,"hi"]}
+{"type": "value", "data": [1,[104,105]]}
 {"type": "map", "data": {"@k": {"a": 1, "bb": 2, "abc": 3}}}
-{"type": "map", "data": {"@m": {"1": "hi", "2": "bye"}}}
-{"type": "map", "data": {"@t": [1,"hi"]}}
+{"type": "map", "data": {"@m": {"1": [104,105], "2": [98,121,101]}}}
+{"type": "map", "data": {"@t": [1,[104,105]]}}
 `, 0)
 }
 

@@ -61,7 +61,7 @@ func TestWatchpoint(t *testing.T) {
 		if got.code != 0 {
 			t.Errorf("--dry-run: exit %d, stderr %q", got.code, got.stderr)
 		}
-		t.Skip("this machine's hardware breakpoints never fire")
+		t.Skip("this machine's hardware breakpoints never fire (e2e/vm tests watchpoints in qemu guests)")
 	}
 	got := run(t, "-p", strconv.Itoa(traced.Process.Pid), "-e", prog)
 	wantOutput(t, got, "hit\n\n\n", 0)

@@ -237,6 +237,10 @@ type HelperSite struct {
 // EventRuntimeError's ID indexes RuntimeErrors: print its warning.
 const EventRuntimeError = EventHelperError + 1
 
+// EventUnwatch's ID is an address: detach the watchpoint probes on it
+// (unwatch()). An address no watchpoint probe watches is ignored.
+const EventUnwatch = EventRuntimeError + 1
+
 // RuntimeError is a run-time error the program reports as a warning, as
 // bpftrace's "Divide or modulo by 0 detected" does.
 type RuntimeError struct {

@@ -5,18 +5,21 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 )
 
-// cgroupPath renders a cgroup id as bpftrace's cgroup_path() does: for
-// every mounted cgroup hierarchy whose name matches filter (a wildcard;
-// cgroup v2 is "unified", v1 hierarchies are named by their controllers),
-// "name:/path" of the directory whose inode is the id, joined by ";". The
-// lookup happens when the value is printed.
+// cgroupPath renders a cgroup id as bpftrace 0.27's cgroup_path() does:
+// for every mounted cgroup hierarchy whose name matches filter (a
+// wildcard; cgroup v2 is "unified", a v1 hierarchy is named by its mount
+// point's directory), "name:/path" of the directory whose inode is the
+// id, joined by ","; cgroup v2 first, then v1 sorted by name. The lookup
+// happens when the value is printed.
 func cgroupPath(id uint64, filter string) string {
+	data, _ := os.ReadFile("/proc/self/mountinfo")
 	var out []string
-	for _, root := range cgroupRoots() {
+	for _, root := range cgroupRoots(string(data)) {
 		if ok, _ := path.Match(filter, root.name); !ok && filter != "" {
 			continue
 		}
@@ -40,40 +43,39 @@ func cgroupPath(id uint64, filter string) string {
 			out = append(out, root.name+":"+path.Clean(found))
 		}
 	}
-	return strings.Join(out, ";")
+	return strings.Join(out, ",")
 }
 
 type cgroupRoot struct{ name, dir string }
 
-// cgroupRoots lists the mounted cgroup hierarchies from /proc/self/mountinfo.
-func cgroupRoots() []cgroupRoot {
-	data, err := os.ReadFile("/proc/self/mountinfo")
-	if err != nil {
-		return nil
-	}
-	var roots []cgroupRoot
-	for _, line := range strings.Split(string(data), "\n") {
+// cgroupRoots lists the cgroup hierarchies of mountinfo (the text of
+// /proc/self/mountinfo) in bpftrace's order: v2 first, then v1 by name. A
+// hierarchy mounted more than once (a bind mount, a chroot's copy of
+// /sys/fs/cgroup) is listed once, at its first mount, where bpftrace
+// would print it once per mount.
+func cgroupRoots(mountinfo string) []cgroupRoot {
+	var v2, v1 []cgroupRoot
+	seen := map[[2]string]bool{}
+	for line := range strings.Lines(mountinfo) {
 		pre, post, ok := strings.Cut(line, " - ")
 		if !ok {
 			continue
 		}
 		f, g := strings.Fields(pre), strings.Fields(post)
-		if len(f) < 5 || len(g) < 3 {
+		if len(f) < 5 || len(g) < 1 || g[0] != "cgroup" && g[0] != "cgroup2" {
 			continue
 		}
-		switch g[0] {
-		case "cgroup2":
-			roots = append(roots, cgroupRoot{"unified", f[4]})
-		case "cgroup":
-			var names []string
-			for _, o := range strings.Split(g[2], ",") {
-				if o == "rw" || o == "ro" || strings.Contains(o, "=") && !strings.HasPrefix(o, "name=") {
-					continue
-				}
-				names = append(names, o)
-			}
-			roots = append(roots, cgroupRoot{strings.Join(names, ","), f[4]})
+		hierarchy := [2]string{f[2], f[3]} // the device and the root within it
+		if seen[hierarchy] {
+			continue
+		}
+		seen[hierarchy] = true
+		if g[0] == "cgroup2" {
+			v2 = append(v2, cgroupRoot{"unified", f[4]})
+		} else {
+			v1 = append(v1, cgroupRoot{path.Base(f[4]), f[4]})
 		}
 	}
-	return roots
+	slices.SortStableFunc(v1, func(a, b cgroupRoot) int { return strings.Compare(a.name, b.name) })
+	return append(v2, v1...)
 }

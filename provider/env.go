@@ -101,12 +101,17 @@ type ListEnv interface {
 type Attacher interface {
 	// Push registers something to close when detaching.
 	Push(c io.Closer)
+	// Watch registers the perf event of a watchpoint on addr, to close
+	// when detaching or earlier, when the program calls unwatch(addr).
+	Watch(addr uint64, c io.Closer)
 	// Tracefs returns the tracefs environment, mounting tracefs if needed.
 	Tracefs() (*tracefs.Env, error)
 	// OnlineCPUs lists the online CPUs.
 	OnlineCPUs() ([]int, error)
 	// Pid is the process the script is restricted to (-p), 0 for none.
 	Pid() int
+	// Child is the pid of the child command (-c), 0 for none.
+	Child() int
 	// Unsafe reports --unsafe (attaching to a function of unknown size).
 	Unsafe() bool
 	// Stdout is where the script's output goes.

@@ -276,7 +276,13 @@ func kfuncExpander(kind string, offsets, needBTF bool) func(ExpandEnv, string, [
 				}
 				// --unsafe: the warning alone, and the kernel is asked
 				// all the same, as bpftrace does.
-				pt := &Point{Name: kind + ":" + fn, Func: fn, Offset: offset, NoFtrace: true}
+				// Named as bpftrace names it in the attach error: with
+				// the module when the script wrote one.
+				name := kind + ":" + fn
+				if len(parts) == 2 {
+					name = kind + ":" + parts[0] + ":" + fn
+				}
+				pt := &Point{Name: name, Func: fn, Offset: offset, NoFtrace: true}
 				if offset != 0 {
 					pt.Name += fmt.Sprintf("+%d", offset)
 				}

@@ -70,7 +70,8 @@ func kprobe(name, alias string, ret bool) *Provider {
 }
 
 // explainKprobeRefusal says why the kernel refused the kprobe of p on its
-// one function, when the symbol table tells: kprobe events refuse a
+// one function, when the symbol table tells: the function does not exist
+// (attached all the same with --unsafe), or kprobe events refuse a
 // function without an ftrace location (notrace, or __init code) unless the
 // kernel has CONFIG_KPROBE_EVENTS_ON_NOTRACE, and the error the kernel
 // gives for it (EINVAL) comes back from cilium/ebpf as the failure of its
@@ -89,6 +90,11 @@ func explainKprobeRefusal(a Attacher, p *object.Probe, err error) error {
 	syms, _ := env.KernelSymbols()
 	if syms == nil {
 		return err
+	}
+	if syms.Count(fn) == 0 && syms.LoadedModule(fn) == "" {
+		// The not-traceable warning came first (--unsafe): bpftrace's
+		// error, and why.
+		return fmt.Errorf("Unable to attach probe: %s: the kernel has no function %s (kallsyms lists it neither in vmlinux nor in a loaded module)", p.Name, fn)
 	}
 	if has, known := syms.HasFtrace(fn); known && !has {
 		return fmt.Errorf("%s: the kernel refused a kprobe on %s: the function has no ftrace location (it is not in available_filter_functions: marked notrace, or __init code freed after boot), and kprobe events refuse such functions unless the kernel is built with CONFIG_KPROBE_EVENTS_ON_NOTRACE", p.Name, fn)

@@ -219,7 +219,10 @@ func TestKprobeAddress(t *testing.T) {
 			t.Errorf("%s with --unsafe: %v, %v; want %s", raw, pts, err, want)
 		}
 	}
-	wantNotTraceable(t, unsafe, "kprobe:vmlinux:nosuch", "No matches for kprobe vmlinux:nosuch.", "kprobe:nosuch")
+	// The point keeps the module the script wrote: bpftrace names it so
+	// when the kernel refuses it.
+	wantNotTraceable(t, unsafe, "kprobe:vmlinux:nosuch", "No matches for kprobe vmlinux:nosuch.", "kprobe:vmlinux:nosuch")
+	wantNotTraceable(t, unsafe, "kretprobe:nosuch", "No matches for kretprobe nosuch.", "kretprobe:nosuch")
 }
 
 // wantNotTraceable expands raw in env and wants a NotTraceable error with

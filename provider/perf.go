@@ -3,6 +3,7 @@ package provider
 import (
 	"errors"
 	"fmt"
+	"io"
 	"unsafe"
 
 	"github.com/cilium/ebpf"
@@ -35,20 +36,30 @@ func cpuClock(period, freq uint64) unix.PerfEventAttr {
 // attachPerf opens the perf event attr for process pid (-1: all) on each
 // of cpus and attaches prog to each.
 func attachPerf(a Attacher, p *object.Probe, prog *ebpf.Program, attr *unix.PerfEventAttr, pid int, cpus []int) error {
-	attr.Size = uint32(unsafe.Sizeof(*attr))
 	for _, cpu := range cpus {
-		fd, err := unix.PerfEventOpen(attr, pid, cpu, -1, unix.PERF_FLAG_FD_CLOEXEC)
+		c, err := openPerf(p, prog, attr, pid, cpu)
 		if err != nil {
-			return fmt.Errorf("attach %s: perf_event_open on CPU %d: %w", p.Name, cpu, err)
-		}
-		c, err := attachPerfFD(fd, prog)
-		if err != nil {
-			_ = unix.Close(fd)
-			return fmt.Errorf("attach %s: %w", p.Name, err)
+			return err
 		}
 		a.Push(c)
 	}
 	return nil
+}
+
+// openPerf opens the perf event attr for process pid (-1: all) on cpu
+// (-1: any) and attaches prog to it; closing the result detaches it.
+func openPerf(p *object.Probe, prog *ebpf.Program, attr *unix.PerfEventAttr, pid, cpu int) (io.Closer, error) {
+	attr.Size = uint32(unsafe.Sizeof(*attr))
+	fd, err := unix.PerfEventOpen(attr, pid, cpu, -1, unix.PERF_FLAG_FD_CLOEXEC)
+	if err != nil {
+		return nil, fmt.Errorf("attach %s: perf_event_open on CPU %d: %w", p.Name, cpu, err)
+	}
+	c, err := attachPerfFD(fd, prog)
+	if err != nil {
+		_ = unix.Close(fd)
+		return nil, fmt.Errorf("attach %s: %w", p.Name, err)
+	}
+	return c, nil
 }
 
 // attachPerfFD attaches prog to the perf event fd, through a bpf_link
@@ -69,12 +80,21 @@ func attachPerfFD(fd int, prog *ebpf.Program) (closerFunc, error) {
 	return func() error { return unix.Close(fd) }, nil
 }
 
-// perfPid is the pid perf events of a process-filtered provider (profile,
-// software, hardware) are opened for: the -p process, or -1 for all, as
-// bpftrace does.
+// perfPid is the pid the perf events of uprobes are opened for: the -p
+// process, or -1 for all.
 func perfPid(a Attacher) int {
 	if pid := a.Pid(); pid > 0 {
 		return pid
 	}
 	return -1
+}
+
+// taskPid is the pid the perf events of profile, software and watchpoint
+// probes are opened for: the -p process, else the -c child, else -1 for
+// every process, as bpftrace opens them.
+func taskPid(a Attacher) int {
+	if a.Pid() <= 0 && a.Child() > 0 {
+		return a.Child()
+	}
+	return perfPid(a)
 }

@@ -94,7 +94,7 @@ func perfEventProvider(name, alias string, typ uint32, events []perfEvent) *Prov
 			if err != nil {
 				return 0, fmt.Errorf("attach %s: %w", p.Name, err)
 			}
-			if err := attachPerf(a, p, prog, &attr, perfPid(a), cpus); err != nil {
+			if err := attachPerf(a, p, prog, &attr, taskPid(a), cpus); err != nil {
 				return 0, err
 			}
 			return 1, nil

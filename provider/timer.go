@@ -73,7 +73,7 @@ func timer(name, alias string, everyCPU bool) *Provider {
 			if err != nil {
 				return 0, fmt.Errorf("attach %s: %w", p.Name, err)
 			}
-			if err := attachPerf(a, p, prog, &attr, perfPid(a), cpus); err != nil {
+			if err := attachPerf(a, p, prog, &attr, taskPid(a), cpus); err != nil {
 				return 0, err
 			}
 			return 1, nil

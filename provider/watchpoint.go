@@ -110,9 +110,11 @@ func contains(list []string, s string) bool {
 }
 
 // attachWatchpoint opens the hardware breakpoint: for each thread of the
-// -p process (inherited by the threads they create), else on every CPU.
+// -p process, or else of the -c child (inherited by the threads they
+// create), as bpftrace does; else on every CPU.
 // Threads or CPUs that refuse it are skipped, as bpftrace does; it fails
-// only when none accepts it.
+// only when none accepts it. Each one is registered under its address,
+// which unwatch() detaches.
 func attachWatchpoint(a Attacher, p *object.Probe, prog *ebpf.Program) (int, error) {
 	if len(p.Targets) != 1 {
 		return 0, fmt.Errorf("attach %s: no watchpoint target", p.Name)
@@ -138,7 +140,7 @@ func attachWatchpoint(a Attacher, p *object.Probe, prog *ebpf.Program) (int, err
 	}
 	type target struct{ pid, cpu int }
 	var targets []target
-	if pid := a.Pid(); pid > 0 {
+	if pid := taskPid(a); pid > 0 {
 		attr.Bits |= unix.PerfBitInherit // threads created later
 		tids, err := processThreads(pid)
 		if err != nil {
@@ -159,8 +161,9 @@ func attachWatchpoint(a Attacher, p *object.Probe, prog *ebpf.Program) (int, err
 	var firstErr error
 	n := 0
 	for _, t := range targets {
-		err := attachPerf(a, p, prog, &attr, t.pid, []int{t.cpu})
+		c, err := openPerf(p, prog, &attr, t.pid, t.cpu)
 		if err == nil {
+			a.Watch(addr, c)
 			n++
 			continue
 		}

@@ -98,6 +98,9 @@ func (s *entry) OnlineCPUs() ([]int, error) { return onlineCPUs() }
 // Pid implements provider.Attacher.
 func (s *entry) Pid() int { return s.opts.Pid }
 
+// Child implements provider.Attacher.
+func (s *entry) Child() int { return s.opts.Cpid }
+
 // Stdout implements provider.Attacher.
 func (s *entry) Stdout() io.Writer { return s.stdout }
 

@@ -261,6 +261,8 @@ func (s *entry) handle(rec []byte) error {
 		if int(id) < len(s.prog.RuntimeErrors) {
 			return s.sink.RuntimeError(s.prog.RuntimeErrors[id], s.prog.Source)
 		}
+	case object.EventUnwatch:
+		s.unwatch(id)
 	case object.EventDropped:
 		name := "a map"
 		if m := s.userMap(kind, id); m != nil {

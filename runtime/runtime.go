@@ -165,6 +165,11 @@ type Options struct {
 	// every process. Probes that cannot are filtered in their program by
 	// the checker.
 	Pid int
+	// Cpid is the pid of the child command (bpftrace -c), 0 for none:
+	// without -p, profile and software probes sample it and watchpoints
+	// are opened on its threads, as bpftrace opens them, rather than
+	// every process.
+	Cpid int
 	// Format is the output format (bpftrace -f): "" or output.FormatText
 	// for text, output.FormatJSON for one JSON object per line on Stdout
 	// (see output/json.go).
@@ -276,6 +281,7 @@ type entry struct {
 	reader   *ringbuf.Reader
 	pcaps    *pcapWriter // skboutput's files (pcap.go); nil when unused
 	attached closerStack // links and perf events, closed when detaching
+	watches  watchSet    // watchpoints' perf events by address, for unwatch() (unwatch.go)
 	others   closerStack // reader and collection, closed last
 
 	ends      []*object.Probe // END probes, in order

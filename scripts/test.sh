@@ -68,7 +68,11 @@ echo "=== differential check against bpftrace 0.27.1 (${GOTRACE_BTDIFF_N:=400} p
 scripts/bpftrace27.sh
 btdiff_dir=$(mktemp -d)
 CGO_ENABLED=0 go build -o "$btdiff_dir/gotrace" ./cmd/gotrace
-go run ./cmd/btdiff -gotrace "$btdiff_dir/gotrace" -ref bpftrace27 -n "$GOTRACE_BTDIFF_N" -batch 400 -report "$btdiff_dir/report.txt" ||
+go build -o "$btdiff_dir/btdiff" ./cmd/btdiff
+"$btdiff_dir/btdiff" -gotrace "$btdiff_dir/gotrace" -ref bpftrace27 -n "$GOTRACE_BTDIFF_N" -batch 400 -report "$btdiff_dir/report.txt" ||
+	{ cat "$btdiff_dir/report.txt"; exit 1; }
+# the same programs again, comparing -f json output
+"$btdiff_dir/btdiff" -json -gotrace "$btdiff_dir/gotrace" -ref bpftrace27 -n "$GOTRACE_BTDIFF_N" -batch 400 -report "$btdiff_dir/report.txt" ||
 	{ cat "$btdiff_dir/report.txt"; exit 1; }
 rm -rf "$btdiff_dir"
 

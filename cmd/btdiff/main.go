@@ -29,6 +29,7 @@ func main() {
 	batch := flag.Int("batch", 200, "programs per script")
 	report := flag.String("report", "", "write every disagreement to this file")
 	verbose := flag.Bool("v", false, "print progress")
+	asJSON := flag.Bool("json", false, "compare the tools' -f json output")
 	flag.Parse()
 
 	dir, err := os.MkdirTemp("", "btdiff")
@@ -40,6 +41,12 @@ func main() {
 		Gotrace:   btdiff.Tool{Name: "gotrace", Argv: []string{*gt, "-q"}},
 		Reference: btdiff.Tool{Name: "bpftrace", Argv: []string{*ref, "-q"}},
 		Dir:       dir,
+	}
+	if *asJSON {
+		for _, t := range []*btdiff.Tool{&r.Gotrace, &r.Reference} {
+			t.Argv = append(t.Argv, "-f", "json")
+			t.JSON = true
+		}
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()

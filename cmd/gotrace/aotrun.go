@@ -129,7 +129,7 @@ func parseAOTArgs(p *aotPayload, argv0 string, args []string, stdout, stderr io.
 		return nil, 0, true
 	}
 	if showVersion {
-		fmt.Fprintln(stdout, version)
+		fmt.Fprintln(stdout, versionLine)
 		return nil, 0, true
 	}
 	for _, a := range operands {

@@ -47,7 +47,7 @@ func TestParseAOTArgsStops(t *testing.T) {
 	}{
 		{args: []string{"--help"}, stdout: "USAGE: ./prog [options]"},
 		{args: []string{"-h", "--", "--x"}, stdout: "USAGE: ./prog [options]"},
-		{args: []string{"--vers"}, stdout: version + "\n"},
+		{args: []string{"--vers"}, stdout: versionLine + "\n"},
 		{args: []string{"pos"}, code: 1, errs: "ERROR: AOT does not support positional parameters\n"},
 		{args: []string{"--", "--a=1", "pos"}, code: 1, errs: "ERROR: AOT does not support positional parameters\n"},
 		// The options of a run that an AOT binary has not.

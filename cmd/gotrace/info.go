@@ -25,8 +25,8 @@ func printInfo(stdout io.Writer) int {
 	fmt.Fprintf(w, "System\n  OS: %s %s %s\n  Arch: %s\n\n",
 		unix.ByteSliceToString(uts.Sysname[:]), unix.ByteSliceToString(uts.Release[:]),
 		unix.ByteSliceToString(uts.Version[:]), unix.ByteSliceToString(uts.Machine[:]))
-	fmt.Fprintf(w, "Build\n  version: %s\n  Go: %s\n  code generation: cilium/ebpf asm (no LLVM)\n\n",
-		version, goruntime.Version())
+	fmt.Fprintf(w, "Build\n  version: %s\n  compatible with: %s\n  Go: %s\n  code generation: cilium/ebpf asm (no LLVM)\n\n",
+		version, compatibleWith, goruntime.Version())
 
 	yes := func(err error) string {
 		if err == nil {

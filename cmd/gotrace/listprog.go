@@ -54,14 +54,15 @@ func listProgram(stdout, stderr io.Writer, cfg *config, name, src string) int {
 	}
 	w := bufio.NewWriter(stdout)
 	defer w.Flush()
-	seen := map[string]bool{}
+	// Every attach point of every probe, in the script's order, as
+	// bpftrace lists them: one that two probes (or two patterns of one)
+	// name is listed for each.
 	for _, p := range script.Checked.Probes {
 		for _, ap := range p.Points {
 			name, listed := provider.Lookup(ap.Provider).ListingName(ap)
-			if !listed || seen[name] {
+			if !listed {
 				continue
 			}
-			seen[name] = true
 			if verbose := cfg.listV; verbose {
 				var buf bytes.Buffer
 				listProbes(&buf, io.Discard, ap.Name, true, cfg.out.pidN, cfg.traceable)

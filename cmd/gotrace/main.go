@@ -21,8 +21,18 @@ import (
 	"github.com/gotrace/gotrace/runtime"
 )
 
-// version is the gotrace version, printed by --version.
+// version is the gotrace version.
 const version = "gotrace v0.1.0"
+
+// compatibleWith is the bpftrace release whose language, output and runtime
+// tests gotrace follows.
+const compatibleWith = "bpftrace v0.27.1"
+
+// versionLine is what --version prints: the bpftrace release first, so that
+// scripts gating features on `bpftrace --version` (matching
+// `^bpftrace v(\d+)\.(\d+)`) read the version gotrace follows, then gotrace's
+// own version, saying it is gotrace and only compatible.
+const versionLine = compatibleWith + " compatible (" + version + ")"
 
 func main() {
 	childMain() // the stand-in for a -c command: never returns
@@ -258,7 +268,7 @@ func parseArgs(args []string, stdout, stderr io.Writer) (*config, int, bool) {
 		return nil, 0, true
 	}
 	if showVersion {
-		fmt.Fprintln(stdout, version)
+		fmt.Fprintln(stdout, versionLine)
 		return nil, 0, true
 	}
 	if cfg.info {

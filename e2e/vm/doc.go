@@ -1,6 +1,8 @@
 // Package vm holds end-to-end tests of kernel-function probes (kprobe,
-// kretprobe, kprobe_multi, fentry, fexit, rawtracepoint) that run the
-// gotrace binary inside stock Debian kernels under qemu (see vmtest).
+// kretprobe, kprobe_multi, fentry, fexit, rawtracepoint), and of
+// watchpoints (qemu emulates the debug registers the development host's
+// hypervisor never fires), that run the gotrace binary inside stock
+// Debian kernels under qemu (see vmtest).
 // Outside the VM the tests skip. scripts/test.sh runs them on 6.12, 6.1 and 7.3:
 //
 //	CGO_ENABLED=0 go build -o .cache/vm/gotrace ./cmd/gotrace

@@ -182,6 +182,13 @@ func TestKprobeRefusals(t *testing.T) {
 	if err == nil || !strings.HasPrefix(out, want) {
 		t.Errorf("kprobe:md_flush_request: %v\n%s\nwant\n%s", err, out, want)
 	}
+	// --unsafe: the warning, and the kernel's refusal of the probe named as
+	// the script wrote it, as in bpftrace.
+	unsafeOut, err := exec.CommandContext(ctx, bin, "--unsafe", "-e", `kprobe:vmlinux:md_flush_request { exit(); }`).CombinedOutput()
+	out = string(unsafeOut)
+	if want := "\nERROR: Unable to attach probe: kprobe:vmlinux:md_flush_request"; err == nil || !strings.Contains(out, want) || !strings.Contains(out, "WARNING: md_flush_request is not traceable") {
+		t.Errorf("--unsafe kprobe:vmlinux:md_flush_request: %v\n%s\nwant the warning and %q", err, out, want)
+	}
 	out, err = run(`kprobe:md_mod:md_flush_request { exit(); }`)
 	want = "stdin:1:1-31: ERROR: specified module md_mod in probe kprobe:md_mod:md_flush_request is not loaded.\n"
 	if err == nil || !strings.HasPrefix(out, want) {

@@ -17,10 +17,14 @@ import (
 // TestMain makes the test binary double as the syscall trigger: copied to
 // a file named systrigger and run with GOTRACE_SYSTRIGGER=1, it makes
 // systrigger's syscalls instead of running tests (the guest has no Go
-// toolchain to build the helper the host test uses).
+// toolchain to build the helper the host test uses). With GOTRACE_POKE
+// set it is the watchpoint tests' traced program instead.
 func TestMain(m *testing.M) {
 	if os.Getenv("GOTRACE_SYSTRIGGER") == "1" {
 		systrigger.Run()
+	}
+	if mode := os.Getenv("GOTRACE_POKE"); mode != "" {
+		poke(mode) // watchpoint_test.go
 	}
 	os.Exit(m.Run())
 }

@@ -159,12 +159,19 @@ func (tr *trace) stderr() string {
 }
 
 // links counts the BPF links the gotrace process holds.
-func (tr *trace) links() int {
+func (tr *trace) links() int { return tr.fds("anon_inode:bpf_link") }
+
+// perfEvents counts the perf events the gotrace process holds.
+func (tr *trace) perfEvents() int { return tr.fds("anon_inode:[perf_event]") }
+
+// fds counts the file descriptors of the gotrace process that link to
+// target.
+func (tr *trace) fds(target string) int {
 	pid := tr.cmd.Process.Pid
 	fds, _ := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
 	n := 0
 	for _, fd := range fds {
-		if l, err := os.Readlink(fmt.Sprintf("/proc/%d/fd/%s", pid, fd.Name())); err == nil && l == "anon_inode:bpf_link" {
+		if l, err := os.Readlink(fmt.Sprintf("/proc/%d/fd/%s", pid, fd.Name())); err == nil && l == target {
 			n++
 		}
 	}
@@ -211,13 +218,20 @@ func (tr *trace) stop() (stdout, stderr string) {
 	if err := tr.cmd.Process.Signal(syscall.SIGINT); err != nil {
 		tr.t.Fatal(err)
 	}
+	return tr.wait(" after SIGINT")
+}
+
+// wait returns stdout and stderr once gotrace exits; after says after
+// what, for the error when it does not.
+func (tr *trace) wait(after string) (stdout, stderr string) {
+	tr.t.Helper()
 	select {
 	case err := <-tr.done:
 		if err != nil {
 			tr.t.Errorf("gotrace: %v; stderr:\n%s", err, tr.stderr())
 		}
 	case <-time.After(180 * time.Second):
-		tr.t.Fatalf("gotrace did not exit after SIGINT; stderr:\n%s", tr.stderr())
+		tr.t.Fatalf("gotrace did not exit%s; stderr:\n%s", after, tr.stderr())
 	}
 	b, _ := os.ReadFile(tr.outPath)
 	return string(b), tr.stderr()

@@ -105,3 +105,25 @@ func TestLostOutputRerun(t *testing.T) {
 		t.Errorf("out = %v, err = %v, reruns = %v; want the last output after %d reruns", out, err, st.Reruns, maxRuns-1)
 	}
 }
+
+// TestJSONToText: -f json output takes the text shape, map entries in the
+// order written and values as written, and the end marker opens the exit
+// print.
+func TestJSONToText(t *testing.T) {
+	in := `{"type": "printf", "data": "=== 3\n"}
+{"type": "value", "data": [1,"a"]}
+{"type": "map", "data": {"@p3_m": {"b": 2, "a,1": [97,-1]}}}
+{"type": "map", "data": {"@p3_s": 18446744073709551615}}
+{"type": "printf", "data": "=== END\n"}
+{"type": "map", "data": {"@p3_h": [{"min": 0, "max": 1, "count": 1}]}}
+`
+	want := "=== 3\nvalue: [1,\"a\"]\n@p3_m[b]: 2\n@p3_m[a,1]: [97,-1]\n@p3_s: 18446744073709551615\n\n\n\n" +
+		"@p3_h: [{\"min\": 0, \"max\": 1, \"count\": 1}]\n"
+	if got := jsonToText(in); got != want {
+		t.Errorf("jsonToText =\n%q\nwant\n%q", got, want)
+	}
+	parts := splitOutput(jsonToText(in))
+	if parts[3] == "" || parts[-4] == "" {
+		t.Errorf("parts = %v; want program 3's run and exit print", parts)
+	}
+}

@@ -12,7 +12,8 @@
 // output splits back into programs. A program one tool refuses is taken
 // out of the batch (the error's line names it) and reported when the
 // other accepts it. What the tools print at exit (every map) is compared
-// too, attributed by map name.
+// too, attributed by map name. With Tool.JSON the tools print -f json,
+// and each event is laid out as the text form's lines before the split.
 //
 // Every disagreement is a gotrace bug to fix, a documented deliberate
 // difference, or a bpftrace bug named with its issue number: Known lists

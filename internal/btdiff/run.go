@@ -18,6 +18,7 @@ import (
 type Tool struct {
 	Name string   // in reports
 	Argv []string // the command; the script's path is appended
+	JSON bool     // Argv asks for -f json output
 }
 
 // Result is one tool's answer for one program: what it printed, or why it
@@ -54,7 +55,7 @@ func buildScript(progs map[int]string, ids []int) script {
 	for _, id := range ids {
 		add("begin {\n"+progs[id]+"}", id)
 	}
-	add("begin { exit(); }", -1)
+	add("begin { printf(\"=== END\\n\"); exit(); }", -1)
 	return script{b.String(), lines}
 }
 
@@ -65,7 +66,7 @@ var errLineRe = regexp.MustCompile(`(?m)^[^\s:]+\.bt:(\d+):\d+(?:-\d+)?: ERROR: 
 // program (the exit print under -1), or the programs named by the errors
 // that refused the script (nil when no error names one: the whole batch
 // failed) with the tool's stderr.
-func runScript(ctx context.Context, tool Tool, dir string, sc script) (out map[int]string, refused map[int]string, stderr string, err error) {
+func runScript(ctx context.Context, tool Tool, dir string, sc script) (parts map[int]string, refused map[int]string, stderr string, err error) {
 	path := filepath.Join(dir, "batch.bt")
 	if err := os.WriteFile(path, []byte(sc.text), 0o644); err != nil {
 		return nil, nil, "", err
@@ -92,7 +93,11 @@ func runScript(ctx context.Context, tool Tool, dir string, sc script) (out map[i
 		}
 		return nil, refused, se.String(), nil
 	}
-	return splitOutput(so.String()), nil, se.String(), nil
+	out := so.String()
+	if tool.JSON {
+		out = jsonToText(out)
+	}
+	return splitOutput(out), nil, se.String(), nil
 }
 
 var markerRe = regexp.MustCompile(`^=== (\d+)$`)
@@ -110,6 +115,9 @@ func splitOutput(s string) map[int]string {
 	for _, l := range strings.SplitAfter(body+"\n", "\n") {
 		if m := markerRe.FindStringSubmatch(strings.TrimSuffix(l, "\n")); m != nil {
 			cur, _ = strconv.Atoi(m[1])
+			continue
+		}
+		if l == endMarker {
 			continue
 		}
 		out[cur] += l

@@ -49,9 +49,10 @@ func TestAddrSpace(t *testing.T) {
 		// kprobes and tracepoints read kernel memory; begin either.
 		{`tracepoint:sched:sched_switch { $t1 = (int32 *)1234; }`, `int32 *@kernel`},
 		{`begin { $t1 = (int32 *)1234; }`, `int32 *@`},
-		// syscall tracepoint pointers are user memory, at every level.
+		// syscall tracepoint pointers are user memory, at every level
+		// (char is the pinned BTF's, unsigned as in kernels since 6.2).
 		{`tracepoint:syscalls:sys_enter_execve { $t1 = args.argv; $t2 = args.argv[0]; $t3 = args.filename; }`,
-			`int8 *@user *@user; int8 *@user; int8 *@user`},
+			`uint8 *@user *@user; uint8 *@user; uint8 *@user`},
 		// an integer field of a syscall tracepoint holds a user address.
 		{`tracepoint:syscalls:sys_enter_read { $t1 = (int8 *)args.buf; $t2 = (int32 *)args.count; }`,
 			`int8 *@user; int32 *@user`},

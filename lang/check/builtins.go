@@ -283,7 +283,7 @@ func (c *checker) tracepointPointer(ct string, as types.AddrSpace) *types.Type {
 		words = append(words, w)
 	}
 	base := strings.Join(words, " ")
-	elem := cIntType(base)
+	elem := c.cIntType(base)
 	switch {
 	case elem != nil:
 	case base == "void":

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/cilium/ebpf/btf"
+
 	"github.com/gotrace/gotrace/builtin"
 	"github.com/gotrace/gotrace/lang/ast"
 	"github.com/gotrace/gotrace/lang/srcpos"
@@ -97,7 +99,7 @@ func (c *checker) resolveType(te *ast.TypeExpr) *types.Type {
 	}
 	t := intTypeByName(te.Name)
 	if t == nil {
-		t = cIntType(te.Name)
+		t = c.cIntType(te.Name)
 	}
 	if t == nil && te.Name == "void" {
 		t = types.VoidT
@@ -174,10 +176,32 @@ func (c *checker) typeofExpr(x ast.Expr) *types.Type {
 	return c.ownType(x, t)
 }
 
-// cIntType resolves C integer type names.
-func cIntType(name string) *types.Type {
+// plainChar is the type of C's plain char: the kernel BTF's "char", as
+// bpftrace takes it. Kernels since 6.2 build with -funsigned-char, so
+// their char is uint8 ((char)200 prints 200, and a tracepoint's char *
+// points to uint8); older kernels' is int8, and so is char without BTF.
+func (c *checker) plainChar() *types.Type {
+	if c.charType != nil {
+		return c.charType
+	}
+	c.charType = types.Int8
+	if c.env != nil {
+		if spec, err := c.env.BTF(); err == nil && spec != nil {
+			var ch *btf.Int
+			if spec.TypeByName("char", &ch) == nil && ch.Size == 1 && ch.Encoding&btf.Signed == 0 {
+				c.charType = types.Uint8
+			}
+		}
+	}
+	return c.charType
+}
+
+// cIntType resolves C integer type names (plain char as plainChar).
+func (c *checker) cIntType(name string) *types.Type {
 	switch name {
-	case "char", "signed char", "s8", "__s8":
+	case "char":
+		return c.plainChar()
+	case "signed char", "s8", "__s8":
 		return types.Int8
 	case "unsigned char", "u8", "__u8":
 		return types.Uint8

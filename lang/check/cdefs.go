@@ -1,6 +1,7 @@
 package check
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -36,16 +37,31 @@ func (c *checker) preprocess(file *ast.File) {
 // defined earlier in the script or found in kernel BTF. Layout follows the
 // C rules: natural alignment, padding to the largest member.
 func (c *checker) cDefinition(d *ast.CDef) {
-	p := &cParser{c: c, def: d, toks: preamble.CTokens(d.Text), pos: d.Pos()}
+	toks, offs := preamble.CTokenOffsets(d.Text)
+	p := &cParser{c: c, def: d, toks: toks, offs: offs, pos: d.Pos()}
 	if err := p.definition(); err != nil {
-		c.errorf(d, "C definition: %v", err)
+		var at srcpos.Spanned = d
+		var pe *spanError
+		if errors.As(err, &pe) {
+			at = pe.at
+		}
+		c.errorf(at, "C definition: %v", err)
 	}
 }
+
+// spanError is an error of a C definition at a part of it.
+type spanError struct {
+	at  srcpos.Span
+	err error
+}
+
+func (e *spanError) Error() string { return e.err.Error() }
+func (e *spanError) Unwrap() error { return e.err }
 
 // kernelMember is a member of a script definition whose type, by value,
 // is a kernel type.
 type kernelMember struct {
-	def          *ast.CDef
+	at           srcpos.Span // the member's declaration
 	member, name string
 }
 
@@ -79,7 +95,7 @@ func (c *checker) shadowedKernelTypes() {
 		return
 	}
 	for _, m := range c.kernelMembers {
-		c.errorf(m.def, "C definition: field %s has incomplete type '%s': the script redefines %s, a kernel type, so its definitions take no types from kernel BTF (define %s too, or use a pointer)", m.member, m.name, redefined, m.name)
+		c.errorf(m.at, "C definition: field %s has incomplete type '%s': the script redefines %s, a kernel type, so its definitions take no types from kernel BTF (define %s too, or use a pointer)", m.member, m.name, redefined, m.name)
 	}
 }
 
@@ -87,6 +103,7 @@ type cParser struct {
 	c    *checker
 	def  *ast.CDef
 	toks []string
+	offs []int // the byte offset of each token in def.Text
 	i    int
 	pos  srcpos.Pos
 	// open holds the structs and unions whose bodies are being parsed: a
@@ -101,6 +118,19 @@ type cParser struct {
 // MaxTypeSize is the largest struct, union or array a script may define:
 // member offsets are kept in bits in 32-bit BTF fields.
 const MaxTypeSize = 1<<29 - 1
+
+// span is the source span of tokens [from, to) of the definition, or the
+// whole definition's when its text is not the script's verbatim (a
+// macro's expansion).
+func (p *cParser) span(from, to int) srcpos.Span {
+	d := p.def
+	if from >= to || to > len(p.toks) || d.End.Offset-d.Start.Offset != len(d.Text) {
+		return d.Span
+	}
+	start := d.Start.Advance(d.Text[:p.offs[from]])
+	end := start.Advance(d.Text[p.offs[from] : p.offs[to-1]+len(p.toks[to-1])])
+	return srcpos.Span{Start: start, End: end}
+}
 
 func (p *cParser) peek() string {
 	if p.i < len(p.toks) {
@@ -194,7 +224,7 @@ func (p *cParser) typeSpec(define bool) (btf.Type, error) {
 		if name == "unsigned" || name == "signed" {
 			name += " int"
 		}
-		it := cIntType(name)
+		it := p.c.cIntType(name)
 		if it == nil {
 			return nil, fmt.Errorf("unknown type %q", name)
 		}
@@ -215,7 +245,7 @@ func (p *cParser) typeSpec(define bool) (btf.Type, error) {
 	case "double":
 		return &btf.Float{Name: "double", Size: 8}, nil
 	}
-	if it := cIntType(name); it != nil {
+	if it := p.c.cIntType(name); it != nil {
 		enc := btf.IntEncoding(0)
 		if it.Signed {
 			enc = btf.Signed
@@ -282,9 +312,14 @@ func (p *cParser) composite(kind, name string) (btf.Type, error) {
 			return nil, fmt.Errorf("missing }")
 		}
 		p.kernel = ""
+		first := p.i
 		base, err := p.typeSpec(true)
 		if err != nil {
-			return nil, err
+			var pe *spanError
+			if errors.As(err, &pe) {
+				return nil, err // a nested definition's member
+			}
+			return nil, &spanError{at: p.span(first, min(p.i, len(p.toks))), err: err}
 		}
 		kernel := p.kernel
 		p.kernel = ""
@@ -301,7 +336,7 @@ func (p *cParser) composite(kind, name string) (btf.Type, error) {
 				mname = p.next()
 			}
 			if kernel != "" && byValue {
-				p.c.kernelMembers = append(p.c.kernelMembers, kernelMember{def: p.def, member: mname, name: kernel})
+				p.c.kernelMembers = append(p.c.kernelMembers, kernelMember{at: p.span(first, p.i), member: mname, name: kernel})
 			}
 			// a[] is a flexible array.
 			var dims []uint64

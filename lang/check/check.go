@@ -116,6 +116,8 @@ type checker struct {
 	// enums maps the enumerators of the script's enums (also in defines)
 	// to their enum, whose type they have.
 	enums map[string]*btf.Enum
+	// charType caches plainChar's answer.
+	charType *types.Type
 }
 
 // unusedDecls drops the maps declared (let @m = hash(n)) but never used,

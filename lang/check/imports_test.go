@@ -78,10 +78,9 @@ macro broken() { 1 + ; }
 		{`import "imports/config.bt"; BEGIN { }`, "testdata/check/imports/config.bt:1:1-29: ERROR: invalid `config` within import\n" +
 			"config = { max_strlen = 32 }\n" +
 			"~~~~~~~~~~~~~~~~~~~~~~~~~~~~\n"},
-		{`import "imports/badtype.h"; BEGIN { }`, `testdata/check/imports/badtype.h:1-3: ERROR: C definition: unknown type "no_such_type"
-struct bad {
+		{`import "imports/badtype.h"; BEGIN { }`, `testdata/check/imports/badtype.h:2:2-14: ERROR: C definition: unknown type "no_such_type"
     no_such_type member;
-};
+    ~~~~~~~~~~~~
 `},
 		{`import "imports/nope.bt"; BEGIN { }`, `testdata/check/main.bt:1:1-25: ERROR: Unable to find suitable path for import
 import "imports/nope.bt"; BEGIN { }

@@ -35,9 +35,9 @@ func (c *checker) warnOnce(pos srcpos.Pos, msg string) {
 	c.prog.Warnings = append(c.prog.Warnings, &syntax.Error{Pos: pos, Msg: msg})
 }
 
-// warnOnceSpan records a warning under a span, once however many passes
-// and probe instances check the statement.
-func (c *checker) warnOnceSpan(sp srcpos.Span, msg string) {
+// warnOnceSpan records a warning under a span, with its hints, once
+// however many passes and probe instances check the statement.
+func (c *checker) warnOnceSpan(sp srcpos.Span, msg string, hints ...string) {
 	if c.quiet {
 		return
 	}
@@ -46,7 +46,7 @@ func (c *checker) warnOnceSpan(sp srcpos.Span, msg string) {
 			return
 		}
 	}
-	c.prog.Warnings = append(c.prog.Warnings, &syntax.Error{Pos: sp.Start, End: sp.End, Msg: msg})
+	c.prog.Warnings = append(c.prog.Warnings, &syntax.Error{Pos: sp.Start, End: sp.End, Msg: msg, Hints: hints})
 }
 
 // BlockEnds reports whether a block always leaves through one of its

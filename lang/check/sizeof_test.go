@@ -35,6 +35,9 @@ func TestSizeofOwnType(t *testing.T) {
 		{"@r = sizeof(~(uint16)51);", 8},
 		{"$x = (uint8)19; $y = -$x; @r = sizeof($y);", 8},
 		{"@r = sizeof(((uint8)1, -(uint8)1));", 16},
+		// str_concat is a string[1024], however long its operands
+		{`@r = sizeof(str_concat("a", "b"));`, 1024},
+		{`$a = str_concat("a", "b"); @r = sizeof(str_concat($a, $a));`, 1024},
 	} {
 		src := "BEGIN { " + tc.src + " }"
 		file, err := syntax.Parse("t.bt", src)

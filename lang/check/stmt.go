@@ -52,6 +52,9 @@ func (c *checker) stmt(s ast.Stmt) {
 	case *ast.LetStmt:
 		c.let(s)
 	case *ast.WhileStmt:
+		// bpftrace 0.27's deprecation, at the whole loop
+		c.warnOnceSpan(s.Span, "While loops are deprecated and may be removed in the future.",
+			"For loops support ranges (e.g. `for ($x : $start..$end) { ... }`), and can be used in place of while. These are more easily proven to be bounded by the verifier.")
 		if t := c.expr(s.Cond); t != nil && !isCondition(t) {
 			c.errorf(s.Cond, "condition must be an integer, bool or pointer, not %s", t)
 		}

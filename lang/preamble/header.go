@@ -32,8 +32,7 @@ func headerDefs(src *srcpos.Source) []*ast.CDef {
 		}
 		if keep {
 			text := strings.TrimRight(src.Text[start.Offset:h.off], " \t\r")
-			end := start
-			h.advancePos(&end, text)
+			end := start.Advance(text)
 			defs = append(defs, &ast.CDef{Span: srcpos.Span{Start: start, End: end}, Text: text})
 		}
 	}
@@ -95,19 +94,6 @@ type headerScanner struct {
 
 func (h *headerScanner) pos() srcpos.Pos {
 	return srcpos.Pos{Filename: h.src.Name, Offset: h.off, Line: h.line, Column: h.col, Src: h.src}
-}
-
-// advancePos moves p past text.
-func (h *headerScanner) advancePos(p *srcpos.Pos, text string) {
-	for i := 0; i < len(text); i++ {
-		p.Offset++
-		if text[i] == '\n' {
-			p.Line++
-			p.Column = 1
-		} else {
-			p.Column++
-		}
-	}
 }
 
 // advance moves past n bytes.
@@ -232,7 +218,12 @@ func (h *headerScanner) lineStart() bool {
 
 // CTokens splits C source into identifiers, numbers and punctuation.
 func CTokens(src string) []string {
-	var toks []string
+	toks, _ := CTokenOffsets(src)
+	return toks
+}
+
+// CTokenOffsets is CTokens with the byte offset in src of each token.
+func CTokenOffsets(src string) (toks []string, offs []int) {
 	for i := 0; i < len(src); {
 		r := rune(src[i])
 		switch {
@@ -254,12 +245,12 @@ func CTokens(src string) []string {
 			for j < len(src) && (src[j] == '_' || unicode.IsLetter(rune(src[j])) || unicode.IsDigit(rune(src[j]))) {
 				j++
 			}
-			toks = append(toks, src[i:j])
+			toks, offs = append(toks, src[i:j]), append(offs, i)
 			i = j
 		default:
-			toks = append(toks, src[i:i+1])
+			toks, offs = append(toks, src[i:i+1]), append(offs, i)
 			i++
 		}
 	}
-	return toks
+	return toks, offs
 }

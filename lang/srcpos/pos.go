@@ -45,6 +45,21 @@ type Source struct {
 	Text string
 }
 
+// Advance returns the position just past text, which starts at p: one
+// column per byte, a new line after each newline.
+func (p Pos) Advance(text string) Pos {
+	for i := 0; i < len(text); i++ {
+		p.Offset++
+		if text[i] == '\n' {
+			p.Line++
+			p.Column = 1
+		} else {
+			p.Column++
+		}
+	}
+	return p
+}
+
 // IsValid reports whether the position was set.
 func (p Pos) IsValid() bool { return p.Line > 0 }
 
