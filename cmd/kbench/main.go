@@ -358,7 +358,7 @@ type gotraceProbe struct{ provider, body string }
 // tracing_multi link per return type on 7.3, lang/check/shape.go), and an
 // fentry and an fexit pair (one fsession link on 7.3).
 var gotraceMethods = map[string][]gotraceProbe{
-	"gotrace-fexit-retval": {{"fexit", "@[func] = sum(retval);"}},
+	"gotrace-fexit-retval": {{"fexit", "@[func] = sum((int64)retval);"}},
 	"gotrace-fsession":     {{"fentry", "@e[func] = count();"}, {"fexit", "@r[func] = count();"}},
 }
 
