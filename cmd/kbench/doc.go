@@ -10,8 +10,6 @@
 //     run by gotrace, which serves fentry wildcards of
 //     runtime.DefaultFentryMultiThreshold or more functions through one
 //     kprobe_multi link where the kernel has it (the Via line is printed);
-//   - gotrace-fexit-retval: an fexit script reading retval, whose functions
-//     are grouped by return type (one tracing_multi link per type on 7.3);
 //   - gotrace-fsession: an fentry and an fexit script over the same
 //     functions (one fsession link on 7.3).
 //
@@ -37,8 +35,7 @@
 // Flags: -n the number of functions (the first N traceable, non-varargs
 // functions with BTF, sorted by name); -only a comma-separated subset of
 // tracing_multi,kprobe_multi,kprobe,fentry,gotrace-fentry,
-// gotrace-kprobe_multi,gotrace-trampolines,gotrace-fexit-retval,
-// gotrace-fsession (with -events: of fentry,
+// gotrace-kprobe_multi,gotrace-trampolines,gotrace-fsession (with -events: of fentry,
 // tracing_multi,kprobe_multi,kprobe); -attach-workers and
 // -detach-workers the goroutines attaching and detaching separate kprobes
 // and trampolines (default 1 and 32, as the runtime). Each line printed is

@@ -354,12 +354,10 @@ func benchGotrace(funcs []string, feat *gotrace.Features) error {
 type gotraceProbe struct{ provider, body string }
 
 // gotraceMethods are the gotrace scripts kbench runs beside
-// gotrace-fentry, by method name: an fexit reading retval (one
-// tracing_multi link per return type on 7.3, lang/check/shape.go), and an
-// fentry and an fexit pair (one fsession link on 7.3).
+// gotrace-fentry, by method name: an fentry and an fexit pair (one
+// fsession link on 7.3).
 var gotraceMethods = map[string][]gotraceProbe{
-	"gotrace-fexit-retval": {{"fexit", "@[func] = sum((int64)retval);"}},
-	"gotrace-fsession":     {{"fentry", "@e[func] = count();"}, {"fexit", "@r[func] = count();"}},
+	"gotrace-fsession": {{"fentry", "@e[func] = count();"}, {"fexit", "@r[func] = count();"}},
 }
 
 // benchGotraceScript compiles and runs a script of probes over funcs and
