@@ -92,6 +92,9 @@ func run(n int, methods []string) error {
 			err = benchGotrace(funcs, &gotrace.Features{KprobeMulti: true, FentryMultiThreshold: 1})
 		case "gotrace-trampolines":
 			err = benchGotrace(funcs, &gotrace.Features{})
+		case "gotrace-fentry-fexit":
+			// the fsession script as two tracing_multi links
+			err = benchGotraceScript(m, funcs, &gotrace.Features{TracingMulti: true, TracingMultiMax: 2000}, gotraceMethods["gotrace-fsession"]...)
 		default:
 			if probes, ok := gotraceMethods[m]; ok {
 				err = benchGotraceScript(m, funcs, nil, probes...)
