@@ -16,6 +16,7 @@ require (
 
 require (
 	github.com/creack/pty v1.1.24
+	github.com/go-delve/delve v1.27.2
 	github.com/ianlancetaylor/demangle v0.0.0-20260724033716-83e58baca724
 )
 

@@ -53,6 +53,9 @@ type Options struct {
 	// Pid restricts the script to one process (-p); 0 means none. See
 	// check.Options.Pid for which probes are filtered.
 	Pid int
+	// DwarfPids are --dwarf-pid: more processes whose stacks dw_ustack
+	// unwinds, besides Pid and Cpid.
+	DwarfPids []int
 	// IncludeDirs and Includes are bpftrace's -I and --include: where user
 	// headers are searched, and headers included before the script (see
 	// check.Options).
@@ -176,7 +179,7 @@ func compile(name, src string, opts Options, st *sessionState) (*Script, error) 
 	if err != nil {
 		return nil, err
 	}
-	lopts := check.Options{Params: opts.Params, NamedParams: opts.NamedParams, MaxStrlen: opts.MaxStrlen, MaxMapKeys: opts.MaxMapKeys, ConfigEnv: opts.ConfigEnv, Unsafe: opts.Unsafe, TraceableFunctions: opts.TraceableFunctions, Cpid: opts.Cpid, Pid: opts.Pid, IncludeDirs: opts.IncludeDirs, Includes: opts.Includes, DummyTSMap: opts.DummyTSMap, Host: hostfs.Host()}
+	lopts := check.Options{Params: opts.Params, NamedParams: opts.NamedParams, MaxStrlen: opts.MaxStrlen, MaxMapKeys: opts.MaxMapKeys, ConfigEnv: opts.ConfigEnv, Unsafe: opts.Unsafe, TraceableFunctions: opts.TraceableFunctions, Cpid: opts.Cpid, Pid: opts.Pid, DwarfPids: opts.DwarfPids, IncludeDirs: opts.IncludeDirs, Includes: opts.Includes, DummyTSMap: opts.DummyTSMap, Host: hostfs.Host()}
 	lopts.NCPUs, _ = ebpf.PossibleCPU()
 	checkedFile := file
 	if st != nil {

@@ -27,6 +27,17 @@ type TaskLayout struct {
 	RealParent, Tgid, GroupLeader, Comm int
 }
 
+// ReturnLayout are the kernel offsets dw_ustack follows to the
+// uretprobe return instances of the current task (task_struct.utask,
+// uprobe_task.return_instances, return_instance.stack, .orig_ret_vaddr
+// and .next): a uretprobe replaces the return address on the stack with
+// its trampoline's, and the instance keeps the real one. OK is false
+// where the kernel's BTF lacks them; returns are then not recovered.
+type ReturnLayout struct {
+	Utask, ReturnInstances, Stack, OrigRetVaddr, Next int
+	OK                                                bool
+}
+
 // Host is what builtins compiled for the machine need to know about the
 // tracer's own process.
 type Host struct {
@@ -150,6 +161,10 @@ type Var struct {
 	// message saying why the probe does not provide it; a message with a
 	// type is a warning.
 	Type func(c Checker) (*types.Type, string)
+	// Check, when set, types a use of the variable in place of Type, with
+	// its position for the errors and warnings it reports (nil: after an
+	// error).
+	Check func(c Checker, e *ast.Ident) *types.Type
 	// Const returns the variable's value when it is known at compile time
 	// (nil: never).
 	Const func(c Checker, t *types.Type) (Const, bool)
@@ -203,6 +218,11 @@ type Checker interface {
 	FuncsGrouped() bool
 	// Cpid is the pid of the child command (-c), 0 without one.
 	Cpid() int
+	// DwarfPids are the processes whose stacks dw_ustack unwinds: -p, -c
+	// and --dwarf-pid.
+	DwarfPids() []int
+	// UseReturnLayout looks up the ReturnLayout for the code generator.
+	UseReturnLayout()
 	// NCPUs is the number of possible CPUs.
 	NCPUs() int
 	// MaxStrlen is the size of string buffers.
@@ -344,6 +364,9 @@ type Emitter interface {
 	Strstr(e *ast.Call, contains bool)
 	Kstack(e ast.Expr)
 	Ustack(e ast.Expr) int16
+	// DwUstack copies the registers and the user stack dw_ustack unwinds
+	// into a sample and builds the value naming it ({id, pid}).
+	DwUstack(e ast.Expr) int16
 	// Uaddr loads the address uaddr() resolved.
 	Uaddr(e *ast.Call)
 	Join(e *ast.Call)

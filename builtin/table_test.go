@@ -89,16 +89,16 @@ func TestFuncs(t *testing.T) {
 }
 
 // compileErrors are the functions whose example is a compile-time error,
-// and the error.
+// and the error (dw_ustack's: the example has no target process).
 var compileErrors = map[string]string{
 	"fail":      "example.bt:1:32-79: ERROR: no argument: 0 given, 1 needed",
-	"dw_ustack": "example.bt:1:47-59: ERROR: dw_ustack (DWARF stack unwinding) is not supported by gotrace: use ustack, which unwinds through frame pointers (build the traced program with -fno-omit-frame-pointer)",
+	"dw_ustack": "example.bt:1:88-100: ERROR: dw_ustack requires a target process. Use -p, -c, or --dwarf-pid to specify one.",
 }
 
 // varErrors are the variables whose example is a compile-time error, and
 // the error.
 var varErrors = map[string]string{
-	"dw_ustack": "example.bt:1:47-56: ERROR: dw_ustack (DWARF stack unwinding) is not supported by gotrace: use ustack, which unwinds through frame pointers (build the traced program with -fno-omit-frame-pointer)",
+	"dw_ustack": "example.bt:1:88-97: ERROR: dw_ustack requires a target process. Use -p, -c, or --dwarf-pid to specify one.",
 }
 
 // checkError checks that the example src is the compile-time error want.

@@ -39,6 +39,7 @@ func (g *gen) Strstr(e *ast.Call, contains bool)    { g.strstr(e, contains) }
 func (g *gen) Kstack(e ast.Expr)                    { g.kstack(e) }
 func (g *gen) Uaddr(e *ast.Call)                    { g.uaddr(e) }
 func (g *gen) Ustack(e ast.Expr) int16              { return g.ustack(e) }
+func (g *gen) DwUstack(e ast.Expr) int16            { return g.dwUstack(e) }
 func (g *gen) Join(e *ast.Call)                     { g.join(e) }
 func (g *gen) Macaddr(e *ast.Call)                  { g.macaddr(e) }
 func (g *gen) MapLen(e *ast.Call) {

@@ -120,6 +120,7 @@ func Compile(prog *check.Program, opts Options) (*object.Program, error) {
 	}
 	c.planSyscalls()
 	c.planSessions()
+	c.planNames()
 	for i, p := range prog.Probes {
 		if c.sess.ret[i] {
 			continue // compiled with its kprobe
@@ -157,6 +158,7 @@ type compiler struct {
 	order    map[string]int  // instances compiled so far, by provider
 	sys      syscallPlan     // blocks served by the syscall dispatchers
 	sess     sessionPlan     // kprobe/kretprobe pairs made one session program
+	fnIndex  []int           // by instance, bpftrace's index of its first program (planNames)
 }
 
 // mapKeyType returns the BPF key layout for a map.
@@ -337,7 +339,7 @@ func (c *compiler) compileProbe(i int, p *check.Probe) error {
 		return nil // served by another instance's program (syscalls.go)
 	}
 	pt := p.Points[0]
-	probe := &object.Probe{Name: pt.Name, Program: fmt.Sprintf("p%d", i), Function: bpftraceFunction(pt.Name, i+1)}
+	probe := &object.Probe{Name: pt.Name, Program: fmt.Sprintf("p%d", i), Function: c.function(i, 0)}
 	def := provider.Lookup(pt.Provider)
 	if def == nil || !def.Supported() {
 		return &Error{Pos: pt.Pos, Err: fmt.Errorf("%s probes are not supported by the code generator", pt.Provider)}
@@ -366,7 +368,7 @@ func (c *compiler) compileProbe(i int, p *check.Probe) error {
 		Name:         probe.Function, // the kernel's name (bpftool prog), as bpftrace's
 		Type:         typ,
 		AttachType:   attach,
-		Instructions: insns,
+		Instructions: named(insns, probe.Function),
 		License:      "GPL",
 	}
 	if typ == ebpf.Tracing && !provider.IsTracingMulti(attach) {
@@ -376,13 +378,14 @@ func (c *compiler) compileProbe(i int, p *check.Probe) error {
 		for j, target := range probe.Targets {
 			one := *probe
 			one.Name = p.Points[j].Name
-			one.Function = bpftraceFunction(one.Name, i+1)
+			one.Function = c.function(i, j)
 			one.Targets = []object.Target{target}
 			if len(probe.Targets) > 1 {
 				one.Program = fmt.Sprintf("%s_%d", probe.Program, j)
 			}
 			s := spec.Copy()
 			s.Name = one.Function
+			s.Instructions = named(s.Instructions, one.Function)
 			s.AttachTo = target.String()
 			if one.Program != probe.Program {
 				c.ownScratch(s, one.Program, probe.Program)
@@ -398,18 +401,6 @@ func (c *compiler) compileProbe(i int, p *check.Probe) error {
 	c.out.Collection.Programs[probe.Program] = spec
 	c.out.Probes = append(c.out.Probes, probe)
 	return nil
-}
-
-// bpftraceFunction is the name bpftrace gives the program of the probe
-// name at 1-based position index (object.Probe.Function).
-func bpftraceFunction(name string, index int) string {
-	b := []byte(name)
-	for i, c := range b {
-		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_') {
-			b[i] = '_'
-		}
-	}
-	return fmt.Sprintf("%s_%d", b, index)
 }
 
 // addPrintf registers a printf-style event layout and returns its index.
@@ -435,7 +426,7 @@ func stackSig(t *types.Type) string {
 	}
 	switch {
 	case t.Kind == types.Stack:
-		return fmt.Sprintf("(%v %d %s)", t.UserStack, t.Len, t.StackMode)
+		return fmt.Sprintf("(%v %v %d %s)", t.UserStack, t.DWARF, t.Len, t.StackMode)
 	case t.Elem != nil:
 		return stackSig(t.Elem)
 	}

@@ -10,6 +10,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/btf"
+
 	"github.com/gotrace/gotrace/codegen"
 	"github.com/gotrace/gotrace/internal/difftest"
 	"github.com/gotrace/gotrace/internal/hostfs"
@@ -50,12 +53,29 @@ func dump(p *object.Program) string {
 	for _, pr := range p.Probes {
 		spec := p.Collection.Programs[pr.Program]
 		fmt.Fprintf(&b, "probe %s provider=%s targets=%v period=%d freq=%d config=%d (%s %s attach=%s to=%q)\n", pr.Name, pr.Provider, pr.Targets, pr.Period, pr.Freq, pr.Config, pr.Program, spec.Type, spec.AttachType, spec.AttachTo)
-		fmt.Fprintf(&b, "%v", spec.Instructions)
+		fmt.Fprintf(&b, "func %s\n%v", funcName(spec), spec.Instructions)
 	}
 	return b.String()
 }
 
+// funcName is the name of a program's BTF function info, "-" without.
+func funcName(spec *ebpf.ProgramSpec) string {
+	if len(spec.Instructions) > 0 {
+		if fn := btf.FuncMetadata(&spec.Instructions[0]); fn != nil {
+			return fn.Name
+		}
+	}
+	return "-"
+}
+
 func compileScript(t *testing.T, name, src string, opts codegen.Options) (*object.Program, error) {
+	t.Helper()
+	return compileChecked(t, name, src, opts, check.Options{})
+}
+
+// compileChecked is compileScript with more checker options (the
+// parameters and the CPUs are the tests' own).
+func compileChecked(t *testing.T, name, src string, opts codegen.Options, copts check.Options) (*object.Program, error) {
 	t.Helper()
 	file, err := syntax.Parse(name, src)
 	if err != nil {
@@ -66,7 +86,8 @@ func compileScript(t *testing.T, name, src string, opts codegen.Options) (*objec
 		*tracefs.Env
 		hostfs.Files
 	}{tracefs.NewEnv(filepath.Join("..", "testdata", "tracefs"), tracefs.WithBTF(testbtf.Spec(t))), hostfs.Files{}}
-	checked, err := check.Check(file, env, check.Options{Params: []string{"42"}, NCPUs: 4})
+	copts.Params, copts.NCPUs = []string{"42"}, 4
+	checked, err := check.Check(file, env, copts)
 	if err != nil {
 		return nil, err
 	}
@@ -94,8 +115,10 @@ func TestGolden(t *testing.T) {
 				t.Fatal("no script section")
 			}
 			// A comment line "options: KprobeMulti DirectBTFLoads" sets
-			// the kernel-dependent code generation choices.
+			// the kernel-dependent code generation choices (and DwarfPid
+			// gives dw_ustack a target process).
 			var opts codegen.Options
+			var copts check.Options
 			for _, line := range strings.Split(a.Comment, "\n") {
 				if rest, ok := strings.CutPrefix(line, "options:"); ok {
 					for _, o := range strings.Fields(rest) {
@@ -112,13 +135,15 @@ func TestGolden(t *testing.T) {
 							opts.Fsession = true
 						case "HistSum":
 							opts.HistSum = true
+						case "DwarfPid":
+							copts.DwarfPids = []int{4242} // --dwarf-pid, for dw_ustack
 						default:
 							t.Fatalf("unknown option %q", o)
 						}
 					}
 				}
 			}
-			prog, err := compileScript(t, filepath.Base(f), src, opts)
+			prog, err := compileChecked(t, filepath.Base(f), src, opts, copts)
 			if err != nil {
 				t.Fatalf("compile: %v", syntax.Render(err, src))
 			}

@@ -7,7 +7,6 @@ import (
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/asm"
-	"github.com/cilium/ebpf/btf"
 
 	"github.com/gotrace/gotrace/lang/ast"
 	"github.com/gotrace/gotrace/lang/check"
@@ -304,14 +303,9 @@ func (g *gen) program() (asm.Instructions, error) {
 	if g.scratchFinish(); g.err != nil {
 		return nil, &Error{Pos: g.errPos, Err: g.err}
 	}
-	if len(g.callbacks) > 0 {
-		// Callbacks need BTF function info for the whole program.
-		g.insns[0] = btf.WithFuncMetadata(g.insns[0], &btf.Func{
-			Name: "probe", Linkage: btf.GlobalFunc,
-			Type: &btf.FuncProto{Return: btfLong, Params: []btf.FuncParam{{Name: "ctx", Type: btfVoidPtr}}},
-		})
-		g.insns = append(g.insns, g.callbacks...)
-	}
+	// Callbacks come after the probe's function, each with its BTF
+	// function info; the compiler gives the probe's its name (named).
+	g.insns = append(g.insns, g.callbacks...)
 	// Resolve label aliases created when two labels met on one instruction.
 	for i := range g.insns {
 		if ref := g.insns[i].Reference(); ref != "" {

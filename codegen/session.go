@@ -118,7 +118,7 @@ func (c *compiler) compileSession(i, j int) (ok bool, err error) {
 		kind = fsession
 	}
 	pt := kp.Points[0]
-	probe := &object.Probe{Name: pt.Name, Program: fmt.Sprintf("p%d", i), Function: bpftraceFunction(pt.Name, i+1)}
+	probe := &object.Probe{Name: pt.Name, Program: fmt.Sprintf("p%d", i), Function: c.function(i, 0)}
 	// The providers name the targets; a kprobe's may be an address.
 	f := c.features(kp)
 	f.FentryMultiThreshold = 0

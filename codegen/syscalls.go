@@ -377,7 +377,7 @@ func (c *compiler) emitDispatchers() {
 		c.out.Collection.Programs[name] = &ebpf.ProgramSpec{
 			Name:         name,
 			Type:         ebpf.RawTracepoint,
-			Instructions: c.dispatcher(dir, n),
+			Instructions: named(c.dispatcher(dir, n), name),
 			License:      "GPL",
 		}
 		c.out.Probes = append(c.out.Probes, &object.Probe{

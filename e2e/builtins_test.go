@@ -72,8 +72,8 @@ func TestBuiltinExamples(t *testing.T) {
 // and a piece of it.
 var exampleErrors = map[string]string{
 	"fail()":      "ERROR: no argument: 0 given, 1 needed",
-	"dw_ustack()": "ERROR: dw_ustack (DWARF stack unwinding) is not supported by gotrace",
-	"dw_ustack":   "ERROR: dw_ustack (DWARF stack unwinding) is not supported by gotrace",
+	"dw_ustack()": "ERROR: dw_ustack requires a target process",
+	"dw_ustack":   "ERROR: dw_ustack requires a target process",
 }
 
 // TestBuiltinValues: builtins whose value is known here print it.

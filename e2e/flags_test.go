@@ -315,7 +315,7 @@ func TestNamedParams(t *testing.T) {
 // TestNewFlags: --info, --no-warnings, --probe-filter, -d.
 func TestNewFlags(t *testing.T) {
 	got := run(t, "--info")
-	if got.code != 0 || !regexp.MustCompile(`(?s)^System\n  OS: Linux .*\n  kprobe_session: (yes|no)\n`).MatchString(got.stdout) {
+	if got.code != 0 || !regexp.MustCompile(`(?s)^System\n  OS: Linux .*\n  dwunwind \(DWARF stack unwinding\): yes\n.*\n  kprobe_session: (yes|no)\n`).MatchString(got.stdout) {
 		t.Errorf("--info: exit %d, stdout %q, stderr %q", got.code, got.stdout, got.stderr)
 	}
 	got = run(t, "-e", `BEGIN { warnf("no warn"); printf("done\n"); exit(); }`, "--no-warnings")

@@ -147,3 +147,23 @@ func runEnv(t *testing.T, env []string, args ...string) result {
 	cmd.Env = append(os.Environ(), env...)
 	return runCmd(t, cmd)
 }
+
+// TestChildUprobes: with -c, uprobes (one or a uprobe_multi wildcard) fire
+// only in the child, as bpftrace attaches every probe to the child's pid;
+// another process calling the same libc function is not counted.
+func TestChildUprobes(t *testing.T) {
+	busy := exec.Command("/bin/dd", "if=/dev/zero", "of=/dev/null", "bs=1", "count=1000000000")
+	if err := busy.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = busy.Process.Kill(); _ = busy.Wait() }()
+	got := run(t, "-c", "/bin/dd if=/dev/zero of=/dev/null bs=1 count=3000", "-e",
+		`uprobe:libc:read { @one[pid == cpid ? "child" : "other"] = count(); } uprobe:libc:rea? { @multi[pid == cpid ? "child" : "other"] = count(); }`)
+	if got.code != 0 {
+		t.Fatalf("exit %d stdout %q stderr %q", got.code, got.stdout, got.stderr)
+	}
+	keys := regexp.MustCompile(`(?m)^@\w+\[\w+\]`).FindAllString(got.stdout, -1)
+	if want := []string{"@multi[child]", "@one[child]"}; !slices.Equal(keys, want) {
+		t.Errorf("counted %v, want %v:\n%s", keys, want, got.stdout)
+	}
+}

@@ -27,8 +27,11 @@ type Program struct {
 	// the ids of ustack(build_id) index: frames of struct
 	// bpf_stack_build_id; "" when unused.
 	BuildIDStackMap string
-	FullMap         string // name of a per-CPU uint64 array indexed like Maps: updates dropped because the map was full; "" when unused
-	Globals         GlobalsLayout
+	// DwarfSampleMap is the LRU hash of dw_ustack's samples, keyed by the
+	// id word of its values (a DwarfSample each); "" when unused.
+	DwarfSampleMap string
+	FullMap        string // name of a per-CPU uint64 array indexed like Maps: updates dropped because the map was full; "" when unused
+	Globals        GlobalsLayout
 	// PacketMap is the BPF_MAP_TYPE_PERF_EVENT_ARRAY that skboutput()
 	// sends packets through (bpf_skb_output needs one), "" when unused;
 	// each sample is a Packet header and the packet's bytes. Pcaps are
@@ -264,3 +267,20 @@ func (p *Program) ProgramNames() []string {
 	sort.Strings(names)
 	return names
 }
+
+// A DwarfSample is what a dw_ustack copies for the runtime to unwind:
+// {u64 seq; u64 ip; u64 sp; u64 bp; u64 size; u64 nret; struct {u64
+// stack; u64 ret;} rets[DwarfSampleReturns]; u8 stack[]}: the registers
+// of the user at the event, the task's first nret uretprobe return
+// instances (the stack address of each replaced return address and the
+// real one), and size bytes of its stack from sp.
+const (
+	DwarfSampleIP      = 8
+	DwarfSampleSP      = 16
+	DwarfSampleBP      = 24
+	DwarfSampleSize    = 32
+	DwarfSampleNRet    = 40
+	DwarfSampleRets    = 48
+	DwarfSampleReturns = 8
+	DwarfSampleHeader  = DwarfSampleRets + 16*DwarfSampleReturns
+)

@@ -80,21 +80,22 @@ func attachPerfFD(fd int, prog *ebpf.Program) (closerFunc, error) {
 	return func() error { return unix.Close(fd) }, nil
 }
 
-// perfPid is the pid the perf events of uprobes are opened for: the -p
-// process, or -1 for all.
-func perfPid(a Attacher) int {
+// tracedPid is the process every probe is limited to, as bpftrace limits
+// them: the -p process, else the -c child, else 0 for every process.
+func tracedPid(a Attacher) int {
 	if pid := a.Pid(); pid > 0 {
 		return pid
 	}
-	return -1
-}
-
-// taskPid is the pid the perf events of profile, software and watchpoint
-// probes are opened for: the -p process, else the -c child, else -1 for
-// every process, as bpftrace opens them.
-func taskPid(a Attacher) int {
-	if a.Pid() <= 0 && a.Child() > 0 {
+	if a.Child() > 0 {
 		return a.Child()
 	}
-	return perfPid(a)
+	return 0
+}
+
+// taskPid is tracedPid as perf_event_open takes it: -1 for every process.
+func taskPid(a Attacher) int {
+	if pid := tracedPid(a); pid > 0 {
+		return pid
+	}
+	return -1
 }

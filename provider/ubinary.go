@@ -309,7 +309,7 @@ func attachUprobeAt(a Attacher, prog *ebpf.Program, path string, offset uint64, 
 		attr.Config = 1 // format/retprobe: config:0
 	}
 	attr.Size = uint32(unsafe.Sizeof(attr))
-	pid := perfPid(a)
+	pid := taskPid(a)
 	fd, err := unix.PerfEventOpen(&attr, pid, 0, -1, unix.PERF_FLAG_FD_CLOEXEC)
 	runtime.KeepAlive(pathPtr)
 	if err != nil {

@@ -348,7 +348,7 @@ func resolveUprobe(a Attacher, p *object.Probe, target object.Target, ret bool, 
 	}
 	file, sym := bt.File, bt.Func
 	onDisk, _, inArchive := strings.Cut(file, "!/") // the probe is on the archive at the entry's offset
-	t := uprobeTarget{file: onDisk, opts: link.UprobeOptions{PID: a.Pid()}}
+	t := uprobeTarget{file: onDisk, opts: link.UprobeOptions{PID: tracedPid(a)}}
 	if addr, ok := parseUprobeAddress(sym); ok {
 		if t.opts.Address, err = syms.address(file, addr, ret, a.Unsafe()); err != nil {
 			return uprobeTarget{}, err

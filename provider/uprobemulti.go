@@ -77,7 +77,7 @@ func attachUprobeMulti(a Attacher, p *object.Probe, prog *ebpf.Program, ret bool
 		if len(g.addrs) == 0 {
 			continue
 		}
-		if err := attach(g.ex, nil, &link.UprobeMultiOptions{Addresses: g.addrs, PID: uint32(a.Pid())}); err != nil {
+		if err := attach(g.ex, nil, &link.UprobeMultiOptions{Addresses: g.addrs, PID: uint32(tracedPid(a))}); err != nil {
 			return 0, fmt.Errorf("attach %s: %d functions of %s through one uprobe_multi link: %w", p.Name, len(g.addrs), file, err)
 		}
 	}

@@ -256,7 +256,7 @@ func attachUSDT(a Attacher, p *object.Probe, prog *ebpf.Program) (int, error) {
 		if err != nil {
 			return n, fmt.Errorf("attach %s: %w", p.Name, err)
 		}
-		l, err := ex.Uprobe("", prog, &link.UprobeOptions{Address: off, RefCtrOffset: t.Semaphore, PID: a.Pid()})
+		l, err := ex.Uprobe("", prog, &link.UprobeOptions{Address: off, RefCtrOffset: t.Semaphore, PID: tracedPid(a)})
 		if err != nil {
 			return n, fmt.Errorf("attach %s to %s at 0x%x: %w", p.Name, file, off, err)
 		}

@@ -194,6 +194,37 @@ func HaveFsession(spec *btf.Spec) bool {
 	return true
 }
 
+// HaveDPath reports whether the kernel has the bpf_d_path helper for
+// path(): it loads an fentry program on dentry_open, one of the few
+// functions the kernel lets call it, that calls it on the function's
+// first argument (a struct path). The library's helper probe cannot tell:
+// a trampoline program needs a function to attach to.
+func HaveDPath() bool {
+	_ = raiseMemlock()
+	prog, err := ebpf.NewProgram(&ebpf.ProgramSpec{
+		Type:       ebpf.Tracing,
+		AttachType: ebpf.AttachTraceFEntry,
+		AttachTo:   "dentry_open",
+		License:    "GPL",
+		Instructions: asm.Instructions{
+			asm.LoadMem(asm.R1, asm.R1, 0, asm.DWord),
+			asm.Mov.Imm(asm.R6, 0),
+			asm.StoreMem(asm.RFP, -8, asm.R6, asm.DWord),
+			asm.Mov.Reg(asm.R2, asm.RFP),
+			asm.Add.Imm(asm.R2, -8),
+			asm.Mov.Imm(asm.R3, 8),
+			asm.FnDPath.Call(),
+			asm.Mov.Imm(asm.R0, 0),
+			asm.Return(),
+		},
+	})
+	if err != nil {
+		return false
+	}
+	prog.Close()
+	return true
+}
+
 // The kernel features --no-feature can turn off (bpftrace's names, and
 // fsession).
 const (

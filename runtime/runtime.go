@@ -269,7 +269,8 @@ func Run(ctx context.Context, prog *object.Program, opts Options) (exitCode int,
 type entry struct {
 	*Session
 	id    int
-	usyms *usymResolver // user symbols for usym() and ustack
+	usyms *usymResolver  // user symbols for usym() and ustack
+	dwarf *dwarfUnwinder // dw_ustack's samples unwound (dwstacks.go)
 	prog  *object.Program
 	// opts are the session's options for this entry, with its formatter
 	// (stacks, user symbols) and its config.

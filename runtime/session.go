@@ -256,6 +256,7 @@ func (s *Session) AddWithOptions(prog *object.Program, opts Options) (*Handle, e
 		opts.MaxCatBytes = DefaultMaxCatBytes
 	}
 	e := &entry{Session: s, prog: prog, opts: opts, wake: make(chan struct{}, 1), loopDone: make(chan struct{})}
+	e.dwarf = &dwarfUnwinder{}
 	e.usyms = &usymResolver{execs: uprobeExecs(prog), demangle: !opts.NoCppDemangle, noCache: opts.NoSymbolCache}
 	e.opts.Formatter = e.withUsyms(e.withStacks(withTimestamps(withKsyms(e.opts.Formatter))))
 	// The entry is listed while it starts, so that a stop request

@@ -15,7 +15,7 @@ import (
 // symbolized with kallsyms, one frame a line indented by eight spaces, as
 // bpftrace prints stacks.
 func (s *entry) withStacks(f *output.Formatter) *output.Formatter {
-	if f.Stack != nil || (s.prog.StackMap == "" && s.prog.BuildIDStackMap == "") {
+	if f.Stack != nil || (s.prog.StackMap == "" && s.prog.BuildIDStackMap == "" && s.prog.DwarfSampleMap == "") {
 		return f
 	}
 	ksyms := NewKsyms()
@@ -27,28 +27,53 @@ func (s *entry) withStacks(f *output.Formatter) *output.Formatter {
 		if t.StackMode == "build_id" {
 			return s.buildIDStack(t, id)
 		}
-		var b strings.Builder
-		b.WriteString("\n")
-		if s.coll == nil || int64(id) < 0 {
-			return b.String()
+		var addrs []uint64
+		if t.DWARF {
+			addrs = s.dwarfFrames(t, id, pid)
+		} else {
+			addrs = s.stackFrames(t, id)
 		}
-		m := s.coll.Maps[s.prog.StackMap]
-		if m == nil {
-			return b.String()
+		return s.formatFrames(t, addrs, pid, ksyms)
+	}
+	return &c
+}
+
+// stackFrames reads the frames of a kstack or ustack from the stack trace
+// map: at most the type's limit, up to the first zero.
+func (s *entry) stackFrames(t *types.Type, id uint64) []uint64 {
+	if s.coll == nil || int64(id) < 0 {
+		return nil
+	}
+	m := s.coll.Maps[s.prog.StackMap]
+	if m == nil {
+		return nil
+	}
+	raw, err := m.LookupBytes(uint32(id))
+	if err != nil || raw == nil {
+		return nil
+	}
+	limit := t.Len
+	if limit <= 0 {
+		limit = len(raw) / 8
+	}
+	var addrs []uint64
+	for i := 0; i+8 <= len(raw) && i/8 < limit; i += 8 {
+		addr := binary.NativeEndian.Uint64(raw[i:])
+		if addr == 0 {
+			break
 		}
-		raw, err := m.LookupBytes(uint32(id))
-		if err != nil || raw == nil {
-			return b.String()
-		}
-		limit := t.Len
-		if limit <= 0 {
-			limit = len(raw) / 8
-		}
-		for i := 0; i+8 <= len(raw) && i/8 < limit; i += 8 {
-			addr := binary.NativeEndian.Uint64(raw[i:])
-			if addr == 0 {
-				break
-			}
+		addrs = append(addrs, addr)
+	}
+	return addrs
+}
+
+// formatFrames renders the frames of a stack in the mode of its type or
+// of the config: after a newline, one frame a line.
+func (s *entry) formatFrames(t *types.Type, addrs []uint64, pid uint64, ksyms *Ksyms) string {
+	var b strings.Builder
+	b.WriteString("\n")
+	{
+		for _, addr := range addrs {
 			mode := s.opts.StackMode
 			if t.StackMode != "" {
 				mode = t.StackMode
@@ -92,9 +117,8 @@ func (s *entry) withStacks(f *output.Formatter) *output.Formatter {
 				fmt.Fprintf(&b, "0x%x\n", addr)
 			}
 		}
-		return b.String()
 	}
-	return &c
+	return b.String()
 }
 
 // buildIDStack renders a ustack(build_id) as bpftrace does: after a

@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/gotrace/gotrace"
+	"github.com/gotrace/gotrace/runtime"
 )
 
 // printInfo prints --info: the system, the build, and the kernel's BPF
@@ -25,11 +26,22 @@ func printInfo(stdout io.Writer) int {
 	fmt.Fprintf(w, "System\n  OS: %s %s %s\n  Arch: %s\n\n",
 		unix.ByteSliceToString(uts.Sysname[:]), unix.ByteSliceToString(uts.Release[:]),
 		unix.ByteSliceToString(uts.Version[:]), unix.ByteSliceToString(uts.Machine[:]))
-	fmt.Fprintf(w, "Build\n  version: %s\n  compatible with: %s\n  Go: %s\n  code generation: cilium/ebpf asm (no LLVM)\n\n",
-		version, compatibleWith, goruntime.Version())
+	// dw_ustack's unwinder (runtime/unwind) knows x86-64's registers only.
+	dwunwind := "no"
+	if goruntime.GOARCH == "amd64" {
+		dwunwind = "yes"
+	}
+	fmt.Fprintf(w, "Build\n  version: %s\n  compatible with: %s\n  Go: %s\n  code generation: cilium/ebpf asm (no LLVM)\n  dwunwind (DWARF stack unwinding): %s\n\n",
+		version, compatibleWith, goruntime.Version(), dwunwind)
 
 	yes := func(err error) string {
 		if err == nil {
+			return "yes"
+		}
+		return "no"
+	}
+	yesIf := func(ok bool) string {
+		if ok {
 			return "yes"
 		}
 		return "no"
@@ -45,7 +57,7 @@ func printInfo(stdout io.Writer) int {
 		fmt.Fprintln(w)
 	}
 	section("Kernel helpers", [][2]string{
-		{"dpath", helper(ebpf.Tracing, asm.FnDPath)},
+		{"dpath", yesIf(runtime.HaveDPath())},
 		{"get_tai_ns", helper(ebpf.Kprobe, asm.FnKtimeGetTaiNs)},
 		{"get_func_ip", helper(ebpf.Kprobe, asm.FnGetFuncIp)},
 		{"lookup_percpu_elem", helper(ebpf.Kprobe, asm.FnMapLookupPercpuElem)},

@@ -97,8 +97,8 @@ TROUBLESHOOTING OPTIONS:
                    do not use these kernel features: kprobe_multi,
                    kprobe_session, uprobe_multi, fsession
     --dwarf-pid PID
-                   accepted for bpftrace's DWARF unwinder (dw_ustack, which
-                   gotrace refuses)
+                   a process whose user stacks dw_ustack unwinds with DWARF
+                   CFI, besides -p's and -c's (repeatable)
     -d, --debug STAGE
                    debug info for stages of the run ('all', 'ast', 'types',
                    'codegen', 'codegen-opt', 'dis', 'libbpf', 'verifier'):
@@ -132,6 +132,7 @@ type config struct {
 	noFeatures  []string
 	probeFilter string // --probe-filter
 	traceable   string // --traceable-functions
+	dwarfPids   []int  // --dwarf-pid
 	debug       map[string]bool
 	out         outputFlags
 	metrics     metricsFlags // --metrics
@@ -214,12 +215,14 @@ func (cfg *config) options(help, showVersion *bool) []option {
 		{long: "test", set: flag(&cfg.tests)},
 		{long: "bench", set: ignore},
 		{long: "no-feature", hasArg: true, set: cfg.parseNoFeature},
-		// --dwarf-pid adds processes to bpftrace's DWARF unwinder, which
-		// only dw_ustack uses: gotrace refuses dw_ustack at check time.
+		// --dwarf-pid adds a process whose stacks dw_ustack unwinds,
+		// besides -p's and -c's.
 		{long: "dwarf-pid", hasArg: true, set: func(v string) error {
-			if _, err := strconv.ParseUint(v, 10, 31); err != nil {
+			n, err := strconv.ParseUint(v, 10, 31)
+			if err != nil {
 				return fmt.Errorf("Failed to parse pid: invalid integer: %s", v)
 			}
+			cfg.dwarfPids = append(cfg.dwarfPids, int(n))
 			return nil
 		}},
 		{long: "emit", hasArg: true, set: str(&cfg.emit)},
@@ -609,7 +612,7 @@ func compileOptions(cfg *config) gotrace.Options {
 	}
 	return gotrace.Options{Params: params, NamedParams: named, ConfigEnv: configEnv,
 		Unsafe: cfg.out.unsafe, TraceableFunctions: cfg.traceable, IncludeDirs: cfg.includeDirs, Includes: cfg.includes,
-		DummyTSMap: dummyTSMap, Env: cfg.env, NoFeatures: cfg.noFeatures, HistSum: cfg.metrics.addr != ""}
+		DummyTSMap: dummyTSMap, Env: cfg.env, NoFeatures: cfg.noFeatures, HistSum: cfg.metrics.addr != "", DwarfPids: cfg.dwarfPids}
 }
 
 // isTerminal reports whether f is a terminal.

@@ -1,5 +1,6 @@
-// Package testbin builds the gotrace command for the tests that run the
-// real binary (e2e, docs).
+// Package testbin builds the programs the tests run: the gotrace command
+// for the tests that run the real binary (e2e, docs), and C programs to
+// trace.
 package testbin
 
 import (
@@ -8,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sync"
+	"testing"
 )
 
 // Gotrace builds cmd/gotrace once per test binary, statically, into a
@@ -26,3 +28,19 @@ var Gotrace = sync.OnceValues(func() (string, error) {
 	}
 	return bin, nil
 })
+
+// C compiles the C file src with gcc and flags into a temporary directory
+// of the test as name and returns its path; the test is skipped where
+// there is no gcc.
+func C(t testing.TB, src, name string, flags ...string) string {
+	t.Helper()
+	if _, err := exec.LookPath("gcc"); err != nil {
+		t.Skip("no C compiler (gcc) to build the test program")
+	}
+	bin := filepath.Join(t.TempDir(), name)
+	args := append(append([]string{}, flags...), "-o", bin, src)
+	if out, err := exec.Command("gcc", args...).CombinedOutput(); err != nil {
+		t.Fatalf("gcc: %v\n%s", err, out)
+	}
+	return bin
+}

@@ -33,6 +33,8 @@ func (c *checker) Provider() *provider.Provider                  { return c.prob
 func (c *checker) Points() []*provider.Point                     { return c.probe.Points }
 func (c *checker) FuncsGrouped() bool                            { return c.probe.Grouped }
 func (c *checker) Cpid() int                                     { return c.opts.Cpid }
+func (c *checker) DwarfPids() []int                              { return c.prog.DwarfPids }
+func (c *checker) UseReturnLayout()                              { c.returnLayout() }
 func (c *checker) NCPUs() int                                    { return c.opts.NCPUs }
 func (c *checker) MaxStrlen() int                                { return c.opts.MaxStrlen }
 func (c *checker) TypeOf(e ast.Expr) *types.Type                 { return c.info.Types[e] }

@@ -19,13 +19,20 @@ func (c *checker) ident(e *ast.Ident) *types.Type {
 		c.errorf(e, "unknown identifier %q", e.Name)
 		return nil
 	}
-	t, msg := b.Type(c)
-	if t == nil {
-		c.errorf(e, "%s", msg)
-		return nil
-	}
-	if msg != "" {
-		c.warnf(e, "%s", msg)
+	var t *types.Type
+	if b.Check != nil {
+		if t = b.Check(c, e); t == nil {
+			return nil
+		}
+	} else {
+		var msg string
+		if t, msg = b.Type(c); t == nil {
+			c.errorf(e, "%s", msg)
+			return nil
+		}
+		if msg != "" {
+			c.warnf(e, "%s", msg)
+		}
 	}
 	c.info.Idents[e] = b
 	if b.Const != nil {

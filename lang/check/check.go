@@ -48,7 +48,7 @@ func Analyze(file *ast.File, env Env, opts Options) (*Program, syntax.ErrorList)
 	c := &checker{
 		env:  env,
 		opts: opts,
-		prog: &Program{File: file, Maps: map[string]*MapType{}, MaxStrlen: opts.MaxStrlen, NCPUs: opts.NCPUs, MaxMapKeys: opts.MaxMapKeys, Host: opts.Host},
+		prog: &Program{File: file, Maps: map[string]*MapType{}, MaxStrlen: opts.MaxStrlen, NCPUs: opts.NCPUs, MaxMapKeys: opts.MaxMapKeys, Host: opts.Host, DwarfPids: dwarfPids(opts)},
 	}
 	c.predeclare()
 	c.checkFile(file)
@@ -79,6 +79,8 @@ type checker struct {
 	bpfProgs int
 	// warnedUnstable holds the unstable features already warned about.
 	warnedUnstable map[string]bool
+	// returnsLooked: the uretprobe return layout was looked up (returnLayout).
+	returnsLooked bool
 	// selfAssign names the map assigned by the statement whose right-hand
 	// side is being checked: reading it there before any assignment is
 	// the zero of an integer (@k = @k + 1).

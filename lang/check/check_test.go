@@ -66,6 +66,17 @@ func TestCheckErrors(t *testing.T) {
 	}
 }
 
+// chunkOptions are the options the chunks of the file name are checked
+// with: dwustack.bt's have a target process (--dwarf-pid), which
+// dw_ustack needs.
+func chunkOptions(name string) check.Options {
+	opts := check.Options{Params: []string{"42", "hello"}}
+	if filepath.Base(name) == "dwustack.bt" {
+		opts.DwarfPids = []int{4242}
+	}
+	return opts
+}
+
 func checkChunk(t *testing.T, name, src string, firstLine int) {
 	t.Helper()
 	want, wantWarn := map[int][]*regexp.Regexp{}, map[int][]*regexp.Regexp{}
@@ -84,7 +95,7 @@ func checkChunk(t *testing.T, name, src string, firstLine int) {
 	if err == nil {
 		before := ast.Dump(file)
 		var prog *check.Program
-		prog, err = check.Check(file, testEnv(t), check.Options{Params: []string{"42", "hello"}})
+		prog, err = check.Check(file, testEnv(t), chunkOptions(name))
 		if prog != nil {
 			for _, w := range prog.Warnings {
 				for i, rx := range wantWarn[w.Pos.Line] {

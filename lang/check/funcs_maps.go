@@ -167,6 +167,10 @@ func checkLen(c *checker, e *ast.Call) *types.Type {
 			c.errorf(e.Args[0], "call to len() expects a map, ustack, or kstack")
 			return nil
 		}
+		if t.DWARF {
+			c.errorf(e.Args[0], "len() of dw_ustack is not supported: its frames are found in user space, when it is printed")
+			return nil
+		}
 		c.prog.StackLens = true
 		return types.Int64
 	}

@@ -235,3 +235,40 @@ func (c *checker) kernelAddressable(e ast.Expr) bool {
 	}
 	return false
 }
+
+// returnLayout looks up, once, the members dw_ustack follows to the
+// uretprobe return instances of the task (builtin.ReturnLayout); without
+// them in the kernel's BTF the layout stays not OK.
+func (c *checker) returnLayout() {
+	if c.prog.Returns.OK || c.returnsLooked {
+		return
+	}
+	c.returnsLooked = true
+	spec, err := c.env.BTF()
+	if err != nil || spec == nil {
+		return
+	}
+	var l builtin.ReturnLayout
+	for _, m := range []struct {
+		typ, name string
+		off       *int
+	}{
+		{"task_struct", "utask", &l.Utask},
+		{"uprobe_task", "return_instances", &l.ReturnInstances},
+		{"return_instance", "stack", &l.Stack},
+		{"return_instance", "orig_ret_vaddr", &l.OrigRetVaddr},
+		{"return_instance", "next", &l.Next},
+	} {
+		var st *btf.Struct
+		if spec.TypeByName(m.typ, &st) != nil {
+			return
+		}
+		f, _, err := findMember(st, m.name)
+		if err != nil {
+			return
+		}
+		*m.off = f.Offset
+	}
+	l.OK = true
+	c.prog.Returns = l
+}

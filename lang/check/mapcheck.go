@@ -60,6 +60,10 @@ func (c *checker) mapUse(m *ast.MapRef, vt *types.Type, write bool) *MapType {
 			c.errorf(k, "an empty tuple cannot be a map key")
 			return nil
 		}
+		if types.HasDWARFStack(kt) {
+			c.errorf(k, "dw_ustack cannot be used in a map key: gotrace unwinds it in user space when it is printed, so equal stacks would not be one key; print it (print, printf) or store it as a map value")
+			return nil
+		}
 		keys = append(keys, kt)
 	}
 	if vt != nil && write && vt.Kind == types.Tuple && vt.Size == 0 {

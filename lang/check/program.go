@@ -2,6 +2,7 @@ package check
 
 import (
 	"errors"
+	"slices"
 	"sort"
 
 	"github.com/cilium/ebpf/btf"
@@ -62,6 +63,9 @@ type Options struct {
 	// predicate (see addPidFilter); profile, software and uprobes are
 	// attached for the process only (runtime.Options.Pid).
 	Pid int
+	// DwarfPids are bpftrace's --dwarf-pid: processes whose user stacks
+	// dw_ustack unwinds, besides Pid and Cpid.
+	DwarfPids []int
 	// IncludeDirs are the directories searched for user headers (bpftrace
 	// -I), after the script's own directory for #include "name".
 	IncludeDirs []string
@@ -108,9 +112,16 @@ type Program struct {
 	// kstack and ustack then records its number of frames, in the upper
 	// 32 bits of the id word (kstack) or of the pid word (ustack).
 	StackLens bool
+	// DwarfPids are the processes whose stacks dw_ustack unwinds: Pid,
+	// Cpid and Options.DwarfPids; a dw_ustack of another process is
+	// empty, with a run-time warning.
+	DwarfPids []int
 	// Task holds task_struct member offsets for ppid and pcomm, set when a
 	// probe uses them.
 	Task builtin.TaskLayout
+	// Returns holds the offsets to the uretprobe return instances, set
+	// when a probe uses dw_ustack.
+	Returns builtin.ReturnLayout
 	// Kfuncs holds the kernel BTF IDs of the kfuncs the program calls, by
 	// name (comm(pid)).
 	Kfuncs map[string]btf.TypeID
@@ -296,3 +307,15 @@ type SymbolResolver interface {
 // ErrNoSymbol is wrapped by SymbolResolver errors for a symbol that does
 // not exist.
 var ErrNoSymbol = errors.New("no such kernel symbol")
+
+// dwarfPids lists the processes whose stacks dw_ustack unwinds: -p, -c
+// and --dwarf-pid, each once.
+func dwarfPids(opts Options) []int {
+	var pids []int
+	for _, p := range append([]int{opts.Pid, opts.Cpid}, opts.DwarfPids...) {
+		if p > 0 && !slices.Contains(pids, p) {
+			pids = append(pids, p)
+		}
+	}
+	return pids
+}

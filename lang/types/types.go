@@ -129,6 +129,10 @@ type Type struct {
 	// UserStack: a Stack of user-space frames (ustack), {id, pid}; else a
 	// kernel stack (kstack), {id}.
 	UserStack bool
+	// DWARF: a user Stack unwound with DWARF call frame information
+	// (dw_ustack), whose id names a sample of registers and stack bytes
+	// rather than frames in a stack trace map.
+	DWARF bool
 	// StackMode is how a Stack prints when its kstack/ustack call chose
 	// ("bpftrace", "perf", "raw"); "" follows the config.
 	StackMode string
@@ -317,9 +321,26 @@ func Equal(a, b *Type) bool {
 		// kstack and ustack, their limits and their modes are all
 		// different types, as in bpftrace; "" is the default mode (the
 		// checker gives a stack the config's stack_mode when it is set).
-		return a.UserStack == b.UserStack && a.Len == b.Len && cmp.Or(a.StackMode, "bpftrace") == cmp.Or(b.StackMode, "bpftrace")
+		// A dw_ustack's id names a sample, a ustack's a stack trace.
+		return a.UserStack == b.UserStack && a.DWARF == b.DWARF && a.Len == b.Len && cmp.Or(a.StackMode, "bpftrace") == cmp.Or(b.StackMode, "bpftrace")
 	}
 	return true
+}
+
+// HasDWARFStack reports whether t is or holds a dw_ustack (Stack.DWARF).
+func HasDWARFStack(t *Type) bool {
+	if t == nil {
+		return false
+	}
+	if t.Kind == Stack {
+		return t.DWARF
+	}
+	for _, f := range t.Fields {
+		if HasDWARFStack(f.Type) {
+			return true
+		}
+	}
+	return false
 }
 
 // String names the type the way bpftrace's error messages do.
