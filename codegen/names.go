@@ -57,13 +57,8 @@ func (c *compiler) function(i, j int) string {
 // names it, or "" when p's points are probes of their own in bpftrace.
 func (c *compiler) multiWritten(p *check.Probe) string {
 	pt := p.Points[0]
-	switch pt.Provider {
-	case "kprobe", "kretprobe":
-		if !c.opts.KprobeMulti {
-			return ""
-		}
-	case "uprobe", "uretprobe":
-	default:
+	prov := provider.Lookup(pt.Provider)
+	if !prov.WildcardIsOneProbe(c.opts.KprobeMulti) {
 		return ""
 	}
 	ap := writtenOf(p, pt)
@@ -74,7 +69,7 @@ func (c *compiler) multiWritten(p *check.Probe) string {
 	if len(parts) < 2 || !provider.HasGlob(parts[len(parts)-1]) {
 		return ""
 	}
-	if pt.Provider == "uprobe" || pt.Provider == "uretprobe" {
+	if prov.UserBinary {
 		// the binary as resolved: uprobe:/usr/bin/bash:read*
 		return pt.Provider + ":" + pt.Module + ":" + parts[len(parts)-1]
 	}
@@ -109,8 +104,7 @@ func writtenPoints(p *check.Probe) int {
 // bpftraceProbeName is bpftrace's name of one attach point: its own, with
 // the module of a trampoline or raw tracepoint in the kernel proper.
 func bpftraceProbeName(pt *provider.Point) string {
-	switch pt.Provider {
-	case "fentry", "fexit", "rawtracepoint":
+	if provider.Lookup(pt.Provider).VmlinuxInName {
 		if kind, fn, _ := strings.Cut(pt.Name, ":"); !strings.Contains(fn, ":") {
 			return kind + ":vmlinux:" + fn
 		}

@@ -38,6 +38,7 @@ func trampoline(name string, aliases []string, at ebpf.AttachType) *Provider {
 		ProbeType:       name,
 		DPath:           true,
 		Kfuncs:          true,
+		VmlinuxInName:   true,
 		SharesProgram:   true,
 		SharesByShape:   true,
 		PidFilter:       true,

@@ -29,6 +29,7 @@ func kprobe(name, alias string, ret bool) *Provider {
 		Func:            true,
 		UserArgs:        never,
 		ProbeType:       name,
+		MultiLink:       KprobeMultiLink,
 		SharesProgram:   true,
 		PidFilter:       true,
 		KernelFeatures:  true,

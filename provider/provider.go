@@ -104,6 +104,29 @@ const (
 // --probe-filter selects), rather than run by the runtime at one phase.
 func (p *Provider) Attaches() bool { return p.Phase == Attached }
 
+// WildcardIsOneProbe reports whether a wildcard of the provider attaches
+// through one multi link, as one probe that bpftrace names after the
+// wildcard, where the kernel has kprobe_multi or not.
+func (p *Provider) WildcardIsOneProbe(kprobeMulti bool) bool {
+	switch p.MultiLink {
+	case KprobeMultiLink:
+		return kprobeMulti
+	case UprobeMultiLink:
+		return true
+	}
+	return false
+}
+
+// MultiLink is a link that attaches one program to many functions.
+type MultiLink uint8
+
+// The multi links.
+const (
+	NoMultiLink MultiLink = iota
+	KprobeMultiLink
+	UprobeMultiLink
+)
+
 // Provider is one probe kind.
 type Provider struct {
 	Name    string
@@ -171,6 +194,14 @@ type Provider struct {
 	// point (parts after the provider; pid is -p's, 0 for none) a BPF
 	// program of its own, which its max_bpf_progs counts; nil: never.
 	ProgramPerMatch func(parts []string, pid int) bool
+
+	// MultiLink says which multi link a wildcard of this provider attaches
+	// through as one probe (kprobe_multi, uprobe_multi), which bpftrace
+	// names after the wildcard; NoMultiLink: each match is a probe.
+	MultiLink MultiLink
+	// VmlinuxInName: bpftrace names a probe of a function in the kernel
+	// proper with the module vmlinux (fentry:vmlinux:f).
+	VmlinuxInName bool
 
 	// SharesProgram: attach points of this provider in one probe of the
 	// script can share one instance (one program or one set of checked

@@ -30,6 +30,7 @@ var rawTracepointProvider = &Provider{
 	UserArgs:        never,
 	ProbeType:       "rawtracepoint",
 	Kfuncs:          true,
+	VmlinuxInName:   true,
 	SharesProgram:   true,
 	ProgramPerMatch: wildTarget,
 	PidFilter:       true,

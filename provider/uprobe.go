@@ -40,6 +40,7 @@ func uprobe(name, alias string, ret bool) *Provider {
 		ProbeType:     name,
 		UserBinary:    true,
 		Binaries:      targetFiles,
+		MultiLink:     UprobeMultiLink,
 		SharesProgram: true,
 		Compile: func(pts []*Point, _ Features, probe *object.Probe) Program {
 			probe.Provider = name
