@@ -2,6 +2,7 @@ package vm
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"strconv"
 	"strings"
@@ -161,6 +162,16 @@ func TestFsession(t *testing.T) {
 		}
 		preadN(t, file, 3, 4096)
 		out, errs := tr.stop()
+		// Attached counts a session's functions once, as a kprobe
+		// session's (TestKprobeSessionAttachedCount).
+		n := strings.Count(runGotrace(t, "-l", "fentry:vfs_read*"), "\n")
+		want := 2 * n
+		if session {
+			want = n
+		}
+		if line := fmt.Sprintf("Attached %d probes\n", want); !strings.Contains(errs, line) {
+			t.Errorf("stderr does not say %q (session %v, %d functions):\n%s", line, session, n, errs)
+		}
 		for _, w := range []string{"@e[vfs_read]: 3\n", "@r[vfs_read]: 3\n"} {
 			if !strings.Contains(out, w) {
 				t.Errorf("no %q in stdout:\n%s\nstderr:\n%s", w, out, errs)
