@@ -65,7 +65,7 @@ type Options struct {
 	DummyTSMap string
 	// NoFeatures are kernel features not to use although the kernel has
 	// them, bpftrace's --no-feature (runtime.FeatureNames): kprobe_multi,
-	// uprobe_multi, kprobe_session.
+	// uprobe_multi, kprobe_session, fsession.
 	NoFeatures []string
 	// Env describes the machine; nil means the running kernel (NewKernelEnv).
 	Env Env
@@ -202,6 +202,9 @@ func compile(name, src string, opts Options, st *sessionState) (*Script, error) 
 		}
 		if slices.Contains(opts.NoFeatures, runtime.FeatureKprobeSession) || !copts.KprobeMulti {
 			copts.KprobeSession = false
+		}
+		if slices.Contains(opts.NoFeatures, runtime.FeatureFsession) {
+			copts.Fsession = false
 		}
 	} else if wantDispatch && runtime.HaveSyscallRawTp() {
 		// Only the syscall dispatchers depend on the kernel: probe that

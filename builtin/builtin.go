@@ -150,6 +150,10 @@ type Var struct {
 	// (args), from the context or kernel memory at the offsets the
 	// checker resolved, unless the whole record is copied into a value.
 	Fields bool
+	// ByProto: where the value is, or its type, depends on the
+	// function's prototype (retval): trampolines share a program only
+	// between functions where it has one type (lang/check/shape.go).
+	ByProto bool
 	// IsCtx: the value is the program's context itself (ctx), whose shape
 	// is the mechanism's that runs the program.
 	IsCtx bool
@@ -208,6 +212,10 @@ type Checker interface {
 	Provider() *provider.Provider
 	// Points are the probe's expanded attach points.
 	Points() []*provider.Point
+	// FuncsGrouped reports whether the probe's functions are grouped
+	// into instances (several functions in one program): func is then
+	// read at run time in each instance, so that all agree on its type.
+	FuncsGrouped() bool
 	// Cpid is the pid of the child command (-c), 0 without one.
 	Cpid() int
 	// DwarfPids are the processes whose stacks dw_ustack unwinds: -p, -c

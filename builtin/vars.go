@@ -227,7 +227,7 @@ func init() {
 				if !c.Provider().Func {
 					return nil, fmt.Sprintf("func is not available in %s probes", pts[0].Provider)
 				}
-				if len(pts) == 1 {
+				if len(pts) == 1 && !c.FuncsGrouped() {
 					return types.NewString(len(pts[0].FuncName()) + 1), ""
 				}
 				if p := pts[0].Provider; p == "uprobe" || p == "uretprobe" {
@@ -253,7 +253,7 @@ func init() {
 				return off
 			},
 			Example: `kprobe:vfs_read { printf("%s\n", func) }`},
-		&Var{Name: "retval", Result: types.Int,
+		&Var{Name: "retval", Result: types.Int, ByProto: true,
 			Type:    func(c Checker) (*types.Type, string) { return c.RetvalType() },
 			Emit:    func(g Emitter, e *ast.Ident) { g.Retval(e) },
 			Example: `kretprobe:vfs_read { printf("%d\n", retval) }`},

@@ -354,6 +354,7 @@ func (c *compiler) compileProbe(i int, p *check.Probe) error {
 	insns, err := c.compileFrame(func() *gen {
 		g := newGen(c, p)
 		g.ctx, g.progType = prog.Ctx, prog.Type
+		g.tracingMulti = provider.IsTracingMulti(prog.AttachType)
 		g.progName = probe.Program
 		if prog.Ctx.SyscallRegs() {
 			c.syscallBody(g, p, probe)

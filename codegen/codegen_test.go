@@ -131,6 +131,8 @@ func TestGolden(t *testing.T) {
 							opts.DirectBTFLoads = true
 						case "TracingMulti":
 							opts.TracingMulti = true
+						case "Fsession":
+							opts.Fsession = true
 						case "HistSum":
 							opts.HistSum = true
 						case "DwarfPid":

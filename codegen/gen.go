@@ -60,6 +60,9 @@ type gen struct {
 	ctx   provider.CtxKind // what R1 points to, as the provider compiled it
 	// progType is the program's type, as the provider compiled it.
 	progType ebpf.ProgramType
+	// tracingMulti: a tracing_multi program, whose context has no
+	// parameters; arguments are read with bpf_get_func_arg.
+	tracingMulti bool
 
 	insns   asm.Instructions
 	pending []string // labels waiting for the next instruction

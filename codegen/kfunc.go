@@ -92,6 +92,17 @@ func (g *gen) kfuncArg(i int, t *types.Type, pos srcpos.Pos) {
 			return
 		}
 		g.loadReg(argRegs[i], pos)
+	} else if g.tracingMulti {
+		// A tracing_multi program's context has no parameters.
+		tmp := g.allocScalar(pos)
+		g.emit(
+			asm.Mov.Reg(asm.R1, rCtx),
+			asm.Mov.Imm(asm.R2, int32(i)),
+			asm.Mov.Reg(asm.R3, g.base(tmp)),
+			asm.Add.Imm(asm.R3, int32(tmp)),
+			asm.FnGetFuncArg.Call(),
+			g.ldx(asm.R0, tmp, asm.DWord),
+		)
 	} else {
 		g.emit(asm.LoadMem(asm.R0, rCtx, int16(8*i), asm.DWord))
 	}
@@ -105,6 +116,17 @@ func (g *gen) retval(e *ast.Ident) {
 	t := g.info.TypeOf(e)
 	if g.isKprobeCtx() {
 		g.loadReg("ax", e.Pos())
+	} else if g.tracingMulti || len(g.probe.Points) > 1 {
+		// Several functions (lang/check/shape.go): retval's slot
+		// follows each one's arguments, bpf_get_func_ret finds it.
+		tmp := g.allocScalar(e.Pos())
+		g.emit(
+			asm.Mov.Reg(asm.R1, rCtx),
+			asm.Mov.Reg(asm.R2, g.base(tmp)),
+			asm.Add.Imm(asm.R2, int32(tmp)),
+			asm.FnGetFuncRet.Call(),
+			g.ldx(asm.R0, tmp, asm.DWord),
+		)
 	} else {
 		pt := g.probe.Points[0]
 		n := 0 // the slot after the arguments' slots

@@ -66,6 +66,10 @@ func syscallMapName(dir string, layer int) string {
 func (c *compiler) features(p *check.Probe) provider.Features {
 	f := c.opts.Features
 	f.SyscallRawTp = f.SyscallRawTp && syscallSafe(p)
+	if p.Shaped {
+		// args are typed by trampoline slots: not through kprobe_multi.
+		f.KprobeMulti = false
+	}
 	return f
 }
 

@@ -60,7 +60,7 @@ end { printf("end %d\n", @x); }`)
 // functions with one perf event each, which fire.
 func TestNoFeature(t *testing.T) {
 	got := run(t, "--no-feature", "kprobe_multi,bogus", "-e", `begin { exit(); }`)
-	if got.code != 1 || !strings.Contains(got.stderr, "ERROR: USAGE: --no-feature can only have values 'kprobe_multi,kprobe_session,uprobe_multi'.") {
+	if got.code != 1 || !strings.Contains(got.stderr, "ERROR: USAGE: --no-feature can only have values 'fsession,kprobe_multi,kprobe_session,uprobe_multi'.") {
 		t.Errorf("--no-feature bogus: exit %d, stderr %q", got.code, got.stderr)
 	}
 	bin := buildShop(t)

@@ -12,11 +12,12 @@ import (
 
 // fentryProvider is fentry:[vmlinux:]FUNCTION: a BPF trampoline whose
 // arguments are typed by BTF. A probe of several functions whose body
-// does not depend on which one fired is served by one tracing_multi link
-// where the kernel has it (one program, one trampoline per function,
-// attached and detached together; tracingmulti.go), else a large one by
-// one kprobe_multi link (arguments then come from pt_regs): separate
-// trampolines cost ~140 ms each to detach.
+// reads the same shape in each (each args field's slot and type, retval's
+// type: lang/check/shape.go) is served by one tracing_multi link where the
+// kernel has it (one program, one trampoline per function, attached and
+// detached together; tracingmulti.go), else, when it reads neither, a
+// large one by one kprobe_multi link (arguments then come from pt_regs):
+// separate trampolines cost ~140 ms each to detach.
 var fentryProvider = trampoline("fentry", []string{"f", "kfunc"}, ebpf.AttachTraceFEntry)
 
 // fexitProvider is fexit:[vmlinux:]FUNCTION: a trampoline run on return,
@@ -39,6 +40,7 @@ func trampoline(name string, aliases []string, at ebpf.AttachType) *Provider {
 		Kfuncs:          true,
 		VmlinuxInName:   true,
 		SharesProgram:   true,
+		SharesByShape:   true,
 		PidFilter:       true,
 		KernelFeatures:  true,
 		Compile: func(pts []*Point, f Features, probe *object.Probe) Program {

@@ -207,6 +207,11 @@ type Provider struct {
 	// script can share one instance (one program or one set of checked
 	// instructions).
 	SharesProgram bool
+	// SharesByShape: attach points of this provider in one probe whose
+	// body reads args only by field, or retval, share one instance when
+	// what it reads has the same shape in each (the slot and type of
+	// each field, retval's type): lang/check/shape.go.
+	SharesByShape bool
 	// PidFilter: -p needs an implicit `pid == PID` test in the program,
 	// because the attachment cannot be restricted to a process.
 	PidFilter bool
@@ -293,10 +298,16 @@ type Features struct {
 	KprobeSession bool
 	// TracingMulti: the kernel has tracing_multi links (fentry and fexit
 	// programs attached to many functions through one link, Linux 7.3):
-	// an fentry or fexit probe of several functions whose body does not
-	// depend on which one fired compiles to one program of attach type
-	// AttachTraceFentryMulti or AttachTraceFexitMulti.
+	// an fentry or fexit probe of several functions whose body reads the
+	// same shape in each (lang/check/shape.go) compiles to one program of
+	// attach type AttachTraceFentryMulti or AttachTraceFexitMulti.
 	TracingMulti bool
+	// Fsession: the kernel has fentry/fexit sessions over tracing_multi
+	// links (attach type AttachTraceFsessionMulti, Linux 7.3): an fentry
+	// and an fexit on the same functions become one program on one link,
+	// which runs the fexit's block where bpf_session_is_return(ctx) says
+	// the function returns. Needs TracingMulti.
+	Fsession bool
 	// TracingMultiMax: an fentry probe of more functions than this goes
 	// to kprobe_multi instead of tracing_multi where the kernel has both
 	// (0: no limit). A tracing_multi link builds a trampoline per

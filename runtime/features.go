@@ -60,7 +60,8 @@ const DefaultTracingMultiMax = 2000
 //   - raw tracepoint programs (Linux 4.17), for syscall tracepoints;
 //   - kprobe session links (Linux 6.10), for a kprobe and a kretprobe on
 //     the same functions;
-//   - tracing_multi links (Linux 7.3), HaveTracingMulti.
+//   - tracing_multi links (Linux 7.3), HaveTracingMulti, and fentry/fexit
+//     sessions over them, HaveFsession.
 //
 // cache, when not nil, is where the probe finds its attach target: pass the
 // cache spec came from, so that the kernel's BTF is not parsed twice.
@@ -75,6 +76,7 @@ func Features(spec *btf.Spec, cache *btf.Cache) provider.Features {
 	if HaveTracingMulti() {
 		o.TracingMulti = true
 		o.TracingMultiMax = DefaultTracingMultiMax
+		o.Fsession = HaveFsession(spec)
 	}
 	o.DirectBTFLoads = haveDirectBTFLoads(spec, cache)
 	o.SyscallRawTp = HaveSyscallRawTp()
@@ -157,6 +159,41 @@ func HaveTracingMulti() bool {
 	return true
 }
 
+// HaveFsession reports whether the kernel loads fentry/fexit session
+// programs for tracing_multi links: a program of attach type
+// provider.AttachTraceFsessionMulti that asks bpf_session_is_return(ctx)
+// (its ID from spec, the kernel's BTF), which kernels without sessions
+// refuse.
+func HaveFsession(spec *btf.Spec) bool {
+	if spec == nil {
+		return false
+	}
+	var fn *btf.Func
+	if spec.TypeByName("bpf_session_is_return", &fn) != nil {
+		return false
+	}
+	id, err := spec.TypeID(fn)
+	if err != nil {
+		return false
+	}
+	_ = raiseMemlock()
+	prog, err := ebpf.NewProgram(&ebpf.ProgramSpec{
+		Type:       ebpf.Tracing,
+		AttachType: provider.AttachTraceFsessionMulti,
+		License:    "GPL",
+		Instructions: asm.Instructions{
+			{OpCode: asm.OpCode(asm.JumpClass).SetJumpOp(asm.Call), Src: asm.PseudoKfuncCall, Constant: int64(id)},
+			asm.Mov.Imm(asm.R0, 0),
+			asm.Return(),
+		},
+	})
+	if err != nil {
+		return false
+	}
+	prog.Close()
+	return true
+}
+
 // HaveDPath reports whether the kernel has the bpf_d_path helper for
 // path(): it loads an fentry program on dentry_open, one of the few
 // functions the kernel lets call it, that calls it on the function's
@@ -188,12 +225,14 @@ func HaveDPath() bool {
 	return true
 }
 
-// The kernel features --no-feature can turn off (bpftrace's names).
+// The kernel features --no-feature can turn off (bpftrace's names, and
+// fsession).
 const (
 	FeatureKprobeMulti   = "kprobe_multi"   // kprobe_multi links for kprobe and fentry wildcards
 	FeatureUprobeMulti   = "uprobe_multi"   // uprobe_multi links for uprobes on several functions
 	FeatureKprobeSession = "kprobe_session" // one session program for a kprobe and a kretprobe on the same functions
+	FeatureFsession      = "fsession"       // one session program for an fentry and an fexit on the same functions
 )
 
 // FeatureNames are the features --no-feature accepts, in bpftrace's order.
-var FeatureNames = []string{FeatureUprobeMulti, FeatureKprobeMulti, FeatureKprobeSession}
+var FeatureNames = []string{FeatureUprobeMulti, FeatureKprobeMulti, FeatureKprobeSession, FeatureFsession}

@@ -95,7 +95,7 @@ TROUBLESHOOTING OPTIONS:
     --test         run the test: probes (--mode test)
     --no-feature FEATURE[,FEATURE]
                    do not use these kernel features: kprobe_multi,
-                   kprobe_session, uprobe_multi
+                   kprobe_session, uprobe_multi, fsession
     --dwarf-pid PID
                    a process whose user stacks dw_ustack unwinds with DWARF
                    CFI, besides -p's and -c's (repeatable)

@@ -9,7 +9,10 @@
 //   - gotrace-fentry: an fentry script over the same functions compiled and
 //     run by gotrace, which serves fentry wildcards of
 //     runtime.DefaultFentryMultiThreshold or more functions through one
-//     kprobe_multi link where the kernel has it (the Via line is printed).
+//     kprobe_multi link where the kernel has it (the Via line is printed);
+//   - gotrace-fsession: an fentry and an fexit script over the same
+//     functions (one fsession link on 7.3), and gotrace-fentry-fexit the
+//     same as two tracing_multi links (fsession off).
 //
 // It runs inside the qemu guests of vmtest (the host kernel has neither
 // kprobes nor fentry):
@@ -33,7 +36,8 @@
 // Flags: -n the number of functions (the first N traceable, non-varargs
 // functions with BTF, sorted by name); -only a comma-separated subset of
 // tracing_multi,kprobe_multi,kprobe,fentry,gotrace-fentry,
-// gotrace-kprobe_multi,gotrace-trampolines (with -events: of fentry,
+// gotrace-kprobe_multi,gotrace-trampolines,gotrace-fsession,
+// gotrace-fentry-fexit (with -events: of fentry,
 // tracing_multi,kprobe_multi,kprobe); -attach-workers and
 // -detach-workers the goroutines attaching and detaching separate kprobes
 // and trampolines (default 1 and 32, as the runtime). Each line printed is

@@ -92,7 +92,14 @@ func run(n int, methods []string) error {
 			err = benchGotrace(funcs, &gotrace.Features{KprobeMulti: true, FentryMultiThreshold: 1})
 		case "gotrace-trampolines":
 			err = benchGotrace(funcs, &gotrace.Features{})
+		case "gotrace-fentry-fexit":
+			// the fsession script as two tracing_multi links
+			err = benchGotraceScript(m, funcs, &gotrace.Features{TracingMulti: true, TracingMultiMax: 2000}, gotraceMethods["gotrace-fsession"]...)
 		default:
+			if probes, ok := gotraceMethods[m]; ok {
+				err = benchGotraceScript(m, funcs, nil, probes...)
+				break
+			}
 			err = fmt.Errorf("unknown method %q", m)
 		}
 		if err != nil {
@@ -342,14 +349,33 @@ func benchFentry(funcs []string, cache *btf.Cache) error {
 // count(); }" through gotrace: compile, then Run until attached, then
 // cancel and wait for Run to detach and return.
 func benchGotrace(funcs []string, feat *gotrace.Features) error {
+	return benchGotraceScript("gotrace-fentry", funcs, feat, gotraceProbe{"fentry", "@[func] = count();"})
+}
+
+// gotraceProbe is a probe of a kbench script: the provider, over every
+// function, and the body.
+type gotraceProbe struct{ provider, body string }
+
+// gotraceMethods are the gotrace scripts kbench runs beside
+// gotrace-fentry, by method name: an fentry and an fexit pair (one
+// fsession link on 7.3).
+var gotraceMethods = map[string][]gotraceProbe{
+	"gotrace-fsession": {{"fentry", "@e[func] = count();"}, {"fexit", "@r[func] = count();"}},
+}
+
+// benchGotraceScript compiles and runs a script of probes over funcs and
+// prints the times of its stages as method.
+func benchGotraceScript(method string, funcs []string, feat *gotrace.Features, probes ...gotraceProbe) error {
 	var sb strings.Builder
-	for i, f := range funcs {
-		if i > 0 {
-			sb.WriteString(",")
+	for _, p := range probes {
+		for i, f := range funcs {
+			if i > 0 {
+				sb.WriteString(",")
+			}
+			sb.WriteString(p.provider + ":" + f)
 		}
-		sb.WriteString("fentry:" + f)
+		sb.WriteString(" { " + p.body + " }\n")
 	}
-	sb.WriteString(" { @[func] = count(); }")
 	t0 := time.Now()
 	script, err := gotrace.Compile("kbench", sb.String(), gotrace.Options{Features: feat})
 	if err != nil {
@@ -385,7 +411,7 @@ func benchGotrace(funcs []string, feat *gotrace.Features) error {
 			via += "\n    " + l
 		}
 	}
-	fmt.Printf("%-16s %d functions: compile %.2fs, load+attach %.2fs, detach %.2fs, total %.2fs%s\n", "gotrace-fentry", len(funcs),
+	fmt.Printf("%-16s %d functions: compile %.2fs, load+attach %.2fs, detach %.2fs, total %.2fs%s\n", method, len(funcs),
 		t1.Sub(t0).Seconds(), t2.Sub(t1).Seconds(), time.Since(t3).Seconds(), time.Since(t0).Seconds(), via)
 	return nil
 }

@@ -581,18 +581,23 @@ func TestList(t *testing.T) {
 	}
 }
 
+// badBPF calls bpf(2) with an unknown command cmd and size zero bytes
+// of attributes (the kernel's tail check passes) and returns the error
+// as a negative number.
+func badBPF(cmd, size int) int64 {
+	attr := make([]byte, size)
+	_, _, errno := unix.Syscall(unix.SYS_BPF, uintptr(cmd), uintptr(unsafe.Pointer(&attr[0])), uintptr(size))
+	runtime.KeepAlive(attr)
+	return -int64(errno)
+}
+
 // TestStructArgSlots: __sys_bpf's bpfptr_t, a 16-byte struct passed by
 // value, takes two argument slots (fentry/fexit) or two registers
 // (kprobe): size is read after it, and fexit's retval after size.
 func TestStructArgSlots(t *testing.T) {
 	gotraceBin(t)
 	const cmd, size = 1111, 2222
-	attr := make([]byte, size) // zeros: the kernel's tail check passes
-	call := func() int64 {
-		_, _, errno := unix.Syscall(unix.SYS_BPF, cmd, uintptr(unsafe.Pointer(&attr[0])), size)
-		runtime.KeepAlive(attr)
-		return -int64(errno)
-	}
+	call := func() int64 { return badBPF(cmd, size) }
 	for _, c := range []struct {
 		script string
 		retval bool

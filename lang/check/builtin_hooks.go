@@ -31,6 +31,7 @@ func (c *checker) IntArg(e *ast.Call, i int) *types.Type         { return c.intA
 func (c *checker) ConstInt(e *ast.Call, i int) (int64, bool)     { return c.constInt(e, i) }
 func (c *checker) Provider() *provider.Provider                  { return c.probe.Def() }
 func (c *checker) Points() []*provider.Point                     { return c.probe.Points }
+func (c *checker) FuncsGrouped() bool                            { return c.probe.Grouped }
 func (c *checker) Cpid() int                                     { return c.opts.Cpid }
 func (c *checker) DwarfPids() []int                              { return c.prog.DwarfPids }
 func (c *checker) UseReturnLayout()                              { c.returnLayout() }

@@ -118,7 +118,7 @@ func aggregationValue(e *ast.BlockExpr) bool {
 
 // ArgsType types the args builtin of the probe being checked.
 func (c *checker) ArgsType() (*types.Type, string) {
-	if def := c.probe.Def(); c.info.ArgsType == nil && c.info.ArgsErr == "" && len(c.probe.Points) == 1 {
+	if def := c.probe.Def(); c.info.ArgsType == nil && c.info.ArgsErr == "" && (len(c.probe.Points) == 1 || c.probe.Shaped) {
 		if def.ArgsType != nil {
 			c.info.ArgsType, c.info.ArgsErr = def.ArgsType(c, c.probe.Points[0])
 		} else {

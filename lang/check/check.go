@@ -228,24 +228,40 @@ func (c *checker) checkFile(file *ast.File) {
 		}
 		// Only tracepoints share one program between attach points, and only
 		// when the body does not depend on which one fired.
+		// Trampolines share one when what the body reads has the same
+		// shape in each (shape.go).
 		shared := !usesPerPoint(p)
+		use := shapeUses(p)
 		var groups [][]*provider.Point
-		byProvider := map[string]int{}
+		var shaped []bool
+		byKey := map[string]int{}
 		for _, pt := range points {
-			if shared && provider.Lookup(pt.Provider).SharesProgram {
-				gi, ok := byProvider[pt.Provider]
-				if !ok {
-					gi = len(groups)
-					byProvider[pt.Provider] = gi
-					groups = append(groups, nil)
+			key, ok := "", false
+			if def := provider.Lookup(pt.Provider); def.SharesByShape && use.ok {
+				if k, kok := c.pointShape(use, def, pt); kok {
+					key, ok = pt.Provider+"\x00"+k, true
 				}
-				groups[gi] = append(groups[gi], pt)
+			} else if shared && def.SharesProgram {
+				key, ok = pt.Provider, true
+			}
+			if !ok {
+				groups, shaped = append(groups, []*provider.Point{pt}), append(shaped, false)
 				continue
 			}
-			groups = append(groups, []*provider.Point{pt})
+			gi, seen := byKey[key]
+			if !seen {
+				gi = len(groups)
+				byKey[key] = gi
+				groups, shaped = append(groups, nil), append(shaped, use.reads())
+			}
+			groups[gi] = append(groups[gi], pt)
 		}
-		for _, g := range groups {
-			c.prog.Probes = append(c.prog.Probes, &Probe{AST: p, Points: g, Index: i})
+		grouped := false
+		for gi, g := range groups {
+			grouped = grouped || shaped[gi] && len(g) > 1
+		}
+		for gi, g := range groups {
+			c.prog.Probes = append(c.prog.Probes, &Probe{AST: p, Points: g, Index: i, Shaped: shaped[gi] && len(g) > 1, Grouped: grouped})
 		}
 	}
 	if len(c.errs) > 0 {

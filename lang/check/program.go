@@ -193,6 +193,13 @@ type Probe struct {
 	Points []*provider.Point
 	Info   *Info
 	Index  int // position of the AST probe in the file
+	// Shaped: the points share the instance by the shape of what the
+	// body reads (provider.Provider.SharesByShape): args and retval are
+	// typed by the first point's prototype, the same in every point.
+	Shaped bool
+	// Grouped: some instance of the AST probe has several functions
+	// grouped by shape; in each, func is read at run time.
+	Grouped bool
 }
 
 // Provider returns the provider shared by every attach point of the instance.
