@@ -1,6 +1,7 @@
 // Package btdiff is the differential check against the real bpftrace:
 // it generates deterministic scripts (integer arithmetic of every width
-// and sign, compound assignments, ++ and --, casts, comparisons, tuples and
+// and sign, compound assignments, ++ and --, casts (also to C's one-word
+// names: char takes its sign from the kernel's BTF), comparisons, tuples and
 // records, strings, str() and buf(), map reads and prints, printf
 // conversions, hist, lhist, stats and the other aggregations over known
 // values),

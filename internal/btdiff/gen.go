@@ -171,10 +171,17 @@ func (g *gen) intExpr(depth int) string {
 			t = intTypes[6]
 		}
 		return fmt.Sprintf("%s((%s)%s)", []string{"-", "~"}[k-8], t.name, a)
+	case k == 10:
+		// C's names, plain char's sign taken from the kernel's BTF
+		return fmt.Sprintf("(%s)(%s)", cIntNames[g.r.IntN(len(cIntNames))], a)
 	default:
 		return fmt.Sprintf("(%s)(%s)", intTypes[g.r.IntN(len(intTypes))].name, a)
 	}
 }
+
+// cIntNames are the C integer type names of one word a cast may use
+// (bpftrace 0.27's parser takes no "unsigned short").
+var cIntNames = []string{"char", "short", "int", "long"}
 
 // compare compares two expressions, cast to one type or to two of any
 // width and sign (a uint64 compared with a signed value compares signed,
