@@ -203,6 +203,11 @@ func checkMacaddr(c Checker, e *ast.Call) *types.Type {
 	if t == nil {
 		return nil
 	}
+	if _, ok := ast.Unparen(e.Args[0]).(*ast.StrLit); ok {
+		// as bpftrace 0.27, at the call
+		c.Errorf(e, "macaddr() does not support literal string arguments")
+		return nil
+	}
 	if !(t.Kind == types.Pointer || t.IsInt() || (t.Kind == types.Array || t.Kind == types.String) && t.Size >= 6) {
 		c.Errorf(e.Args[0], "macaddr() needs a pointer to or an array of 6 bytes, not %s", t)
 		return nil

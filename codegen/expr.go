@@ -97,6 +97,12 @@ func (g *gen) scalar(e ast.Expr) {
 			g.boolify()
 			return
 		}
+		if xt := g.info.TypeOf(e.X); (xt.Kind == types.Array || xt.Kind == types.String) && t.Kind == types.Pointer {
+			// (char *)p->comm: the member's address (the checker
+			// allows only members reached through a pointer)
+			g.arrayBase(e.X)
+			return
+		}
 		if xt := g.info.TypeOf(e.X); xt.Kind == types.Array || xt.Kind == types.String {
 			off := g.buffer(e.X)
 			g.emit(g.ldx(asm.R0, off, sizeOf(t)))

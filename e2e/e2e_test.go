@@ -354,7 +354,10 @@ func TestErrors(t *testing.T) {
 		{"kaddr", `begin { print(kaddr("asdfzzzzzzz")) }`, "stdin:1:15-35: ERROR: Failed to resolve kernel symbol: asdfzzzzzzz\nbegin { print(kaddr(\"asdfzzzzzzz\")) }\n              ~~~~~~~~~~~~~~~~~~~~\n"},
 		{"config", `config = { bad_config=raw } begin {}`, "stdin:1:12-26: ERROR: bad_config: not a known configuration option\nconfig = { bad_config=raw } begin {}\n           ~~~~~~~~~~~~~~\n"},
 		{"lines", "BEGIN {\n\twhile (1) {\n\t}\n}", "stdin:2-3: ERROR: this loop never ends: the verifier rejects loops it cannot bound (use for ($i : 0..N) or break)\n    while (1) {\n    }\n"},
-		{"type", "BEGIN { @x = 1; @x = \"a\"; }", "stdin:1:17-19: ERROR: type mismatch for @x: assigning string[8] to a map holding int64\nBEGIN { @x = 1; @x = \"a\"; }\n                ~~\n"},
+		{"type", "BEGIN { @x = 1; @x = \"a\"; }", "stdin:1:17-25: ERROR: Type mismatch for @x: trying to assign value of type 'string[8]' when map already has a type 'int64'\nBEGIN { @x = 1; @x = \"a\"; }\n                ~~~~~~~~\n"},
+		{"vartype", "BEGIN { $x = 1;\n  $x = \"abc\" ; }", "stdin:2:3-13: ERROR: Type mismatch for $x: trying to assign value of type 'string[4]' when variable already has a type 'int64'\n  $x = \"abc\" ; }\n  ~~~~~~~~~~\n"},
+		{"macaddr", "BEGIN { print(macaddr( \"abcdef\" )); }", "stdin:1:15-34: ERROR: macaddr() does not support literal string arguments\nBEGIN { print(macaddr( \"abcdef\" )); }\n              ~~~~~~~~~~~~~~~~~~~\n"},
+		{"inctype", "BEGIN { @x = \"a\"; @x++; }", "stdin:1:19-23: ERROR: Type mismatch for @x: trying to assign value of type 'int64' when map already has a type 'string[8]'\nBEGIN { @x = \"a\"; @x++; }\n                  ~~~~\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := run(t, "-e", tc.script)

@@ -25,6 +25,7 @@ struct box { int n; struct point pts[2]; int grid[2][3]; int tail[]; }
 uprobe:` + bin + `:take_struct {
 	$p = (struct point *)arg0;
 	printf("x=%d y1=%d next.x=%d next.y2=%d\n", $p->x, $p->y[1], $p->next->x, $p->next->y[2]);
+	printf("cast y: %d\n", *((int32 *)$p->next->y + 2));
 }
 uprobe:` + bin + `:take_box {
 	$b = (struct box *)arg0;
@@ -48,7 +49,7 @@ uprobe:` + bin + `:take_ptrs {
 	exit();
 }`
 	got := run(t, "-c", bin, "-e", script)
-	wantOutput(t, got, "x=5 y1=51 next.x=7 next.y2=72\npts1.x=2 pts0.y2=12 grid12=5 grid0j=1 tail1=98\na0=11 a2=33 a3=44\nint address: a0|a1<<32=94489280523\nvia map=33\nvia var=22\npp0=100 pp1=200\n\n\n", 0)
+	wantOutput(t, got, "x=5 y1=51 next.x=7 next.y2=72\ncast y: 72\npts1.x=2 pts0.y2=12 grid12=5 grid0j=1 tail1=98\na0=11 a2=33 a3=44\nint address: a0|a1<<32=94489280523\nvia map=33\nvia var=22\npp0=100 pp1=200\n\n\n", 0)
 }
 
 // TestTracepointUserPointers reads a syscall tracepoint's char ** field:
@@ -59,6 +60,18 @@ func TestTracepointUserPointers(t *testing.T) {
 	exit();
 }`)
 	wantOutput(t, got, "/bin/true /bin/true one 1\n\n\n", 0)
+}
+
+// TestCastArrayMember: a char array member cast to a pointer is the
+// member's address (bpftrace accepts the cast too): str() reads the
+// string through it, a deref its first byte, and it steps like a pointer.
+func TestCastArrayMember(t *testing.T) {
+	got := run(t, "-c", "/bin/true", "-e", `tracepoint:syscalls:sys_exit_execve /pid == cpid/ {
+	$p = (char *)curtask->comm;
+	printf("%s %s %c %d\n", str($p), str((int8 *)(curtask->comm)), *(uint8 *)curtask->comm, str($p + 1) == "rue");
+	exit();
+}`)
+	wantOutput(t, got, "true true t 1\n\n\n", 0)
 }
 
 // TestStrPositional: str() of a positional parameter is its text, even a

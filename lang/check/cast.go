@@ -29,6 +29,16 @@ func (c *checker) cast(e *ast.Cast) *types.Type {
 		c.info.Consts[e] = builtin.Const{Int: types.Truncate(cv.Int, nt)}
 	}
 	switch {
+	case nt.Kind == types.Pointer && (t.Kind == types.Array || t.Kind == types.String):
+		// (char *)p->comm: the address of an array member in memory, as
+		// bpftrace allows; in the address space of the pointer it hangs
+		// from
+		as, ok := c.memberAddrSpace(e.X)
+		if !ok {
+			c.errorf(e, "cannot cast %s to %s: only an array member reached through a pointer (e.g. (char *)curtask->comm) has an address", t, nt)
+			return nil
+		}
+		nt = types.WithAS(nt, as)
 	case nt.Kind == types.Pointer:
 		if !t.IsInt() && t.Kind != types.Pointer {
 			c.errorf(e, "cannot cast %s to %s", t, nt)
@@ -62,6 +72,29 @@ func (c *checker) cast(e *ast.Cast) *types.Type {
 		return nil
 	}
 	return nt
+}
+
+// memberAddrSpace reports whether x is a member reached through a pointer
+// (p->f, p->s.f), whose address codegen can take, and the address space
+// of that pointer.
+func (c *checker) memberAddrSpace(x ast.Expr) (types.AddrSpace, bool) {
+	f, ok := ast.Unparen(x).(*ast.Field)
+	if !ok {
+		return types.NoAS, false
+	}
+	switch pt := c.info.Types[f.X]; {
+	case pt == nil:
+		return types.NoAS, false
+	case pt.Kind == types.Pointer:
+		as := pt.AS
+		if as == types.NoAS {
+			as = c.probeAddrSpace()
+		}
+		return as, true
+	case pt.Kind == types.Struct:
+		return c.memberAddrSpace(f.X)
+	}
+	return types.NoAS, false
 }
 
 // probeAddrSpace is the address space a pointer made from a plain integer

@@ -55,7 +55,7 @@ func (c *checker) expr1(e ast.Expr) *types.Type {
 	case *ast.Var:
 		return c.useVar(e)
 	case *ast.MapRef:
-		mt := c.mapUse(e, nil, false)
+		mt := c.mapUse(e, nil, nil)
 		if mt == nil {
 			return nil
 		}
@@ -220,7 +220,7 @@ func (c *checker) posParam(e *ast.PosParam) *types.Type {
 func (c *checker) unary(e *ast.Unary) *types.Type {
 	switch e.Op {
 	case "++", "--":
-		c.incDec(e.X, e.Op)
+		c.incDec(e.X, e.Op, e)
 		return c.info.Types[e.X]
 	case "&":
 		if m, ok := ast.Unparen(e.X).(*ast.MapRef); ok {

@@ -111,7 +111,7 @@ func checkDelete(c *checker, e *ast.Call) *types.Type {
 }
 
 func (c *checker) deleteKey(m *ast.MapRef) *types.Type {
-	if mt := c.mapUse(m, nil, false); mt == nil {
+	if mt := c.mapUse(m, nil, nil); mt == nil {
 		return nil
 	} else if len(mt.Keys) > 0 && m.Keys == nil {
 		c.errorf(m, "delete() of map %s needs a key", m.Name)
@@ -144,7 +144,7 @@ func (c *checker) mapWithKey(e *ast.Call) *MapType {
 	if t, ok := e.Args[1].(*ast.Tuple); ok && len(t.Elems) > 1 {
 		keyed.Keys = t.Elems
 	}
-	mt := c.mapUse(keyed, nil, false)
+	mt := c.mapUse(keyed, nil, nil)
 	if mt != nil {
 		c.info.Types[m] = types.VoidT
 	}
@@ -204,6 +204,6 @@ func checkFind(c *checker, e *ast.Call) *types.Type {
 		c.errorf(e.Args[2], "find() stores the value in a scratch variable such as $v")
 		return nil
 	}
-	c.assignVar(v, mt.Value, mt.Value, "=", v.Pos())
+	c.assignVar(v, mt.Value, mt.Value, "=", v)
 	return types.BoolT
 }

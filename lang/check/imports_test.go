@@ -71,9 +71,9 @@ func TestImportErrors(t *testing.T) {
 macro broken() { 1 + ; }
                      ~
 `},
-		{`import "imports/typeerr.bt"; BEGIN { }`, `testdata/check/imports/typeerr.bt:3:2-8: ERROR: type mismatch for @mixed: assigning string[16] to a map holding int64
+		{`import "imports/typeerr.bt"; BEGIN { }`, `testdata/check/imports/typeerr.bt:3:2-21: ERROR: Type mismatch for @mixed: trying to assign value of type 'string[16]' when map already has a type 'int64'
     @mixed = "a string";
-    ~~~~~~
+    ~~~~~~~~~~~~~~~~~~~
 `},
 		{`import "imports/config.bt"; BEGIN { }`, "testdata/check/imports/config.bt:1:1-29: ERROR: invalid `config` within import\n" +
 			"config = { max_strlen = 32 }\n" +
@@ -108,9 +108,9 @@ macro report() { printf("x %d %999999d\n", 1, 2); }
 		{`import "imports/typeerr.bt"; BEGIN { @x = nosuch; }`, `testdata/check/main.bt:1:43-49: ERROR: unknown identifier "nosuch"
 import "imports/typeerr.bt"; BEGIN { @x = nosuch; }
                                           ~~~~~~
-testdata/check/imports/typeerr.bt:3:2-8: ERROR: type mismatch for @mixed: assigning string[16] to a map holding int64
+testdata/check/imports/typeerr.bt:3:2-21: ERROR: Type mismatch for @mixed: trying to assign value of type 'string[16]' when map already has a type 'int64'
     @mixed = "a string";
-    ~~~~~~
+    ~~~~~~~~~~~~~~~~~~~
 `},
 	} {
 		_, err := checkScript(t, "testdata/check/main.bt", tt.src, nil)

@@ -31,8 +31,9 @@ func (c *checker) mapDecl(d *ast.MapDecl) {
 }
 
 // mapUse records a use of a map with value type vt (nil when only read) and
-// checks its keys; it returns the map's type.
-func (c *checker) mapUse(m *ast.MapRef, vt *types.Type, write bool) *MapType {
+// checks its keys; it returns the map's type. write is the statement that
+// stores vt (nil for a read), where a value type mismatch is reported.
+func (c *checker) mapUse(m *ast.MapRef, vt *types.Type, write srcpos.Spanned) *MapType {
 	var keys, own []*types.Type
 	for _, k := range m.Keys {
 		kt := c.expr(k)
@@ -66,7 +67,7 @@ func (c *checker) mapUse(m *ast.MapRef, vt *types.Type, write bool) *MapType {
 		}
 		keys = append(keys, kt)
 	}
-	if vt != nil && write && vt.Kind == types.Tuple && vt.Size == 0 {
+	if vt != nil && write != nil && vt.Kind == types.Tuple && vt.Size == 0 {
 		c.errorf(m, "an empty tuple cannot be stored in a map")
 		return nil
 	}
@@ -128,13 +129,13 @@ func (c *checker) mapUse(m *ast.MapRef, vt *types.Type, write bool) *MapType {
 		}
 		mt.ownKeys = promoteKeys(mt.ownKeys, own)
 	}
-	if vt != nil && write {
+	if vt != nil && write != nil {
 		if mt.Value == nil {
 			mt.Value = vt
 		} else {
 			u, ok := unify(mt.Value, vt)
 			if !ok && !(vt.IsAggregation() && mt.Value.Kind == vt.Kind && mt.Value.Kind != types.Lhist && mt.Value.Kind != types.Hist && mt.Value.Kind != types.Tseries) {
-				c.errorf(m, "type mismatch for %s: assigning %s to a map holding %s", m.Name, vt, mt.Value)
+				c.errorf(write, "Type mismatch for %s: trying to assign value of type '%s' when map already has a type '%s'", m.Name, vt, mt.Value)
 				return mt
 			}
 			if ok {

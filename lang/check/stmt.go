@@ -21,7 +21,7 @@ func (c *checker) stmt(s ast.Stmt) {
 	case *ast.AssignStmt:
 		c.assign(s)
 	case *ast.IncDecStmt:
-		c.incDec(s.X, s.Op)
+		c.incDec(s.X, s.Op, s)
 	case *ast.IfStmt:
 		if t := c.expr(s.Cond); t != nil && !isCondition(t) {
 			c.errorf(s.Cond, "condition must be an integer, bool or pointer, not %s", t)
@@ -262,7 +262,7 @@ func stmtName(s ast.Stmt) string {
 
 func (c *checker) exprStmt(e ast.Expr) {
 	if u, ok := e.(*ast.Unary); ok && (u.Op == "++" || u.Op == "--") {
-		c.incDec(u.X, u.Op)
+		c.incDec(u.X, u.Op, u)
 		c.info.Types[e] = types.VoidT
 		return
 	}
@@ -278,8 +278,9 @@ func (c *checker) exprStmt(e ast.Expr) {
 	}
 }
 
-// incDec checks x++ / x-- on a map or variable.
-func (c *checker) incDec(x ast.Expr, op string) {
+// incDec checks x++ / x-- on a map or variable; at is the whole x++, where
+// a type mismatch is reported.
+func (c *checker) incDec(x ast.Expr, op string, at srcpos.Spanned) {
 	switch x := x.(type) {
 	case *ast.MapRef:
 		vt := flexibleInt64()
@@ -288,14 +289,16 @@ func (c *checker) incDec(x ast.Expr, op string) {
 		} else if xt := c.lhsInt(x); xt != nil {
 			vt = incDecType(op, xt) // @x-- of a uint64 holds -1
 		}
-		mt := c.mapUse(x, vt, true)
+		nerr := len(c.errs)
+		mt := c.mapUse(x, vt, at)
 		if mt != nil && vt.Kind == types.Int && !vt.Flexible {
 			mt.ownValue = promoteOwn(mt.ownValue, vt)
 		}
 		c.info.Types[x] = types.Int64
 		if mt != nil && mt.Value != nil && mt.Value.Kind == types.Pointer {
 			c.info.Types[x] = mt.Value
-		} else if mt != nil && mt.Value != nil && !mt.Value.IsInt() {
+		} else if mt != nil && mt.Value != nil && !mt.Value.IsInt() && len(c.errs) == nerr {
+			// (a type mismatch reported by mapUse says it already)
 			c.errorf(x, "%s needs an integer or pointer map, %s holds %s", op, x.Name, mt.Value)
 		}
 	case *ast.Var:
@@ -309,7 +312,7 @@ func (c *checker) incDec(x ast.Expr, op string) {
 		}
 		if id := c.info.VarIDs[x]; t.Kind == types.Int && c.declared[id] == nil {
 			// $x-- of a uint64 holds -1
-			c.assignVar(x, incDecType(op, t), incDecType(op, t), "+=", x.Pos())
+			c.assignVar(x, incDecType(op, t), incDecType(op, t), "+=", at)
 		}
 	default:
 		c.errorf(x, "%s can only be applied to a map or a variable", op)
@@ -329,7 +332,7 @@ func (c *checker) assign(s *ast.AssignStmt) {
 			if vt == nil {
 				return
 			}
-			c.mapUse(m, vt, true)
+			c.mapUse(m, vt, call) // bpftrace places a mismatch at the call
 			c.info.Types[m] = vt
 			return
 		}
@@ -389,7 +392,8 @@ func (c *checker) assign(s *ast.AssignStmt) {
 			c.errorf(s.Rhs, "cannot assign %s to a map; use the aggregation function directly", rt)
 			return
 		}
-		mt := c.mapUse(l, types.Storage(rt), true)
+		nerr := len(c.errs)
+		mt := c.mapUse(l, types.Storage(rt), s)
 		if mt != nil && mt.Value != nil {
 			if s.Op == "=" {
 				own := c.ownType(s.Rhs, rt)
@@ -403,7 +407,7 @@ func (c *checker) assign(s *ast.AssignStmt) {
 				mt.ownValue = promoteOwn(mt.ownValue, rt)
 			}
 			c.info.Types[l] = mt.Value
-			if s.Op != "=" && !mt.Value.IsInt() && mt.Value.Kind != types.Pointer {
+			if s.Op != "=" && !mt.Value.IsInt() && mt.Value.Kind != types.Pointer && len(c.errs) == nerr {
 				c.errorf(l, "%s needs an integer or pointer map, %s holds %s", s.Op, l.Name, mt.Value)
 			} else if s.Op != "=" {
 				c.compoundCasts(s, mt.Value, rhsType, nil)
@@ -414,7 +418,7 @@ func (c *checker) assign(s *ast.AssignStmt) {
 		if s.Op == "=" {
 			own = c.ownType(s.Rhs, rt)
 		}
-		c.assignVar(l, rt, own, s.Op, s.Rhs.Pos())
+		c.assignVar(l, rt, own, s.Op, s)
 		if id, ok := c.info.VarIDs[l]; ok && s.Op == "=" {
 			// its declared type, else its values' types promoted (all of
 			// them: pass 1 kept them)
@@ -487,8 +491,9 @@ func (c *checker) lhsPointer(x ast.Expr) *types.Type {
 
 // assignVar assigns a value of type rt (own type own, before storage
 // widens it) to a variable, declaring it in the current block when it is
-// not visible yet.
-func (c *checker) assignVar(l *ast.Var, rt, own *types.Type, op string, rhsPos srcpos.Pos) {
+// not visible yet. A type mismatch is reported at the assignment at, as
+// bpftrace does.
+func (c *checker) assignVar(l *ast.Var, rt, own *types.Type, op string, at srcpos.Spanned) {
 	id, ok := c.lookupVar(l.Name)
 	if !ok {
 		if op != "=" {
@@ -512,7 +517,7 @@ func (c *checker) assignVar(l *ast.Var, rt, own *types.Type, op string, rhsPos s
 	if old != nil {
 		u, ok := unify(old, nt)
 		if !ok {
-			c.errorf(rhsPos, "type mismatch for %s: assigning %s to a variable of type %s", l.Name, rt, old)
+			c.errorf(at, "Type mismatch for %s: trying to assign value of type '%s' when variable already has a type '%s'", l.Name, rt, old)
 			return
 		}
 		nt = u
