@@ -5,20 +5,26 @@ import (
 	"slices"
 )
 
-// Refused returns the items of items that try accepts together, appending
-// the ones it refuses to bad. Every trial link is closed.
+// Refused returns the items of items, which try has just refused
+// together, that try accepts together, appending the ones it refuses to
+// bad. The whole set is not tried again; every trial link is closed.
 func Refused[T any, L io.Closer](items []T, try func([]T) (L, error), bad *[]T) []T {
-	l, err := try(items)
-	if err == nil {
-		_ = l.Close()
-		return items
-	}
 	if len(items) == 1 {
 		*bad = append(*bad, items[0])
 		return nil
 	}
 	mid := len(items) / 2
-	left := Refused(items[:mid], try, bad)
-	right := Refused(items[mid:], try, bad)
+	left := accepted(items[:mid], try, bad)
+	right := accepted(items[mid:], try, bad)
 	return append(slices.Clip(left), right...)
+}
+
+// accepted tries items together, and bisects them when try refuses them.
+func accepted[T any, L io.Closer](items []T, try func([]T) (L, error), bad *[]T) []T {
+	l, err := try(items)
+	if err == nil {
+		_ = l.Close()
+		return items
+	}
+	return Refused(items, try, bad)
 }
