@@ -145,13 +145,18 @@ func haveDirectBTFLoads(spec *btf.Spec, cache *btf.Cache) bool {
 // provider.AttachTraceFentryMulti, which kernels without them refuse
 // (EINVAL: an attach type they do not know).
 func HaveTracingMulti() bool {
-	_ = raiseMemlock()
-	prog, err := ebpf.NewProgram(&ebpf.ProgramSpec{
+	return loads(&ebpf.ProgramSpec{
 		Type:         ebpf.Tracing,
 		AttachType:   provider.AttachTraceFentryMulti,
 		License:      "GPL",
 		Instructions: asm.Instructions{asm.Mov.Imm(asm.R0, 0), asm.Return()},
 	})
+}
+
+// loads reports whether the kernel loads the program of spec.
+func loads(spec *ebpf.ProgramSpec) bool {
+	_ = raiseMemlock()
+	prog, err := ebpf.NewProgram(spec)
 	if err != nil {
 		return false
 	}
@@ -176,8 +181,7 @@ func HaveFsession(spec *btf.Spec) bool {
 	if err != nil {
 		return false
 	}
-	_ = raiseMemlock()
-	prog, err := ebpf.NewProgram(&ebpf.ProgramSpec{
+	return loads(&ebpf.ProgramSpec{
 		Type:       ebpf.Tracing,
 		AttachType: provider.AttachTraceFsessionMulti,
 		License:    "GPL",
@@ -187,11 +191,6 @@ func HaveFsession(spec *btf.Spec) bool {
 			asm.Return(),
 		},
 	})
-	if err != nil {
-		return false
-	}
-	prog.Close()
-	return true
 }
 
 // HaveDPath reports whether the kernel has the bpf_d_path helper for
@@ -200,8 +199,7 @@ func HaveFsession(spec *btf.Spec) bool {
 // first argument (a struct path). The library's helper probe cannot tell:
 // a trampoline program needs a function to attach to.
 func HaveDPath() bool {
-	_ = raiseMemlock()
-	prog, err := ebpf.NewProgram(&ebpf.ProgramSpec{
+	return loads(&ebpf.ProgramSpec{
 		Type:       ebpf.Tracing,
 		AttachType: ebpf.AttachTraceFEntry,
 		AttachTo:   "dentry_open",
@@ -218,11 +216,6 @@ func HaveDPath() bool {
 			asm.Return(),
 		},
 	})
-	if err != nil {
-		return false
-	}
-	prog.Close()
-	return true
 }
 
 // The kernel features --no-feature can turn off (bpftrace's names, and
