@@ -52,19 +52,8 @@ func handHist(pid int) (*ebpf.Collection, link.Link, error) {
 			asm.Add.Imm(asm.R0, s),
 		)
 	}
-	insns = append(insns,
-		asm.StoreMem(asm.RFP, -4, asm.R0, asm.Word).WithSymbol("bucket"),
-		asm.LoadMapPtr(asm.R1, 0).WithReference("counts"),
-		asm.Mov.Reg(asm.R2, asm.RFP),
-		asm.Add.Imm(asm.R2, -4),
-		asm.FnMapLookupElem.Call(),
-		asm.JEq.Imm(asm.R0, 0, "out"),
-		asm.LoadMem(asm.R1, asm.R0, 0, asm.DWord),
-		asm.Add.Imm(asm.R1, 1),
-		asm.StoreMem(asm.R0, 0, asm.R1, asm.DWord),
-		asm.Mov.Imm(asm.R0, 0).WithSymbol("out"),
-		asm.Return(),
-	)
+	insns = append(insns, asm.StoreMem(asm.RFP, -4, asm.R0, asm.Word).WithSymbol("bucket"))
+	insns = append(insns, handprog.Increment(asm.LoadMapPtr(asm.R1, 0).WithReference("counts"))...)
 	return load(insns, 65, "raw_syscalls", "sys_enter")
 }
 

@@ -6,8 +6,13 @@ import "github.com/cilium/ebpf/asm"
 // map that loadMap loads into R1, e.g. asm.LoadMapPtr(asm.R1, m.FD()) or
 // asm.LoadMapPtr(asm.R1, 0).WithReference("counts").
 func Counter(loadMap asm.Instruction) asm.Instructions {
+	return append(asm.Instructions{asm.StoreImm(asm.RFP, -4, 0, asm.Word)}, Increment(loadMap)...)
+}
+
+// Increment adds 1 to the 8-byte value of the map loadMap loads into R1 at
+// the 4-byte key the program stored at R10-4, and returns 0.
+func Increment(loadMap asm.Instruction) asm.Instructions {
 	return asm.Instructions{
-		asm.StoreImm(asm.RFP, -4, 0, asm.Word),
 		loadMap,
 		asm.Mov.Reg(asm.R2, asm.RFP),
 		asm.Add.Imm(asm.R2, -4),
