@@ -195,12 +195,9 @@ func (g *gen) Elapsed(e *ast.Ident) {
 	g.c.useGlobals()
 	key := g.allocScalar(e.Pos())
 	none := g.newLabel("noglobals")
+	g.emit(g.st(key, 0))
+	g.lookupRef(globalsMapName, key)
 	g.emit(
-		g.st(key, 0),
-		asm.LoadMapPtr(asm.R1, 0).WithReference(globalsMapName),
-		asm.Mov.Reg(asm.R2, g.base(key)),
-		asm.Add.Imm(asm.R2, int32(key)),
-		asm.FnMapLookupElem.Call(),
 		asm.Mov.Imm(asm.R1, 0),
 		asm.JEq.Imm(asm.R0, 0, none),
 		asm.LoadMem(asm.R1, asm.R0, int16(g.c.out.Globals.StartNsOffset), asm.DWord),

@@ -62,26 +62,15 @@ func (g *gen) dwUstack(e ast.Expr) int16 {
 	builtin.EmitPid(g, false, pos)
 	g.emit(g.stx(off+8, asm.R0, asm.DWord), g.st(off, -1))
 	builtin.EmitPid(g, true, pos)
-	g.emit(
-		g.stx(key, asm.R0, asm.Word),
-		asm.LoadMapPtr(asm.R1, 0).WithReference(dwarfPidsMapName),
-		asm.Mov.Reg(asm.R2, g.base(key)),
-		asm.Add.Imm(asm.R2, int32(key)),
-		asm.FnMapLookupElem.Call(),
-		asm.JNE.Imm(asm.R0, 0, have),
-	)
+	g.emit(g.stx(key, asm.R0, asm.Word))
+	g.lookupRef(dwarfPidsMapName, key)
+	g.emit(asm.JNE.Imm(asm.R0, 0, have))
 	g.runtimeError(noDwarfMsg, pos)
 	g.emit(asm.Ja.Label(done))
 	g.mark(have)
-	g.emit(
-		g.st(key, 0),
-		asm.LoadMapPtr(asm.R1, 0).WithReference(dwarfScratchMapName),
-		asm.Mov.Reg(asm.R2, g.base(key)),
-		asm.Add.Imm(asm.R2, int32(key)),
-		asm.FnMapLookupElem.Call(),
-		asm.JNE.Imm(asm.R0, 0, scratch),
-		asm.Ja.Label(done),
-	)
+	g.emit(g.st(key, 0))
+	g.lookupRef(dwarfScratchMapName, key)
+	g.emit(asm.JNE.Imm(asm.R0, 0, scratch), asm.Ja.Label(done))
 	// R7 (rPtr) keeps the scratch value across the helper calls.
 	g.mark(scratch)
 	g.emit(

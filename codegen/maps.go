@@ -93,9 +93,13 @@ func (g *gen) mapPtr(reg asm.Register, mi *object.Map) {
 }
 
 // lookup leaves a pointer to the value (or NULL) in R0.
-func (g *gen) lookup(mi *object.Map, key int16) {
-	g.mapPtr(asm.R1, mi)
+func (g *gen) lookup(mi *object.Map, key int16) { g.lookupRef(mi.BPFName, key) }
+
+// lookupRef is lookup in the map the program references as name (a map
+// of the runtime's own, such as the globals).
+func (g *gen) lookupRef(name string, key int16) {
 	g.emit(
+		asm.LoadMapPtr(asm.R1, 0).WithReference(name),
 		asm.Mov.Reg(asm.R2, g.base(key)),
 		asm.Add.Imm(asm.R2, int32(key)),
 		asm.FnMapLookupElem.Call(),

@@ -249,14 +249,9 @@ func (g *gen) syscallProbeName(e ast.Expr) (int16, bool) {
 	g.syscallNr(asm.R0, key)
 	null := g.newLabel("noname")
 	done := g.newLabel("name")
-	g.emit(
-		g.stx(key, asm.R0, asm.Word),
-		asm.LoadMapPtr(asm.R1, 0).WithReference(syscallNamesMap(g.sysDir)),
-		asm.Mov.Reg(asm.R2, g.base(key)),
-		asm.Add.Imm(asm.R2, int32(key)),
-		asm.FnMapLookupElem.Call(),
-		asm.JEq.Imm(asm.R0, 0, null),
-	)
+	g.emit(g.stx(key, asm.R0, asm.Word))
+	g.lookupRef(syscallNamesMap(g.sysDir), key)
+	g.emit(asm.JEq.Imm(asm.R0, 0, null))
 	g.copyMem(g.base(off), off, asm.R0, 0, size)
 	g.emit(asm.Ja.Label(done))
 	g.mark(null)
