@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"golang.org/x/arch/x86/x86asm"
+
+	"github.com/gotrace/gotrace/internal/testbin"
 )
 
 // buildAdd builds testdata/uprobe/add.c, or skips without a C compiler.
@@ -34,22 +36,8 @@ func buildAdd(t *testing.T) string {
 // elfFunc returns the address and size of a function symbol of bin.
 func elfFunc(t *testing.T, bin, name string) (uint64, uint64) {
 	t.Helper()
-	f, err := elf.Open(bin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	syms, err := f.Symbols()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, s := range syms {
-		if s.Name == name {
-			return s.Value, s.Size
-		}
-	}
-	t.Fatalf("no symbol %s in %s", name, bin)
-	return 0, 0
+	s := testbin.Symbol(t, bin, name)
+	return s.Value, s.Size
 }
 
 // TestUprobeBounds: as bpftrace, a function without a size needs

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/cilium/ebpf/btf"
+
+	"github.com/gotrace/gotrace/internal/testbin"
 )
 
 // compile builds testdata/shapes.c with gcc and the given flags into dir.
@@ -147,22 +149,7 @@ func TestTypes(t *testing.T) {
 // symbol returns the value of a function symbol of bin.
 func symbol(t *testing.T, bin, name string) uint64 {
 	t.Helper()
-	ef, err := elf.Open(bin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ef.Close()
-	syms, err := ef.Symbols()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, s := range syms {
-		if s.Name == name {
-			return s.Value
-		}
-	}
-	t.Fatalf("no symbol %s in %s", name, bin)
-	return 0
+	return testbin.Symbol(t, bin, name).Value
 }
 
 // lineOf returns the 1-based line of shapes.c that starts with prefix.

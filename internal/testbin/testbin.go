@@ -4,6 +4,7 @@
 package testbin
 
 import (
+	"debug/elf"
 	"fmt"
 	"os"
 	"os/exec"
@@ -43,4 +44,32 @@ func C(t testing.TB, src, name string, flags ...string) string {
 		t.Fatalf("gcc: %v\n%s", err, out)
 	}
 	return bin
+}
+
+// Symbols returns the symbols of the ELF file bin.
+func Symbols(t testing.TB, bin string) []elf.Symbol {
+	t.Helper()
+	f, err := elf.Open(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	syms, err := f.Symbols()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return syms
+}
+
+// Symbol returns the symbol name of the ELF file bin; the test fails when
+// there is none.
+func Symbol(t testing.TB, bin, name string) elf.Symbol {
+	t.Helper()
+	for _, s := range Symbols(t, bin) {
+		if s.Name == name {
+			return s
+		}
+	}
+	t.Fatalf("no symbol %s in %s", name, bin)
+	return elf.Symbol{}
 }

@@ -51,15 +51,7 @@ func sampleOf(t *testing.T, bin string) (*Sample, []Mapping) {
 // in its mappings, and "?" for the others.
 func symbolize(t *testing.T, bin string, ms []Mapping, pcs []uint64) []string {
 	t.Helper()
-	f, err := elf.Open(bin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	syms, err := f.Symbols()
-	if err != nil {
-		t.Fatal(err)
-	}
+	syms := testbin.Symbols(t, bin)
 	tab, err := Load(bin)
 	if err != nil {
 		t.Fatal(err)
